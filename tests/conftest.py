@@ -1,0 +1,66 @@
+"""Shared test set-up: an isolated store per test, and golden-file checks for optimizers."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tokenlab.optimizers import Omission, OptimizeResult
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite golden files instead of comparing"
+    )
+
+
+@pytest.fixture(autouse=True)
+def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own store and never sees the user's environment."""
+    store_dir = tmp_path / "store"
+    monkeypatch.setenv("TOKENLAB_STORE", str(store_dir))
+    monkeypatch.chdir(tmp_path)
+    return store_dir
+
+
+def render_preview(result: OptimizeResult) -> str:
+    """Render an optimizer result as a fresh store would, without touching one."""
+    return "".join(
+        f"#ref:ctx_{hashlib.sha256(part.data).hexdigest()[:6]}"
+        if isinstance(part, Omission)
+        else part
+        for part in result.parts
+    )
+
+
+class Golden:
+    def __init__(self, update: bool) -> None:
+        self.update = update
+
+    def check(self, name: str, actual: str) -> None:
+        path = GOLDEN_DIR / name
+        if self.update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual, encoding="utf-8")
+            return
+        if not path.exists():
+            pytest.fail(f"missing golden file {path}; run pytest --update-golden")
+        expected = path.read_text(encoding="utf-8")
+        if actual != expected:
+            diff = difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                fromfile=f"golden/{name}",
+                tofile="actual",
+            )
+            pytest.fail("golden mismatch:\n" + "".join(diff))
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Golden:
+    return Golden(bool(request.config.getoption("--update-golden")))

@@ -1,0 +1,5 @@
+"""Allow `python -m tokenlab`."""
+
+from tokenlab.cli import app
+
+app(prog_name="tokens")

@@ -1,0 +1,86 @@
+"""The ContextPacket: the one mutable object the pipeline stages read and write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class ContentType(str, Enum):
+    LOG = "log"
+    JSON = "json"
+    DIFF = "diff"
+    FILELIST = "filelist"
+    TEXT = "text"
+    BINARY = "binary"
+
+
+class Status(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    stage: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class StoredRef:
+    """A ref written by the Optimize stage: its id and the exact bytes it must reload to."""
+
+    id: str
+    reason: str
+    data: bytes
+
+    @property
+    def marker(self) -> str:
+        return f"#ref:{self.id}"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    bytes: int
+    tokens: int
+
+    @property
+    def est_tokens(self) -> int:
+        """The cheap estimate shown beside the exact count: bytes / 4."""
+        return (self.bytes + 3) // 4
+
+
+@dataclass
+class ContextPacket:
+    source: str
+    raw: bytes = b""
+    content_type: ContentType | None = None
+    classify_reason: str = ""
+    visible: str = ""
+    refs: list[StoredRef] = field(default_factory=list)
+    original_ref: StoredRef | None = None
+    raw_measure: Measurement | None = None
+    visible_measure: Measurement | None = None
+    marker_tokens: int = 0
+    referenced_tokens: int = 0
+    secrets_masked: int = 0
+    signals: tuple[str, ...] = ()
+    signal_status: Status = Status.SKIP
+    missing_signals: tuple[str, ...] = ()
+    recovery_status: Status = Status.SKIP
+    recovery_failures: tuple[str, ...] = ()
+    trace: list[TraceEntry] = field(default_factory=list)
+
+    def record(self, stage: str, detail: str) -> None:
+        self.trace.append(TraceEntry(stage, detail))
+
+    @property
+    def saved_pct(self) -> float:
+        if not self.raw_measure or not self.visible_measure or self.raw_measure.tokens == 0:
+            return 0.0
+        return 100.0 * (1 - self.visible_measure.tokens / self.raw_measure.tokens)
+
+    @property
+    def all_refs(self) -> list[StoredRef]:
+        return self.refs + ([self.original_ref] if self.original_ref else [])
