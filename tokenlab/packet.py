@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
+
+from tokenlab.tokens import estimate
 
 
 class ContentType(str, Enum):
@@ -48,7 +51,7 @@ class Measurement:
     @property
     def est_tokens(self) -> int:
         """The cheap estimate shown beside the exact count: bytes / 4."""
-        return (self.bytes + 3) // 4
+        return estimate(self.bytes)
 
 
 @dataclass
@@ -84,3 +87,27 @@ class ContextPacket:
     @property
     def all_refs(self) -> list[StoredRef]:
         return self.refs + ([self.original_ref] if self.original_ref else [])
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stable `--json` shape documented in the README."""
+        raw = self.raw_measure or Measurement(len(self.raw), 0)
+        shown = self.visible_measure or Measurement(0, 0)
+        return {
+            "source": self.source,
+            "type": self.content_type.value if self.content_type else None,
+            "raw": {"bytes": raw.bytes, "tokens": raw.tokens, "est_tokens": raw.est_tokens},
+            "visible": {"text": self.visible, "bytes": shown.bytes, "tokens": shown.tokens},
+            "marker_tokens": self.marker_tokens,
+            "referenced_tokens": self.referenced_tokens,
+            "saved_pct": round(self.saved_pct, 2),
+            "refs": [
+                {"id": ref.id, "reason": ref.reason, "bytes": len(ref.data)} for ref in self.all_refs
+            ],
+            "secrets_masked": self.secrets_masked,
+            "signal": {"status": self.signal_status.value, "missing": list(self.missing_signals)},
+            "recovery": {
+                "status": self.recovery_status.value,
+                "failures": list(self.recovery_failures),
+            },
+            "trace": [{"stage": entry.stage, "detail": entry.detail} for entry in self.trace],
+        }

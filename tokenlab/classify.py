@@ -1,0 +1,109 @@
+"""Deterministic content classification, on bytes, with no model.
+
+An ordered chain of `_try_*` checks; the first that recognises the input wins and says
+why. Plain text is the fallback. Every check is total: any bytes (invalid UTF-8, NUL
+bytes, a 5 MB single line) classify without raising.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tokenlab.packet import ContentType
+
+SAMPLE_BYTES = 64 * 1024
+_TEXT_CONTROLS = b"\t\n\r\f\b\x1b"
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in _TEXT_CONTROLS) + b"\x7f"
+_LOG_LINE_RE = re.compile(
+    rb"""^(?:\s*
+      (?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d           # ISO timestamp
+      |\[?\d\d:\d\d:\d\d                            # clock time
+      |\[?[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d        # syslog date
+      |\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b
+      |(?:Traceback|File\ ".*",\ line\ \d+)
+      |(?:Collecting|Downloading|Requirement\ already|Building|Installing|Running|Using|Successfully|Obtaining|Preparing)\b
+      |=+\ |-{5,}|\#\d+\ |\$\ |>\ |npm\ |error|warning|note:
+      )
+      |.*\ \.\.\.\ (?:ok|FAIL|ERROR|skipped)
+      |.*\b(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b
+    )""",
+    re.VERBOSE | re.MULTILINE,
+)
+_DIFF_START_RE = re.compile(rb"^(?:diff --git |diff -|--- \S.*\n\+\+\+ \S)", re.MULTILINE)
+_HUNK_RE = re.compile(rb"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Classification:
+    content_type: ContentType
+    reason: str
+
+
+def _try_binary(data: bytes, sample: bytes) -> Classification | None:
+    if not sample:
+        return None
+    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
+    if b"\x00" in sample and controls / len(sample) > 0.01:
+        return Classification(ContentType.BINARY, f"{controls} control bytes in first {len(sample)}")
+    text = sample.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd")
+    if controls / len(sample) > 0.1 or bad / max(len(text), 1) > 0.1:
+        return Classification(ContentType.BINARY, f"{bad} undecodable and {controls} control bytes")
+    return None
+
+
+def _try_json(data: bytes, sample: bytes) -> Classification | None:
+    head = sample.lstrip()[:1]
+    if head not in (b"{", b"["):
+        return None
+    from tokenlab.optimizers.json_doc import looks_like_json
+
+    if looks_like_json(data):
+        return Classification(ContentType.JSON, "parses as one JSON document")
+    return None
+
+
+def _try_diff(data: bytes, sample: bytes) -> Classification | None:
+    if _DIFF_START_RE.search(sample) and _HUNK_RE.search(sample):
+        return Classification(ContentType.DIFF, "diff file headers and @@ hunk headers")
+    return None
+
+
+def _try_filelist(data: bytes, sample: bytes) -> Classification | None:
+    from tokenlab.optimizers.file_list import looks_like_file_list
+
+    if looks_like_file_list(sample):
+        return Classification(ContentType.FILELIST, "most lines are file paths")
+    return None
+
+
+def _try_log(data: bytes, sample: bytes) -> Classification | None:
+    lines = [line for line in sample.splitlines() if line.strip()]
+    if len(lines) < 3:
+        return None
+    hits = sum(1 for line in lines if _LOG_LINE_RE.match(line))
+    if hits / len(lines) >= 0.25:
+        return Classification(ContentType.LOG, f"{hits}/{len(lines)} lines look like log or tool output")
+    return None
+
+
+_CHAIN: tuple[Callable[[bytes, bytes], Classification | None], ...] = (
+    _try_binary,
+    _try_json,
+    _try_diff,
+    _try_filelist,
+    _try_log,
+)
+
+
+def classify(data: bytes) -> Classification:
+    sample = data[:SAMPLE_BYTES]
+    for attempt in _CHAIN:
+        found = attempt(data, sample)
+        if found:
+            return found
+    if not data:
+        return Classification(ContentType.TEXT, "empty input")
+    return Classification(ContentType.TEXT, "no structure recognised: plain text")

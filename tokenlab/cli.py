@@ -1,0 +1,168 @@
+"""The `tokens` command: parse options, call one library function, render.
+
+Domain errors become a one-line message on stderr and their exit code (2 bad input,
+1 a failed invariant); no traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from tokenlab.errors import TokenlabError
+from tokenlab.optimizers import Granularity, OptimizerConfig
+
+app = typer.Typer(
+    name="tokens",
+    help="Give coding agents less to read without losing anything.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Store folder (default: $TOKENLAB_STORE, else ./var/context).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def fail(error: TokenlabError) -> typer.Exit:
+    """Render a domain error as one line on stderr; return the Exit to raise."""
+    typer.echo(f"tokens: {error}", err=True)
+    return typer.Exit(error.exit_code)
+
+
+def domain_errors(command: F) -> F:
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except TokenlabError as error:
+            raise fail(error) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _emit_json(payload: object) -> None:
+    import orjson
+
+    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+@app.command()
+@domain_errors
+def analyze(
+    source: Annotated[str, typer.Argument(help="File to analyze, or - for stdin.")],
+    granularity: Annotated[
+        Granularity, typer.Option(help="coarse: one ref for folded material; fine: one per group.")
+    ] = Granularity.COARSE,
+    signals: Annotated[
+        Path | None,
+        typer.Option(help="Expected substrings, one per line (default: FILE.signals if present)."),
+    ] = None,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Do not mask credentials in the visible text.")
+    ] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Compress FILE: visible text on stdout, the stage trace on stderr."""
+    from tokenlab.pipeline import analyze as run_pipeline
+    from tokenlab.packet import Status
+    from tokenlab.sources import read_input, signals_for
+    from tokenlab.store import Store
+
+    label, data = read_input(source)
+    packet = run_pipeline(
+        data,
+        source=label,
+        store=Store.resolve(store),
+        config=OptimizerConfig(granularity=granularity),
+        signals=signals_for(label, signals),
+        redact_secrets=not no_redact,
+    )
+    if as_json:
+        _emit_json(packet.as_dict())
+    else:
+        sys.stdout.write(packet.visible)
+        sys.stdout.flush()
+        for entry in packet.trace:
+            typer.echo(f"{entry.stage:<12} {entry.detail}", err=True)
+    if Status.FAIL in (packet.signal_status, packet.recovery_status):
+        raise typer.Exit(1)
+
+
+@app.command("show-ref")
+@domain_errors
+def show_ref(
+    ref_id: Annotated[str, typer.Argument(metavar="ID", help="ctx_… or #ref:ctx_…")],
+    raw: Annotated[bool, typer.Option("--raw", help="Write exactly the stored bytes, nothing else.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """Print a ref: source, type, reason, then its content."""
+    from tokenlab.store import Store
+
+    record = Store.resolve(store).load(ref_id)
+    if not raw:
+        header = (
+            f"ref:    {record.id}\nsource: {record.source}\ntype:   {record.content_type}\n"
+            f"reason: {record.reason}\nbytes:  {record.length}\n\n"
+        )
+        sys.stdout.write(header)
+        sys.stdout.flush()
+    sys.stdout.buffer.write(record.data)
+    sys.stdout.buffer.flush()
+
+
+@app.command()
+@domain_errors
+def restore(
+    source: Annotated[str, typer.Argument(help="Visible text from `tokens analyze`, or - for stdin.")],
+    store: StoreOption = None,
+) -> None:
+    """Rebuild the original input byte for byte and write it to stdout."""
+    from tokenlab.restore import restore as rebuild
+    from tokenlab.sources import read_input
+    from tokenlab.store import Store
+
+    _, visible = read_input(source)
+    sys.stdout.buffer.write(rebuild(visible, Store.resolve(store)))
+    sys.stdout.buffer.flush()
+
+
+@app.command()
+@domain_errors
+def benchmark(
+    fixtures: Annotated[Path, typer.Option(help="Folder of fixtures (with optional NAME.signals).")] = Path(
+        "fixtures"
+    ),
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run every fixture; check SIGNAL, RECOVERY and RESTORE; exit 1 if any fails."""
+    from tokenlab.benchmark import run_benchmark
+    from tokenlab.errors import InputError
+    from tokenlab.render import benchmark_rows_as_dicts, benchmark_table
+    from tokenlab.store import Store
+
+    if not fixtures.is_dir():
+        raise InputError(f"fixtures folder not found: {fixtures}")
+    rows = run_benchmark(fixtures, Store.resolve(store))
+    if as_json:
+        _emit_json(benchmark_rows_as_dicts(rows))
+    else:
+        typer.echo(benchmark_table(rows))
+    if not all(row.passed for row in rows):
+        raise typer.Exit(1)

@@ -1,0 +1,44 @@
+"""The marker grammar: how refs appear in visible text, and how input text is kept apart.
+
+`#ref:ctx_<hex>` is ours. Text in the *input* that looks like a marker is rewritten to
+`#ref(literal):ctx_<hex>` in the visible text, so every real marker in visible text was
+written by tokenlab and an agent can see the difference. Nothing is unescaped on restore:
+the original bytes come from the store, never from the visible text.
+
+Visible text that differs from the input ends with one footer line naming the ref that
+holds the whole original; `tokens restore` needs only that line and the store.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKER_RE = re.compile(r"#ref:(ctx_[0-9a-f]{6,64})")
+_LITERAL_MARKER_RE = re.compile(r"#ref:(?=ctx_)")
+LITERAL_MARKER = "#ref(literal):"
+_FOOTER_RE = re.compile(r"\[original ([0-9,]+) bytes: #ref:(ctx_[0-9a-f]{6,64})\]\n?\Z")
+
+
+def marker(ref_id: str) -> str:
+    return f"#ref:{ref_id}"
+
+
+def escape_literal_markers(text: str) -> str:
+    """Neutralise marker look-alikes that came from the input."""
+    return _LITERAL_MARKER_RE.sub(LITERAL_MARKER, text) if "#ref:" in text else text
+
+
+def footer(original_bytes: int, ref_id: str) -> str:
+    return f"[original {original_bytes:,} bytes: {marker(ref_id)}]\n"
+
+
+def parse_footer(visible: str) -> tuple[int, str] | None:
+    """(byte count, ref id) of the original, if the text ends with our footer."""
+    match = _FOOTER_RE.search(visible[-200:])
+    if not match:
+        return None
+    return int(match.group(1).replace(",", "")), match.group(2)
+
+
+def find_markers(visible: str) -> list[str]:
+    return MARKER_RE.findall(visible)

@@ -1,0 +1,169 @@
+"""The analysis pipeline: the stage order, defined once, over one ContextPacket.
+
+    LOAD → CLASSIFY → MEASURE_RAW → OPTIMIZE → MEASURE_OPT → SIGNAL → RECOVERY
+
+Each stage reads and writes named packet fields and returns the one-line detail that the
+runner appends to the packet's trace. The Optimize stage is the only one that writes to
+the store: it stores each omission, renders its marker, and stores the whole original
+so that `restore` can rebuild it byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tokenlab import markers, tokens
+from tokenlab.classify import classify
+from tokenlab.errors import TokenlabError
+from tokenlab.optimizers import Omission, OptimizerConfig, optimizer_for
+from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
+from tokenlab.redact import redact
+from tokenlab.store import Store
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    store: Store
+    optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
+    redact_secrets: bool = True
+
+
+Stage = Callable[[ContextPacket, RunSettings], str]
+
+
+def load_stage(packet: ContextPacket, run: RunSettings) -> str:
+    return f"source={packet.source} bytes={len(packet.raw)}"
+
+
+def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
+    found = classify(packet.raw)
+    packet.content_type = found.content_type
+    packet.classify_reason = found.reason
+    return f"type={found.content_type.value} ({found.reason})"
+
+
+def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> str:
+    text = packet.raw.decode("utf-8", errors="replace")
+    packet.raw_measure = Measurement(len(packet.raw), tokens.count(text))
+    m = packet.raw_measure
+    return f"bytes={m.bytes} tokens={m.tokens} est_tokens(bytes/4)={m.est_tokens}"
+
+
+def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
+    assert packet.content_type is not None
+    result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
+    pieces: list[str] = []
+    for part in result.parts:
+        if isinstance(part, Omission):
+            pieces.append(_store_omission(packet, run, part))
+            continue
+        text = markers.escape_literal_markers(part)
+        if run.redact_secrets:
+            for piece in redact(text):
+                pieces.append(piece if isinstance(piece, str) else _store_secret(packet, run, piece))
+        else:
+            pieces.append(text)
+    visible = "".join(pieces)
+    if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
+        original = Omission(packet.raw, "original input, byte for byte")
+        stored = _store(packet, run, original)
+        packet.original_ref = stored
+        if visible and not visible.endswith("\n"):
+            visible += "\n"
+        visible += markers.footer(len(packet.raw), stored.id)
+    packet.visible = visible
+    secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
+    return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
+
+
+def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> StoredRef:
+    assert packet.content_type is not None
+    ref_id = run.store.put(
+        omission.data,
+        source=packet.source,
+        content_type=packet.content_type.value,
+        reason=omission.reason,
+    )
+    return StoredRef(ref_id, omission.reason, omission.data)
+
+
+def _store_omission(packet: ContextPacket, run: RunSettings, omission: Omission) -> str:
+    stored = _store(packet, run, omission)
+    packet.refs.append(stored)
+    return stored.marker
+
+
+def _store_secret(packet: ContextPacket, run: RunSettings, secret: Omission) -> str:
+    packet.secrets_masked += 1
+    stored = _store(packet, run, secret)
+    packet.refs.append(stored)
+    return f"[{secret.reason} {stored.marker}]"
+
+
+def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
+    visible_bytes = len(packet.visible.encode("utf-8"))
+    packet.visible_measure = Measurement(visible_bytes, tokens.count(packet.visible))
+    packet.marker_tokens = sum(tokens.count(markers.marker(ref.id)) for ref in packet.all_refs)
+    packet.referenced_tokens = sum(
+        tokens.count(ref.data.decode("utf-8", errors="replace")) for ref in packet.refs
+    )
+    return (
+        f"visible_tokens={packet.visible_measure.tokens} marker_tokens={packet.marker_tokens} "
+        f"referenced_tokens={packet.referenced_tokens} saved={packet.saved_pct:.1f}%"
+    )
+
+
+def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
+    if not packet.signals:
+        packet.signal_status = Status.SKIP
+        return "SKIP (no expected signals given)"
+    missing = tuple(s for s in packet.signals if s not in packet.visible)
+    packet.missing_signals = missing
+    packet.signal_status = Status.FAIL if missing else Status.PASS
+    if missing:
+        return f"FAIL missing {len(missing)}/{len(packet.signals)}: " + "; ".join(map(repr, missing))
+    return f"PASS {len(packet.signals)}/{len(packet.signals)} signals visible"
+
+
+def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
+    failures: list[str] = []
+    for ref in packet.all_refs:
+        try:
+            if run.store.load(ref.id).data != ref.data:
+                failures.append(f"{ref.id}: reloaded bytes differ")
+        except TokenlabError as error:
+            failures.append(str(error))
+    packet.recovery_failures = tuple(failures)
+    packet.recovery_status = Status.FAIL if failures else Status.PASS
+    if failures:
+        return "FAIL " + "; ".join(failures)
+    return f"PASS {len(packet.all_refs)} refs reload byte-exactly"
+
+
+STAGES: tuple[tuple[str, Stage], ...] = (
+    ("LOAD", load_stage),
+    ("CLASSIFY", classify_stage),
+    ("MEASURE_RAW", measure_raw_stage),
+    ("OPTIMIZE", optimize_stage),
+    ("MEASURE_OPT", measure_opt_stage),
+    ("SIGNAL", signal_stage),
+    ("RECOVERY", recovery_stage),
+)
+
+
+def analyze(
+    data: bytes,
+    *,
+    source: str,
+    store: Store,
+    config: OptimizerConfig | None = None,
+    signals: tuple[str, ...] = (),
+    redact_secrets: bool = True,
+) -> ContextPacket:
+    """Run every stage over `data`; the packet carries the visible text and the trace."""
+    run = RunSettings(store, config or OptimizerConfig(), redact_secrets)
+    packet = ContextPacket(source=source, raw=data, signals=signals)
+    for name, stage in STAGES:
+        packet.record(name, stage(packet, run))
+    return packet

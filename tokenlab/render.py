@@ -1,0 +1,74 @@
+"""Human and JSON renderings of results; the CLI prints what these return."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tokenlab.benchmark import BenchmarkRow
+
+_COLUMNS = (
+    "FIXTURE", "TYPE", "RAW", "VISIBLE", "MARKERS", "REFERENCED", "SAVED", "REFS",
+    "SIGNAL", "RECOVERY", "RESTORE",
+)  # fmt: skip
+
+
+def _label(row: BenchmarkRow) -> str:
+    return f"{row.fixture} [{row.granularity}]" if row.granularity == "fine" else row.fixture
+
+
+def _cells(row: BenchmarkRow) -> tuple[str, ...]:
+    packet = row.packet
+    raw = packet.raw_measure.tokens if packet.raw_measure else 0
+    shown = packet.visible_measure.tokens if packet.visible_measure else 0
+    return (
+        _label(row),
+        packet.content_type.value if packet.content_type else "?",
+        f"{raw:,}",
+        f"{shown:,}",
+        f"{packet.marker_tokens:,}",
+        f"{packet.referenced_tokens:,}",
+        f"{packet.saved_pct:.1f}%",
+        str(len(packet.all_refs)),
+        packet.signal_status.value,
+        packet.recovery_status.value,
+        row.restore_status.value,
+    )
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain fixed-width table: text left-aligned, numbers right-aligned."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = []
+        for cell, width in zip(cells, widths):
+            numeric = cell[:1].isdigit() or cell[:1] == "-" and cell[1:2].isdigit()
+            out.append(cell.rjust(width) if numeric else cell.ljust(width))
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def benchmark_table(rows: Sequence[BenchmarkRow]) -> str:
+    body = table(_COLUMNS, [_cells(row) for row in rows])
+    failed = sum(1 for row in rows if not row.passed)
+    summary = f"{len(rows)} runs, {len(rows) - failed} passed, {failed} failed"
+    return f"{body}\n\n{summary}\nTokens: o200k_base (exact); estimates of what a provider bills."
+
+
+def benchmark_rows_as_dicts(rows: Sequence[BenchmarkRow]) -> list[dict[str, Any]]:
+    return [
+        {
+            "fixture": row.fixture,
+            "granularity": row.granularity,
+            "restore": {"status": row.restore_status.value},
+            "passed": row.passed,
+            **{k: v for k, v in row.packet.as_dict().items() if k not in ("visible", "trace")},
+            "visible": {
+                "bytes": row.packet.visible_measure.bytes if row.packet.visible_measure else 0,
+                "tokens": row.packet.visible_measure.tokens if row.packet.visible_measure else 0,
+            },
+        }
+        for row in rows
+    ]
