@@ -1,0 +1,25 @@
+from tokenlab import markers
+
+
+def test_literal_markers_from_input_are_neutralised() -> None:
+    text = "see #ref:ctx_31154f for details"
+    escaped = markers.escape_literal_markers(text)
+    assert escaped == "see #ref(literal):ctx_31154f for details"
+    assert markers.find_markers(escaped) == []
+
+
+def test_text_without_markers_is_untouched() -> None:
+    text = "#refactor: ctx is fine"
+    assert markers.escape_literal_markers(text) is text
+
+
+def test_footer_round_trip() -> None:
+    visible = "body\n" + markers.footer(20480, "ctx_abcdef")
+    assert visible.endswith("[original 20,480 bytes: #ref:ctx_abcdef]\n")
+    assert markers.parse_footer(visible) == (20480, "ctx_abcdef")
+    assert markers.parse_footer("body\n") is None
+
+
+def test_escaped_footer_lookalike_is_not_a_footer() -> None:
+    fake = markers.escape_literal_markers("[original 5 bytes: #ref:ctx_abcdef]\n")
+    assert markers.parse_footer(fake) is None

@@ -1,0 +1,104 @@
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tokenlab.errors import InputError, RefNotFoundError, StoreCorruptionError
+from tokenlab.store import Store, parse_ref_id
+
+
+def put(store: Store, data: bytes) -> str:
+    return store.put(data, source="test", content_type="text", reason="unit test")
+
+
+def test_id_is_a_short_prefix_of_the_sha256(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ref_id = put(store, b"hello")
+    assert ref_id == "ctx_" + hashlib.sha256(b"hello").hexdigest()[:6]
+
+
+def test_same_bytes_same_id_and_exact_reload(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    data = bytes(range(256)) * 3
+    assert put(store, data) == put(store, data)
+    record = store.load(put(store, data))
+    assert record.data == data
+    assert record.length == len(data)
+    assert (record.source, record.content_type, record.reason) == ("test", "text", "unit test")
+
+
+def test_prefix_collision_grows_the_id(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    first = put(store, b"first")
+    # Forge a ref that claims the 6-digit prefix of `second` for other bytes.
+    second_sha = hashlib.sha256(b"second").hexdigest()
+    forged = store._ref_path(second_sha[:6])
+    forged.parent.mkdir(parents=True, exist_ok=True)
+    forged.write_bytes(store._ref_path(first[4:]).read_bytes())
+    second = put(store, b"second")
+    assert second == "ctx_" + second_sha[:7]
+    assert store.load(second).data == b"second"
+    assert put(store, b"second") == second
+
+
+def test_accepts_marker_form_and_rejects_garbage(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ref_id = put(store, b"x")
+    assert store.load("#ref:" + ref_id).data == b"x"
+    assert parse_ref_id(" ctx_abcdef\n") == "abcdef"
+    with pytest.raises(InputError):
+        parse_ref_id("../../etc/passwd")
+    with pytest.raises(RefNotFoundError):
+        store.load("ctx_000000")
+
+
+def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ref_id = put(store, b"important bytes")
+    obj = store._object_path(hashlib.sha256(b"important bytes").hexdigest())
+    damaged = bytearray(obj.read_bytes())
+    damaged[0] ^= 0x01
+    obj.write_bytes(bytes(damaged))
+    with pytest.raises(StoreCorruptionError, match=ref_id):
+        store.load(ref_id)
+
+
+def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ref_id = put(store, b"0123456789")
+    obj = store._object_path(hashlib.sha256(b"0123456789").hexdigest())
+    obj.write_bytes(b"01234")
+    with pytest.raises(StoreCorruptionError, match=ref_id):
+        store.load(ref_id)
+
+
+def test_corrupt_metadata_fails_loudly(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ref_id = put(store, b"meta")
+    store._ref_path(ref_id[4:]).write_bytes(b"{not json")
+    with pytest.raises(StoreCorruptionError, match=ref_id):
+        store.load(ref_id)
+
+
+def test_files_are_owner_only(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    store = Store(root)
+    ref_id = put(store, b"secret-ish")
+    ref_file = store._ref_path(ref_id[4:])
+    obj_file = store._object_path(hashlib.sha256(b"secret-ish").hexdigest())
+    for path in (ref_file, obj_file):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for folder in (root, root / "v1", ref_file.parent, obj_file.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert not [p for p in root.rglob(".tmp-*")]
+
+
+def test_resolve_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKENLAB_STORE", str(tmp_path / "env"))
+    assert Store.resolve(tmp_path / "flag").root == tmp_path / "flag"
+    assert Store.resolve().root == tmp_path / "env"
+    monkeypatch.delenv("TOKENLAB_STORE")
+    assert Store.resolve().root == Path("var") / "context"
+    assert os.getcwd()

@@ -1,0 +1,50 @@
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tokenlab import tokens
+
+
+def test_counts_known_text() -> None:
+    assert tokens.count("") == 0
+    assert tokens.count("hello world") == 2
+
+
+def test_estimate_is_bytes_over_four_rounded_up() -> None:
+    assert tokens.estimate(0) == 0
+    assert tokens.estimate(1) == 1
+    assert tokens.estimate(8) == 2
+    assert tokens.estimate(9) == 3
+
+
+def test_our_encoding_matches_tiktokens_registered_o200k(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken's own constructor, fed the same vocabulary through its cache, agrees with ours."""
+    from tiktoken_ext import openai_public
+
+    cache_key = hashlib.sha1(tokens._VOCAB_ADDRESS.encode()).hexdigest()
+    (tmp_path / cache_key).write_bytes(tokens.vocabulary_bytes())
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    reference = openai_public.o200k_base()
+    ours = tokens.encoding()
+    assert reference["pat_str"] == ours._pat_str
+    assert reference["special_tokens"] == ours._special_tokens
+    assert reference["mergeable_ranks"] == ours._mergeable_ranks
+
+
+def test_prefers_a_valid_user_cache_and_ignores_a_corrupt_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache_key = hashlib.sha1(tokens._VOCAB_ADDRESS.encode()).hexdigest()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    (tmp_path / cache_key).write_bytes(b"corrupt")
+    bundled = tokens.vocabulary_bytes()
+    assert hashlib.sha256(bundled).hexdigest() == tokens._VOCAB_SHA256
+
+
+def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tokens, "_bundled_vocabulary", lambda: None)
+    monkeypatch.setattr(tokens, "_user_cache_candidates", lambda: [])
+    with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
+        tokens.vocabulary_bytes()
