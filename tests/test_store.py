@@ -34,9 +34,9 @@ def test_prefix_collision_grows_the_id(tmp_path: Path) -> None:
     first = put(store, b"first")
     # Forge a ref that claims the 6-digit prefix of `second` for other bytes.
     second_sha = hashlib.sha256(b"second").hexdigest()
-    forged = store._ref_path(second_sha[:6])
+    forged = store.ref_path("ctx_" + second_sha[:6])
     forged.parent.mkdir(parents=True, exist_ok=True)
-    forged.write_bytes(store._ref_path(first[4:]).read_bytes())
+    forged.write_bytes(store.ref_path(first).read_bytes())
     second = put(store, b"second")
     assert second == "ctx_" + second_sha[:7]
     assert store.load(second).data == b"second"
@@ -57,9 +57,9 @@ def test_accepts_marker_form_and_rejects_garbage(tmp_path: Path) -> None:
 def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
     store = Store(tmp_path)
     ref_id = put(store, b"important bytes")
-    obj = store._object_path(hashlib.sha256(b"important bytes").hexdigest())
+    obj = store.ref_path(ref_id)
     damaged = bytearray(obj.read_bytes())
-    damaged[0] ^= 0x01
+    damaged[-3] ^= 0x01
     obj.write_bytes(bytes(damaged))
     with pytest.raises(StoreCorruptionError, match=ref_id):
         store.load(ref_id)
@@ -68,8 +68,8 @@ def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
 def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
     store = Store(tmp_path)
     ref_id = put(store, b"0123456789")
-    obj = store._object_path(hashlib.sha256(b"0123456789").hexdigest())
-    obj.write_bytes(b"01234")
+    obj = store.ref_path(ref_id)
+    obj.write_bytes(obj.read_bytes()[:-5])
     with pytest.raises(StoreCorruptionError, match=ref_id):
         store.load(ref_id)
 
@@ -77,7 +77,7 @@ def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
 def test_corrupt_metadata_fails_loudly(tmp_path: Path) -> None:
     store = Store(tmp_path)
     ref_id = put(store, b"meta")
-    store._ref_path(ref_id[4:]).write_bytes(b"{not json")
+    store.ref_path(ref_id).write_bytes(b"{not json\nmeta")
     with pytest.raises(StoreCorruptionError, match=ref_id):
         store.load(ref_id)
 
@@ -86,11 +86,9 @@ def test_files_are_owner_only(tmp_path: Path) -> None:
     root = tmp_path / "store"
     store = Store(root)
     ref_id = put(store, b"secret-ish")
-    ref_file = store._ref_path(ref_id[4:])
-    obj_file = store._object_path(hashlib.sha256(b"secret-ish").hexdigest())
-    for path in (ref_file, obj_file):
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    for folder in (root, root / "v1", ref_file.parent, obj_file.parent):
+    ref_file = store.ref_path(ref_id)
+    assert stat.S_IMODE(ref_file.stat().st_mode) == 0o600
+    for folder in (root, root / "v1", ref_file.parent):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert not [p for p in root.rglob(".tmp-*")]
 

@@ -166,3 +166,81 @@ def benchmark(
         typer.echo(benchmark_table(rows))
     if not all(row.passed for row in rows):
         raise typer.Exit(1)
+
+
+store_app = typer.Typer(help="Inspect and maintain the ref store.", no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+
+def _when(timestamp: float | None) -> str:
+    import datetime
+
+    if timestamp is None:
+        return "-"
+    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+@store_app.command("stats")
+@domain_errors
+def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Refs, bytes on disk, and the oldest/newest last use (write or read)."""
+    from tokenlab.maintenance import stats
+    from tokenlab.store import Store
+
+    resolved = Store.resolve(store)
+    found = stats(resolved)
+    payload = {
+        "store": str(resolved.root),
+        "refs": found.refs,
+        "bytes": found.bytes,
+        "oldest_use": _when(found.oldest_use),
+        "newest_use": _when(found.newest_use),
+    }
+    if as_json:
+        _emit_json(payload)
+    else:
+        for key, value in payload.items():
+            typer.echo(f"{key + ':':<12}{value}")
+
+
+@store_app.command("verify")
+@domain_errors
+def store_verify(store: StoreOption = None) -> None:
+    """Re-hash every ref; list corrupt or orphaned files; exit 1 if any."""
+    from tokenlab.maintenance import verify
+    from tokenlab.store import Store
+
+    report = verify(Store.resolve(store))
+    for problem in report.corrupt:
+        typer.echo(f"corrupt:  {problem}")
+    for path in report.orphaned:
+        typer.echo(f"orphaned: {path}")
+    for path in report.incomplete_writes:
+        typer.echo(f"interrupted write (not a ref, removed by gc): {path}")
+    verdict = "clean" if report.clean else "NOT clean"
+    typer.echo(
+        f"{report.checked} refs checked, {len(report.corrupt)} corrupt, "
+        f"{len(report.orphaned)} orphaned: {verdict}"
+    )
+    if not report.clean:
+        raise typer.Exit(1)
+
+
+@store_app.command("gc")
+@domain_errors
+def store_gc(
+    older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", help="Age limit in days.")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be removed.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """Remove refs not written or read for DAYS; their markers can no longer be expanded."""
+    from tokenlab.errors import InputError
+    from tokenlab.maintenance import gc
+    from tokenlab.store import Store
+
+    if older_than < 0:
+        raise InputError("--older-than must be zero or more days")
+    removed = gc(Store.resolve(store), older_than, dry_run)
+    for path in removed:
+        typer.echo(path)
+    typer.echo(f"{'would remove' if dry_run else 'removed'} {len(removed)} files")

@@ -2,18 +2,20 @@
 
 Layout (version 1, under the store root):
 
-    v1/objects/<sha[:2]>/<sha256>      the exact bytes, nothing else
-    v1/refs/<hex[:2]>/<hex>            JSON metadata of ref `ctx_<hex>`: sha256, source,
-                                       type, reason, bytes, created
+    v1/refs/<hex[:2]>/<hex>     one file per ref `ctx_<hex>`: a JSON header line
+                                {sha256, source, type, reason, bytes, created}, then the
+                                exact stored bytes
 
 A ref id is `ctx_` + the first 6 hex digits of the sha256 of the stored bytes. When those
 6 digits already name *different* bytes, the id takes one more digit, and so on: the same
 bytes always get the same id in a given store, and a marker stays short. Changing this
 scheme changes every id, so it is versioned by the `v1/` folder.
 
-Writes are atomic and durable: a temp file in the destination folder, flushed and fsynced,
-then renamed (objects) or hard-linked without replacement (refs, so racing writers agree
-on one id). Reads re-hash the bytes and fail loudly on any mismatch.
+A ref is one file, written to a temp file in its folder, flushed and fsynced, then
+hard-linked into place without replacement (racing writers agree on one id) and fsynced
+into its folder: a killed writer leaves a complete ref or none, at worst an unlinked
+`.tmp-*` file that no read ever accepts. Reads re-hash the bytes and fail loudly on any
+mismatch. Files are 0600 and folders 0700: the store holds what was kept out of context.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -35,7 +38,9 @@ LAYOUT = "v1"
 ID_PREFIX = "ctx_"
 MIN_ID_DIGITS = 6
 DEFAULT_LOCATION = Path("var") / "context"
+TEMP_PREFIX = ".tmp-"
 _ID_RE = re.compile(r"(?:#ref:)?ctx_([0-9a-f]{6,64})")
+_HEX_NAME_RE = re.compile(r"[0-9a-f]{6,64}")
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,39 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _decode(hex_id: str, blob: bytes) -> RefRecord:
+    """Parse and verify one ref file; any inconsistency is corruption naming the ref."""
+    ref_id = ID_PREFIX + hex_id
+    header, newline, data = blob.partition(b"\n")
+    try:
+        meta = orjson.loads(header) if newline else None
+        sha = meta["sha256"] if isinstance(meta, dict) else None
+    except (ValueError, KeyError):
+        sha = None
+    if not isinstance(sha, str) or not isinstance(meta, dict):
+        raise StoreCorruptionError(f"ref {ref_id}: header is corrupt or truncated")
+    if not sha.startswith(hex_id):
+        raise StoreCorruptionError(f"ref {ref_id}: header names other bytes ({sha})")
+    if len(data) != meta.get("bytes") or hashlib.sha256(data).hexdigest() != sha:
+        raise StoreCorruptionError(
+            f"ref {ref_id}: stored bytes do not match their sha256 (corrupt or truncated)"
+        )
+    return RefRecord(
+        id=ref_id,
+        sha256=sha,
+        source=str(meta.get("source", "")),
+        content_type=str(meta.get("type", "")),
+        reason=str(meta.get("reason", "")),
+        length=len(data),
+        created=float(meta.get("created", 0.0)),
+        data=data,
+    )
+
+
 class Store:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.base = root / LAYOUT
+        self.refs_dir = root / LAYOUT / "refs"
 
     @classmethod
     def resolve(cls, explicit: Path | None = None) -> Store:
@@ -83,42 +117,25 @@ class Store:
         env = os.environ.get("TOKENLAB_STORE")
         return cls(Path(env) if env else DEFAULT_LOCATION)
 
-    def _object_path(self, sha: str) -> Path:
-        return self.base / "objects" / sha[:2] / sha
+    def ref_path(self, ref_id: str) -> Path:
+        hex_id = parse_ref_id(ref_id)
+        return self.refs_dir / hex_id[:2] / hex_id
 
-    def _ref_path(self, hex_id: str) -> Path:
-        return self.base / "refs" / hex_id[:2] / hex_id
-
-    def _folder(self, path: Path) -> Path:
-        """The folder of `path`, created owner-only (0700) level by level where missing."""
+    def _private_folder(self, folder: Path) -> Path:
+        """Create `folder` owner-only (0700) level by level where missing."""
         missing = []
-        folder = path.parent
-        while not folder.is_dir():
-            missing.append(folder)
-            folder = folder.parent
-        for level in reversed(missing):
-            # Owner-only: the store holds everything that was kept out of the context.
-            level.mkdir(mode=0o700, exist_ok=True)
-        return path.parent
-
-    def _write_temp(self, folder: Path, chunks: Iterator[bytes] | tuple[bytes, ...]) -> str:
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=".tmp-")  # mkstemp creates 0600
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                for chunk in chunks:
-                    handle.write(chunk)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except BaseException:
-            os.unlink(temp)
-            raise
-        return temp
+        level = folder
+        while not level.is_dir():
+            missing.append(level)
+            level = level.parent
+        for path in reversed(missing):
+            path.mkdir(mode=0o700, exist_ok=True)
+        return folder
 
     def put(self, data: bytes, *, source: str, content_type: str, reason: str) -> str:
         """Store `data` (idempotent) and return its ref id, e.g. `ctx_31154f`."""
         sha = hashlib.sha256(data).hexdigest()
-        self._put_object(sha, data)
-        meta = orjson.dumps(
+        header = orjson.dumps(
             {
                 "sha256": sha,
                 "source": source,
@@ -129,72 +146,62 @@ class Store:
             }
         )
         for digits in range(MIN_ID_DIGITS, len(sha) + 1):
-            hex_id = sha[:digits]
-            if self._claim_ref(hex_id, sha, meta):
-                return ID_PREFIX + hex_id
+            if self._claim(sha[:digits], sha, header, data):
+                return ID_PREFIX + sha[:digits]
         raise StoreCorruptionError(f"every id prefix of {sha} names other bytes; store is corrupt")
 
-    def _put_object(self, sha: str, data: bytes) -> None:
-        path = self._object_path(sha)
-        if path.exists() and path.stat().st_size == len(data):
-            return
-        folder = self._folder(path)
-        temp = self._write_temp(folder, (data,))
-        os.replace(temp, path)
-        _fsync_dir(folder)
-
-    def _claim_ref(self, hex_id: str, sha: str, meta: bytes) -> bool:
+    def _claim(self, hex_id: str, sha: str, header: bytes, data: bytes) -> bool:
         """True if `hex_id` now names `sha` (newly or already); False if it names other bytes."""
-        path = self._ref_path(hex_id)
+        path = self.refs_dir / hex_id[:2] / hex_id
         if not path.exists():
-            folder = self._folder(path)
-            temp = self._write_temp(folder, (meta,))
+            folder = self._private_folder(path.parent)
+            fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX)  # created 0600
             try:
-                os.link(temp, path)  # fails if another writer claimed the id first
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(header + b"\n")
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.link(temp, path)  # never replaces: the first complete writer wins
                 _fsync_dir(folder)
                 return True
             except FileExistsError:
                 pass
             finally:
                 os.unlink(temp)
-        return self._read_meta(hex_id)["sha256"] == sha
-
-    def _read_meta(self, hex_id: str) -> dict[str, object]:
-        path = self._ref_path(hex_id)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise RefNotFoundError(f"no ref ctx_{hex_id} in store {self.root}") from None
-        try:
-            meta = orjson.loads(raw)
-            if not isinstance(meta, dict) or not isinstance(meta.get("sha256"), str):
-                raise ValueError("missing sha256")
-        except ValueError:
-            raise StoreCorruptionError(f"ref ctx_{hex_id}: metadata is corrupt ({path})") from None
-        return meta
+        existing = _header_sha(path)
+        if existing == sha:
+            os.utime(path)  # written again: counts as recent use for `store gc`
+        return existing == sha
 
     def load(self, ref_id: str) -> RefRecord:
         """Reload a ref's exact bytes, verifying them against their hash."""
-        hex_id = parse_ref_id(ref_id)
-        meta = self._read_meta(hex_id)
-        sha = str(meta["sha256"])
-        if not sha.startswith(hex_id):
-            raise StoreCorruptionError(f"ref ctx_{hex_id}: metadata names other bytes ({sha})")
+        path = self.ref_path(ref_id)
         try:
-            data = self._object_path(sha).read_bytes()
+            blob = path.read_bytes()
         except FileNotFoundError:
-            raise StoreCorruptionError(f"ref ctx_{hex_id}: stored bytes are missing") from None
-        if hashlib.sha256(data).hexdigest() != sha:
-            raise StoreCorruptionError(
-                f"ref ctx_{hex_id}: stored bytes do not match their sha256 (corrupt or truncated)"
-            )
-        return RefRecord(
-            id=ID_PREFIX + hex_id,
-            sha256=sha,
-            source=str(meta.get("source", "")),
-            content_type=str(meta.get("type", "")),
-            reason=str(meta.get("reason", "")),
-            length=len(data),
-            created=float(meta.get("created", 0.0)),  # type: ignore[arg-type]
-            data=data,
-        )
+            raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {self.root}") from None
+        record = _decode(path.name, blob)
+        os.utime(path)  # read: counts as recent use for `store gc`
+        return record
+
+    def ref_files(self) -> Iterator[os.DirEntry[str]]:
+        """Every file under the refs folder, shard by shard, without listing it all at once."""
+        if not self.refs_dir.is_dir():
+            return
+        with os.scandir(self.refs_dir) as shards:
+            for shard in shards:
+                if not shard.is_dir():
+                    yield shard
+                    continue
+                with os.scandir(shard.path) as entries:
+                    yield from entries
+
+
+def _header_sha(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            meta: Any = orjson.loads(handle.readline())
+        return str(meta["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
