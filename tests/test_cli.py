@@ -1,0 +1,125 @@
+"""The CLI edge: stdout/stderr separation, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tokenlab.cli import app
+
+runner = CliRunner()
+LOG = b"INFO request served\n" * 400 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 10
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_analyze_stdout_is_visible_text_and_stderr_the_trace(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG))])
+    assert result.exit_code == 0
+    assert "ERROR PaymentService line 421" in result.stdout
+    assert "LOAD" not in result.stdout
+    stages = [line.split()[0] for line in result.stderr.splitlines()]
+    assert stages == ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "RECOVERY"]
+
+
+def test_analyze_reads_stdin_and_restore_round_trips(tmp_path: Path) -> None:
+    analyzed = runner.invoke(app, ["analyze", "-"], input=LOG)
+    assert analyzed.exit_code == 0
+    restored = runner.invoke(app, ["restore", "-"], input=analyzed.stdout_bytes)
+    assert restored.exit_code == 0
+    assert restored.stdout_bytes == LOG
+
+
+def test_json_output_shape(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
+    payload = json.loads(result.stdout)
+    assert set(payload) >= {
+        "source", "type", "raw", "visible", "marker_tokens", "referenced_tokens",
+        "saved_pct", "refs", "signal", "recovery", "trace",
+    }  # fmt: skip
+    assert set(payload["raw"]) == {"bytes", "tokens", "est_tokens"}
+    assert set(payload["visible"]) == {"text", "bytes", "tokens"}
+    assert payload["recovery"]["status"] == "PASS"
+    assert all(set(ref) == {"id", "reason", "bytes"} for ref in payload["refs"])
+
+
+def test_signals_sidecar_is_used_and_a_missing_signal_exits_1(tmp_path: Path) -> None:
+    log = write(tmp_path / "app.log", LOG)
+    write(tmp_path / "app.log.signals", b"ERROR PaymentService line 421\n")
+    assert runner.invoke(app, ["analyze", str(log)]).exit_code == 0
+    missing = write(tmp_path / "other.signals", b"this string is not in the log\n")
+    result = runner.invoke(app, ["analyze", str(log), "--signals", str(missing)])
+    assert result.exit_code == 1
+    assert "SIGNAL       FAIL" in result.stderr
+
+
+def test_show_ref_header_and_raw(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
+    ref = json.loads(result.stdout)["refs"][0]
+    shown = runner.invoke(app, ["show-ref", "#ref:" + ref["id"]])
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith(f"ref:    {ref['id']}\nsource: ")
+    raw = runner.invoke(app, ["show-ref", ref["id"], "--raw"])
+    assert len(raw.stdout_bytes) == ref["bytes"]
+
+
+def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    for args in (["analyze", str(tmp_path / "missing.log")], ["show-ref", "not-an-id"], ["show-ref", "ctx_abcdef"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, args
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in result.stderr
+
+
+def test_corrupt_ref_makes_show_ref_and_restore_exit_1(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
+    payload = json.loads(result.stdout)
+    original = payload["refs"][-1]["id"]
+    path = next(Path("var/context/v1/refs").rglob(original[4:]))
+    damaged = bytearray(path.read_bytes())
+    damaged[-10] ^= 0xFF
+    path.write_bytes(bytes(damaged))
+    shown = runner.invoke(app, ["show-ref", original])
+    assert shown.exit_code == 1 and original in shown.stderr
+    restored = runner.invoke(app, ["restore", "-"], input=payload["visible"]["text"])
+    assert restored.exit_code == 1 and original in restored.stderr
+    assert restored.stdout_bytes == b""
+
+
+def test_store_option_and_env(tmp_path: Path) -> None:
+    log = write(tmp_path / "app.log", LOG)
+    elsewhere = tmp_path / "elsewhere"
+    result = runner.invoke(app, ["analyze", str(log), "--store", str(elsewhere)])
+    assert result.exit_code == 0
+    assert (elsewhere / "v1" / "refs").is_dir()
+    assert runner.invoke(app, ["restore", "-", "--store", str(elsewhere)], input=result.stdout).stdout_bytes == LOG
+
+
+def test_store_commands(tmp_path: Path) -> None:
+    runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG))])
+    stats = runner.invoke(app, ["store", "stats", "--json"])
+    assert json.loads(stats.stdout)["refs"] >= 2
+    assert runner.invoke(app, ["store", "verify"]).exit_code == 0
+    dry = runner.invoke(app, ["store", "gc", "--older-than", "0", "--dry-run"])
+    assert "would remove" in dry.stdout
+    assert json.loads(runner.invoke(app, ["store", "stats", "--json"]).stdout)["refs"] >= 2
+    runner.invoke(app, ["store", "gc", "--older-than", "0"])
+    assert json.loads(runner.invoke(app, ["store", "stats", "--json"]).stdout)["refs"] == 0
+
+
+def test_benchmark_runs_any_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "fx"
+    folder.mkdir()
+    write(folder / "a.log", LOG)
+    write(folder / "a.log.signals", b"ERROR PaymentService line 421\n")
+    write(folder / "b.bin", bytes(range(256)) * 10)
+    result = runner.invoke(app, ["benchmark", "--fixtures", str(folder)])
+    assert result.exit_code == 0, result.stdout
+    assert "a.log [fine]" in result.stdout
+    write(folder / "b.bin.signals", b"not there\n")
+    assert runner.invoke(app, ["benchmark", "--fixtures", str(folder)]).exit_code == 1

@@ -1,0 +1,133 @@
+"""The pipeline's contract: stage order, invariants, exact restore, literal markers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.packet import ContentType, Status
+from tokenlab.pipeline import STAGES, analyze
+from tokenlab.restore import restore
+from tokenlab.store import Store
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def run(data: bytes, **kwargs: object) -> tuple[Store, object]:
+    store = Store.resolve()
+    return store, analyze(data, source="test", store=store, **kwargs)  # type: ignore[arg-type]
+
+
+def test_stage_order_is_defined_once_and_traced_once_each() -> None:
+    names = [name for name, _ in STAGES]
+    assert names == ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "RECOVERY"]
+    store = Store.resolve()
+    packet = analyze(b"hello\n", source="t", store=store)
+    assert [entry.stage for entry in packet.trace] == names
+
+
+def test_unchanged_text_passes_through_without_footer() -> None:
+    store, packet = run(b"short note\n")
+    assert packet.visible == "short note\n"
+    assert not packet.all_refs
+    assert restore(packet.visible.encode(), store) == b"short note\n"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"no trailing newline",
+        b"crlf line\r\nsecond\r\n",
+        "latin-1 caf\xe9\n".encode("latin-1"),
+        b"nul \x00 byte in text\n",
+        bytes(range(256)) * 40,
+        b"\x1b[31mERROR\x1b[0m red\n" * 50,
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"a": 1, "a": 2}',
+        b'{"truncated": [1, 2, ',
+        b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-old\n+new\n\\ No newline at end of file\n",
+    ],
+    ids=["empty", "no-newline", "crlf", "latin1", "nul", "binary", "ansi", "deep-json", "dup-keys", "truncated-json", "no-newline-diff"],
+)
+def test_hostile_inputs_analyze_and_restore_exactly(data: bytes) -> None:
+    store, packet = run(data)
+    assert packet.recovery_status is Status.PASS
+    assert restore(packet.visible.encode("utf-8"), store) == data
+    packet.visible.encode("utf-8")  # always valid UTF-8
+
+
+def test_five_megabyte_single_line() -> None:
+    data = b"x" * (5 * 1024 * 1024)
+    store, packet = run(data)
+    assert restore(packet.visible.encode(), store) == data
+
+
+def test_input_marker_is_never_confused_with_ours() -> None:
+    planted = b"INFO cache hit #ref:ctx_31154f\n" * 200 + b"ERROR PaymentService line 421 see #ref:ctx_31154f\n"
+    store, packet = run(planted)
+    assert "#ref(literal):ctx_31154f" in packet.visible
+    ours = {ref.id for ref in packet.all_refs}
+    assert "ctx_31154f" not in ours or store.load("ctx_31154f").data != planted
+    assert restore(packet.visible.encode(), store) == planted
+
+
+def test_input_that_is_our_own_output_restores_exactly() -> None:
+    store, first = run(b"INFO tick 1\n" * 300 + b"ERROR boom\n")
+    store, second = run(first.visible.encode())
+    assert restore(second.visible.encode(), store) == first.visible.encode()
+
+
+def test_signals_pass_and_fail() -> None:
+    data = b"INFO ok\n" * 500 + b"ERROR PaymentService line 421\n"
+    _, packet = run(data, signals=("ERROR PaymentService line 421",))
+    assert packet.signal_status is Status.PASS
+    _, packet = run(data, signals=("never printed",))
+    assert packet.signal_status is Status.FAIL
+    assert packet.missing_signals == ("never printed",)
+
+
+def test_recovery_fails_loudly_when_a_ref_is_damaged(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store.resolve()
+    real_put = store.put
+
+    def damaging_put(data: bytes, **kwargs: str) -> str:
+        ref_id = real_put(data, **kwargs)
+        path = store.ref_path(ref_id)
+        path.write_bytes(path.read_bytes()[:-1] + b"!")
+        return ref_id
+
+    monkeypatch.setattr(store, "put", damaging_put)
+    packet = analyze(b"INFO tick\n" * 100 + b"ERROR x\n", source="t", store=store)
+    assert packet.recovery_status is Status.FAIL
+    assert "ctx_" in packet.recovery_failures[0]
+
+
+def test_secrets_are_masked_and_recoverable() -> None:
+    key = "AKIAIOSFODNN7EXAMPLE"
+    data = f"ERROR upload failed with key {key}\n".encode() + b"INFO retry\n" * 30
+    store, packet = run(data)
+    assert key not in packet.visible
+    assert "[secret:aws-access-key #ref:ctx_" in packet.visible
+    assert packet.secrets_masked == 1
+    assert restore(packet.visible.encode(), store) == data
+    _, unmasked = run(data, redact_secrets=False)
+    assert key in unmasked.visible
+
+
+def test_measurements_are_consistent() -> None:
+    store, packet = run(b"INFO same line\n" * 2000)
+    assert packet.raw_measure.tokens > packet.visible_measure.tokens > 0
+    assert packet.marker_tokens > 0
+    assert packet.referenced_tokens > 0
+    assert 0 < packet.saved_pct < 100
+
+
+def test_granularity_fine_gives_at_least_as_many_refs() -> None:
+    data = (FIXTURES / "service.log").read_bytes()
+    _, coarse = run(data)
+    _, fine = run(data, config=OptimizerConfig(Granularity.FINE))
+    assert coarse.content_type is ContentType.LOG
+    assert len(fine.refs) > len(coarse.refs) >= 1
