@@ -1,0 +1,548 @@
+"""Budgeted reads: the most useful view of a file that fits in N tokens, said honestly.
+
+A read builds a *ladder* of candidate views ordered from most to least detailed, for
+example full text → outline with every symbol → outline with fewer symbols → a one-line
+stub. The ladder is measured lazily with the real token counter and binary-searched for
+the first rung that fits, so a read renders only a handful of candidates and always
+returns the same answer for the same bytes. The outline rungs show a breadth-first prefix
+of the symbol tree: every top-level symbol before any child, every child before any
+grandchild, so dropping rungs first drops depth (coarser outlines) and only then later
+top-level symbols, and the content says how many symbols it left out.
+
+Nothing is silently cut: a view that does not fit degrades to a coarser one and the
+response names the view it degraded from. Only when even the stub does not fit is the
+stub itself cut, and then `truncated` is true and `cut` says what went.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tokenlab import tokens
+from tokenlab.errors import InputError
+from tokenlab.reads.pointers import Evidence, SourceFile, line_offsets, open_source
+
+if TYPE_CHECKING:
+    from tokenlab.reads.outline import Outline, Symbol
+    from tokenlab.reads.summary import Summarizer
+
+DEFAULT_BUDGET = 4000
+_LINES_RE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?\Z")
+
+
+class View(str, Enum):
+    AUTO = "auto"
+    FULL = "full"
+    OUTLINE = "outline"
+    SECTION = "section"
+    LINES = "lines"
+    SUMMARY = "summary"
+    STUB = "stub"
+
+
+@dataclass(frozen=True)
+class LineRange:
+    start: int
+    end: int | None  # None: to the end of the file
+
+    @classmethod
+    def parse(cls, text: str) -> LineRange:
+        """`A-B`, `A` (one line) or `A-` (to the end); lines are 1-based."""
+        match = _LINES_RE.match(text)
+        if not match:
+            raise InputError(f"--lines expects A-B, A or A- (1-based), not {text!r}")
+        start = int(match.group(1))
+        end = None if match.group(2) and not match.group(3) else int(match.group(3) or start)
+        if start < 1 or (end is not None and end < start):
+            raise InputError(f"--lines {text}: lines start at 1 and the end may not precede the start")
+        return cls(start, end)
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    path: Path
+    view: View = View.AUTO
+    budget_tokens: int = DEFAULT_BUDGET
+    section: str | None = None
+    lines: LineRange | None = None
+
+    @property
+    def effective_view(self) -> View:
+        """`auto` with --section or --lines means that view."""
+        if self.view is View.AUTO and self.section is not None:
+            return View.SECTION
+        if self.view is View.AUTO and self.lines is not None:
+            return View.LINES
+        return self.view
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    node: str | None = None
+    summarizer: Summarizer | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One rung of the ladder: a view's content and the line ranges its evidence covers."""
+
+    view: View
+    content: str
+    ranges: tuple[tuple[int, int], ...] = ()
+    outline: Outline | None = None
+    complete: bool = True  # False: an outline that leaves symbols out
+    note: str = ""
+    raw: bytes | None = None  # exact bytes, for views that are a slice of the file
+    generated: bool = False
+    stale: bool = False
+
+
+@dataclass(frozen=True)
+class ReadResponse:
+    path: str
+    view: str
+    requested_view: str
+    budget_tokens: int
+    tokens: int
+    generated: bool
+    truncated: bool
+    degraded_from: str | None
+    content: str
+    outline: list[dict[str, Any]] | None
+    evidence: tuple[Evidence, ...]
+    stale: bool = False
+    cut: str | None = None
+    note: str = ""
+    raw: bytes | None = field(default=None, repr=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "view": self.view,
+            "requested_view": self.requested_view,
+            "budget_tokens": self.budget_tokens,
+            "tokens": self.tokens,
+            "generated": self.generated,
+            "stale": self.stale,
+            "truncated": self.truncated,
+            "degraded_from": self.degraded_from,
+            "cut": self.cut,
+            "note": self.note,
+            "content": self.content,
+            "outline": self.outline,
+            "evidence": [item.as_dict() for item in self.evidence],
+        }
+
+    @property
+    def header(self) -> str:
+        """The one line the CLI prints on stderr."""
+        flags = [f"requested {self.requested_view}"]
+        if self.degraded_from:
+            flags.append(f"degraded from {self.degraded_from}")
+        flags += [name for name in ("generated", "stale", "truncated") if getattr(self, name)]
+        pointer = self.evidence[0].pointer if self.evidence else ""
+        return (
+            f"{self.path}: {self.view}, {self.tokens}/{self.budget_tokens} tokens "
+            f"({'; '.join(flags)}) {pointer}".rstrip()
+        )
+
+
+# --- token fitting ------------------------------------------------------------------------
+
+
+@cache
+def _max_chars_per_token() -> int:
+    return max(len(value) for value in tokens.encoding().token_byte_values())
+
+
+def fits(text: str, budget: int) -> bool:
+    """Exact check, skipping the count when the text is surely too long (no token > 128 bytes)."""
+    if len(text) > budget * _max_chars_per_token():
+        return False
+    return tokens.count(text) <= budget
+
+
+class Ladder:
+    """Candidates from most to least detailed, built on demand and remembered."""
+
+    def __init__(self, rungs: Sequence[Callable[[], Candidate | None]]) -> None:
+        self._rungs = rungs
+        self._built: dict[int, Candidate | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._rungs)
+
+    def candidate(self, index: int) -> Candidate | None:
+        if index not in self._built:
+            self._built[index] = self._rungs[index]()
+        return self._built[index]
+
+    def fits(self, index: int, budget: int) -> bool:
+        candidate = self.candidate(index)
+        return candidate is not None and fits(candidate.content, budget)
+
+    def first_fitting(self, budget: int) -> int | None:
+        """Binary search for the most detailed rung that fits; the top rung is tried first."""
+        if not self._rungs:
+            return None
+        if self.fits(0, budget):
+            return 0
+        low, high, found = 1, len(self._rungs) - 1, None
+        while low <= high:
+            middle = (low + high) // 2
+            if self.fits(middle, budget):
+                found, high = middle, middle - 1
+            else:
+                low = middle + 1
+        return found
+
+
+# --- outlines as ladders ------------------------------------------------------------------
+
+
+def _levels(symbols: tuple[Symbol, ...]) -> list[list[tuple[Symbol, int]]]:
+    """Symbols level by level in document order, each with its parent's index one level up."""
+    levels: list[list[tuple[Symbol, int]]] = []
+    current = [(symbol, -1) for symbol in symbols]
+    while current:
+        levels.append(current)
+        current = [(child, index) for index, (symbol, _) in enumerate(current) for child in symbol.children]
+    return levels
+
+
+def _rebuild(levels: list[list[tuple[Symbol, int]]], keep: Callable[[int, int, Symbol], bool]) -> tuple[Symbol, ...]:
+    """The tree of symbols for which `keep(level, index, symbol)` holds and whose parents are kept."""
+    kept: list[dict[int, Symbol]] = []
+    for depth, level in enumerate(levels):
+        parents = kept[depth - 1] if depth else None
+        kept.append(
+            {
+                index: symbol
+                for index, (symbol, parent) in enumerate(level)
+                if (parents is None or parent in parents) and keep(depth, index, symbol)
+            }
+        )
+    rebuilt: dict[int, Symbol] = {}
+    for depth in range(len(levels) - 1, -1, -1):
+        children: dict[int, list[Symbol]] = {}
+        for index in sorted(rebuilt):
+            children.setdefault(levels[depth + 1][index][1], []).append(rebuilt[index])
+        rebuilt = {
+            index: replace(symbol, children=tuple(children.get(index, ())))
+            for index, symbol in kept[depth].items()
+        }
+    return tuple(rebuilt[index] for index in sorted(rebuilt))
+
+
+def outline_dicts(symbols: tuple[Symbol, ...]) -> list[dict[str, Any]]:
+    """The structured outline of the response, built without recursion."""
+    roots: list[dict[str, Any]] = []
+    pending: list[tuple[Symbol, list[dict[str, Any]]]] = [(symbol, roots) for symbol in reversed(symbols)]
+    while pending:
+        symbol, siblings = pending.pop()
+        entry: dict[str, Any] = {
+            "kind": symbol.kind,
+            "name": symbol.name,
+            "start_line": symbol.start_line,
+            "end_line": symbol.end_line,
+        }
+        if symbol.detail:
+            entry["detail"] = symbol.detail
+        entry["children"] = []
+        siblings.append(entry)
+        pending.extend((child, entry["children"]) for child in reversed(symbol.children))
+    return roots
+
+
+class OutlineRungs:
+    """Outline candidates showing the first `shown` symbols in breadth-first order.
+
+    A shown symbol whose children are not all shown gets the outline view's `[+N]` mark
+    (N hidden descendants), and a last line counts everything left out.
+    """
+
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.levels = _levels(outline.symbols)
+        self.level_sizes = [len(level) for level in self.levels]
+        self.total = sum(self.level_sizes)
+        self.descendants = self._count_kept(self.level_sizes)
+        self.children: list[list[list[int]]] = [[[] for _ in level] for level in self.levels]
+        for depth in range(1, len(self.levels)):
+            for index, (_, parent) in enumerate(self.levels[depth]):
+                self.children[depth - 1][parent].append(index)
+
+    def rungs(self) -> list[Callable[[], Candidate | None]]:
+        return [lambda shown=shown: self.candidate(shown) for shown in range(self.total, 0, -1)]
+
+    def candidate(self, shown: int) -> Candidate:
+        from tokenlab.reads.outline import render_outline
+
+        kept_by_level, remaining = [], shown
+        for size in self.level_sizes:
+            kept_by_level.append(min(size, remaining))
+            remaining -= kept_by_level[-1]
+        symbols = _rebuild(self.levels, lambda depth, index, _: index < kept_by_level[depth])
+        pruned = replace(self.outline, symbols=symbols)
+        content = render_outline(pruned, None)
+        note = ""
+        if shown < self.total:
+            content = self._mark_hidden(content, kept_by_level)
+            note = self._left_out(shown, kept_by_level[0])
+            content = content.rstrip("\n") + f"\n{note}\n"
+        ranges = tuple((symbol.start_line, symbol.end_line) for symbol in symbols)
+        return Candidate(View.OUTLINE, content, ranges, pruned, complete=shown == self.total, note=note)
+
+    def _count_kept(self, kept_by_level: list[int]) -> list[list[int]]:
+        """Per symbol, how many of its descendants are among the first `kept_by_level`."""
+        counts = [[0] * kept for kept in kept_by_level]
+        for depth in range(len(kept_by_level) - 1, 0, -1):
+            for index in range(kept_by_level[depth]):
+                counts[depth - 1][self.levels[depth][index][1]] += 1 + counts[depth][index]
+        return counts
+
+    def _mark_hidden(self, content: str, kept_by_level: list[int]) -> str:
+        kept = self._count_kept(kept_by_level)
+        order: list[tuple[int, int]] = []
+        pending = [(0, index) for index in reversed(range(kept_by_level[0]))]
+        while pending:
+            depth, index = pending.pop()
+            order.append((depth, index))
+            if depth + 1 < len(kept_by_level):
+                visible = [child for child in self.children[depth][index] if child < kept_by_level[depth + 1]]
+                pending.extend((depth + 1, child) for child in reversed(visible))
+        lines = content.split("\n")
+        if len(lines) != len(order) + (2 if self.outline.note else 1):
+            return content  # a label spans lines (a name with a newline): marks would misalign
+        for line_number, (depth, index) in enumerate(order):
+            hidden = self.descendants[depth][index] - kept[depth][index]
+            if hidden:
+                lines[line_number] += f" [+{hidden}]"
+        return "\n".join(lines)
+
+    def _left_out(self, shown: int, top_shown: int) -> str:
+        hidden = self.total - shown
+        where = "deeper levels"
+        if top_shown < self.level_sizes[0]:
+            where += f"; all from L{self.levels[0][top_shown][0].start_line}"
+        return f"… {hidden} of {self.total} symbols not shown ({where})"
+
+
+# --- building the ladder for each requested view ------------------------------------------
+
+
+class FileReader:
+    """Everything one read of one file needs, computed at most once."""
+
+    def __init__(self, source: SourceFile, options: ReadOptions) -> None:
+        self.source = source
+        self.options = options
+        self.text = source.data.decode("utf-8", errors="replace")
+        self._outline: Outline | None = None
+        self._offsets: list[int] | None = None
+        self.notes: list[str] = []
+
+    @property
+    def outline(self) -> Outline:
+        if self._outline is None:
+            from tokenlab.reads.outline import outline
+
+            self._outline = outline(self.source.display_path, self.text)
+        return self._outline
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = line_offsets(self.source.data)
+        return self._offsets
+
+    def slice(self, start: int, end: int) -> bytes:
+        return self.source.data[self.offsets[start - 1] : self.offsets[end]]
+
+    def whole(self) -> tuple[tuple[int, int], ...]:
+        count = self.source.line_count
+        return ((1, count),) if count else ()
+
+    def full(self) -> Candidate:
+        return Candidate(View.FULL, self.text, self.whole(), raw=self.source.data)
+
+    def exact_lines(self, view: View, start: int, end: int, note: str = "") -> Candidate:
+        raw = self.slice(start, end)
+        return Candidate(view, raw.decode("utf-8", errors="replace"), ((start, end),), raw=raw, note=note)
+
+    def summary(self, required: bool) -> Candidate | None:
+        """The generated summary; when `auto` merely offers it, a failing summarizer is a note."""
+        from tokenlab.reads.summary import SummaryError
+
+        if self.options.summarizer is None:
+            return None
+        try:
+            made = self.options.summarizer.summarize(self.source)
+        except SummaryError as error:
+            if required:
+                raise
+            self.notes.append(f"summary unavailable: {error}")
+            return None
+        return Candidate(View.SUMMARY, made.text, self.whole(), generated=True, stale=made.stale, note=made.note)
+
+    def stub(self, ranges: tuple[tuple[int, int], ...], label: str = "") -> Candidate:
+        source = self.source
+        what = f"{source.display_path}{label}"
+        if ranges and ranges[0] != (1, source.line_count):
+            start, end = ranges[0]
+            size = f"L{start}-L{end} of {source.line_count} lines, {len(self.slice(start, end)):,} bytes"
+        else:
+            size = f"{source.line_count:,} lines, {len(source.data):,} bytes, {self.outline.language}"
+        pointer = source.pointer(*ranges[0]) if ranges else source.pointer()
+        return Candidate(View.STUB, f"{what}: {size}; {pointer.uri}\n", ranges)
+
+    def outline_rungs(self, symbols: tuple[Symbol, ...] | None = None) -> list[Callable[[], Candidate | None]]:
+        outline = self.outline if symbols is None else replace(self.outline, symbols=symbols)
+        return OutlineRungs(outline).rungs()
+
+
+def _section_symbol(reader: FileReader, name: str) -> Symbol:
+    from tokenlab.reads.outline import find_section
+
+    symbol = find_section(reader.outline, name)
+    if symbol is None:
+        names = ", ".join(symbol.name for symbol in reader.outline.symbols[:12])
+        raise InputError(
+            f"no section {name!r} in {reader.source.display_path}"
+            + (f"; top-level symbols: {names}" if names else " (its outline has no symbols)")
+        )
+    return symbol
+
+
+def _line_span(reader: FileReader, lines: LineRange) -> tuple[int, int, str]:
+    total = reader.source.line_count
+    if lines.start > total:
+        raise InputError(f"--lines starts at {lines.start} but {reader.source.display_path} has {total} lines")
+    end = total if lines.end is None else min(lines.end, total)
+    note = f"end clamped to the last line, L{total}" if lines.end is not None and lines.end > total else ""
+    return lines.start, end, note
+
+
+def _overlapping(reader: FileReader, start: int, end: int) -> tuple[Symbol, ...]:
+    levels = _levels(reader.outline.symbols)
+    return _rebuild(levels, lambda _, __, symbol: symbol.start_line <= end and symbol.end_line >= start)
+
+
+def build_ladder(reader: FileReader, request: ReadRequest) -> tuple[list[Callable[[], Candidate | None]], tuple[tuple[int, int], ...], str]:
+    """The rungs for the requested view, the ranges its stub names, and the stub's label."""
+    view = request.effective_view
+    if view is View.SECTION:
+        if not request.section:
+            raise InputError("--view section needs --section NAME")
+        symbol = _section_symbol(reader, request.section)
+        span = (symbol.start_line, symbol.end_line)
+        rungs = [lambda: reader.exact_lines(View.SECTION, *span), *reader.outline_rungs((symbol,))]
+        return rungs, (span,), f" {symbol.name}"
+    if view is View.LINES:
+        if request.lines is None:
+            raise InputError("--view lines needs --lines A-B")
+        start, end, note = _line_span(reader, request.lines)
+        rungs = [lambda: reader.exact_lines(View.LINES, start, end, note)]
+        rungs += reader.outline_rungs(_overlapping(reader, start, end))
+        return rungs, ((start, end),), ""
+    if view is View.SUMMARY and reader.options.summarizer is None:
+        raise InputError("the summary view needs a summarizer (--summarizer CMD or $TOKENLAB_SUMMARIZER)")
+    rungs: list[Callable[[], Candidate | None]] = []
+    if view in (View.AUTO, View.FULL):
+        rungs.append(reader.full)
+    if view is View.SUMMARY or (view is View.AUTO and reader.options.summarizer is not None):
+        rungs.append(lambda: reader.summary(required=view is View.SUMMARY))
+    return rungs + reader.outline_rungs(), reader.whole(), ""
+
+
+def _cut_to_fit(text: str, budget: int) -> str:
+    """The longest prefix of `text` (plus "…") that fits; empty when nothing does."""
+    low, high, best = 0, len(text), ""
+    while low <= high:
+        middle = (low + high) // 2
+        attempt = text[:middle].rstrip("\n") + "…\n" if middle else ""
+        if tokens.count(attempt) <= budget:
+            best, low = attempt, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _evidence(reader: FileReader, candidate: Candidate, anchor: tuple[tuple[int, int], ...]) -> tuple[Evidence, ...]:
+    """The range the read is about first (file, section or lines), then what the view shows."""
+    ranges = [*anchor, *candidate.ranges] if candidate.view in (View.OUTLINE, View.STUB) else list(candidate.ranges)
+    if not ranges:
+        return (reader.source.evidence(),)
+    return tuple(reader.source.evidence(start, end) for start, end in dict.fromkeys(ranges))
+
+
+def _respond(
+    reader: FileReader,
+    request: ReadRequest,
+    candidate: Candidate,
+    anchor: tuple[tuple[int, int], ...],
+    **extra: Any,
+) -> ReadResponse:
+    view = request.effective_view
+    requested = View.FULL if view is View.AUTO else view
+    degraded = candidate.view is not requested or not candidate.complete
+    if view is View.AUTO and candidate.view in (View.FULL, View.SUMMARY):
+        degraded = False
+    outline_note = reader.outline.note if candidate.outline else ""
+    notes = [note for note in (candidate.note, outline_note, *reader.notes, _lossy(reader)) if note]
+    return ReadResponse(
+        path=reader.source.display_path,
+        view=candidate.view.value,
+        requested_view=request.view.value if request.view is View.AUTO else view.value,
+        budget_tokens=request.budget_tokens,
+        tokens=tokens.count(candidate.content),
+        generated=candidate.generated,
+        truncated=extra.get("truncated", False),
+        degraded_from=requested.value if degraded else None,
+        content=candidate.content,
+        outline=outline_dicts(candidate.outline.symbols) if candidate.outline else None,
+        evidence=_evidence(reader, candidate, anchor),
+        stale=candidate.stale,
+        cut=extra.get("cut"),
+        note="; ".join(notes),
+        raw=candidate.raw,
+    )
+
+
+def _lossy(reader: FileReader) -> str:
+    if "\ufffd" in reader.text and reader.text.encode("utf-8") != reader.source.data:
+        return "not valid UTF-8: undecodable bytes are shown as U+FFFD (evidence hashes cover the raw bytes)"
+    return ""
+
+
+def read_source(source: SourceFile, request: ReadRequest, options: ReadOptions | None = None) -> ReadResponse:
+    """The most detailed view of `source` for `request` that fits its budget."""
+    if request.budget_tokens < 0:
+        raise InputError("the budget must be zero or more tokens")
+    reader = FileReader(source, options or ReadOptions())
+    rungs, stub_ranges, label = build_ladder(reader, request)
+    ladder = Ladder([*rungs, lambda: reader.stub(stub_ranges, label)])
+    index = ladder.first_fitting(request.budget_tokens)
+    if index is not None:
+        candidate = ladder.candidate(index)
+        assert candidate is not None
+        return _respond(reader, request, candidate, stub_ranges)
+    stub = reader.stub(stub_ranges, label)
+    content = _cut_to_fit(stub.content, request.budget_tokens)
+    cut = (
+        f"even the one-line stub ({tokens.count(stub.content)} tokens) does not fit; "
+        f"it was cut to {tokens.count(content)} tokens"
+    )
+    return _respond(reader, request, replace(stub, content=content), stub_ranges, truncated=True, cut=cut)
+
+
+def read(request: ReadRequest, options: ReadOptions | None = None) -> ReadResponse:
+    """Read `request.path` from disk and return its budgeted view."""
+    options = options or ReadOptions()
+    return read_source(open_source(request.path, options.node), request, options)
