@@ -2,6 +2,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokenlab import tokens
 
@@ -48,3 +50,17 @@ def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setattr(tokens, "_user_cache_candidates", lambda: [])
     with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
         tokens.vocabulary_bytes()
+
+
+PIECES = ["a", "Z", "7", " ", "\n", "\n\n", "/", "\t", "é", "日本", "!", "'s", "  \n", "\r\n", "-", "\u00a0", "\u2028", "\x85", "#ref:ctx_"]
+
+
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=120),
+    st.binary(max_size=4),
+    st.integers(min_value=1, max_value=24),
+)
+def test_parallel_count_equals_one_pass(pieces: list[str], junk: bytes, chunk: int) -> None:
+    data = "".join(pieces).encode() + junk + "".join(reversed(pieces)).encode()
+    one_pass = tokens.count(data.decode("utf-8", errors="replace"))
+    assert tokens.count_bytes(data, chunk_bytes=chunk) == one_pass

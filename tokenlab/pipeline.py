@@ -44,8 +44,7 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> str:
-    text = packet.raw.decode("utf-8", errors="replace")
-    packet.raw_measure = Measurement(len(packet.raw), tokens.count(text))
+    packet.raw_measure = Measurement(len(packet.raw), tokens.count_bytes(packet.raw))
     m = packet.raw_measure
     return f"bytes={m.bytes} tokens={m.tokens} est_tokens(bytes/4)={m.est_tokens}"
 

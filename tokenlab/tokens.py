@@ -13,7 +13,9 @@ import gzip
 import hashlib
 import importlib.util
 import os
+import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,6 +98,43 @@ def encoding() -> tiktoken.Encoding:
 def count(text: str) -> int:
     """Exact o200k_base token count; special-token text is counted as ordinary text."""
     return len(encoding().encode_ordinary(text))
+
+
+# o200k_base's pre-tokenizer never joins a newline with a following ASCII letter, digit or
+# punctuation other than "/" into one piece, so the text can be cut there and the counts
+# of the parts add up exactly.
+_SAFE_CUT_RE = re.compile(rb"\n(?=[!-.0-~])")
+PARALLEL_CHUNK_BYTES = 4 * 1024 * 1024
+
+
+def _cut_points(data: bytes, chunk_bytes: int) -> list[int]:
+    cuts = [0]
+    while len(data) - cuts[-1] > chunk_bytes:
+        found = _SAFE_CUT_RE.search(data, cuts[-1] + chunk_bytes)
+        if found is None:
+            break
+        cuts.append(found.end())
+    cuts.append(len(data))
+    return cuts
+
+
+def count_bytes(data: bytes, chunk_bytes: int = PARALLEL_CHUNK_BYTES) -> int:
+    """Exact token count of `data` decoded with U+FFFD replacement, on every core.
+
+    tiktoken releases the GIL while encoding, so chunks cut at piece boundaries are
+    counted in parallel threads; each chunk is decoded only while it is counted.
+    """
+    cuts = _cut_points(data, chunk_bytes)
+    if len(cuts) == 2:
+        return count(data.decode("utf-8", errors="replace"))
+    encoder = encoding()
+
+    def count_chunk(bounds: tuple[int, int]) -> int:
+        text = data[bounds[0] : bounds[1]].decode("utf-8", errors="replace")
+        return len(encoder.encode_ordinary(text))
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return sum(pool.map(count_chunk, zip(cuts, cuts[1:])))
 
 
 def estimate(byte_count: int) -> int:
