@@ -1,0 +1,230 @@
+"""File-list optimizer: tree shape, named files, full coverage by refs, hostile input."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Golden, render_preview
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.file_list import FileListConfig, looks_like_file_list, optimize
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+
+
+def _listing(paths: list[str], prefix: str = "", newline: str = "\n") -> bytes:
+    return "".join(f"{prefix}{path}{newline}" for path in paths).encode()
+
+
+def _project(count: int = 60) -> list[str]:
+    paths = ["README.md", "pyproject.toml", "Makefile", ".gitignore"]
+    paths += [f"src/pkg/module_{i}.py" for i in range(count)]
+    paths += [f"tests/test_{i}.py" for i in range(count // 2)]
+    paths += [f"docs/page_{i}.md" for i in range(10)] + ["docs/conf.py"]
+    paths += [".github/workflows/ci.yml", "deploy/docker/Dockerfile"]
+    return paths
+
+
+def _omitted_lines(result: OptimizeResult) -> Counter[bytes]:
+    lines: Counter[bytes] = Counter()
+    for omission in result.omissions:
+        lines.update(omission.data.splitlines())
+    return lines
+
+
+def _assert_fine_covers(data: bytes, result: OptimizeResult) -> None:
+    """Every original line is in exactly one FINE ref, each ref in original order."""
+    assert _omitted_lines(result) == Counter(data.splitlines())
+    for omission in result.omissions:
+        remaining = iter(data.splitlines())
+        assert all(line in remaining for line in omission.data.splitlines()), "out of listing order"
+    assert b"".join(omission.data for omission in result.omissions).count(b"\n") == data.count(
+        b"\n"
+    )
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_golden_fixture(golden: Golden, granularity: Granularity) -> None:
+    data = (FIXTURES / "files.txt").read_bytes()
+    result = optimize(data, OptimizerConfig(granularity))
+    golden.check(f"file_list/files_{granularity.value}.txt", render_preview(result))
+
+
+@pytest.mark.parametrize(
+    "case,paths,prefix,newline",
+    [
+        ("git_ls_files", _project(), "", "\n"),
+        ("find_dot_crlf", _project(), "./", "\r\n"),
+        ("absolute_root", _project(), "/srv/app/", "\n"),
+    ],
+)
+def test_golden_small_trees(
+    golden: Golden, case: str, paths: list[str], prefix: str, newline: str
+) -> None:
+    data = _listing(paths, prefix, newline)
+    golden.check(f"file_list/{case}.txt", render_preview(optimize(data, FINE)))
+
+
+def test_fixture_signals_survive_both_granularities() -> None:
+    for name in ("files.txt", "real/find_listing.txt"):
+        data = (FIXTURES / name).read_bytes()
+        signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
+        for config in (COARSE, FINE):
+            text = render_preview(optimize(data, config))
+            assert [signal for signal in signals if signal not in text] == []
+
+
+def test_notable_files_keep_their_full_path_and_skip_vendored_ones() -> None:
+    paths = _project() + [f"node_modules/lib{i}/package.json" for i in range(30)]
+    text = render_preview(optimize(_listing(paths, "./"), COARSE))
+    for notable in (
+        "./README.md",
+        "./pyproject.toml",
+        "./.github/workflows/ci.yml",
+        "./deploy/docker/Dockerfile",
+    ):
+        assert f"  {notable}\n" in text
+    assert "node_modules/lib3/package.json" not in text
+    assert "node_modules/ (30 files: 30 .json)" in text
+
+
+def test_counts_per_folder_and_extension() -> None:
+    text = render_preview(optimize(_listing(_project()), COARSE))
+    assert text.startswith(
+        "107 files in 8 folders under ./ (91 .py, 11 .md, 3 no ext, 1 .toml, 1 .yml)"
+    )
+    assert "src/pkg/ (60 files: 60 .py)" in text
+    assert "docs/ (11 files: 10 .md, 1 .py)" in text
+    assert "top-level files: README.md, pyproject.toml, Makefile, .gitignore\n" in text
+
+
+def test_folder_entries_from_find_are_not_counted_as_files() -> None:
+    paths = [".", "./src", "./src/pkg"] + [f"./src/pkg/m{i}.py" for i in range(50)]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert text.startswith("50 files in 0 folders under src/pkg/ (50 .py)")
+
+
+def test_coarse_puts_the_whole_listing_behind_one_ref() -> None:
+    data = (FIXTURES / "files.txt").read_bytes()
+    result = optimize(data, COARSE)
+    assert [omission.data for omission in result.omissions] == [data]
+
+
+def test_fine_gives_one_ref_per_folded_folder_covering_every_line() -> None:
+    data = (FIXTURES / "files.txt").read_bytes()
+    result = optimize(data, FINE)
+    assert sum(1 for _ in result.omissions) > 20
+    _assert_fine_covers(data, result)
+    text = render_preview(result)
+    assert "apps/web/src/components/ (500 files: 394 .tsx, 106 .ts) #ref:ctx_" in text
+
+
+def test_fine_covers_blank_lines_folder_entries_and_missing_final_newline() -> None:
+    data = b"./\n.\n\n./src\n" + _listing([f"src/a{i}.c" for i in range(60)], "./") + b"  \n./b/x.h"
+    result = optimize(data, FINE)
+    _assert_fine_covers(data, result)
+    assert "lines outside the tree: #ref:ctx_" in render_preview(result)
+
+
+def test_small_listing_stays_verbatim() -> None:
+    data = _listing(["a/b.py", "c/d.py", "README.md"])
+    assert optimize(data, COARSE).parts == (data.decode(),)
+    assert optimize(b"", COARSE).parts == ()
+
+
+def test_big_listing_saves_most_of_its_size() -> None:
+    data = (FIXTURES / "files.txt").read_bytes()
+    assert len(render_preview(optimize(data, COARSE))) < len(data) / 20
+
+
+def test_limits_are_configurable() -> None:
+    data = (FIXTURES / "files.txt").read_bytes()
+    tight = FileListConfig(max_tree_lines=10, max_notable=3, max_depth=1)
+    text = render_preview(optimize(data, COARSE, tight))
+    assert text.count("\n") < 30
+    assert "more notable files" in text
+
+
+HOSTILE = {
+    "invalid_utf8": b"".join(b"src/\xff\xfe%d.py\n" % i for i in range(60)),
+    "latin1": "".join(f"données/café_{i}.txt\n" for i in range(60)).encode("latin-1"),
+    "nul_bytes": b"".join(b"a\x00/b%d\x00.c\n" % i for i in range(60)),
+    "ansi": b"".join(b"\x1b[34msrc/\x1b[0mf%d.py\n" % i for i in range(60)),
+    "crlf_only": b"\r\n" * 100,
+    "slashes_only": b"/\n" * 100 + b"//\n" * 50,
+    "dots": b".\n..\n./\n../\n" * 30,
+    "deep_path": b"\n".join([b"a/" * 100_000 + b"x.py"] * 45),
+    "huge_line": b"x" * 5_000_000 + b"\n" + b"a/b.c\n" * 50,
+    "huge_line_no_newline": b"a/b.c\n" * 50 + b"y/" * 1_000_000,
+    "dotted_line": b"a." * 1_000_000 + b"\n" * 50,
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_hostile_input_never_raises_and_stays_covered(name: str, granularity: Granularity) -> None:
+    data = HOSTILE[name]
+    result = optimize(data, OptimizerConfig(granularity))
+    text = render_preview(result)
+    assert isinstance(text, str)
+    if granularity is Granularity.FINE and data.count(b"\n") >= 40:
+        _assert_fine_covers(data, result)
+    if granularity is Granularity.COARSE and data.count(b"\n") >= 40:
+        assert [omission.data for omission in result.omissions] == [data]
+
+
+_SEGMENT = st.sampled_from(
+    ["src", "lib", "a", ".git", "node_modules", "x.y", "README.md", "", "..", "é"]
+)
+_PATH = st.lists(_SEGMENT, min_size=1, max_size=6).map("/".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_PATH, min_size=40, max_size=120),
+    st.sampled_from(["", "./", "/root/"]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_generated_listings_are_fully_covered(paths: list[str], prefix: str, newline: str) -> None:
+    data = _listing(paths, prefix, newline)
+    _assert_fine_covers(data, optimize(data, FINE))
+    assert [omission.data for omission in optimize(data, COARSE).omissions] == [data]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=4000), st.sampled_from(list(Granularity)))
+def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
+    result = optimize(data, OptimizerConfig(granularity))
+    assert all(isinstance(part, str | Omission) for part in result.parts)
+    looks_like_file_list(data)
+
+
+def test_looks_like_file_list_accepts_listings() -> None:
+    assert looks_like_file_list((FIXTURES / "files.txt").read_bytes())
+    assert looks_like_file_list((FIXTURES / "real/find_listing.txt").read_bytes())
+    assert looks_like_file_list(_listing(_project(), "", "\r\n"))
+    assert looks_like_file_list(_listing(["My Documents/report final.docx"] * 3 + ["a/b.txt"] * 5))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"2024-05-01 12:00:00 INFO request handled in 12ms\n" * 20,
+        b"The quick brown fox jumps over the lazy dog.\nIt was a sunny day.\n" * 10,
+        b'{"id": 1, "status": "ok"}\n' * 10,
+        b"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n",
+        b"name,age,city\nalice,30,paris\nbob,25,rome\ncarol,41,oslo\ndave,33,lima\n",
+        b"1\n2\n3\n4\n5\n6\n7\n8\n",
+        b"a/b.py\nc/d.py\n",
+        b"",
+    ],
+    ids=["log", "prose", "json_lines", "diff", "csv", "numbers", "too_short", "empty"],
+)
+def test_looks_like_file_list_rejects_other_content(data: bytes) -> None:
+    assert not looks_like_file_list(data)

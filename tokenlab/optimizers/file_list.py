@@ -1,0 +1,467 @@
+"""File listings (`find`, `git ls-files`, `fd`): thousands of paths folded into a short tree.
+
+An agent reading a listing wants the shape of the tree and the files that matter, not
+every path. The visible text has three parts:
+
+- a header: how many paths and folders, under which common root, and by extension;
+- notable files (README, LICENSE, manifests, Dockerfiles, CI workflows…; `notable_names`
+  and `notable_prefixes` in `FileListConfig`) named with their path exactly as the tool
+  printed it, shallowest first, skipping vendored folders such as `node_modules/`;
+- a depth-limited tree of folders, each line `src/components/ (412 files: 300 .tsx, 98
+  .ts, 14 .css)`, where the largest folders are expanded first within a line budget.
+
+Every path is behind a ref. COARSE: one ref holds the whole original listing. FINE: one
+ref per folded folder line (its paths, in original order), one per "… N more folders"
+group, one per "files directly here" line, and one for lines outside the tree (blank
+lines, the root's own entry).
+
+Counting is done by one regex pass that yields (folder, extension) per line and a
+`Counter` over those pairs, so the per-path work stays in C; the tree is built from the
+distinct folders only. Listings shorter than `small_listing_lines` stay verbatim.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    visible,
+)
+
+
+@dataclass(frozen=True)
+class FileListConfig:
+    small_listing_lines: int = 40  # shorter listings stay verbatim
+    max_depth: int = 4  # deepest folder level the tree shows (chains of lone folders count once)
+    max_tree_lines: int = 60  # folder lines in the tree; the largest folders are expanded first
+    max_children: int = 12  # subfolders shown under one folder; the rest are summed on one line
+    max_exts: int = 3  # extensions named on a folder line; the rest are "other"
+    max_notable: int = 64
+    max_top_files: int = 20  # top-level files named one by one
+    notable_names: tuple[str, ...] = (
+        "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod",
+        "Makefile", "CMakeLists.txt", "Dockerfile", "tsconfig.json", "pom.xml",
+        "build.gradle", "build.gradle.kts", "Gemfile", "composer.json", "pnpm-workspace.yaml",
+        "tox.ini", "noxfile.py", "Pipfile", "environment.yml", "Justfile", "Procfile",
+        "CODEOWNERS", ".gitlab-ci.yml", "Jenkinsfile", "deno.json", "mix.exs", "flake.nix",
+    )  # fmt: skip
+    notable_prefixes: tuple[str, ...] = (
+        "README", "LICENSE", "LICENCE", "COPYING", "Dockerfile.", "docker-compose",
+        "compose.y", "requirements", "CONTRIBUTING", "SECURITY", "CHANGELOG",
+    )  # fmt: skip
+    # Paths under these folders are never "notable": vendored code repeats the same manifests.
+    vendor_dirs: tuple[str, ...] = (
+        "node_modules", ".git", "vendor", "site-packages", "dist-packages", ".venv", "venv",
+        "__pycache__", ".tox", ".mypy_cache", "target", "third_party",
+    )  # fmt: skip
+
+
+DEFAULT_LIMITS = FileListConfig()
+
+# One match per line: the folder part (without a leading "./") and the extension, if any.
+# The extension needs one character before its dot, so ".gitignore" has none. Greedy runs
+# that backtrack to the last "/" and "." keep this linear even on a 5 MB line.
+_ENTRY_RE = re.compile(
+    rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE
+)
+_MAX_PARSE_DEPTH = 64
+_MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
+_BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
+_EXT_OK_RE = re.compile(rb"\.[A-Za-z0-9_+-]{1,10}")
+# looks_like_file_list: a path is one line of path characters, with at most a few spaces.
+_PATH_LINE_RE = re.compile(
+    rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?"
+)
+_ENDS_LIKE_FILE_RE = re.compile(rb"/|\.[A-Za-z0-9]{1,8}$|^[A-Z][A-Za-z]+$")
+
+
+def looks_like_file_list(data: bytes) -> bool:
+    """True if most non-empty lines are paths: no prose, enough lines, many with `/` or an extension."""
+    lines = [line.rstrip(b"\r") for line in data[: 64 * 1024].split(b"\n")]
+    if len(data) > 64 * 1024 and len(lines) > 1:
+        lines.pop()  # the sample may end mid-line
+    lines = [line for line in lines if line.strip()]
+    if len(lines) < 5:
+        return False
+    path_like = sum(
+        1
+        for line in lines
+        if len(line) <= 400 and line.count(b" ") <= 2 and _PATH_LINE_RE.fullmatch(line)
+    )
+    file_like = sum(1 for line in lines if _ENDS_LIKE_FILE_RE.search(line))
+    with_slash = sum(1 for line in lines if b"/" in line)
+    return (
+        path_like >= 0.9 * len(lines)
+        and file_like >= 0.8 * len(lines)
+        and with_slash >= 0.5 * len(lines)
+    )
+
+
+@dataclass
+class _Folder:
+    """One folder of the listing; `files` counts its whole subtree."""
+
+    path: bytes  # relative to the root, ending in "/"
+    depth: int
+    files: int = 0
+    direct: Counter[bytes] = field(default_factory=Counter)  # extension -> files directly here
+    children: dict[bytes, _Folder] = field(default_factory=dict)
+
+    def child(self, name: bytes) -> _Folder:
+        found = self.children.get(name)
+        if found is None:
+            found = self.children[name] = _Folder(self.path + name + b"/", self.depth + 1)
+        return found
+
+    def subtree(self) -> Iterator[_Folder]:
+        """This folder and every folder below it (iteratively: paths can be very deep)."""
+        stack = [self]
+        while stack:
+            folder = stack.pop()
+            yield folder
+            stack.extend(folder.children.values())
+
+    def extensions(self) -> Counter[bytes]:
+        total: Counter[bytes] = Counter()
+        for folder in self.subtree():
+            total.update(folder.direct)
+        return total
+
+    def collapsed(self) -> _Folder:
+        """Follow a chain of folders that each hold only one subfolder (src/main/java/…)."""
+        folder = self
+        while len(folder.children) == 1 and not folder.direct:
+            folder = next(iter(folder.children.values()))
+        return folder
+
+
+@dataclass(frozen=True)
+class _Listing:
+    root: bytes
+    tree: _Folder
+    paths: int
+    extensions: Counter[bytes]
+
+
+def optimize(
+    data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFAULT_LIMITS
+) -> OptimizeResult:
+    if data.count(b"\n") < limits.small_listing_lines:
+        return OptimizeResult((visible(data),) if data else ())
+    listing = _parse(data)
+    wanted = min(limits.max_top_files, sum(listing.tree.direct.values()))
+    top_files = _top_files(data, listing.root, listing.tree.children, wanted)
+    layout = _Layout.plan(listing.tree, limits, top_files)
+    parts: list[Part] = [_header(listing, limits)]
+    parts += _notable_section(data, limits)
+    parts.append(f"tree (files counted recursively; folders to depth {limits.max_depth}):\n")
+    fine = config.granularity is Granularity.FINE
+    buckets = _bucket_lines(data, listing.root, layout) if fine else {}
+    for line in layout.lines:
+        parts.append(line.text)
+        if line.key in buckets:
+            parts += [" ", Omission(b"".join(buckets[line.key]), line.reason)]
+        parts.append("\n")
+    if fine:
+        outside = buckets.get(_OUTSIDE)
+        if outside:
+            parts += [
+                f"{len(outside):,} lines outside the tree: ",
+                _outside_omission(outside),
+                "\n",
+            ]
+    else:
+        lines = data.count(b"\n") + (not data.endswith(b"\n"))
+        parts += ["full listing: ", Omission(data, f"full file listing, {lines:,} lines"), "\n"]
+    return OptimizeResult(tuple(parts))
+
+
+def _parse(data: bytes) -> _Listing:
+    pairs: Counter[tuple[bytes, bytes]] = Counter(_ENTRY_RE.findall(data))
+    # Blank lines (and the empty end after a final newline) match as top-level, no extension.
+    unnamed = pairs[(b"", b"")]
+    only_final_newline = unnamed == 1 and data.endswith(b"\n")
+    pairs[(b"", b"")] -= 1 if only_final_newline else len(_BLANK_RE.findall(data))
+    _discount_folder_entries(data, pairs)
+    root = _common_folder([folder for (folder, _ext), count in pairs.items() if count > 0])
+    tree = _Folder(b"", 0)
+    extensions: Counter[bytes] = Counter()
+    for (folder, ext), count in pairs.items():
+        if count <= 0 or not folder.startswith(root):
+            continue
+        ext = ext if _EXT_OK_RE.fullmatch(ext) else b""
+        node = tree
+        node.files += count
+        relative = folder[len(root) : -1]
+        # Deeper levels stay joined in one name: no tree shows them, and a hostile
+        # megabyte of slashes must not become a million folders.
+        for name in relative.split(b"/", _MAX_PARSE_DEPTH) if relative else ():
+            node = node.child(name)
+            node.files += count
+        node.direct[ext] += count
+        extensions[ext] += count
+    return _Listing(root, tree, tree.files, extensions)
+
+
+def _discount_folder_entries(data: bytes, pairs: Counter[tuple[bytes, bytes]]) -> None:
+    """`find` without `-type f` also prints folders; they were counted as files, undo that."""
+    lines = set(data.split(b"\n"))
+    folders = {b""}
+    for folder, _ext in pairs:
+        end = folder.find(b"/", 0, _MAX_PATH_BYTES)
+        while end >= 0:
+            folders.add(folder[: end + 1])
+            end = folder.find(b"/", end + 1, _MAX_PATH_BYTES)
+    for folder in folders:
+        for entry in {folder, folder[:-1]} if folder else (b".", b"./"):
+            if not entry:
+                continue
+            for form in (entry, b"./" + entry, entry + b"\r", b"./" + entry + b"\r"):
+                match = _ENTRY_RE.match(form) if form in lines else None
+                if match:
+                    pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
+
+
+def _common_folder(folders: list[bytes]) -> bytes:
+    """The longest folder prefix shared by all folders (min and max bound every other)."""
+    if not folders:
+        return b""
+    low, high = min(folders), max(folders)
+    shared, limit = 0, min(len(low), len(high))
+    while shared < limit:  # binary search on prefix length: C-level compares, no char loop
+        step = (limit - shared + 1) // 2
+        if low[: shared + step] == high[: shared + step]:
+            shared += step
+        else:
+            limit = shared + step - 1
+    return low[: low.rfind(b"/", 0, shared) + 1]
+
+
+def _files(count: int) -> str:
+    return f"{count:,} file" if count == 1 else f"{count:,} files"
+
+
+def _header(listing: _Listing, limits: FileListConfig) -> str:
+    root = visible(listing.root) or "./"
+    folders = sum(1 for _folder in listing.tree.subtree()) - 1
+    exts = _ext_summary(listing.extensions, limits.max_exts + 5)
+    folder_word = "folder" if folders == 1 else "folders"
+    return f"{_files(listing.paths)} in {folders:,} {folder_word} under {root} ({exts})\n"
+
+
+def _ext_summary(extensions: Counter[bytes], shown: int) -> str:
+    ranked = sorted(extensions.items(), key=lambda item: (-item[1], item[0]))
+    words = [f"{count:,} {visible(ext) if ext else 'no ext'}" for ext, count in ranked[:shown]]
+    rest = ranked[shown:]
+    if len(rest) == 1:
+        ext, count = rest[0]
+        words.append(f"{count:,} {visible(ext) if ext else 'no ext'}")
+    elif rest:
+        words.append(f"{sum(count for _ext, count in rest):,} other")
+    return ", ".join(words)
+
+
+@lru_cache(maxsize=8)
+def _notable_re(limits: FileListConfig) -> re.Pattern[bytes]:
+    names = b"|".join(re.escape(name.encode()) for name in limits.notable_names)
+    prefixes = b"|".join(re.escape(prefix.encode()) for prefix in limits.notable_prefixes)
+    workflow = rb"\.github/workflows/[^/\n]+"
+    # Anchored on the "/" or newline before the name: a literal-led search is much faster
+    # than trying every position of every line. The first line is checked on its own.
+    return re.compile(
+        rb"[/\n](?:(?:" + names + rb")|(?:" + prefixes + rb")[^/\n]*|" + workflow + rb")\r?$",
+        re.MULTILINE,
+    )
+
+
+def _notable_spans(data: bytes, pattern: re.Pattern[bytes]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line whose file name is notable, in listing order."""
+    first_end = data.find(b"\n")
+    first_end = first_end if first_end >= 0 else len(data)
+    if pattern.match(b"\n" + data[:first_end]):  # a bare name on the first line
+        yield 0, first_end
+    for match in pattern.finditer(data):
+        start = match.start()
+        line_start = start + 1 if data[start] == 0x0A else data.rfind(b"\n", 0, start) + 1
+        yield line_start, match.end()
+
+
+def _notable_section(data: bytes, limits: FileListConfig) -> list[Part]:
+    vendor = tuple(f"/{name}/".encode() for name in limits.vendor_dirs)
+    found = []
+    for order, (start, end) in enumerate(_notable_spans(data, _notable_re(limits))):
+        path = data[start:end].rstrip(b"\r")
+        if any(marker in b"/" + path for marker in vendor):
+            continue
+        found.append((path.count(b"/"), order, path))
+    if not found:
+        return []
+    chosen = sorted(heapq.nsmallest(limits.max_notable, found), key=lambda item: item[1])
+    lines: list[Part] = ["notable files:\n"]
+    lines += [f"  {visible(path)}\n" for _depth, _order, path in chosen]
+    if len(found) > len(chosen):
+        lines.append(f"  … {len(found) - len(chosen):,} more notable files, deeper in the tree\n")
+    return lines
+
+
+@dataclass(frozen=True)
+class _TreeLine:
+    text: str
+    key: bytes  # the bucket of listing lines this tree line stands for (see _bucket_lines)
+    reason: str
+
+
+# Bucket keys that are not folder paths start with a NUL byte, which no path contains.
+_OUTSIDE = b"\x00outside"
+_MORE = b"\x00more:"
+_DIRECT = b"\x00direct:"
+
+
+class _Layout:
+    """Which folders the tree shows, which it expands, and which bucket each folder feeds."""
+
+    def __init__(self, tree: _Folder, limits: FileListConfig, top_files: list[bytes]) -> None:
+        self.limits = limits
+        self.tree = tree
+        self.top_files = top_files
+        self.expanded: set[bytes] = {b""}
+        self.lines: list[_TreeLine] = []
+        self.bucket_of: dict[bytes, bytes] = {}  # folder path -> bucket key
+
+    @classmethod
+    def plan(cls, tree: _Folder, limits: FileListConfig, top_files: list[bytes]) -> _Layout:
+        layout = cls(tree, limits, top_files)
+        layout._expand()
+        layout._render(tree, indent=0)
+        return layout
+
+    def _shown_children(self, folder: _Folder) -> tuple[list[_Folder], list[_Folder]]:
+        ranked = sorted(folder.children.values(), key=lambda sub: (-sub.files, sub.path))
+        cap = self.limits.max_children if folder.depth else self.limits.max_tree_lines // 2
+        shown = [sub.collapsed() for sub in ranked[:cap]]
+        return sorted(shown, key=lambda sub: sub.path), ranked[cap:]
+
+    def _expand(self) -> None:
+        """Expand the largest folders first while the line budget lasts."""
+        shown, rest = self._shown_children(self.tree)
+        budget = self.limits.max_tree_lines - len(shown) - bool(rest)
+        heap = [(-sub.files, sub.path, 1, sub) for sub in shown]
+        heapq.heapify(heap)
+        while heap:
+            _size, _path, level, folder = heapq.heappop(heap)
+            if not folder.children or level >= self.limits.max_depth or self._vendored(folder):
+                continue
+            subs, more = self._shown_children(folder)
+            cost = len(subs) + bool(more) + bool(folder.direct)
+            if cost > budget:
+                continue
+            budget -= cost
+            self.expanded.add(folder.path)
+            for sub in subs:
+                heapq.heappush(heap, (-sub.files, sub.path, level + 1, sub))
+
+    def _vendored(self, folder: _Folder) -> bool:
+        """Vendored trees (node_modules/, .git/…) are shown as one line, never expanded."""
+        return (
+            folder.path.rstrip(b"/").rpartition(b"/")[2].decode("utf-8", "replace")
+            in self.limits.vendor_dirs
+        )
+
+    def _render(self, folder: _Folder, indent: int) -> None:
+        shown, rest = self._shown_children(folder)
+        pad = "  " * (indent + 1)
+        for sub in shown:
+            text = f"{pad}{visible(sub.path)} ({_files(sub.files)}: {self._exts(sub)})"
+            if sub.path in self.expanded:
+                self.lines.append(_TreeLine(text, b"", ""))
+                self._render(sub, indent + 1)
+            else:
+                self._register(sub, sub.path)
+                reason = f"paths under {visible(sub.path)}, in listing order"
+                self.lines.append(_TreeLine(text, sub.path, reason))
+        if rest:
+            key = _MORE + folder.path
+            for sub in rest:
+                self._register(sub, key)
+            files = sum(sub.files for sub in rest)
+            where = visible(folder.path) or "the root"
+            text = f"{pad}… {len(rest):,} more folders in {where} ({_files(files)})"
+            reason = f"paths in {len(rest)} smaller folders of {where}, in listing order"
+            self.lines.append(_TreeLine(text, key, reason))
+        if folder.direct:
+            self._direct_line(folder, pad)
+
+    def _direct_line(self, folder: _Folder, pad: str) -> None:
+        key = _DIRECT + folder.path
+        self.bucket_of[folder.path] = key
+        count = sum(folder.direct.values())
+        if folder is self.tree:
+            names = [visible(name) for name in self.top_files[: self.limits.max_top_files]]
+            more = count - len(names)
+            text = f"{pad}top-level files: {', '.join(names)}" + (
+                f", … {more:,} more" if more > 0 else ""
+            )
+            reason = "top-level files, in listing order"
+        else:
+            where = visible(folder.path)
+            summary = _ext_summary(folder.direct, self.limits.max_exts)
+            text = f"{pad}({_files(count)} directly in {where}: {summary})"
+            reason = f"files directly in {where}, in listing order"
+        self.lines.append(_TreeLine(text, key, reason))
+
+    def _register(self, folder: _Folder, key: bytes) -> None:
+        """Send the lines of this folder and every folder below it to `key`."""
+        for node in folder.subtree():
+            self.bucket_of[node.path] = key
+
+    def _exts(self, folder: _Folder) -> str:
+        return _ext_summary(folder.extensions(), self.limits.max_exts)
+
+
+def _top_files(data: bytes, root: bytes, folders: dict[bytes, _Folder], wanted: int) -> list[bytes]:
+    """The first `wanted` file names directly under the root, in listing order."""
+    if wanted <= 0:
+        return []
+    pattern = re.compile(rb"^(?:\./)?" + re.escape(root) + rb"([^/\n]*[^/\n\r])\r?$", re.MULTILINE)
+    names = []
+    for match in pattern.finditer(data):
+        # `find` also prints the folders themselves, and "." for the root.
+        if match.group(1) not in folders and match.group(1) not in (b".", b".."):
+            names.append(match.group(1))
+            if len(names) >= wanted:
+                break
+    return names
+
+
+def _bucket_lines(data: bytes, root: bytes, layout: _Layout) -> dict[bytes, list[bytes]]:
+    """FINE: each original line (with its newline) in the bucket of the tree line that stands for it."""
+    buckets: dict[bytes, list[bytes]] = {}
+    bucket_of = layout.bucket_of
+    lines = data.split(b"\n")
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        if index == last and not line:
+            break
+        path = line[2:] if line.startswith(b"./") else line
+        key = _OUTSIDE
+        if path.startswith(root) and path.strip():
+            relative = path[len(root) :]
+            key = bucket_of.get(relative[: relative.rfind(b"/") + 1], _OUTSIDE)
+        buckets.setdefault(key, []).append(line + b"\n" if index < last else line)
+    return buckets
+
+
+def _outside_omission(lines: list[bytes]) -> Omission:
+    return Omission(
+        b"".join(lines), "lines outside the tree (blank lines, folder entries), in listing order"
+    )
