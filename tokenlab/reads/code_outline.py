@@ -1,0 +1,145 @@
+"""Code outlines from tree-sitter tag queries shipped as package data (`queries/*-tags.scm`).
+
+Each query marks definitions with tag-style captures: `@definition.<kind>` on the node
+that spans the definition and `@name` on its name. One mapper serves every language:
+- a name captured by several patterns (a decorated or exported definition) keeps the
+  widest node, so decorators, `export` and `template<…>` fall inside the range;
+- a range ends at the last token that is not a comment, because grammars with
+  indentation-based blocks attach trailing comments to the block before them;
+- nesting comes from byte-range containment, and a function whose nearest enclosing
+  definition is a type becomes a method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tokenlab.reads import treesitter
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# Definitions that hold methods: a function directly inside one of these is a method.
+_TYPE_KINDS = frozenset(
+    {"class", "interface", "struct", "trait", "impl", "enum", "record", "object", "union"}
+)
+_DEFINITION_PREFIX = "definition."
+_HEADER_LIMIT = 120
+
+
+@dataclass
+class _Definition:
+    kind: str
+    node: Node
+    name: str
+    header: str
+
+
+def encode_source(text: str) -> bytes:
+    """UTF-8 bytes for a parser; text decoded with surrogateescape gets its bytes back."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        # A replaced character never contains "\n", so line numbers stay the same.
+        return text.encode("utf-8", "replace")
+
+
+def code_outline(
+    language: str, grammar: str, query_name: str, text: str, ast_fallback: bool = True
+) -> Outline:
+    """Outline `text` with the grammar `grammar` and the query `<query_name>-tags.scm`.
+
+    With `ast_fallback`, Python that tree-sitter misparses but Python accepts is outlined
+    from `ast` (see `python_ast_outline`)."""
+    data = encode_source(text)
+    root = treesitter.parse(grammar, data)
+    if ast_fallback and root.has_error and language == "python":
+        from tokenlab.reads.python_ast_outline import FALLBACK_NOTE, ast_drafts
+
+        drafts = ast_drafts(text)
+        if drafts is not None:
+            return Outline(language, freeze(drafts), line_count(text), FALLBACK_NOTE)
+    definitions = _definitions(treesitter.tags_query(grammar, query_name), root, data)
+    note = "syntax errors in the file: ranges near them may be off" if root.has_error else ""
+    return Outline(language, freeze(_nest(definitions)), line_count(text), note)
+
+
+def _definitions(query: object, root: Node, data: bytes) -> list[_Definition]:
+    by_name: dict[tuple[int, int], _Definition] = {}
+    for captures in treesitter.run_query(query, root):  # type: ignore[arg-type]
+        names = captures.get("name")
+        found = _definition_capture(captures)
+        if not names or found is None:
+            continue
+        kind, node = found
+        name_node = names[0]
+        key = (name_node.start_byte, name_node.end_byte)
+        known = by_name.get(key)
+        if known is None or _width(node) > _width(known.node):
+            name = data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+            by_name[key] = _Definition(kind, node, " ".join(name.split()), _header(data, name_node))
+    return list(by_name.values())
+
+
+def _definition_capture(captures: treesitter.Captures) -> tuple[str, Node] | None:
+    for capture, nodes in captures.items():
+        if capture.startswith(_DEFINITION_PREFIX) and nodes:
+            return capture[len(_DEFINITION_PREFIX) :], nodes[0]
+    return None
+
+
+def _width(node: Node) -> int:
+    return node.end_byte - node.start_byte
+
+
+def _header(data: bytes, name_node: Node) -> str:
+    """The source line holding the definition's name: a short signature for the detail."""
+    start = data.rfind(b"\n", 0, name_node.start_byte) + 1
+    end = data.find(b"\n", name_node.start_byte)
+    line = data[start : end if end >= 0 else len(data)]
+    return shorten(line.decode("utf-8", "replace"), _HEADER_LIMIT)
+
+
+def _nest(definitions: list[_Definition]) -> list[Draft]:
+    """Build the tree by containment of byte ranges; returns the top-level drafts."""
+    definitions.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    top: list[Draft] = []
+    open_stack: list[tuple[int, Draft]] = []  # (end byte, draft) of definitions still open
+    for definition in definitions:
+        node = definition.node
+        while open_stack and open_stack[-1][0] <= node.start_byte:
+            open_stack.pop()
+        parent = open_stack[-1][1] if open_stack else None
+        kind = definition.kind
+        if kind == "function" and parent is not None and parent.kind in _TYPE_KINDS:
+            kind = "method"
+        draft = Draft(
+            kind=kind,
+            name=definition.name,
+            start_line=node.start_point[0] + 1,
+            end_line=_last_content_row(node) + 1,
+            detail=definition.header,
+        )
+        (parent.children if parent is not None else top).append(draft)
+        open_stack.append((node.end_byte, draft))
+    return top
+
+
+def _last_content_row(node: Node) -> int:
+    """The 0-based row of the last token of `node` that is not a comment."""
+    current = node
+    while True:
+        last = None
+        for child in reversed(current.children):
+            if child.end_byte > child.start_byte and "comment" not in child.type:
+                last = child
+                break
+        if last is None:
+            break
+        current = last
+    row, column = current.end_point
+    if column == 0 and row > node.start_point[0]:
+        row -= 1  # the node ends with its line's "\n": it ends on the line before
+    return int(row)
