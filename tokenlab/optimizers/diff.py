@@ -31,8 +31,8 @@ from enum import Enum
 from tokenlab.optimizers import (
     Granularity,
     Omission,
-    OptimizeResult,
     OptimizerConfig,
+    OptimizeResult,
     Part,
     visible,
 )
@@ -355,21 +355,24 @@ class _Renderer:
         self.lines = lines
         self.fine = granularity is Granularity.FINE
         self.config = config
-        self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
+        self.min_fold_bytes = (
+            config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
+        )
 
     def render(self, sections: list[_Section]) -> OptimizeResult:
         cuts: list[_Cut] = []
         for section in sections:
             cuts.extend(self._cuts(section))
         if not cuts:
-            return OptimizeResult((visible(self.lines.chunk(0, self.lines.count)),))
+            whole = visible(self.lines.chunk(0, self.lines.count))
+            return OptimizeResult((whole,) if whole else ())
         return OptimizeResult(tuple(self._assemble(cuts)))
 
     def _cuts(self, section: _Section) -> list[_Cut]:
         fold = _fold_kind(section, self.lines, self.config)
         if fold:
-            counts = f"+{section.added} -{section.removed} lines"
-            label = f"[{_display_path(section)}: {fold}, {counts}] "
+            counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
+            label = f"[{_display_path(section)}: {fold}{counts}] "
             return [_Cut(section.start, section.end, "file", label)]
         folded = list(section.meta_lines)
         if section.has_path_lines or section.binary_notice:
@@ -428,7 +431,10 @@ def _summary(meta: list[bytes], context: list[bytes], context_lines: int) -> lis
             "(each shown as `… N lines`), concatenated in original order"
         )
         lead = "; " if parts else "[diff: "
-        parts += [lead + "unchanged lines shown as `… N lines` in ", Omission(b"".join(context), reason)]
+        parts += [
+            lead + "unchanged lines shown as `… N lines` in ",
+            Omission(b"".join(context), reason),
+        ]
     if parts:
         parts.append("]\n")
     return parts
