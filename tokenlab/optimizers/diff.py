@@ -90,6 +90,7 @@ class _Header(Enum):
     META = "meta"  # always folded
     NAMING = "naming"  # folded when `---`/`+++` name the files anyway
     KEPT = "kept"
+    BINARY_NOTICE = "binary notice"  # `Binary files a/x and b/x differ` names the file
     OLD_PATH = "old path"
     NEW_PATH = "new path"
     BINARY_PATCH = "binary patch"
@@ -108,7 +109,7 @@ _HEADER_PREFIXES: tuple[tuple[bytes, _Header], ...] = (
     (b"new mode ", _Header.KEPT),
     (b"copy from ", _Header.KEPT),
     (b"copy to ", _Header.KEPT),
-    (b"Binary files ", _Header.KEPT),
+    (b"Binary files ", _Header.BINARY_NOTICE),
     (b"GIT binary patch", _Header.BINARY_PATCH),
 )
 
@@ -233,7 +234,7 @@ def _parse_headers(items: list[bytes], i: int, count: int, section: _Section) ->
             return i
         if kind is _Header.META:
             section.meta_lines.append(i)
-        elif line.startswith(b"Binary files "):
+        elif kind is _Header.BINARY_NOTICE:
             section.binary_notice = True
         elif kind is _Header.NAMING:
             section.naming_lines.append(i)
@@ -342,11 +343,19 @@ def _git_line_path(line: bytes) -> bytes:
 # --- deciding and rendering --------------------------------------------------------------
 
 
+class _CutKind(Enum):
+    META = "meta"
+    CONTEXT = "context"
+    FILE = "file"
+
+
 @dataclass(frozen=True, slots=True)
 class _Cut:
+    """Lines [start, end) that leave the visible text."""
+
     start: int
     end: int
-    kind: str  # "meta", "context" or "file"
+    kind: _CutKind
     label: str = ""
 
 
@@ -373,20 +382,20 @@ class _Renderer:
         if fold:
             counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
             label = f"[{_display_path(section)}: {fold}{counts}] "
-            return [_Cut(section.start, section.end, "file", label)]
+            return [_Cut(section.start, section.end, _CutKind.FILE, label)]
         folded = list(section.meta_lines)
         if section.has_path_lines or section.binary_notice:
             folded.extend(section.naming_lines)
             if section.diff_line >= 0:
                 folded.append(section.diff_line)
-        cuts = [_Cut(start, end, "meta") for start, end in _ranges(sorted(folded))]
+        cuts = [_Cut(start, end, _CutKind.META) for start, end in _ranges(sorted(folded))]
         keep = self.config.context_keep
         items = self.lines.items
         for run in section.runs:
             start = run.start + (keep if run.after_change else 0)
             end = run.end - (keep if run.before_change else 0)
             if end > start and sum(map(len, items[start:end])) >= self.min_fold_bytes:
-                cuts.append(_Cut(start, end, "context"))
+                cuts.append(_Cut(start, end, _CutKind.CONTEXT))
         cuts.sort(key=lambda cut: cut.start)
         return cuts
 
@@ -402,10 +411,10 @@ class _Renderer:
                 body.append(visible(chunk(position, cut.start)))
             data = chunk(cut.start, cut.end)
             size = cut.end - cut.start
-            if cut.kind == "meta":
+            if cut.kind is _CutKind.META:
                 meta.append(data)
-            elif cut.kind == "file":
-                body += [cut.label, Omission(data, f"diff of a {cut.label[1:-2]}"), "\n"]
+            elif cut.kind is _CutKind.FILE:
+                body += [cut.label, Omission(data, f"whole-file diff, {cut.label[1:-2]}"), "\n"]
             elif self.fine:
                 reason = f"{size} unchanged context lines"
                 body += [f"… {size} lines ", Omission(data, reason), "\n"]
