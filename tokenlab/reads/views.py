@@ -169,10 +169,16 @@ def fits(text: str, budget: int) -> bool:
 
 
 class Ladder:
-    """Candidates from most to least detailed, built on demand and remembered."""
+    """Candidates from most to least detailed, built on demand and remembered.
 
-    def __init__(self, rungs: Sequence[Callable[[], Candidate | None]]) -> None:
+    The first `linear` rungs (full text, a summary) are unrelated views tried in order;
+    the rest (outline levels, then the stub) shrink step by step, so they are
+    binary-searched.
+    """
+
+    def __init__(self, rungs: Sequence[Callable[[], Candidate | None]], linear: int = 0) -> None:
         self._rungs = rungs
+        self._linear = linear
         self._built: dict[int, Candidate | None] = {}
 
     def __len__(self) -> int:
@@ -188,12 +194,11 @@ class Ladder:
         return candidate is not None and fits(candidate.content, budget)
 
     def first_fitting(self, budget: int) -> int | None:
-        """Binary search for the most detailed rung that fits; the top rung is tried first."""
-        if not self._rungs:
-            return None
-        if self.fits(0, budget):
-            return 0
-        low, high, found = 1, len(self._rungs) - 1, None
+        """The most detailed rung that fits, or None."""
+        for index in range(min(self._linear, len(self._rungs))):
+            if self.fits(index, budget):
+                return index
+        low, high, found = self._linear, len(self._rungs) - 1, None
         while low <= high:
             middle = (low + high) // 2
             if self.fits(middle, budget):
@@ -434,7 +439,17 @@ def _overlapping(reader: FileReader, start: int, end: int) -> tuple[Symbol, ...]
     return _rebuild(levels, lambda _, __, symbol: symbol.start_line <= end and symbol.end_line >= start)
 
 
-def build_ladder(reader: FileReader, request: ReadRequest) -> tuple[list[Callable[[], Candidate | None]], tuple[tuple[int, int], ...], str]:
+@dataclass(frozen=True)
+class Plan:
+    """The rungs for a requested view: `linear` exact or generated views, then outline rungs."""
+
+    rungs: list[Callable[[], Candidate | None]]
+    linear: int
+    stub_ranges: tuple[tuple[int, int], ...]
+    stub_label: str = ""
+
+
+def build_ladder(reader: FileReader, request: ReadRequest) -> Plan:
     """The rungs for the requested view, the ranges its stub names, and the stub's label."""
     view = request.effective_view
     if view is View.SECTION:
@@ -443,14 +458,14 @@ def build_ladder(reader: FileReader, request: ReadRequest) -> tuple[list[Callabl
         symbol = _section_symbol(reader, request.section)
         span = (symbol.start_line, symbol.end_line)
         rungs = [lambda: reader.exact_lines(View.SECTION, *span), *reader.outline_rungs((symbol,))]
-        return rungs, (span,), f" {symbol.name}"
+        return Plan(rungs, 1, (span,), f" {symbol.name}")
     if view is View.LINES:
         if request.lines is None:
             raise InputError("--view lines needs --lines A-B")
         start, end, note = _line_span(reader, request.lines)
         rungs = [lambda: reader.exact_lines(View.LINES, start, end, note)]
         rungs += reader.outline_rungs(_overlapping(reader, start, end))
-        return rungs, ((start, end),), ""
+        return Plan(rungs, 1, ((start, end),))
     if view is View.SUMMARY and reader.options.summarizer is None:
         raise InputError("the summary view needs a summarizer (--summarizer CMD or $TOKENLAB_SUMMARIZER)")
     rungs: list[Callable[[], Candidate | None]] = []
@@ -458,7 +473,7 @@ def build_ladder(reader: FileReader, request: ReadRequest) -> tuple[list[Callabl
         rungs.append(reader.full)
     if view is View.SUMMARY or (view is View.AUTO and reader.options.summarizer is not None):
         rungs.append(lambda: reader.summary(required=view is View.SUMMARY))
-    return rungs + reader.outline_rungs(), reader.whole(), ""
+    return Plan(rungs + reader.outline_rungs(), len(rungs), reader.whole())
 
 
 def _cut_to_fit(text: str, budget: int) -> str:
@@ -526,8 +541,9 @@ def read_source(source: SourceFile, request: ReadRequest, options: ReadOptions |
     if request.budget_tokens < 0:
         raise InputError("the budget must be zero or more tokens")
     reader = FileReader(source, options or ReadOptions())
-    rungs, stub_ranges, label = build_ladder(reader, request)
-    ladder = Ladder([*rungs, lambda: reader.stub(stub_ranges, label)])
+    plan = build_ladder(reader, request)
+    stub_ranges, label = plan.stub_ranges, plan.stub_label
+    ladder = Ladder([*plan.rungs, lambda: reader.stub(stub_ranges, label)], plan.linear)
     index = ladder.first_fitting(request.budget_tokens)
     if index is not None:
         candidate = ladder.candidate(index)
