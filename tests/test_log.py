@@ -1,0 +1,353 @@
+"""Log optimizer: goldens, signals, coverage of every line, hostile bytes, both granularities."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Golden, render_preview
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.log import LogLimits, optimize
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+LOG_FIXTURES = (
+    "service.log",
+    "ansi_build.log",
+    "real/pip_install_fail.log",
+    "real/unittest_verbose.log",
+    "real/pytest_fail.log",
+)
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+CONFIGS = pytest.mark.parametrize("config", [COARSE, FINE], ids=["coarse", "fine"])
+VISIBLE_LINE_END = re.compile("\r\n|\r|\n")
+ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def omissions(result: OptimizeResult) -> list[Omission]:
+    return list(result.omissions)
+
+
+def assert_covered(data: bytes, result: OptimizeResult) -> None:
+    """Every original line is shown verbatim (ANSI aside) or held, exactly, by an omission."""
+    held: Counter[bytes] = Counter()
+    for omission in omissions(result):
+        held.update(omission.data.splitlines(keepends=True))
+    raw_lines = data.splitlines(keepends=True)
+    assert not held - Counter(raw_lines), "an omission holds bytes that are not original lines"
+    shown = set(VISIBLE_LINE_END.split(render_preview(result)))
+    for line in raw_lines:
+        if held[line]:
+            held[line] -= 1
+            continue
+        text = ANSI.sub(b"", line).rstrip(b"\r\n").decode("utf-8", errors="replace")
+        assert text in shown, f"line neither visible nor in an omission: {line!r}"
+
+
+def assert_in_order(data: bytes, omission: Omission) -> None:
+    """An omission's lines appear in the input in the same order."""
+    raw = iter(data.splitlines(keepends=True))
+    for line in omission.data.splitlines(keepends=True):
+        assert any(candidate == line for candidate in raw), f"out of order: {line!r}"
+
+
+def service_lines(count: int, start: int = 0) -> list[bytes]:
+    return [
+        b"2026-03-14 09:%02d:%02d,%03d INFO [orders] request_id=%08x GET /api/orders/%d -> 200 (%d.%d ms)\n"
+        % (n // 60 % 60, n % 60, n % 1000, 0x9F3A0000 + n * 7919, 10000 + n, n % 40, n % 10)
+        for n in range(start, start + count)
+    ]
+
+
+# --- goldens and signals on the fixtures -------------------------------------------------
+
+
+@CONFIGS
+@pytest.mark.parametrize("name", LOG_FIXTURES)
+def test_fixture_golden(name: str, config: OptimizerConfig, golden: Golden) -> None:
+    result = optimize((FIXTURES / name).read_bytes(), config)
+    golden.check(f"log/{name.replace('/', '__')}.{config.granularity.value}.txt", render_preview(result))
+
+
+@CONFIGS
+@pytest.mark.parametrize("name", LOG_FIXTURES)
+def test_fixture_signals_stay_visible(name: str, config: OptimizerConfig) -> None:
+    signals = (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines()
+    shown = render_preview(optimize((FIXTURES / name).read_bytes(), config))
+    assert [signal for signal in signals if signal and signal not in shown] == []
+
+
+@CONFIGS
+@pytest.mark.parametrize("name", LOG_FIXTURES)
+def test_fixture_lines_all_covered(name: str, config: OptimizerConfig) -> None:
+    data = (FIXTURES / name).read_bytes()
+    result = optimize(data, config)
+    assert_covered(data, result)
+    for omission in omissions(result):
+        assert_in_order(data, omission)
+
+
+def test_service_log_shrinks_to_a_handful_of_lines() -> None:
+    shown = render_preview(optimize((FIXTURES / "service.log").read_bytes(), COARSE))
+    assert len(shown.splitlines()) < 60
+    assert "[×2,322]" in shown
+
+
+# --- folding ------------------------------------------------------------------------------
+
+
+@CONFIGS
+def test_templated_lines_fold_to_first_line_with_count(config: OptimizerConfig) -> None:
+    lines = service_lines(50)
+    result = optimize(b"".join(lines), config)
+    shown = render_preview(result)
+    first = lines[0].decode().rstrip("\n")
+    assert "[×50" in shown and shown.count("\n") == 2 and first in shown
+    (omission,) = omissions(result)
+    assert omission.data == b"".join(lines)
+
+
+def test_identical_lines_say_identical() -> None:
+    shown = render_preview(optimize(b"retrying connection\n" * 7, COARSE))
+    assert "[×7 identical] retrying connection" in shown
+
+
+def test_coarse_has_one_omission_in_original_order() -> None:
+    noise = service_lines(20)
+    other = [b"2026-03-14 10:00:%02d DEBUG cache hit key=product:%d\n" % (n, n * 13) for n in range(20)]
+    mixed = [line for pair in zip(noise, other) for line in pair]
+    data = b"".join(mixed)
+    result = optimize(data, COARSE)
+    (omission,) = omissions(result)
+    assert omission.data == data
+
+
+def test_fine_has_one_omission_per_group_each_in_order() -> None:
+    noise = service_lines(20)
+    other = [b"2026-03-14 10:00:%02d DEBUG cache hit key=product:%d\n" % (n, n * 13) for n in range(20)]
+    data = b"".join(line for pair in zip(noise, other) for line in pair)
+    result = optimize(data, FINE)
+    assert [o.data for o in omissions(result)] == [b"".join(noise), b"".join(other)]
+    assert all("not contiguous" in o.reason for o in omissions(result))
+
+
+def test_passing_tests_fold_whatever_their_names() -> None:
+    names = ["parse_header", "render_cookie", "encode_path", "decode_token", "merge_session"]
+    data = b"".join(
+        b"test_%s (tests.test_http.TestHttp.test_%s) ... ok\n" % (n.encode(), n.encode()) for n in names
+    )
+    data += b"test_boom (tests.test_http.TestHttp.test_boom) ... FAIL\n"
+    shown = render_preview(optimize(data, COARSE))
+    assert "[×5] test_parse_header" in shown  # passing tests are never taken as context
+    assert "test_boom (tests.test_http.TestHttp.test_boom) ... FAIL" in shown
+
+
+def test_long_run_of_distinct_lines_keeps_head_and_tail() -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+             "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]  # fmt: skip
+    data = b"".join(b"Compiling %s\n" % w.encode() for w in words)
+    result = optimize(data, FINE)
+    shown = render_preview(result).splitlines()
+    assert shown[1:4] == ["Compiling alpha", "Compiling bravo", "Compiling charlie"]
+    assert shown[-3:] == ["Compiling romeo", "Compiling sierra", "Compiling tango"]
+    assert shown[4].startswith("[… 14 more lines #ref:ctx_")
+    assert omissions(result)[0].data == b"".join(b"Compiling %s\n" % w.encode() for w in words[3:17])
+
+
+# --- anomalies ----------------------------------------------------------------------------
+
+
+@CONFIGS
+def test_error_and_context_stay_verbatim_in_place(config: OptimizerConfig) -> None:
+    before, after = service_lines(30), service_lines(30, start=30)
+    error = b"2026-03-14 09:00:30,500 ERROR [payments] ERROR PaymentService line 421: gateway 502\n"
+    data = b"".join([*before, error, *after])
+    shown = render_preview(optimize(data, config)).splitlines()
+    at = shown.index(error.decode().rstrip("\n"))
+    assert shown[at - 1] == before[-1].decode().rstrip("\n")
+    assert shown[at + 1] == after[0].decode().rstrip("\n")
+    assert "[×58" in shown[1]  # the group sits where its first line was, before the error
+
+
+def test_traceback_block_stays_whole() -> None:
+    trace = (
+        b"Traceback (most recent call last):\n"
+        b'  File "/srv/app/service.py", line 12, in handle\n'
+        b"    return charge(order)\n"
+        b'  File "/srv/app/gateway.py", line 88, in charge\n'
+        b"    raise GatewayError(502)\n"
+        b"app.gateway.GatewayError: 502\n"
+    )
+    data = b"".join(service_lines(10)) + trace + b"".join(service_lines(10, start=10))
+    shown = render_preview(optimize(data, COARSE))
+    assert trace.decode() in shown
+
+
+def test_exception_message_lines_follow_the_traceback() -> None:
+    trace = (
+        b"Traceback (most recent call last):\n"
+        b'  File "t.py", line 3, in test_x\n'
+        b"    self.assertEqual(a, b)\n"
+        b"AssertionError: 'x' != 'y'\n"
+        b"- x\n"
+        b"+ y\n"
+        b"\n"
+    )
+    shown = render_preview(optimize(b"".join(service_lines(10)) + trace, COARSE))
+    assert trace.decode() in shown
+
+
+def test_repeated_anomaly_keeps_three_and_folds_the_rest() -> None:
+    errors = [
+        b"2026-03-14 09:00:%02d ERROR [db] connection refused to 10.0.0.%d:5432\n" % (n, n) for n in range(10)
+    ]
+    data = b"".join(line for pair in zip(service_lines(10), errors) for line in pair)
+    result = optimize(data, FINE)
+    shown = render_preview(result)
+    for error in errors[:3]:
+        assert error.decode().rstrip("\n") in shown
+    assert "[×7 more #ref:ctx_" in shown
+    repeat = next(o for o in omissions(result) if b"ERROR" in o.data)
+    assert repeat.data == b"".join(errors[3:])
+
+
+def test_distinct_errors_are_all_kept() -> None:
+    errors = [
+        b"ERROR: test_%s failed\n" % name for name in (b"alpha", b"bravo", b"charlie", b"delta", b"echo")
+    ]
+    data = b"".join(line for pair in zip(service_lines(5), errors) for line in pair)
+    shown = render_preview(optimize(data, COARSE))
+    assert all(error.decode().rstrip("\n") in shown for error in errors)
+
+
+# --- bytes: ANSI, CRLF, long lines, hostile input -----------------------------------------
+
+
+@CONFIGS
+def test_ansi_removed_from_visible_but_kept_in_omissions(config: OptimizerConfig) -> None:
+    lines = [b"\x1b[32mINFO\x1b[0m step %d done in %dms\r\n" % (n, n * 3) for n in range(20)]
+    data = b"".join(lines) + b"\x1b[1;31merror\x1b[0m: build failed\r\n"
+    result = optimize(data, config)
+    shown = render_preview(result)
+    assert "\x1b" not in shown
+    assert "error: build failed" in shown
+    assert "INFO step 19 done in 57ms\n" in shown  # context of the error, escapes removed
+    assert b"".join(o.data for o in omissions(result)) == b"".join(lines[:-1])
+
+
+def test_crlf_kept_exactly_in_omissions() -> None:
+    data = b"".join(line.replace(b"\n", b"\r\n") for line in service_lines(12))
+    result = optimize(data, COARSE)
+    assert omissions(result)[0].data == data
+    assert "\r" not in render_preview(result)
+
+
+def test_escape_between_cr_and_lf_does_not_shift_lines() -> None:
+    data = b"".join(b"step %d\r\x1b[0m\n" % n for n in range(8)) + b"ERROR done\n"
+    result = optimize(data, COARSE)
+    assert_covered(data, result)
+
+
+def test_long_line_is_cut_and_kept_whole_behind_a_ref() -> None:
+    data = b"ERROR payload: " + b"x" * 5_000_000 + b"\nnext line\n"
+    result = optimize(data, FINE)
+    shown = render_preview(result)
+    assert len(shown) < 2_000 and "ERROR payload: xxx" in shown
+    assert "[whole line: 5,000,016 bytes #ref:ctx_" in shown
+    assert omissions(result)[0].data == data.splitlines(keepends=True)[0]
+
+
+def test_long_line_without_spaces_or_newline() -> None:
+    data = b"a1" * 2_500_000
+    result = optimize(data, COARSE)
+    assert_covered(data, result)
+    assert len(render_preview(result)) < 2_000
+
+
+def test_small_log_without_repeats_passes_through() -> None:
+    data = b"Starting\r\nListening on :8080\nno newline at end"
+    assert render_preview(optimize(data, COARSE)) == data.decode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n",
+        b"\n\n\n\n",
+        b"\x00\x01\x02\xff\xfe" * 100,
+        "café ünïcode — ok\n".encode("latin-1", errors="replace") * 20,
+        b"\xc3\x28 invalid utf-8 \xa0\xa1\n" * 30,
+        b"\x1b[31m\x1b[0m\n" * 10,
+        b"\x1b" * 1000,
+        b"\r" * 1000,
+        b"Traceback (most recent call last):\n" * 50,
+        b'  File "x"\nTraceback (most recent call last):',
+        b"E " * 100_000,
+    ],
+    ids=[
+        "empty",
+        "newline",
+        "blank",
+        "binary",
+        "latin1",
+        "invalid-utf8",
+        "ansi-only",
+        "esc",
+        "cr",
+        "tracebacks",
+        "truncated-traceback",
+        "long-E",
+    ],
+)
+@CONFIGS
+def test_hostile_bytes_never_raise(data: bytes, config: OptimizerConfig) -> None:
+    result = optimize(data, config)
+    assert_covered(data, result)
+
+
+def test_limits_are_tunable() -> None:
+    data = b"".join(service_lines(10))
+    shown = render_preview(optimize(data, COARSE, LogLimits(min_group=11)))
+    assert shown == data.decode()
+
+
+# --- properties ---------------------------------------------------------------------------
+
+LOG_ATOMS = st.sampled_from(
+    [
+        b"INFO GET /api/orders/%d 200\n",
+        b"DEBUG cache hit %d\n",
+        b"ERROR PaymentService line 421\n",
+        b"WARN slow request %d ms\r\n",
+        b"Traceback (most recent call last):\n",
+        b'  File "app.py", line %d, in run\n',
+        b"ValueError: bad %d\n",
+        b"\x1b[32mok\x1b[0m %d\n",
+        b"\n",
+        b"test_x%d (m.C.test_x) ... ok\n",
+        b"\xff\xfe %d\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(LOG_ATOMS, st.integers(0, 999)), max_size=80), st.booleans())
+def test_generated_logs_are_covered(atoms: list[tuple[bytes, int]], fine: bool) -> None:
+    data = b"".join(atom % n if b"%d" in atom else atom for atom, n in atoms)
+    result = optimize(data, FINE if fine else COARSE)
+    assert_covered(data, result)
+    if not fine:
+        assert len(omissions(result)) <= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2_000), st.booleans())
+def test_arbitrary_bytes_never_raise(data: bytes, fine: bool) -> None:
+    result = optimize(data, FINE if fine else COARSE)
+    assert_covered(data, result)

@@ -1,0 +1,422 @@
+"""Log optimizer: fold repeated and templated lines, keep anomalies verbatim and in place.
+
+Logs and tool output are mostly the same few line shapes repeated with different
+timestamps, ids and numbers. We reduce every line to a *template* (words holding a digit
+become `#`, whitespace runs become one space, passing-test lines lose their test name)
+and fold each template's lines into one line showing the first of them and a count.
+Anomalies -- error/warning/failure lines, Python tracebacks, indented continuations such
+as a compiler's source excerpt -- stay verbatim where they occurred, with a line of
+context either side, unless the very same anomaly repeats many times. Long runs of
+distinct, unremarkable lines keep their head and tail. ANSI escapes never reach the
+visible text.
+
+Everything not shown verbatim goes into omissions holding the exact original bytes
+(ANSI escapes and CRLF included): with `Granularity.COARSE` one omission holds every
+folded line in original order; with `Granularity.FINE` each folded group has its own.
+
+Work is done on whole buffers with compiled regexes where possible (ANSI stripping and
+templating run once over the input, not per line), and every pass is linear, so a 5 MB
+single line or a 100 MB log cost time in proportion to their size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import compress
+
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, visible
+
+
+@dataclass(frozen=True)
+class LogLimits:
+    """Tunables of the log optimizer; the defaults suit agents reading tool output."""
+
+    context_before: int = 1
+    context_after: int = 1
+    # An anomaly (or traceback) seen this many times verbatim folds its further repeats.
+    verbatim_repeats: int = 3
+    # Indented lines following an anomaly (compiler excerpts, stack frames) kept with it.
+    continuation_lines: int = 6
+    traceback_lines: int = 400
+    # Lines after a traceback's exception line that continue its message (diffs, notes).
+    exception_message_lines: int = 20
+    # Lines of one template fold once there are this many of them.
+    min_group: int = 3
+    # Runs of distinct unremarkable lines longer than this keep only head and tail.
+    distinct_run: int = 10
+    run_head: int = 3
+    run_tail: int = 3
+    # Visible bytes of one line; the rest of a longer line is behind a ref.
+    line_bytes: int = 1000
+    preview_chars: int = 80
+
+
+DEFAULT_LIMITS = LogLimits()
+
+_ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# A word holding a digit (number, timestamp part, hex id, duration, version), chained
+# through `.:/-` so that a timestamp, IP:port or UUID becomes a single `#`. Anchored at
+# a word boundary so that a long run of letters is scanned once, not once per position.
+_VARYING_RE = re.compile(rb"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
+_BLANKS_RE = re.compile(rb"[ \t]{2,}|\t")  # runs only: single spaces are the common case
+# Passing tests fold together whatever their names: unittest -v and pytest -v lines.
+# They are independent of their neighbours, so they are never taken as context either.
+_PASSING_TEST = b"<test>"
+_UNITTEST_OUTCOME_RE = re.compile(
+    rb"^\S+ \([^()\r\n]*\) \.\.\. (ok|skipped|expected failure)\b[^\r\n]*", re.MULTILINE
+)
+_PYTEST_OUTCOME_RE = re.compile(rb"^([^\s:]+)::\S+ (PASSED|SKIPPED|XFAIL|XPASS)\b[^\r\n]*", re.MULTILINE)
+_ANOMALY_RE = re.compile(
+    rb"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG"
+    rb"|FAIL|FAILED|FAILURE|Error|Warning|Fatal|Failed|Failure|Exception|Traceback"
+    rb"|error|warning|fatal|failed|failure|panic)\b"
+    rb"|\b[A-Z]\w*(?:Error|Exception|Warning)\b"
+    rb"|^[E>] "
+    rb"|^ ?[=_-]{3,} \S.* [=_-]{3,}$"
+    rb"|During handling of the above exception|The above exception was the direct cause"
+    rb"|Segmentation fault|core dumped|npm ERR!"
+)
+_TRACEBACK = b"Traceback (most recent call last)"
+# A line that starts a new record ends an exception message's continuation lines.
+_RECORD_START_RE = re.compile(
+    rb"\s*(?:\[?\d|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|ERROR|FATAL|CRITICAL)\b|[=_-]{3,}"
+    rb"|Traceback|During handling|The above exception)"
+)
+
+KEEP = 1  # shown verbatim (anomaly, its block, or context)
+FOLD = 2  # inside a folded group
+
+
+@dataclass(frozen=True)
+class _Lines:
+    raw: list[bytes]  # exact original lines, terminators included
+    clean: list[bytes]  # ANSI removed, terminators removed
+    keys: list[bytes]  # templates
+
+    def text(self, index: int, limit: int) -> str:
+        line = self.clean[index]
+        if len(line) <= limit:
+            return visible(line)
+        cut = limit
+        while cut > 0 and 0x80 <= line[cut] < 0xC0:  # do not split a UTF-8 sequence
+            cut -= 1
+        return visible(line[:cut]) + "…"
+
+
+@dataclass
+class _Group:
+    """Folded lines shown as one: `kind` picks the label, `lines` ascend."""
+
+    kind: str  # "template", "repeat" (anomaly repeats), "run" (distinct lines), "long"
+    lines: list[int]
+    identical: bool = False
+    units: int = 0  # for "repeat": how many anomaly units; each may span several lines
+    blanks: int = 0  # stray blank lines appended to the group (out of order)
+
+    @property
+    def count(self) -> int:
+        return self.units or len(self.lines) - self.blanks
+
+    @property
+    def contiguous(self) -> bool:
+        return self.lines[-1] - self.lines[0] + 1 == len(self.lines)
+
+
+@dataclass
+class _Plan:
+    role: bytearray
+    groups: list[_Group] = field(default_factory=list)
+    anomalous: set[bytes] = field(default_factory=set)
+
+
+def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
+    lines = _split(data)
+    if not lines.raw:
+        return OptimizeResult(())
+    plan = _plan(lines, limits)
+    items = _fold_runs(_items(lines, plan), plan, limits)
+    items = _fold_stray_blanks(items, lines, plan)
+    _fold_long_lines(items, lines, plan, limits)
+    for group in plan.groups:
+        if group.blanks:
+            group.lines.sort()
+    if not plan.groups:
+        return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),))
+    return _render(items, lines, plan, config.granularity, limits)
+
+
+def _split(data: bytes) -> _Lines:
+    raw = data.splitlines(keepends=True)
+    cleaned = _ANSI_RE.sub(b"", data) if b"\x1b" in data else data
+    template = _BLANKS_RE.sub(b" ", _VARYING_RE.sub(b"#", cleaned))
+    template = _UNITTEST_OUTCOME_RE.sub(rb"<test> ... \1", template)
+    template = _PYTEST_OUTCOME_RE.sub(rb"\1::<test> \2", template)
+    clean, keys = cleaned.splitlines(), template.splitlines()
+    if not (len(clean) == len(keys) == len(raw)):
+        # Removing an escape between `\r` and `\n` can merge two line ends; redo per line.
+        clean = [_ANSI_RE.sub(b"", line).rstrip(b"\r\n") for line in raw]
+        keys = [_BLANKS_RE.sub(b" ", _VARYING_RE.sub(b"#", line)) for line in clean]
+    return _Lines(raw, clean, keys)
+
+
+def _plan(lines: _Lines, limits: LogLimits) -> _Plan:
+    by_key: dict[bytes, list[int]] = {}
+    for index, key in enumerate(lines.keys):
+        members = by_key.get(key)
+        if members is None:
+            by_key[key] = [index]
+        else:
+            members.append(index)
+    plan = _Plan(bytearray(len(lines.raw)))
+    plan.anomalous = {key for key in by_key if _ANOMALY_RE.search(key)}
+    kept = _place_anomalies(lines, by_key, plan, limits)
+    _mark_context(kept, lines, plan, limits)
+    for key, members in by_key.items():
+        if key in plan.anomalous or not key.strip():
+            continue
+        role = plan.role
+        free = [i for i in members if not role[i]]
+        if len(free) >= limits.min_group:
+            for i in free:
+                role[i] = FOLD
+            plan.groups.append(_Group("template", free, identical=_all_same(lines, free)))
+    return plan
+
+
+def _all_same(lines: _Lines, members: list[int]) -> bool:
+    first = lines.clean[members[0]]
+    return all(lines.clean[i] == first for i in members)
+
+
+def _place_anomalies(
+    lines: _Lines, by_key: dict[bytes, list[int]], plan: _Plan, limits: LogLimits
+) -> list[range]:
+    """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats."""
+    starts = sorted(i for key in plan.anomalous for i in by_key[key])
+    seen: dict[bytes, int] = {}
+    repeats: dict[bytes, _Group] = {}
+    kept: list[range] = []
+    covered = 0
+    for start in starts:
+        if start < covered:
+            continue
+        unit = range(start, _unit_end(lines, start, limits))
+        covered = unit.stop
+        # A traceback is known by all its lines; another anomaly by its first line alone.
+        traceback = _TRACEBACK in lines.keys[start]
+        key = b"\n".join(lines.keys[unit.start : unit.stop]) if traceback else lines.keys[start]
+        seen[key] = seen.get(key, 0) + 1
+        role = KEEP
+        if seen[key] > limits.verbatim_repeats:
+            role = FOLD
+            group = repeats.get(key)
+            if group is None:
+                group = repeats[key] = _Group("repeat", [])
+                plan.groups.append(group)
+            group.lines.extend(unit)
+            group.units += 1
+        else:
+            kept.append(unit)
+        for i in unit:
+            plan.role[i] = role
+    return kept
+
+
+def _unit_end(lines: _Lines, start: int, limits: LogLimits) -> int:
+    """End (exclusive) of the anomaly starting at `start`: a traceback or indented follow-up."""
+    clean = lines.clean
+    base = _indent(clean[start])
+    traceback = _TRACEBACK in lines.keys[start]
+    stop = min(len(clean), start + 1 + (limits.traceback_lines if traceback else limits.continuation_lines))
+    end = start + 1
+    while end < stop and clean[end].strip() and _indent(clean[end]) > base:
+        end += 1
+    if not traceback or end >= stop or not clean[end].strip():
+        return end
+    end += 1  # the exception line, back at the header's indentation
+    message_stop = min(len(clean), end + limits.exception_message_lines)
+    while end < message_stop and clean[end].strip() and not _RECORD_START_RE.match(clean[end]):
+        end += 1
+    return end
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _mark_context(kept: list[range], lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
+    role, keys, last = plan.role, lines.keys, len(lines.raw)
+    for unit in kept:
+        before = range(max(0, unit.start - limits.context_before), unit.start)
+        after = range(unit.stop, min(last, unit.stop + limits.context_after))
+        for i in (*before, *after):
+            if not role[i] and keys[i] not in plan.anomalous and _PASSING_TEST not in keys[i]:
+                role[i] = KEEP
+
+
+# A visible item: a line index shown verbatim, or a folded group shown as one line.
+_Item = int | _Group
+
+
+def _items(lines: _Lines, plan: _Plan) -> list[_Item]:
+    """Visible items in reading order; a group appears where its first line was."""
+    heads = {group.lines[0]: group for group in plan.groups}
+    role = plan.role
+    items: list[_Item] = []
+    for index in range(len(lines.raw)):
+        group = heads.get(index)
+        if group is not None:
+            items.append(group)
+        elif role[index] != FOLD:
+            items.append(index)
+    return items
+
+
+def _fold_runs(items: list[_Item], plan: _Plan, limits: LogLimits) -> list[_Item]:
+    """Shorten long runs of distinct unremarkable lines to their head and tail."""
+    result: list[_Item] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if len(run) <= limits.distinct_run:
+            result.extend(run)
+        else:
+            tail = len(run) - limits.run_tail
+            group = _Group("run", run[limits.run_head : tail])
+            plan.groups.append(group)
+            for i in group.lines:
+                plan.role[i] = FOLD
+            result.extend([*run[: limits.run_head], group, *run[tail:]])
+        run.clear()
+
+    for item in items:
+        if isinstance(item, int) and not plan.role[item]:
+            run.append(item)
+            continue
+        flush()
+        result.append(item)
+    flush()
+    return result
+
+
+def _fold_stray_blanks(items: list[_Item], lines: _Lines, plan: _Plan) -> list[_Item]:
+    """Blank lines left between folded lines would pile up; fold them into the group above.
+
+    A blank line stays visible only right after a visible non-blank line.
+    """
+    result: list[_Item] = []
+    last_group: _Group | None = None
+    for item in items:
+        if isinstance(item, _Group):
+            last_group = item
+        elif last_group is not None and not lines.clean[item].strip():
+            previous = result[-1]
+            if isinstance(previous, _Group) or not lines.clean[previous].strip():
+                last_group.lines.append(item)
+                last_group.blanks += 1
+                plan.role[item] = FOLD
+                continue
+        result.append(item)
+    return result
+
+
+def _fold_long_lines(items: list[_Item], lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
+    """A verbatim line longer than `line_bytes` is cut; the whole line goes behind a ref."""
+    for position, item in enumerate(items):
+        if isinstance(item, int) and len(lines.clean[item]) > limits.line_bytes:
+            group = _Group("long", [item])
+            plan.groups.append(group)
+            plan.role[item] = FOLD
+            items[position] = group
+
+
+_FOLDED_MASK = bytes(1 if value == FOLD else 0 for value in range(256))
+
+
+def _render(
+    items: list[_Item], lines: _Lines, plan: _Plan, granularity: Granularity, limits: LogLimits
+) -> OptimizeResult:
+    folded = plan.role.translate(_FOLDED_MASK)
+    folded_count = folded.count(1)
+    coarse = granularity is Granularity.COARSE
+    groups = len(plan.groups)
+    summary = (
+        f"[log: {len(lines.raw):,} lines, {folded_count:,} folded into {groups:,}"
+        f" group{'s' if groups > 1 else ''} (×N: N similar lines)"
+    )
+    parts: list[str | Omission] = []
+    if coarse:
+        data = b"".join(compress(lines.raw, folded))
+        reason = f"all {folded_count:,} folded log lines, concatenated in original order"
+        parts += [summary + "; all folded lines: ", Omission(data, reason), "]\n"]
+    else:
+        parts.append(summary + "; each group has its own ref]\n")
+    for item in items:
+        if isinstance(item, _Group):
+            parts += _group_parts(item, lines, coarse, limits)
+        else:
+            parts.append(lines.text(item, limits.line_bytes) + "\n")
+    return OptimizeResult(tuple(_merge_text(parts)))
+
+
+def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) -> list[str | Omission]:
+    """One visible line for a folded group: `[count ref] representative`."""
+    first = group.lines[0]
+    if group.kind == "run":
+        label, shown = f"[… {group.count:,} more lines", ""
+    elif group.kind == "long":
+        label = f"[whole line: {len(lines.raw[first]):,} bytes"
+        shown = lines.text(first, limits.line_bytes)
+    else:
+        shown = lines.text(first, limits.line_bytes)
+        if group.kind == "repeat":
+            label = f"[×{group.count:,} more"
+        else:
+            label = f"[×{group.count:,}" + (" identical" if group.identical else "")
+    if coarse:
+        head: list[str | Omission] = [label + "]"]
+    else:
+        head = [label + " ", Omission(_group_bytes(group, lines), _reason(group, lines, limits)), "]"]
+    if group.kind == "long":
+        return [shown + " ", *head, "\n"]
+    return [*head, (" " + shown if shown else "") + "\n"]
+
+
+def _group_bytes(group: _Group, lines: _Lines) -> bytes:
+    raw = lines.raw
+    if group.contiguous:
+        return b"".join(raw[group.lines[0] : group.lines[-1] + 1])
+    return b"".join([raw[i] for i in group.lines])
+
+
+def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
+    preview = lines.text(group.lines[0], limits.preview_chars)
+    if group.kind == "long":
+        return f"one log line of {len(lines.raw[group.lines[0]]):,} bytes"
+    what = {
+        "template": "log lines like",
+        "repeat": "repeated anomaly lines like",
+        "run": "distinct log lines from",
+    }
+    reason = f"{len(group.lines):,} {what[group.kind]}: {preview}"
+    if not group.contiguous:
+        reason += " (not contiguous: concatenated in original order)"
+    return reason
+
+
+def _merge_text(parts: list[str | Omission]) -> list[str | Omission]:
+    """Join neighbouring strings so the result has few, long literal parts."""
+    merged: list[str | Omission] = []
+    pending: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            pending.append(part)
+            continue
+        if pending:
+            merged.append("".join(pending))
+            pending = []
+        merged.append(part)
+    if pending:
+        merged.append("".join(pending))
+    return merged
