@@ -13,7 +13,9 @@ Moved into the store:
 - whole files that are lockfiles, generated or minified, and git binary patches: one ref
   each, leaving the path and the +/- line counts visible. A file whose path or removed
   lines look security-relevant is never folded as generated or minified, so a removed
-  auth or permission check always stays on screen.
+  auth or permission check always stays on screen. Lockfiles fold regardless: they are
+  resolver output (their package names mention "auth" often), and the manifest change
+  behind them stays visible.
 
 The parser is a line-based state machine driven by the hunk headers' line counts, so a
 removed line that starts with `-- ` is never taken for a file header. It never raises:
