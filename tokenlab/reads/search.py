@@ -224,16 +224,22 @@ def _is_word_at(text: str, match: re.Match[str]) -> bool:
     return not (before.isalnum() or before == "_" or after.isalnum() or after == "_")
 
 
-def _definition_lines(outline: Outline, query: str) -> set[int]:
-    """Lines that start (or are in the first lines of) a symbol named like the query."""
+def _definition_lines(found: FileMatches, query: str) -> set[int]:
+    """Lines that define a symbol named like the query: near its start, naming it."""
     from tokenlab.reads.symbols import walk
 
     wanted = query.casefold()
-    found: set[int] = set()
-    for symbol in walk(outline.symbols):
-        if symbol.kind != "chunk" and wanted in symbol.name.casefold():
-            found.update(range(symbol.start_line, min(symbol.end_line, symbol.start_line + 3) + 1))
-    return found
+    lines: set[int] = set()
+    for symbol in walk(found.outline.symbols) if found.outline else ():
+        name = symbol.name.casefold()
+        if symbol.kind == "chunk" or wanted not in name:
+            continue
+        last = min(symbol.end_line, symbol.start_line + 3, len(found.text_lines))
+        for line in range(symbol.start_line, last + 1):
+            if name in found.text_lines[line - 1].casefold():
+                lines.add(line)
+                break
+    return lines
 
 
 def _enclosing(outline: Outline | None, line: int) -> str:
@@ -263,7 +269,7 @@ class _Group:
 def _groups(found: FileMatches, context: int, query: str) -> list[_Group]:
     """Nearby matches of one file merged into snippets, scored by their best line."""
     total_lines = line_count(found.data)
-    definitions = _definition_lines(found.outline, query) if found.outline else set()
+    definitions = _definition_lines(found, query)
     specificity = 1.0 / (1.0 + 0.25 * math.log(len(found.lines)))
     name_bonus = 0.5 if query.casefold() in found.path.name.casefold() else 0.0
     runs: list[list[int]] = []
