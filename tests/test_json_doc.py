@@ -11,8 +11,15 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab import tokens
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, visible
-from tokenlab.optimizers import json_doc, json_records, json_scan
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    json_doc,
+    json_records,
+    json_scan,
+    visible,
+)
 from tokenlab.optimizers.json_doc import JsonDocConfig, Keep, Omit
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -38,7 +45,9 @@ TINY = JsonDocConfig(
 FIXTURE_FILES = ["api_response.json", "real/npm_view.json", "real/pip_inspect.json"]
 
 
-def preview(data: bytes, config: OptimizerConfig = COARSE, doc: JsonDocConfig = JsonDocConfig()) -> str:
+def preview(
+    data: bytes, config: OptimizerConfig = COARSE, doc: JsonDocConfig = JsonDocConfig()
+) -> str:
     return render_preview(json_doc.optimize(data, config, doc))
 
 
@@ -72,7 +81,7 @@ SMALL_CASES = {
     "long_values": {
         "name": "blob-holder",
         "description": "A long description. " * 20,
-        "escaped": "quote \" and tab \t and é " * 12,
+        "escaped": 'quote " and tab \t and é ' * 12,
         "sha": "a1B2" * 30,
         "versions": [f"1.{i}.0" for i in range(30)],
         "tags": ["a", "b"],
@@ -83,7 +92,13 @@ SMALL_CASES = {
         {"id": 3, "name": "gamma", "status": "ok", "latency_ms": 13, "debug": {"pid": 4413}},
     ],
     "records_folded": [
-        {"id": i, "status": "ok", "latency_ms": 100 + i % 7, "host": f"web-{i % 4}", "owner": "team-a"}
+        {
+            "id": i,
+            "status": "ok",
+            "latency_ms": 100 + i % 7,
+            "host": f"web-{i % 4}",
+            "owner": "team-a",
+        }
         | ({"error": "disk full"} if i == 61 else {})
         | ({"latency_ms": 90000} if i == 150 else {})
         for i in range(200)
@@ -93,7 +108,9 @@ SMALL_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(SMALL_CASES))
-@pytest.mark.parametrize("granularity", [Granularity.COARSE, Granularity.FINE], ids=["coarse", "fine"])
+@pytest.mark.parametrize(
+    "granularity", [Granularity.COARSE, Granularity.FINE], ids=["coarse", "fine"]
+)
 def test_small_goldens(case: str, granularity: Granularity, golden: Golden) -> None:
     data = (json.dumps(SMALL_CASES[case], indent=2, ensure_ascii=False) + "\n").encode()
     rendered = preview(data, OptimizerConfig(granularity=granularity))
@@ -155,7 +172,9 @@ def test_omissions_hold_exact_original_bytes() -> None:
 def test_visible_fields_keep_original_formatting() -> None:
     raw = b'{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : {"a": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}}'
     rendered = preview(raw)
-    assert rendered.startswith('{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : "{1 key} #ref:ctx_')
+    assert rendered.startswith(
+        '{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : "{1 key} #ref:ctx_'
+    )
     assert rendered.endswith('"}')
 
 
@@ -307,7 +326,7 @@ def test_key_normalisation() -> None:
 # -- properties ---------------------------------------------------------------------------
 
 _KEYS = st.sampled_from(
-    ["id", "name", "status", "error", "telemetry", "padding_1", "noise", "data", "ms", "é\"k", "x"]
+    ["id", "name", "status", "error", "telemetry", "padding_1", "noise", "data", "ms", 'é"k', "x"]
 )
 _SCALARS = (
     st.none()

@@ -72,8 +72,13 @@ _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[\s\-.]+")
 
 
+_NEEDS_NORMALISING = re.compile(r"[A-Z\s\-.]")
+
+
 def normalize_key(key: str) -> str:
     """`errorMessage`, `error-message` and `_error_message` all become `error_message`."""
+    if _NEEDS_NORMALISING.search(key) is None:
+        return key.lstrip("_")
     return _SEPARATORS.sub("_", _CAMEL_BOUNDARY.sub("_", key)).lower().lstrip("_")
 
 
@@ -171,9 +176,13 @@ class Census:
             role = keys.role(key)
             if role is not None and keys.is_failure(role, value):
                 return True
-            if nested and type(value) is dict and keys.kind(key) is not KeyKind.NOISE:
-                if self._has_failure(value, nested=False):
-                    return True
+            if (
+                nested
+                and type(value) is dict
+                and keys.kind(key) is not KeyKind.NOISE
+                and self._has_failure(value, nested=False)
+            ):
+                return True
         return False
 
     def _outliers(self) -> list[int]:

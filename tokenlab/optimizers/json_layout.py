@@ -1,0 +1,475 @@
+"""The JSON layout: how one valid document becomes kept, omitted and added segments.
+
+The walk goes once through the document in original order. Structure and decision fields
+become `Keep` spans of the original text (byte-identical); noise and bulk become `Omit`
+spans, each replaced at its field position by a JSON string holding a label and the marker
+(`Text` segments add those). Kept and omitted spans tile the document exactly, which is
+what makes restore trivial and what the tests check.
+
+Two levels of detail. DETAIL (the document itself, containers under decision keys,
+anomalous records) shows every field except noise and bulk. RECORD (the items of an array
+of similar objects) shows only decision fields, because repetition multiplies every kept
+byte. Long arrays of records keep their first item and the anomalous ones (failed status,
+a non-null error, an outlying number) and fold the runs between them with a count.
+
+Speed comes from the C scanners of the stdlib `json` module: `scan_once` parses a value
+and returns where it ends, `scanstring` does the same for keys. Our own Python code only
+visits the containers it keeps visible, so the cost stays linear and the recursion stays
+bounded by `max_depth`; deeper or degenerate values are measured by `json_scan` without
+recursion.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, cast
+
+from tokenlab.optimizers import OptimizerConfig, json_records, json_scan
+from tokenlab.optimizers.json_records import KeyKind
+
+
+@dataclass(frozen=True)
+class JsonDocConfig:
+    """Limits for the JSON layout; the defaults suit API responses and tool output."""
+
+    max_depth: int = 10  # containers deeper than this fold whole
+    max_string_chars: int = 160  # longer strings keep a prefix (DETAIL) or fold (RECORD)
+    string_prefix_chars: int = 60
+    blob_min_chars: int = 64  # unbroken base64/hex runs this long count as long strings
+    blob_prefix_chars: int = 16
+    max_scalar_items: int = 12  # longer arrays of scalars keep only a head and a tail
+    head_items: int = 3
+    tail_items: int = 3
+    max_members: int = 40  # larger objects keep decision fields plus a head and a tail
+    records_listed: int = 100  # arrays of records up to this long show every record
+    max_anomalies: int = 40  # anomalous records shown per array
+    bulky_chars: int = 1000  # a folded field this large gets its own ref in DETAIL mode
+    min_fold_chars: int = 48  # folding less than this would cost more than it saves
+    label_names: int = 3  # field names listed in a grouped placeholder
+    records: json_records.RecordsConfig = field(default_factory=json_records.RecordsConfig)
+
+
+DEFAULT_CONFIG = JsonDocConfig()
+
+
+class Mode(Enum):
+    DETAIL = "detail"
+    RECORD = "record"
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Original text [start, end) shown verbatim."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Omit:
+    """Original text [start, end) left out; rendered as a marker."""
+
+    start: int
+    end: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Text we add (labels, placeholder keys, quotes around a marker)."""
+
+    text: str
+
+
+Segment = Keep | Omit | Text
+
+_WS = re.compile(r"[ \t\n\r]*")
+_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])[ \t\n\r]*")
+_BLOB = re.compile(r'"[A-Za-z0-9+/=_\-]*"')
+_OPAQUE = object()  # a value too deep or too odd for the C scanner; only its span is known
+# The stdlib's C scanner: parses the value at an index and returns it with its end index.
+_Scanner = Callable[[str, int], tuple[Any, int]]
+_SCAN_ONCE = cast(_Scanner, json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+_SCAN_STRING = cast(_Scanner, json.decoder.scanstring)  # type: ignore[attr-defined]
+
+
+def plan(
+    text: str, config: OptimizerConfig, doc_config: JsonDocConfig = DEFAULT_CONFIG
+) -> list[Segment] | None:
+    """Lay out a valid JSON document as segments that tile it exactly; None if it cannot."""
+    try:
+        return _Layout(text, config, doc_config).document()
+    except (ValueError, StopIteration, RecursionError, IndexError, AttributeError):
+        # The text passed a validator, so this means a scanner disagreement on an odd
+        # document (e.g. a number too long for int()); showing it whole is always safe.
+        return None
+
+
+@dataclass(slots=True)
+class _Member:
+    key: str
+    key_start: int
+    value_start: int
+    value_end: int
+    segments: Sequence[Segment] | None  # None: folded; empty when shown verbatim
+    label: str  # describes the value when folded
+    bulky: bool
+
+
+@dataclass(slots=True)
+class _Laid:
+    end: int
+    segments: list[Segment]
+    kept: bool  # False when nothing inside was worth showing
+    label: str
+
+
+def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """End of `pattern` matched at `pos`; the document is valid, so a miss is a bug."""
+    match = pattern.match(text, pos)
+    if match is None:
+        raise ValueError(f"unexpected JSON syntax at {pos}")
+    return match.end()
+
+
+def _count_label(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + _plural(len(value), "key") + "}"
+    if isinstance(value, list):
+        return "[" + _plural(len(value), "item") + "]"
+    if isinstance(value, str):
+        return "(" + _plural(len(value), "char") + ")"
+    return ""
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def _escape_label(name: str, limit: int = 24) -> str:
+    short = name if len(name) <= limit else name[: limit - 1] + "…"
+    return json.dumps(short, ensure_ascii=False)[1:-1]
+
+
+def _folded(label: str, start: int, end: int, reason: str) -> list[Segment]:
+    """A folded value as a JSON string holding its label and marker."""
+    return [Text(f'"{label} ' if label else '"'), Omit(start, end, reason), Text('"')]
+
+
+class _Layout:
+    def __init__(self, text: str, config: OptimizerConfig, doc_config: JsonDocConfig) -> None:
+        self.text = text
+        self.fine = config.granularity.value == "fine"
+        self.cfg = doc_config
+        self.keys = json_records.KeyClassifier(doc_config.records)
+        self._deep_ends: dict[int, int] = {}
+
+    def document(self) -> list[Segment]:
+        start = _skip(_WS, self.text, 0)
+        laid = self._value(start, 0, Mode.DETAIL, "$")
+        body = laid.segments
+        if not laid.kept:
+            body = self._fold_value(laid.label, start, laid.end, "json $: whole document")
+        return [Keep(0, start), *body, Keep(laid.end, len(self.text))]
+
+    def _fold_value(self, label: str, start: int, end: int, reason: str) -> list[Segment]:
+        if end - start < self.cfg.min_fold_chars:
+            return [Keep(start, end)]
+        return _folded(label, start, end, reason)
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _scan(self, pos: int) -> tuple[Any, int]:
+        """Parse the value at `pos` in C; fall back to span-only scanning when too deep."""
+        try:
+            return _SCAN_ONCE(self.text, pos)
+        except (RecursionError, ValueError):
+            if self.text[pos] not in "{[":
+                return _OPAQUE, json_scan.value_end(self.text, pos)
+            if pos not in self._deep_ends:
+                self._deep_ends.update(json_scan.container_ends(self.text, pos))
+            return _OPAQUE, self._deep_ends.get(pos, len(self.text))
+
+    def _value(self, pos: int, depth: int, mode: Mode, path: str) -> _Laid:
+        opener = self.text[pos]
+        if opener in "{[" and depth >= self.cfg.max_depth:
+            value, end = self._scan(pos)
+            label = _count_label(value) or ("{…}" if opener == "{" else "[…]")
+            return _Laid(end, _folded(label, pos, end, f"json {path}: deep subtree"), True, label)
+        if opener == "{":
+            return self._object(pos, depth, mode, path)
+        if opener == "[":
+            return self._array(pos, depth, path)
+        value, end = self._scan(pos)
+        return self._scalar(value, pos, end, mode, path)
+
+    def _scalar(self, value: Any, start: int, end: int, mode: Mode, path: str) -> _Laid:
+        if not isinstance(value, str) or len(value) < self.cfg.blob_min_chars:
+            return _Laid(end, [Keep(start, end)], True, "")
+        is_blob = _BLOB.fullmatch(self.text, start, end) is not None
+        if len(value) <= self.cfg.max_string_chars and not is_blob:
+            return _Laid(end, [Keep(start, end)], True, "")
+        label = _count_label(value)
+        if mode is Mode.RECORD:
+            return _Laid(end, [], False, label)
+        prefix = self.cfg.blob_prefix_chars if is_blob else self.cfg.string_prefix_chars
+        cut = json_scan.safe_cut(self.text, start + 1, start + 1 + prefix)
+        reason = f"json {path}: long string, {len(value):,} chars"
+        segments: list[Segment] = [
+            Keep(start, cut),
+            Text(f"…(+{end - 1 - cut:,} chars) "),
+            Omit(cut, end - 1, reason),
+            Keep(end - 1, end),
+        ]
+        return _Laid(end, segments, True, label)
+
+    # -- objects --------------------------------------------------------------------------
+
+    def _object(self, start: int, depth: int, mode: Mode, path: str) -> _Laid:
+        text = self.text
+        pos = _skip(_WS, text, start + 1)
+        if text[pos] == "}":
+            return _Laid(pos + 1, [Keep(start, pos + 1)], True, "{0 keys}")
+        members: list[_Member] = []
+        while True:
+            key, after_key = _SCAN_STRING(text, pos + 1)
+            value_start = _skip(_COLON, text, after_key)
+            member = self._member(key, pos, value_start, depth, mode, path)
+            members.append(member)
+            separator = _SEPARATOR.match(text, member.value_end)
+            if separator is None:
+                raise ValueError("malformed object")
+            if separator.group(1) == "}":
+                end = separator.end(1)
+                break
+            pos = separator.end()
+        if mode is Mode.DETAIL:
+            self._thin_members(members)
+        label = "{" + _plural(len(members), "key") + "}"
+        if not any(member.segments is not None for member in members):
+            return _Laid(end, [], False, label)
+        segments = self._join_members(start, end, members, mode, path)
+        return _Laid(end, segments, True, label)
+
+    def _member(
+        self, key: str, key_start: int, value_start: int, depth: int, mode: Mode, path: str
+    ) -> _Member:
+        kind = self.keys.kind(key)
+        opener = self.text[value_start]
+        if kind is KeyKind.NOISE or (
+            mode is Mode.RECORD and kind is not KeyKind.DECISION and opener != "{"
+        ):
+            value, end = self._scan(value_start)
+            label = _count_label(value) or {"{": "{…}", "[": "[…]"}.get(opener, "")
+            bulky = end - value_start >= self.cfg.bulky_chars
+            return _Member(key, key_start, value_start, end, None, label, bulky)
+        if opener in "{[":
+            # Under a decision key a container is shown in detail: `"error": {...}` matters.
+            child_mode = Mode.DETAIL if kind is KeyKind.DECISION else mode
+            laid = self._value(value_start, depth + 1, child_mode, f"{path}.{key}")
+        else:
+            value, end = self._scan(value_start)
+            if type(value) is not str or len(value) < self.cfg.blob_min_chars:
+                return _Member(key, key_start, value_start, end, (), "", False)
+            laid = self._scalar(value, value_start, end, mode, f"{path}.{key}")
+        bulky = laid.end - value_start >= self.cfg.bulky_chars
+        segments = laid.segments if laid.kept else None
+        return _Member(key, key_start, value_start, laid.end, segments, laid.label, bulky)
+
+    def _thin_members(self, members: list[_Member]) -> None:
+        """Fold the middle of an object with very many visible fields, keeping decisions."""
+        shown = [member for member in members if member.segments is not None]
+        if len(shown) <= self.cfg.max_members:
+            return
+        for member in shown[self.cfg.head_items : len(shown) - self.cfg.tail_items]:
+            if self.keys.kind(member.key) is not KeyKind.DECISION:
+                member.segments = None
+                member.bulky = False
+
+    def _join_members(
+        self, start: int, end: int, members: list[_Member], mode: Mode, path: str
+    ) -> list[Segment]:
+        segments: list[Segment] = []
+        shown_from = start  # original text from here on is shown until something is folded
+        index = 0
+        while index < len(members):
+            member = members[index]
+            if member.segments is None:
+                stop = self._fold_run_end(members, index, mode)
+                segments.append(Keep(shown_from, member.key_start))
+                segments.extend(self._fold_members(members[index:stop], path))
+                shown_from = members[stop - 1].value_end
+                index = stop
+                continue
+            if member.segments:
+                segments.append(Keep(shown_from, member.value_start))
+                segments.extend(member.segments)
+                shown_from = member.value_end
+            index += 1
+        segments.append(Keep(shown_from, end))
+        return segments
+
+    def _fold_run_end(self, members: list[_Member], index: int, mode: Mode) -> int:
+        """End of the run of folded members that share one ref, starting at `index`."""
+        if self.fine or (mode is Mode.DETAIL and members[index].bulky):
+            return index + 1
+        stop = index + 1
+        while stop < len(members) and members[stop].segments is None:
+            if mode is Mode.DETAIL and members[stop].bulky:
+                break
+            stop += 1
+        return stop
+
+    def _fold_members(self, run: list[_Member], path: str) -> list[Segment]:
+        first, last = run[0], run[-1]
+        if last.value_end - first.key_start < self.cfg.min_fold_chars:
+            return [Keep(first.key_start, last.value_end)]
+        if len(run) == 1:
+            label = first.label or self._span_label(first.value_start, first.value_end)
+            reason = f"json {path}.{first.key}: {label or 'value'}"
+            return [
+                Keep(first.key_start, first.value_start),
+                *_folded(label, first.value_start, first.value_end, reason),
+            ]
+        names = [_escape_label(member.key) for member in run[: self.cfg.label_names]]
+        if len(run) > self.cfg.label_names:
+            names.append("…")
+        label = f"{_plural(len(run), 'field')}: {', '.join(names)}"
+        reason = f"json {path}: {len(run)} adjacent fields ({', '.join(m.key for m in run[:8])})"
+        return [Text('"…": '), *_folded(label, first.key_start, last.value_end, reason)]
+
+    def _span_label(self, start: int, end: int) -> str:
+        """A label for a value whose parsed form was not kept: its size in the source."""
+        if self.text[start] == '"':
+            return f"({end - start - 2:,} chars)"
+        return {"{": "{…}", "[": "[…]"}.get(self.text[start], "")
+
+    # -- arrays ---------------------------------------------------------------------------
+
+    def _array(self, start: int, depth: int, path: str) -> _Laid:
+        text = self.text
+        first = _skip(_WS, text, start + 1)
+        if text[first] == "]":
+            return _Laid(first + 1, [Keep(start, first + 1)], True, "[0 items]")
+        items = None
+        if text[first] not in "{[":
+            items = self._long_scalar_items(start, first, path)
+        if items is None:
+            items = self._scan_items(first, path)
+        if items.census.is_records():
+            shown = self._records_shown(items.census)
+        else:
+            shown = self._scalars_shown(items.count)
+        segments = self._join_items(start, items, shown, depth)
+        return _Laid(items.end, segments, True, "[" + _plural(items.count, "item") + "]")
+
+    def _scan_items(self, pos: int, path: str) -> _Items:
+        """Visit every item once, noting its span and what the census needs."""
+        text = self.text
+        starts: list[int] = []
+        ends: list[int] = []
+        census = json_records.Census(self.keys)
+        while True:
+            value, value_end = self._scan(pos)
+            starts.append(pos)
+            ends.append(value_end)
+            census.add(value)
+            separator = _SEPARATOR.match(text, value_end)
+            if separator is None:
+                raise ValueError("malformed array")
+            if separator.group(1) == "]":
+                return _Items(starts, ends, len(starts), separator.end(1), census, f"{path}[]")
+            pos = separator.end()
+
+    def _long_scalar_items(self, start: int, first: int, path: str) -> _Items | None:
+        """Spans of just the head and tail of a long array of scalars, at C speed."""
+        head, tail = self.cfg.head_items, self.cfg.tail_items
+        value, end = self._scan(start)
+        if not isinstance(value, list) or len(value) <= max(self.cfg.max_scalar_items, head + tail):
+            return None
+        if not _SCALAR_TYPES.issuperset(map(type, value)):
+            return None
+        close = self.text.rindex("]", start, end)
+        starts, ends = json_scan.scalar_item_edges(self.text, first, close, len(value), head, tail)
+        census = json_records.Census(self.keys)
+        census.count = len(value)
+        return _Items(starts, ends, len(value), end, census, f"{path}[]")
+
+    def _records_shown(self, census: json_records.Census) -> dict[int, Mode]:
+        anomalies = census.anomalies()[: self.cfg.max_anomalies]
+        if census.count <= self.cfg.records_listed:
+            shown = {index: Mode.RECORD for index in range(census.count)}
+        else:
+            shown = {0: Mode.DETAIL}  # one full item shows the shape of the folded rest
+        shown.update((index, Mode.DETAIL) for index in anomalies)
+        return shown
+
+    def _scalars_shown(self, count: int) -> dict[int, Mode]:
+        if count <= self.cfg.max_scalar_items:
+            return {index: Mode.DETAIL for index in range(count)}
+        edges = [*range(self.cfg.head_items), *range(count - self.cfg.tail_items, count)]
+        return {index: Mode.DETAIL for index in edges}
+
+    def _join_items(
+        self, start: int, items: _Items, shown: dict[int, Mode], depth: int
+    ) -> list[Segment]:
+        starts, ends = items.starts, items.ends
+        laid: dict[int, list[Segment]] = {}
+        for index in sorted(shown):
+            item = self._value(starts[index], depth + 1, shown[index], items.path)
+            if item.kept:
+                laid[index] = item.segments
+        if not laid:
+            # Records without decision fields: show the first in full rather than nothing.
+            first = self._value(starts[0], depth + 1, Mode.DETAIL, items.path)
+            if first.kept:
+                laid[0] = first.segments
+        segments: list[Segment] = [Keep(start, starts[0])]
+        cursor = 0  # the first item not yet emitted
+        for index in [*sorted(laid), items.count]:
+            if index > cursor:
+                if cursor > 0:
+                    segments.append(Keep(ends[cursor - 1], starts[cursor]))
+                segments.extend(self._fold_items(items, cursor, index))
+            if index == items.count:
+                break
+            if index > 0:
+                segments.append(Keep(ends[index - 1], starts[index]))
+            segments.extend(laid[index])
+            cursor = index + 1
+        segments.append(Keep(ends[items.count - 1], items.end))
+        return segments
+
+    def _fold_items(self, items: _Items, first: int, stop: int) -> list[Segment]:
+        start, end = items.starts[first], items.ends[stop - 1]
+        if end - start < self.cfg.min_fold_chars:
+            return [Keep(start, end)]
+        count = stop - first
+        kind = "similar item" if items.census.is_records() else "item"
+        label = "[" + _plural(count, kind)
+        hidden_anomalies = items.census.anomalies_between(first, stop)
+        if hidden_anomalies:
+            label += f", incl. {hidden_anomalies:,} anomalous"
+        label += "]"
+        reason = f"json {items.path}: items {first}..{stop - 1} ({_plural(count, kind)})"
+        return _folded(label, start, end, reason)
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+@dataclass(slots=True)
+class _Items:
+    """Where an array's items are. Spans may be sparse: only shown items and run edges."""
+
+    starts: list[int] | dict[int, int]
+    ends: list[int] | dict[int, int]
+    count: int
+    end: int  # just past the closing bracket
+    census: json_records.Census
+    path: str
