@@ -36,3 +36,17 @@ def test_private_key_block() -> None:
 @pytest.mark.parametrize("text", ["max_tokens: 500", "password: ${DB_PASS}", "password=****", "no secrets here"])
 def test_leaves_non_secrets(text: str) -> None:
     assert redact(text) == [text]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def encrypt(password: str) -> None:",
+        "$token = $this->tokens->findValid($request);",
+        "token = self.tokens",
+        "password = get_password()",
+        "password: Optional[str] = None",
+    ],
+)
+def test_code_that_mentions_secrets_is_not_masked(code: str) -> None:
+    assert redact(code) == [code]

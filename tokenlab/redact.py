@@ -28,7 +28,7 @@ _PATTERNS: dict[str, str] = {
     "assignment": (
         r"\b(?P<key>(?i:(?:aws_)?secret(?:_access)?(?:_key)?|password|passwd|pwd|api[_-]?key|apikey"
         r"|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|token))\b"
-        r"[\"']?\s*[:=]\s*[\"']?(?P<value>[^\s\"',;&}{]{4,})"
+        r"[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',;&}{]{4,})"
     ),
 }
 _SPECIFIC_RE = re.compile(
@@ -40,6 +40,13 @@ _SPECIFIC_RE = re.compile(
 )
 _SECRET_RE = re.compile(
     "|".join(f"(?P<{kind.replace('-', '_')}>{body})" for kind, body in _PATTERNS.items())
+)
+# An unquoted value that reads like code (`password: str`, `$token = $this->find(`,
+# `token = self.tokens`) is an expression, not a credential.
+_CODE_LIKE_RE = re.compile(
+    r"^[$@]|->|[()\[\]]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$"
+    r"|^(?:str|int|bytes|bool|float|string|String|char|number|boolean|object|dict|list|Any|None"
+    r"|Optional|undefined|required|optional)$"
 )
 # Values that are already masked or are obvious placeholders are not secrets.
 _PLACEHOLDER_RE = re.compile(
@@ -56,6 +63,8 @@ def _span_and_kind(match: re.Match[str]) -> tuple[int, int, str] | None:
         start, end = match.span("value")
         value = match.group("value")
         specific = _SPECIFIC_RE.fullmatch(value)
+        if not specific and not match.group("quote") and _CODE_LIKE_RE.search(value):
+            return None
         kind = specific.lastgroup if specific else match.group("key").lower().replace("-", "_")
     else:
         start, end = match.span()
