@@ -46,11 +46,13 @@ class Golden:
         path = GOLDEN_DIR / name
         if self.update:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(actual, encoding="utf-8")
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(actual)
             return
         if not path.exists():
             pytest.fail(f"missing golden file {path}; run pytest --update-golden")
-        expected = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as handle:
+            expected = handle.read()
         if actual != expected:
             diff = difflib.unified_diff(
                 expected.splitlines(keepends=True),
