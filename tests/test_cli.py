@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tokenlab.cli import app
+from tokenlab.store import Store
 
 runner = CliRunner()
 LOG = b"INFO request served\n" * 400 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 10
@@ -80,7 +81,7 @@ def test_corrupt_ref_makes_show_ref_and_restore_exit_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
     payload = json.loads(result.stdout)
     original = payload["refs"][-1]["id"]
-    path = next(Path("var/context/v1/refs").rglob(original[4:]))
+    path = Store.resolve().ref_path(original)
     damaged = bytearray(path.read_bytes())
     damaged[-10] ^= 0xFF
     path.write_bytes(bytes(damaged))
