@@ -1,9 +1,12 @@
 """Code outlines from tree-sitter tag queries shipped as package data (`queries/*-tags.scm`).
 
 Each query marks definitions with tag-style captures: `@definition.<kind>` on the node
-that spans the definition and `@name` on its name. One mapper serves every language:
+that spans the definition, `@name` on its name, and optionally `@scope` on the name of
+the type a definition belongs to when it is written outside that type (a Go method's
+receiver), which makes the name `Scope.name`, and optionally `@start` on nodes before
+the definition that belong to it (Rust attributes). One mapper serves every language:
 - a name captured by several patterns (a decorated or exported definition) keeps the
-  widest node, so decorators, `export` and `template<…>` fall inside the range;
+  widest range, so decorators, `export` and `template<…>` fall inside it;
 - a range ends at the last token that is not a comment, because grammars with
   indentation-based blocks attach trailing comments to the block before them;
 - nesting comes from byte-range containment, and a function whose nearest enclosing
@@ -33,8 +36,14 @@ _HEADER_LIMIT = 120
 class _Definition:
     kind: str
     node: Node
+    start_byte: int  # where the range starts: the node, or an earlier @start capture
+    start_row: int
     name: str
     header: str
+
+    @property
+    def width(self) -> int:
+        return self.node.end_byte - self.start_byte
 
 
 def encode_source(text: str) -> bytes:
@@ -74,12 +83,17 @@ def _definitions(query: object, root: Node, data: bytes) -> list[_Definition]:
         if not names or found is None:
             continue
         kind, node = found
+        first = min((node, *captures.get("start", ())), key=lambda n: n.start_byte)
         name_node = names[0]
         key = (name_node.start_byte, name_node.end_byte)
         known = by_name.get(key)
-        if known is None or _width(node) > _width(known.node):
-            name = data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-            by_name[key] = _Definition(kind, node, " ".join(name.split()), _header(data, name_node))
+        if known is None or node.end_byte - first.start_byte > known.width:
+            name = _text(data, name_node)
+            scope = captures.get("scope")
+            if scope:  # a definition made outside its type, e.g. a Go method: `Type.method`
+                name = f"{_text(data, scope[0])}.{name}"
+            header = _header(data, name_node)
+            by_name[key] = _Definition(kind, node, first.start_byte, first.start_point[0], name, header)
     return list(by_name.values())
 
 
@@ -90,8 +104,9 @@ def _definition_capture(captures: treesitter.Captures) -> tuple[str, Node] | Non
     return None
 
 
-def _width(node: Node) -> int:
-    return node.end_byte - node.start_byte
+def _text(data: bytes, node: Node) -> str:
+    """A node's source text on one line (names may span lines in odd code)."""
+    return " ".join(data[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
 
 
 def _header(data: bytes, name_node: Node) -> str:
@@ -104,12 +119,12 @@ def _header(data: bytes, name_node: Node) -> str:
 
 def _nest(definitions: list[_Definition]) -> list[Draft]:
     """Build the tree by containment of byte ranges; returns the top-level drafts."""
-    definitions.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    definitions.sort(key=lambda d: (d.start_byte, -d.node.end_byte))
     top: list[Draft] = []
     open_stack: list[tuple[int, Draft]] = []  # (end byte, draft) of definitions still open
     for definition in definitions:
         node = definition.node
-        while open_stack and open_stack[-1][0] <= node.start_byte:
+        while open_stack and open_stack[-1][0] <= definition.start_byte:
             open_stack.pop()
         parent = open_stack[-1][1] if open_stack else None
         kind = definition.kind
@@ -118,7 +133,7 @@ def _nest(definitions: list[_Definition]) -> list[Draft]:
         draft = Draft(
             kind=kind,
             name=definition.name,
-            start_line=node.start_point[0] + 1,
+            start_line=definition.start_row + 1,
             end_line=_last_content_row(node) + 1,
             detail=definition.header,
         )

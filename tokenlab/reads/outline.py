@@ -60,7 +60,7 @@ def _code(language: str, text: str, config: OutlineConfig) -> Outline:
     grammar, query_name = CODE_LANGUAGES[language]
     try:
         result = code_outline(language, grammar, query_name, text)
-    except (ImportError, LookupError, OSError) as error:
+    except (ImportError, LookupError, OSError, ValueError) as error:
         return chunk_outline(text, language, config, note=f"no {language} grammar ({error}): line chunks")
     if result.symbols or not text.strip():
         return result
