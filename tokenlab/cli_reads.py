@@ -11,17 +11,29 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import click
 import typer
 
 from tokenlab.errors import TokenlabError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-READ_VIEWS = ("auto", "outline", "section", "lines", "full", "summary")
+
+
+class ReadView(str, Enum):
+    """The views a read may ask for (`stub` is only ever returned)."""
+
+    AUTO = "auto"
+    OUTLINE = "outline"
+    SECTION = "section"
+    LINES = "lines"
+    FULL = "full"
+    SUMMARY = "summary"
+
+
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 BudgetOption = Annotated[
@@ -86,9 +98,7 @@ def _summarizer(command: str | None, cached_only: bool) -> Any:
 
 def read(
     path: Annotated[Path, typer.Argument(help="File to read.")],
-    view: Annotated[
-        str, typer.Option(click_type=click.Choice(READ_VIEWS), help="View to return; a view that does not fit degrades.")
-    ] = "auto",
+    view: Annotated[ReadView, typer.Option(help="View to return; a view that does not fit degrades.")] = ReadView.AUTO,
     budget: BudgetOption = None,
     section: Annotated[
         str | None, typer.Option(help="Heading, symbol (Class.method) or key path (a.b.c).", show_default=False)
@@ -101,12 +111,12 @@ def read(
     node: NodeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """The most detailed view of FILE that fits the budget: full, outline, section, lines, summary or stub."""
+    """The most detailed view of PATH that fits the budget: full, outline, section, lines, summary or stub."""
     from tokenlab.reads import views
 
     request = views.ReadRequest(
         path=path,
-        view=views.View(view),
+        view=views.View(view.value),
         budget_tokens=views.DEFAULT_BUDGET if budget is None else budget,
         section=section,
         lines=views.LineRange.parse(lines) if lines is not None else None,
