@@ -1,0 +1,218 @@
+"""The HTTP interface: same answers as the CLI, confinement under the root, caps and the token."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from tokenlab.cli_reads import register
+from tokenlab.server import create_app
+from tokenlab.store import Store
+
+GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))
+
+
+def run_git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("TOKENLAB_NODE", "testnode")
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "parts.py").write_text(CODE)
+    (root / "README.md").write_text("# Proj\n\n## Usage\n\nRun parts.\n")
+    run_git(root, "init", "-q")
+    run_git(root, "add", ".")
+    run_git(root, "commit", "-qm", "first")
+    (tmp_path / "secret.txt").write_text("password=hunter2\n")
+    (root / "escape.txt").symlink_to(tmp_path / "secret.txt")
+    (root / "pkg" / "inner.py").symlink_to(root / "pkg" / "parts.py")
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def client(repo: Path) -> TestClient:
+    return TestClient(create_app(repo))
+
+
+def cli_json(*args: str) -> Any:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Throwaway app."""
+
+    register(app)
+    result = CliRunner().invoke(app, [*args, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("body", "cli"),
+    [
+        ({"path": "pkg/parts.py", "budget_tokens": 300}, ["read", "pkg/parts.py", "--budget", "300"]),
+        ({"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000}, ["read", "pkg/parts.py", "--view", "full", "--budget", "100000"]),
+        ({"path": "pkg/parts.py", "section": "Part7.run"}, ["read", "pkg/parts.py", "--section", "Part7.run"]),
+        ({"path": "README.md", "lines": "3-5"}, ["read", "README.md", "--lines", "3-5"]),
+        ({"path": "pkg/parts.py", "view": "outline", "budget_tokens": 40}, ["read", "pkg/parts.py", "--view", "outline", "--budget", "40"]),
+    ],
+)
+def test_read_answers_exactly_as_the_cli(client: TestClient, body: dict[str, Any], cli: list[str]) -> None:
+    response = client.post("/v1/files/read", json=body)
+    assert response.status_code == 200
+    assert response.json() == cli_json(*cli)
+
+
+def test_search_and_deref_answer_as_the_cli(client: TestClient, repo: Path) -> None:
+    (repo / "escape.txt").unlink()  # the CLI would follow it: it is not confined to a root
+    searched = client.post("/v1/search", json={"query": "run", "budget_tokens": 300})
+    assert searched.status_code == 200
+    assert searched.json() == cli_json("search", "run", "--budget", "300")
+    pointer = searched.json()["evidence"][0]["pointer"]
+    dereferenced = client.post("/v1/deref", json={"pointer": pointer, "verify": searched.json()["evidence"][0]["sha256"]})
+    assert dereferenced.status_code == 200 and dereferenced.json()["verified"] is True
+    expected = cli_json("deref", pointer)
+    assert {**expected, "verified": True} == dereferenced.json()
+
+
+def test_absolute_paths_inside_the_root_are_served(client: TestClient, repo: Path) -> None:
+    response = client.post("/v1/files/read", json={"path": str(repo / "README.md"), "view": "full"})
+    assert response.status_code == 200 and response.json()["content"].startswith("# Proj")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../secret.txt",
+        "pkg/../../secret.txt",
+        "pkg/../README.md",
+        "/etc/passwd",
+        "escape.txt",
+        "%2e%2e/secret.txt",
+        "..%2fsecret.txt",
+        "%252e%252e%252fsecret.txt",
+        "%2fetc%2fpasswd",
+        "..\\secret.txt",
+        "README.md\x00.txt",
+    ],
+)
+def test_paths_outside_the_root_are_refused_with_403(client: TestClient, path: str) -> None:
+    response = client.post("/v1/files/read", json={"path": path, "view": "full"})
+    assert response.status_code == 403, response.text
+    assert "hunter2" not in response.text and "root:" not in response.text
+    assert response.json()["detail"]
+
+
+def test_a_symlink_that_stays_inside_is_fine(client: TestClient) -> None:
+    response = client.post("/v1/files/read", json={"path": "pkg/inner.py", "view": "full", "budget_tokens": 100000})
+    assert response.status_code == 200 and response.json()["content"] == CODE
+
+
+def test_missing_files_are_404(client: TestClient) -> None:
+    response = client.post("/v1/files/read", json={"path": "nope.py"})
+    assert response.status_code == 404 and "no such file" in response.json()["detail"]
+
+
+def test_search_paths_are_confined_and_symlinks_out_are_skipped(client: TestClient) -> None:
+    assert client.post("/v1/search", json={"query": "x", "paths": ["../"]}).status_code == 403
+    response = client.post("/v1/search", json={"query": "hunter2"})
+    assert response.status_code == 200 and response.json()["matches_total"] == 0
+
+
+def test_deref_is_confined_and_reports_mismatches(client: TestClient, repo: Path) -> None:
+    assert client.post("/v1/deref", json={"pointer": "/etc/hostname@worktree#L1-L1"}).status_code == 403
+    assert client.post("/v1/deref", json={"pointer": "escape.txt@worktree#L1-L1"}).status_code == 403
+    assert client.post("/v1/deref", json={"pointer": "../secret.txt@worktree"}).status_code == 400
+    mismatch = client.post("/v1/deref", json={"pointer": "README.md@HEAD#L1-L1", "verify": "0" * 64})
+    assert mismatch.status_code == 409 and "sha256 mismatch" in mismatch.json()["detail"]
+    unknown = client.post("/v1/deref", json={"pointer": "README.md@deadbeef#L1-L1"})
+    assert unknown.status_code == 404 and "unknown commit" in unknown.json()["detail"]
+
+
+def test_deref_reads_the_commit_after_the_working_tree_changed(client: TestClient, repo: Path) -> None:
+    read = client.post("/v1/files/read", json={"path": "README.md", "view": "full"}).json()
+    (repo / "README.md").write_text("changed\n")
+    evidence = read["evidence"][0]
+    response = client.post("/v1/deref", json={"pointer": evidence["pointer"], "verify": evidence["sha256"]})
+    assert response.status_code == 200 and response.json()["content"].startswith("# Proj")
+
+
+def test_refs_come_from_the_store(client: TestClient, isolated_store: Path) -> None:
+    store = Store.resolve(None)
+    text_id = store.put(b"kept out\n", source="t", content_type="log", reason="test")
+    binary_id = store.put(b"\xff\x00\xfe", source="t", content_type="binary", reason="test")
+    text = client.get(f"/v1/refs/{text_id}").json()
+    assert text["data"] == "kept out\n" and text["encoding"] == "utf-8" and text["id"] == text_id
+    binary = client.get(f"/v1/refs/{binary_id}").json()
+    assert base64.b64decode(binary["data"]) == b"\xff\x00\xfe" and binary["encoding"] == "base64"
+    assert client.get(f"/v1/refs/%23ref:{text_id}").status_code == 200
+    assert client.get("/v1/refs/ctx_000000").status_code == 404
+    assert client.get("/v1/refs/..%2F..%2Fetc").status_code in (400, 404)
+    assert client.get("/v1/refs/notaref").status_code == 400
+
+
+def test_oversized_requests_and_responses_are_refused(repo: Path) -> None:
+    client = TestClient(create_app(repo, max_body_bytes=1000, max_response_bytes=2000))
+    big = client.post("/v1/search", json={"query": "x" * 2000})
+    assert big.status_code == 413 and "request body" in big.json()["detail"]
+    large = client.post("/v1/files/read", json={"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000})
+    assert large.status_code == 413 and "budget_tokens" in large.json()["detail"]
+    small = client.post("/v1/files/read", json={"path": "README.md", "view": "full"})
+    assert small.status_code == 200
+
+
+def test_a_chunked_body_without_length_is_still_capped(repo: Path) -> None:
+    client = TestClient(create_app(repo, max_body_bytes=1000))
+
+    def chunks() -> Any:
+        yield b'{"query": "'
+        yield b"x" * 5000
+        yield b'"}'
+
+    response = client.post("/v1/search", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_the_token_is_required_on_every_request(repo: Path) -> None:
+    client = TestClient(create_app(repo, token="s3cret"))
+    for method, url in (("post", "/v1/files/read"), ("get", "/openapi.json"), ("get", "/v1/refs/ctx_000000")):
+        assert getattr(client, method)(url).status_code == 401
+    wrong = client.post("/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+    right = client.post("/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer s3cret"})
+    assert right.status_code == 200
+
+
+def test_loopback_servers_refuse_foreign_host_headers(repo: Path) -> None:
+    client = TestClient(create_app(repo, allowed_hosts=("127.0.0.1", "localhost", "::1")), base_url="http://127.0.0.1:8765")
+    assert client.post("/v1/files/read", json={"path": "README.md"}).status_code == 200
+    rebound = client.post("/v1/files/read", json={"path": "README.md"}, headers={"host": "evil.example:8765"})
+    assert rebound.status_code == 403
+
+
+def test_bad_bodies_are_422(client: TestClient) -> None:
+    assert client.post("/v1/files/read", json={"path": "README.md", "budget_tokens": -1}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "view": "stub"}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "extra": 1}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "lines": "z"}).status_code == 400
+
+
+def test_the_openapi_schema_describes_every_route(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert set(schema["paths"]) == {"/v1/files/read", "/v1/search", "/v1/deref", "/v1/refs/{ref_id}"}
+    read_schema = schema["paths"]["/v1/files/read"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert read_schema["$ref"].endswith("/ReadOut")
