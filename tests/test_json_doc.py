@@ -383,3 +383,15 @@ def test_scanner_agrees_with_the_stdlib_parser(text: str) -> None:
     except (ValueError, RecursionError):
         valid = False
     assert json_scan.is_valid_document(text) is valid
+
+
+def test_long_array_of_bulky_records_still_lists_every_record() -> None:
+    readme = "Long README text. " * 200
+    packages = [
+        {"metadata": {"name": f"pkg-{i}", "version": f"1.{i}", "description": readme}}
+        for i in range(300)
+    ]
+    rendered = preview(json.dumps({"installed": packages}, indent=2).encode())
+    assert all(f'"name": "pkg-{i}"' in rendered for i in range(300))
+    assert all(f'"version": "1.{i}"' in rendered for i in range(300))
+    assert readme not in rendered

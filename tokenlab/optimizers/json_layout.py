@@ -46,6 +46,11 @@ class JsonDocConfig:
     tail_items: int = 3
     max_members: int = 40  # larger objects keep decision fields plus a head and a tail
     records_listed: int = 100  # arrays of records up to this long show every record
+    # Longer arrays still show every record when their compact views are this cheap
+    # (judged on a sample): a package list whose items carry whole READMEs, say.
+    listing_budget: float = 0.05
+    listing_sample: int = 16
+    max_records_listed: int = 2000
     max_anomalies: int = 40  # anomalous records shown per array
     bulky_chars: int = 1000  # a folded field this large gets its own ref in DETAIL mode
     min_fold_chars: int = 48  # folding less than this would cost more than it saves
@@ -104,9 +109,10 @@ def plan(
     """Lay out a valid JSON document as segments that tile it exactly; None if it cannot."""
     try:
         return _Layout(text, config, doc_config).document()
-    except (ValueError, StopIteration, RecursionError, IndexError, AttributeError):
+    except (ValueError, StopIteration, RecursionError, LookupError, AttributeError, TypeError):
         # The text passed a validator, so this means a scanner disagreement on an odd
-        # document (e.g. a number too long for int()); showing it whole is always safe.
+        # document (e.g. a number too long for int()); showing it whole is always safe,
+        # and an optimizer must never raise.
         return None
 
 
@@ -199,7 +205,7 @@ class _Layout:
         opener = self.text[pos]
         if opener in "{[" and depth >= self.cfg.max_depth:
             value, end = self._scan(pos)
-            label = _count_label(value) or ("{…}" if opener == "{" else "[…]")
+            label = _count_label(value) or ("{…deep}" if opener == "{" else "[…deep]")
             return _Laid(end, _folded(label, pos, end, f"json {path}: deep subtree"), True, label)
         if opener == "{":
             return self._object(pos, depth, mode, path)
@@ -362,7 +368,7 @@ class _Layout:
         if items is None:
             items = self._scan_items(first, path)
         if items.census.is_records():
-            shown = self._records_shown(items.census)
+            shown = self._records_shown(items, depth)
         else:
             shown = self._scalars_shown(items.count)
         segments = self._join_items(start, items, shown, depth)
@@ -400,14 +406,27 @@ class _Layout:
         census.count = len(value)
         return _Items(starts, ends, len(value), end, census, f"{path}[]")
 
-    def _records_shown(self, census: json_records.Census) -> dict[int, Mode]:
+    def _records_shown(self, items: _Items, depth: int) -> dict[int, Mode]:
+        census = items.census
         anomalies = census.anomalies()[: self.cfg.max_anomalies]
-        if census.count <= self.cfg.records_listed:
+        if census.count <= self.cfg.records_listed or self._listing_is_cheap(items, depth):
             shown = {index: Mode.RECORD for index in range(census.count)}
         else:
             shown = {0: Mode.DETAIL}  # one full item shows the shape of the folded rest
         shown.update((index, Mode.DETAIL) for index in anomalies)
         return shown
+
+    def _listing_is_cheap(self, items: _Items, depth: int) -> bool:
+        """Would compact views of every record fit the listing budget? Judged on a sample."""
+        if items.count > self.cfg.max_records_listed:
+            return False
+        sample = range(min(self.cfg.listing_sample, items.count))
+        raw = sum(items.ends[index] - items.starts[index] for index in sample)
+        shown = 0
+        for index in sample:
+            laid = self._value(items.starts[index], depth + 1, Mode.RECORD, items.path)
+            shown += _visible_size(laid.segments)
+        return shown <= self.cfg.listing_budget * raw
 
     def _scalars_shown(self, count: int) -> dict[int, Mode]:
         if count <= self.cfg.max_scalar_items:
@@ -458,6 +477,19 @@ class _Layout:
         label += "]"
         reason = f"json {items.path}: items {first}..{stop - 1} ({_plural(count, kind)})"
         return _folded(label, start, end, reason)
+
+
+def _visible_size(segments: Sequence[Segment]) -> int:
+    """Characters a layout shows, counting a marker as the 16 characters it renders to."""
+    size = 0
+    for segment in segments:
+        if isinstance(segment, Keep):
+            size += segment.end - segment.start
+        elif isinstance(segment, Text):
+            size += len(segment.text)
+        else:
+            size += 16
+    return size
 
 
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
