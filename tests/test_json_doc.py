@@ -21,6 +21,7 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.json_doc import JsonDocConfig, Keep, Omit
+from tokenlab.optimizers.json_layout import DEFAULT_CONFIG
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig()
@@ -46,7 +47,7 @@ FIXTURE_FILES = ["api_response.json", "real/npm_view.json", "real/pip_inspect.js
 
 
 def preview(
-    data: bytes, config: OptimizerConfig = COARSE, doc: JsonDocConfig = JsonDocConfig()
+    data: bytes, config: OptimizerConfig = COARSE, doc: JsonDocConfig = DEFAULT_CONFIG
 ) -> str:
     return render_preview(json_doc.optimize(data, config, doc))
 
@@ -170,7 +171,10 @@ def test_omissions_hold_exact_original_bytes() -> None:
 
 
 def test_visible_fields_keep_original_formatting() -> None:
-    raw = b'{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : {"a": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}}'
+    raw = (
+        b'{"id" :  7 ,\r\n  "status":"failed",  '
+        b'"telemetry" : {"a": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}}'
+    )
     rendered = preview(raw)
     assert rendered.startswith(
         '{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : "{1 key} #ref:ctx_'
