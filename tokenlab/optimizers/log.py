@@ -111,10 +111,10 @@ class _Lines:
 class _Kind(Enum):
     """Why lines were folded; picks the label of the group's visible line."""
 
-    TEMPLATE = "log lines like"  # same template: shown as its first line with a count
-    REPEAT = "repeated anomaly lines like"  # an anomaly beyond `verbatim_repeats`
-    RUN = "distinct log lines from"  # the middle of a long run of distinct lines
-    LONG = "one long log line"  # a line cut at `line_bytes`
+    TEMPLATE = "template"  # same template: shown as its first line with a count
+    REPEAT = "repeat"  # an anomaly beyond `verbatim_repeats`
+    RUN = "run"  # the middle of a long run of distinct lines
+    LONG = "long"  # a line cut at `line_bytes`
 
 
 @dataclass
@@ -366,7 +366,7 @@ def _render(
     groups = len(plan.groups)
     summary = (
         f"[log: {len(lines.raw):,} lines, {folded_count:,} folded into {groups:,}"
-        f" group{'s' if groups > 1 else ''} (×N: N similar lines)"
+        f" group{'s' if groups > 1 else ''} (×N = N lines like the one shown)"
     )
     parts: list[str | Omission] = []
     if coarse:
@@ -414,10 +414,19 @@ def _group_bytes(group: _Group, lines: _Lines) -> bytes:
 
 
 def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
-    preview = lines.text(group.lines[0], limits.preview_chars)
+    first = next((i for i in group.lines if lines.clean[i].strip()), group.lines[0])
+    preview = lines.text(first, limits.preview_chars).strip()
+    size = len(group.lines) - group.blanks
     if group.kind is _Kind.LONG:
-        return f"{group.kind.value} of {len(lines.raw[group.lines[0]]):,} bytes: {preview}"
-    reason = f"{len(group.lines):,} {group.kind.value}: {preview}"
+        return f"one log line of {len(lines.raw[first]):,} bytes: {preview}"
+    if group.kind is _Kind.REPEAT:
+        reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
+    elif group.kind is _Kind.RUN:
+        reason = f"{size:,} distinct log lines, the first: {preview}"
+    else:
+        reason = f"{size:,} log lines like: {preview}"
+    if group.blanks:
+        reason += f" (and {group.blanks:,} blank lines that fell between them)"
     if not group.contiguous:
         reason += " (not contiguous: concatenated in original order)"
     return reason
