@@ -12,11 +12,24 @@ from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContentType, ContextPacket, Status
 from tokenlab.pipeline import analyze
+from tokenlab.reads.bench_rows import ReadRow, read_rows
 from tokenlab.restore import restore
 from tokenlab.sources import SIGNALS_SUFFIX, read_signals
 from tokenlab.store import Store
 
 READS_FOLDER = "reads"
+
+
+@dataclass(frozen=True)
+class BenchmarkReport:
+    runs: list[BenchmarkRow]
+    reads: list[ReadRow]
+
+    @property
+    def passed(self) -> bool:
+        return all(row.passed for row in self.runs) and all(
+            row.pointer_status is Status.PASS for row in self.reads
+        )
 
 
 @dataclass(frozen=True)
@@ -54,7 +67,14 @@ def _restore_status(packet: ContextPacket, store: Store) -> Status:
     return Status.PASS if rebuilt == packet.raw else Status.FAIL
 
 
-def run_benchmark(folder: Path, store: Store) -> list[BenchmarkRow]:
+def run_benchmark(folder: Path, store: Store) -> BenchmarkReport:
+    """Analysis rows for every fixture, and budgeted-read rows for `<folder>/reads/`."""
+    reads_folder = folder / READS_FOLDER
+    reads = read_rows(reads_folder) if reads_folder.is_dir() else []
+    return BenchmarkReport(_analysis_rows(folder, store), reads)
+
+
+def _analysis_rows(folder: Path, store: Store) -> list[BenchmarkRow]:
     rows: list[BenchmarkRow] = []
     for path in fixture_files(folder):
         data = path.read_bytes()

@@ -23,7 +23,12 @@ _LOG_LINE_RE = re.compile(
       |\[?[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d        # syslog date
       |\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b
       |(?:Traceback|File\ ".*",\ line\ \d+)
-      |(?:Collecting|Downloading|Requirement\ already|Building|Installing|Running|Using|Successfully|Obtaining|Preparing)\b
+      |(?i:collecting|downloading|requirement\ already|building|installing|running|using|successfully
+          |obtaining|preparing|looking\ in|processing|getting|creating|writing|reading|adding|copying
+          |compiling|checking|removing|linking|fetching|resolving|generating|starting|stopping)\b
+      |\S+\.\w+:\d+:                                  # path.ext:line: diagnostics
+      |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
+      |\xe2\x94\x81                                     # progress bar
       |=+\ |-{5,}|\#\d+\ |\$\ |>\ |npm\ |error|warning|note:
       )
       |.*\ \.\.\.\ (?:ok|FAIL|ERROR|skipped)

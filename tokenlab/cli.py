@@ -151,20 +151,21 @@ def benchmark(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run every fixture; check SIGNAL, RECOVERY and RESTORE; exit 1 if any fails."""
+    """Run every fixture; check SIGNAL, RECOVERY and RESTORE, and budgeted reads of
+    fixtures/reads/ (every evidence pointer dereferenced); exit 1 if any fails."""
     from tokenlab.benchmark import run_benchmark
     from tokenlab.errors import InputError
-    from tokenlab.render import benchmark_rows_as_dicts, benchmark_table
+    from tokenlab.render import benchmark_as_dict, benchmark_table
     from tokenlab.store import Store
 
     if not fixtures.is_dir():
         raise InputError(f"fixtures folder not found: {fixtures}")
-    rows = run_benchmark(fixtures, Store.resolve(store))
+    report = run_benchmark(fixtures, Store.resolve(store))
     if as_json:
-        _emit_json(benchmark_rows_as_dicts(rows))
+        _emit_json(benchmark_as_dict(report))
     else:
-        typer.echo(benchmark_table(rows))
-    if not all(row.passed for row in rows):
+        typer.echo(benchmark_table(report))
+    if not report.passed:
         raise typer.Exit(1)
 
 
@@ -244,3 +245,12 @@ def store_gc(
     for path in removed:
         typer.echo(path)
     typer.echo(f"{'would remove' if dry_run else 'removed'} {len(removed)} files")
+
+
+def _register_read_commands() -> None:
+    from tokenlab.cli_reads import register
+
+    register(app)
+
+
+_register_read_commands()

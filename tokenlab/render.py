@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tokenlab.benchmark import BenchmarkRow
+from tokenlab.benchmark import BenchmarkReport, BenchmarkRow
+from tokenlab.reads.bench_rows import ReadRow
 
 _COLUMNS = (
     "FIXTURE", "TYPE", "RAW", "VISIBLE", "MARKERS", "REFERENCED", "SAVED", "REFS",
@@ -50,14 +51,56 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
-def benchmark_table(rows: Sequence[BenchmarkRow]) -> str:
-    body = table(_COLUMNS, [_cells(row) for row in rows])
-    failed = sum(1 for row in rows if not row.passed)
-    summary = f"{len(rows)} runs, {len(rows) - failed} passed, {failed} failed"
-    return f"{body}\n\n{summary}\nTokens: o200k_base (exact); estimates of what a provider bills."
+_READ_COLUMNS = ("READ FIXTURE", "FULL", "OUTLINE", "RATIO", "SYMBOLS", "POINTERS", "POINTER")
 
 
-def benchmark_rows_as_dicts(rows: Sequence[BenchmarkRow]) -> list[dict[str, Any]]:
+def _read_cells(row: ReadRow) -> tuple[str, ...]:
+    return (
+        row.fixture,
+        f"{row.full_tokens:,}",
+        f"{row.outline_tokens:,}",
+        f"{row.ratio:.2f}",
+        str(row.symbols),
+        str(row.pointers_checked),
+        row.pointer_status.value,
+    )
+
+
+def benchmark_table(report: BenchmarkReport) -> str:
+    runs = report.runs
+    sections = [table(_COLUMNS, [_cells(row) for row in runs])]
+    failed = sum(1 for row in runs if not row.passed)
+    summary = [f"{len(runs)} runs, {len(runs) - failed} passed, {failed} failed"]
+    if report.reads:
+        sections.append(table(_READ_COLUMNS, [_read_cells(row) for row in report.reads]))
+        bad = [row for row in report.reads if row.failure]
+        summary.append(f"{len(report.reads)} budgeted reads, {len(bad)} with a failing pointer")
+        summary.extend(f"  {row.fixture}: {row.failure}" for row in bad)
+    summary.append("Tokens: o200k_base (exact); estimates of what a provider bills.")
+    return "\n\n".join(sections) + "\n\n" + "\n".join(summary)
+
+
+def benchmark_as_dict(report: BenchmarkReport) -> dict[str, Any]:
+    return {
+        "passed": report.passed,
+        "runs": _runs_as_dicts(report.runs),
+        "reads": [
+            {
+                "fixture": row.fixture,
+                "full_tokens": row.full_tokens,
+                "outline_tokens": row.outline_tokens,
+                "ratio": round(row.ratio, 4),
+                "symbols": row.symbols,
+                "pointers_checked": row.pointers_checked,
+                "pointer": row.pointer_status.value,
+                "failure": row.failure,
+            }
+            for row in report.reads
+        ],
+    }
+
+
+def _runs_as_dicts(rows: Sequence[BenchmarkRow]) -> list[dict[str, Any]]:
     return [
         {
             "fixture": row.fixture,
