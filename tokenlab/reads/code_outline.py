@@ -72,7 +72,7 @@ def code_outline(
             return Outline(language, freeze(drafts), line_count(text), FALLBACK_NOTE)
     definitions = _definitions(treesitter.tags_query(grammar, query_name), root, data)
     note = "syntax errors in the file: ranges near them may be off" if root.has_error else ""
-    return Outline(language, freeze(_nest(definitions)), line_count(text), note)
+    return Outline(language, freeze(_nest(definitions, data)), line_count(text), note)
 
 
 def _definitions(query: object, root: Node, data: bytes) -> list[_Definition]:
@@ -117,7 +117,7 @@ def _header(data: bytes, name_node: Node) -> str:
     return shorten(line.decode("utf-8", "replace"), _HEADER_LIMIT)
 
 
-def _nest(definitions: list[_Definition]) -> list[Draft]:
+def _nest(definitions: list[_Definition], data: bytes) -> list[Draft]:
     """Build the tree by containment of byte ranges; returns the top-level drafts."""
     definitions.sort(key=lambda d: (d.start_byte, -d.node.end_byte))
     top: list[Draft] = []
@@ -134,27 +134,9 @@ def _nest(definitions: list[_Definition]) -> list[Draft]:
             kind=kind,
             name=definition.name,
             start_line=definition.start_row + 1,
-            end_line=_last_content_row(node) + 1,
+            end_line=treesitter.last_content_line(node, data),
             detail=definition.header,
         )
         (parent.children if parent is not None else top).append(draft)
         open_stack.append((node.end_byte, draft))
     return top
-
-
-def _last_content_row(node: Node) -> int:
-    """The 0-based row of the last token of `node` that is not a comment."""
-    current = node
-    while True:
-        last = None
-        for child in reversed(current.children):
-            if child.end_byte > child.start_byte and "comment" not in child.type:
-                last = child
-                break
-        if last is None:
-            break
-        current = last
-    row, column = current.end_point
-    if column == 0 and row > node.start_point[0]:
-        row -= 1  # the node ends with its line's "\n": it ends on the line before
-    return int(row)

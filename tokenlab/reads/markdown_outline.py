@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tokenlab.reads.symbols import Draft, Outline, freeze, line_count
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
@@ -23,6 +23,7 @@ _FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")
 _THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 # Lines that start a block a setext underline cannot turn into a heading.
 _NOT_PARAGRAPH = re.compile(r" {0,3}(?:>|[-+*](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|\|)")
+_TITLE_LIMIT = 200
 _FRONT_MATTER = {"---": ("---", "..."), "+++": ("+++",)}
 
 
@@ -119,7 +120,7 @@ def _tree(headings: list[_Heading], total: int) -> list[Draft]:
             open_stack.pop()[1].end_line = heading.start - 1
         draft = Draft(
             kind="heading",
-            name=heading.title,
+            name=shorten(heading.title, _TITLE_LIMIT),
             start_line=heading.start,
             end_line=total,
             detail="#" * heading.level,

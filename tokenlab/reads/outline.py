@@ -76,8 +76,50 @@ def _markdown(text: str, config: OutlineConfig) -> Outline:
     return chunk_outline(text, "markdown", config, note="no headings: line chunks")
 
 
+def _json(text: str, config: OutlineConfig) -> Outline:
+    from tokenlab.reads.data_outline import json_outline
+
+    return _data(json_outline, "json", text, config)
+
+
+def _yaml(text: str, config: OutlineConfig) -> Outline:
+    from tokenlab.reads.yaml_outline import yaml_outline
+
+    return _data(yaml_outline, "yaml", text, config)
+
+
+def _toml(text: str, config: OutlineConfig) -> Outline:
+    from tokenlab.reads.toml_outline import toml_outline
+
+    return _data(toml_outline, "toml", text, config)
+
+
+def _csv(text: str, config: OutlineConfig) -> Outline:
+    from tokenlab.reads.table_outline import table_outline
+
+    return table_outline(text, "csv", config)
+
+
+def _tsv(text: str, config: OutlineConfig) -> Outline:
+    from tokenlab.reads.table_outline import table_outline
+
+    return table_outline(text, "tsv", config)
+
+
+def _data(outliner: Callable[[str, OutlineConfig], Outline], language: str, text: str, config: OutlineConfig) -> Outline:
+    try:
+        return outliner(text, config)
+    except (ImportError, LookupError, OSError, ValueError) as error:
+        return chunk_outline(text, language, config, note=f"no {language} grammar ({error}): line chunks")
+
+
 _OUTLINERS: dict[str, Callable[[str, OutlineConfig], Outline]] = {
     "markdown": _markdown,
+    "json": _json,
+    "yaml": _yaml,
+    "toml": _toml,
+    "csv": _csv,
+    "tsv": _tsv,
 }
 
 

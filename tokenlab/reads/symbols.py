@@ -56,8 +56,14 @@ def line_count(text: str) -> int:
 
 
 def shorten(text: str, limit: int = 80) -> str:
-    """One trimmed line of at most `limit` characters, with "…" when cut."""
+    """One printable line of at most `limit` characters, with "…" when cut.
+
+    Runs of whitespace become one space; other control characters are escaped (`\\x00`),
+    so a rendered outline has exactly one line per symbol.
+    """
     text = " ".join(text.split())
+    if not text.isprintable():
+        text = "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -57,3 +57,32 @@ def run_query(query: Query, node: Node) -> list[Captures]:
 
 def has_query(query_name: str) -> bool:
     return resources.files("tokenlab").joinpath("queries", f"{query_name}-tags.scm").is_file()
+
+
+def last_content_line(node: Node, data: bytes) -> int:
+    """The 1-based line of the last token of `node` that is not a comment.
+
+    Grammars attach comments that follow a block (Python, YAML, TOML) to that block;
+    a definition or section should end with its last real token, as `ast` ends it.
+    Children are reached by index from the end: a node may have a million of them.
+    """
+    current = node
+    while current.child_count:
+        index = current.child_count - 1
+        child = current.child(index)
+        if child is None or data[child.end_byte : current.end_byte].strip():
+            break  # the node's own text runs past its children (a YAML block scalar)
+        while child is not None and _is_trailing_noise(child) and index > 0:
+            index -= 1
+            child = current.child(index)
+        if child is None or _is_trailing_noise(child):
+            break
+        current = child
+    row, column = current.end_point
+    if column == 0 and row > node.start_point[0]:
+        row -= 1  # the token ends with its line's "\n": it ends on the line before
+    return int(row) + 1
+
+
+def _is_trailing_noise(node: Node) -> bool:
+    return node.end_byte == node.start_byte or "comment" in node.type
