@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, log
 from tokenlab.optimizers.log import LogLimits, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -311,6 +311,14 @@ def test_hostile_bytes_never_raise(data: bytes, config: OptimizerConfig) -> None
     assert_covered(data, result)
 
 
+@pytest.mark.parametrize("name", LOG_FIXTURES)
+def test_chunk_boundaries_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (FIXTURES / name).read_bytes()
+    expected = optimize(data, FINE), optimize(data, COARSE)
+    monkeypatch.setattr(log, "_CHUNK", 100)
+    assert (optimize(data, FINE), optimize(data, COARSE)) == expected
+
+
 def test_limits_are_tunable() -> None:
     data = b"".join(service_lines(10))
     shown = render_preview(optimize(data, COARSE, LogLimits(min_group=11)))
@@ -344,6 +352,17 @@ def test_generated_logs_are_covered(atoms: list[tuple[bytes, int]], fine: bool) 
     assert_covered(data, result)
     if not fine:
         assert len(omissions(result)) <= 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(LOG_ATOMS, st.integers(0, 999)), max_size=80), st.integers(1, 64))
+def test_small_chunks_give_the_same_result(atoms: list[tuple[bytes, int]], chunk: int) -> None:
+    data = b"".join(atom % n if b"%d" in atom else atom for atom, n in atoms)
+    data = data.replace(b"\r\n", b"\r\x1b[0m\n")  # escapes between CR and LF shift line ends
+    expected = optimize(data, FINE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(log, "_CHUNK", chunk)
+        assert optimize(data, FINE) == expected
 
 
 @settings(max_examples=300, deadline=None)

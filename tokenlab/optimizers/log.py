@@ -22,9 +22,11 @@ single line or a 100 MB log cost time in proportion to their size.
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import compress
+from itertools import accumulate, islice
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, visible
 
@@ -54,6 +56,7 @@ class LogLimits:
 
 
 DEFAULT_LIMITS = LogLimits()
+_CHUNK = 1 << 20
 
 _ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # A word holding a digit (number, timestamp part, hex id, duration, version), chained
@@ -94,12 +97,36 @@ FOLD = 2  # inside a folded group
 
 @dataclass(frozen=True)
 class _Lines:
-    raw: list[bytes]  # exact original lines, terminators included
-    clean: list[bytes]  # ANSI removed, terminators removed
-    keys: list[bytes]  # templates
+    """The input's lines, held as end offsets into the input rather than as copies."""
+
+    data: bytes
+    ends: array[int]  # offset just past each line's terminator
+    keys: list[bytes]  # each line's template; one shared object per template
+    by_key: dict[bytes, list[int]]  # each template's line indices, templates in first-seen order
+    stripped: list[bytes] | None  # lines without ANSI escapes or terminators, if there were escapes
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def start(self, index: int) -> int:
+        return self.ends[index - 1] if index else 0
+
+    def raw(self, index: int) -> bytes:
+        """The exact original line, terminator included."""
+        return self.data[self.start(index) : self.ends[index]]
+
+    def span(self, first: int, last: int) -> memoryview:
+        """The exact original lines `first..last`, inclusive, without copying them."""
+        return memoryview(self.data)[self.start(first) : self.ends[last]]
+
+    def clean(self, index: int) -> bytes:
+        """The line as shown: no ANSI escapes, no terminator."""
+        if self.stripped is not None:
+            return self.stripped[index]
+        return self.raw(index).rstrip(b"\r\n")  # a line holds no `\r`/`\n` but its terminator
 
     def text(self, index: int, limit: int) -> str:
-        line = self.clean[index]
+        line = self.clean(index)
         if len(line) <= limit:
             return visible(line)
         cut = limit
@@ -145,7 +172,7 @@ class _Plan:
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
     lines = _split(data)
-    if not lines.raw:
+    if not len(lines):
         return OptimizeResult(())
     plan = _plan(lines, limits)
     items = _fold_runs(_items(lines, plan), plan, limits)
@@ -160,14 +187,47 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 
 
 def _split(data: bytes) -> _Lines:
-    raw = data.splitlines(keepends=True)
-    cleaned = _ANSI_RE.sub(b"", data) if b"\x1b" in data else data
-    clean, keys = cleaned.splitlines(), _template(cleaned).splitlines()
-    if not (len(clean) == len(keys) == len(raw)):
-        # Removing an escape between `\r` and `\n` can merge two line ends; redo per line.
-        clean = [_ANSI_RE.sub(b"", line).rstrip(b"\r\n") for line in raw]
-        keys = [_template(line) for line in clean]
-    return _Lines(raw, clean, keys)
+    lines = _Lines(data, array("q"), [], {}, [] if b"\x1b" in data else None)
+    for chunk in _chunks(data):
+        raw = chunk.splitlines(keepends=True)
+        cleaned = chunk if lines.stripped is None else _ANSI_RE.sub(b"", chunk)
+        keys = _template(cleaned).splitlines()
+        stripped = cleaned.splitlines() if lines.stripped is not None else []
+        if len(keys) != len(raw) or (lines.stripped is not None and len(stripped) != len(raw)):
+            # Removing an escape between `\r` and `\n` can merge two line ends; redo per line.
+            stripped = [_ANSI_RE.sub(b"", line).rstrip(b"\r\n") for line in raw]
+            keys = [_template(line) for line in stripped]
+        if lines.stripped is not None:
+            lines.stripped.extend(stripped)
+        _index(lines, raw, keys)
+    return lines
+
+
+def _chunks(data: bytes) -> Iterator[bytes]:
+    """Slices of about `_CHUNK` bytes ending at a line end (`\r\n` is never split).
+
+    Templating a chunk at a time bounds the temporary pieces `re.sub` builds.
+    """
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + _CHUNK) + 1 or len(data)
+        yield data[start:end]
+        start = end
+
+
+def _index(lines: _Lines, raw: list[bytes], keys: list[bytes]) -> None:
+    """Append lines; each line refers to its template's first object, not a copy."""
+    by_key, all_keys = lines.by_key, lines.keys
+    offset = lines.ends[-1] if lines.ends else 0
+    lines.ends.extend(islice(accumulate(map(len, raw), initial=offset), 1, None))
+    for index, key in enumerate(keys, len(lines) - len(raw)):
+        members = by_key.get(key)
+        if members is None:
+            by_key[key] = [index]
+            all_keys.append(key)
+        else:
+            members.append(index)
+            all_keys.append(all_keys[members[0]])
 
 
 def _template(text: bytes) -> bytes:
@@ -184,14 +244,8 @@ def _template(text: bytes) -> bytes:
 
 
 def _plan(lines: _Lines, limits: LogLimits) -> _Plan:
-    by_key: dict[bytes, list[int]] = {}
-    for index, key in enumerate(lines.keys):
-        members = by_key.get(key)
-        if members is None:
-            by_key[key] = [index]
-        else:
-            members.append(index)
-    plan = _Plan(bytearray(len(lines.raw)))
+    by_key = lines.by_key
+    plan = _Plan(bytearray(len(lines)))
     plan.anomalous = {key for key in by_key if _ANOMALY_RE.search(key)}
     kept = _place_anomalies(lines, by_key, plan, limits)
     _mark_context(kept, lines, plan, limits)
@@ -208,8 +262,11 @@ def _plan(lines: _Lines, limits: LogLimits) -> _Plan:
 
 
 def _all_same(lines: _Lines, members: list[int]) -> bool:
-    first = lines.clean[members[0]]
-    return all(lines.clean[i] == first for i in members)
+    if lines.stripped is not None:
+        first = lines.stripped[members[0]]
+        return all(lines.stripped[i] == first for i in members)
+    first = lines.raw(members[0])
+    return all(lines.raw(i) == first for i in members)
 
 
 def _place_anomalies(
@@ -249,17 +306,17 @@ def _place_anomalies(
 def _unit_end(lines: _Lines, start: int, limits: LogLimits) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback or indented follow-up."""
     clean = lines.clean
-    base = _indent(clean[start])
+    base = _indent(clean(start))
     traceback = _TRACEBACK in lines.keys[start]
-    stop = min(len(clean), start + 1 + (limits.traceback_lines if traceback else limits.continuation_lines))
+    stop = min(len(lines), start + 1 + (limits.traceback_lines if traceback else limits.continuation_lines))
     end = start + 1
-    while end < stop and clean[end].strip() and _indent(clean[end]) > base:
+    while end < stop and clean(end).strip() and _indent(clean(end)) > base:
         end += 1
-    if not traceback or end >= stop or not clean[end].strip():
+    if not traceback or end >= stop or not clean(end).strip():
         return end
     end += 1  # the exception line, back at the header's indentation
-    message_stop = min(len(clean), end + limits.exception_message_lines)
-    while end < message_stop and clean[end].strip() and not _RECORD_START_RE.match(clean[end]):
+    message_stop = min(len(lines), end + limits.exception_message_lines)
+    while end < message_stop and clean(end).strip() and not _RECORD_START_RE.match(clean(end)):
         end += 1
     return end
 
@@ -269,7 +326,7 @@ def _indent(line: bytes) -> int:
 
 
 def _mark_context(kept: list[range], lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
-    role, keys, last = plan.role, lines.keys, len(lines.raw)
+    role, keys, last = plan.role, lines.keys, len(lines)
     for unit in kept:
         before = range(max(0, unit.start - limits.context_before), unit.start)
         after = range(unit.stop, min(last, unit.stop + limits.context_after))
@@ -287,7 +344,7 @@ def _items(lines: _Lines, plan: _Plan) -> list[_Item]:
     heads = {group.lines[0]: group for group in plan.groups}
     role = plan.role
     items: list[_Item] = []
-    for index in range(len(lines.raw)):
+    for index in range(len(lines)):
         group = heads.get(index)
         if group is not None:
             items.append(group)
@@ -333,9 +390,9 @@ def _fold_stray_blanks(items: list[_Item], lines: _Lines, plan: _Plan) -> list[_
     for item in items:
         if isinstance(item, _Group):
             last_group = item
-        elif last_group is not None and not lines.clean[item].strip():
+        elif last_group is not None and not lines.clean(item).strip():
             previous = result[-1]
-            if isinstance(previous, _Group) or not lines.clean[previous].strip():
+            if isinstance(previous, _Group) or not lines.clean(previous).strip():
                 last_group.lines.append(item)
                 last_group.blanks += 1
                 plan.role[item] = FOLD
@@ -347,30 +404,30 @@ def _fold_stray_blanks(items: list[_Item], lines: _Lines, plan: _Plan) -> list[_
 def _fold_long_lines(items: list[_Item], lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
     """A verbatim line longer than `line_bytes` is cut; the whole line goes behind a ref."""
     for position, item in enumerate(items):
-        if isinstance(item, int) and len(lines.clean[item]) > limits.line_bytes:
+        if isinstance(item, int) and len(lines.clean(item)) > limits.line_bytes:
             group = _Group(_Kind.LONG, [item])
             plan.groups.append(group)
             plan.role[item] = FOLD
             items[position] = group
 
 
-_FOLDED_MASK = bytes(1 if value == FOLD else 0 for value in range(256))
+_FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
 
 
 def _render(
     items: list[_Item], lines: _Lines, plan: _Plan, granularity: Granularity, limits: LogLimits
 ) -> OptimizeResult:
-    folded = plan.role.translate(_FOLDED_MASK)
-    folded_count = folded.count(1)
+    folded_count = plan.role.count(FOLD)
     coarse = granularity is Granularity.COARSE
     groups = len(plan.groups)
     summary = (
-        f"[log: {len(lines.raw):,} lines, {folded_count:,} folded into {groups:,}"
+        f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,}"
         f" group{'s' if groups > 1 else ''} (×N = N lines like the one shown)"
     )
     parts: list[str | Omission] = []
     if coarse:
-        data = b"".join(compress(lines.raw, folded))
+        runs = _FOLDED_RUN_RE.finditer(plan.role)
+        data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
         parts += [summary + "; all folded lines: ", Omission(data, reason), "]\n"]
     else:
@@ -389,7 +446,7 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     if group.kind is _Kind.RUN:
         label, shown = f"[… {group.count:,} more lines", ""
     elif group.kind is _Kind.LONG:
-        label = f"[whole line: {len(lines.raw[first]):,} bytes"
+        label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
     else:
         shown = lines.text(first, limits.line_bytes)
@@ -407,18 +464,17 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
 
 
 def _group_bytes(group: _Group, lines: _Lines) -> bytes:
-    raw = lines.raw
     if group.contiguous:
-        return b"".join(raw[group.lines[0] : group.lines[-1] + 1])
-    return b"".join([raw[i] for i in group.lines])
+        return bytes(lines.span(group.lines[0], group.lines[-1]))
+    return b"".join([lines.raw(i) for i in group.lines])
 
 
 def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
-    first = next((i for i in group.lines if lines.clean[i].strip()), group.lines[0])
+    first = next((i for i in group.lines if lines.clean(i).strip()), group.lines[0])
     preview = lines.text(first, limits.preview_chars).strip()
     size = len(group.lines) - group.blanks
     if group.kind is _Kind.LONG:
-        return f"one log line of {len(lines.raw[first]):,} bytes: {preview}"
+        return f"one log line of {len(lines.raw(first)):,} bytes: {preview}"
     if group.kind is _Kind.REPEAT:
         reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
     elif group.kind is _Kind.RUN:
