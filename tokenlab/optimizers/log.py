@@ -204,7 +204,7 @@ def _split(data: bytes) -> _Lines:
 
 
 def _chunks(data: bytes) -> Iterator[bytes]:
-    """Slices of about `_CHUNK` bytes ending at a line end (`\r\n` is never split).
+    """Slices of about `_CHUNK` bytes, each ending just after a LF (so CRLF is never split).
 
     Templating a chunk at a time bounds the temporary pieces `re.sub` builds.
     """
