@@ -40,7 +40,7 @@ def ast_entries(tree: ast.AST) -> list[Entry]:
             is_class = isinstance(node, ast.ClassDef)
             kind = "class" if is_class else ("method" if in_class else "function")
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-            path = path + (node.name,)
+            path = (*path, node.name)
             entries.append((kind, path, start, node.end_lineno or node.lineno))
             in_class = is_class
         pending.extend((child, path, in_class) for child in reversed(list(ast.iter_child_nodes(node))))
@@ -54,7 +54,7 @@ def outline_entries(symbols: tuple[Symbol, ...]) -> list[Entry]:
         symbol, prefix = pending.pop()
         if symbol.kind not in _CODE_KINDS:
             continue
-        path = prefix + (symbol.name,)
+        path = (*prefix, symbol.name)
         entries.append((symbol.kind, path, symbol.start_line, symbol.end_line))
         pending.extend((child, path) for child in reversed(symbol.children))
     return entries
@@ -133,7 +133,10 @@ def main() -> int:
         else:
             matching += 1
     elapsed = time.perf_counter() - started
-    print(f"folder: {args.root}" + (" (with site-packages)" if args.site_packages else " (without site-packages)"))
+    print(
+        f"folder: {args.root}"
+        + (" (with site-packages)" if args.site_packages else " (without site-packages)")
+    )
     print(f"files checked: {checked} (skipped {skipped}: ast cannot parse them)")
     print(f"files matching ast exactly: {matching}/{checked} ({100 * matching / max(checked, 1):.2f}%)")
     needed = sum(1 for _, fallback in fallbacks if fallback == "needed")

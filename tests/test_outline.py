@@ -106,9 +106,13 @@ def test_render_outline_levels() -> None:
 
 def test_render_code_outline() -> None:
     rendered = render_outline(outline(*read_fixture("inventory.py")), 2)
-    assert rendered.startswith("function cached (L11-L21)\n  function wrapper (L15-L19)\nclass Item (L24-L32)\n")
+    assert rendered.startswith(
+        "function cached (L11-L21)\n  function wrapper (L15-L19)\nclass Item (L24-L32)\n"
+    )
     assert "  class ReorderRule (L54-L61) [+2]\n" in rendered
-    assert render_outline(outline(*read_fixture("inventory.py")), 1).startswith("function cached (L11-L21) [+1]\n")
+    assert render_outline(outline(*read_fixture("inventory.py")), 1).startswith(
+        "function cached (L11-L21) [+1]\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -154,7 +158,14 @@ def _stdlib_check() -> object:
 
 @pytest.mark.parametrize(
     "relative",
-    ["argparse.py", "dataclasses.py", "asyncio/tasks.py", "unittest/mock.py", "typing.py", "test/test_compile.py"],
+    [
+        "argparse.py",
+        "dataclasses.py",
+        "asyncio/tasks.py",
+        "unittest/mock.py",
+        "typing.py",
+        "test/test_compile.py",
+    ],
 )
 def test_stdlib_files_match_ast(relative: str) -> None:
     check = _stdlib_check()
@@ -169,7 +180,17 @@ def test_stdlib_files_match_ast(relative: str) -> None:
 def test_python_ast_fallback_on_tree_sitter_misread() -> None:
     # A continuation line inside brackets indented less than its block: valid Python
     # that tree-sitter-python's scanner misreads, losing the definitions after it.
-    source = "class T:\n    def m(self):\n        def f():\n            (bar.\n        baz)\n        return f\n\nclass U:\n    def n(self): pass\n"
+    source = (
+        "class T:\n"
+        "    def m(self):\n"
+        "        def f():\n"
+        "            (bar.\n"
+        "        baz)\n"
+        "        return f\n"
+        "\n"
+        "class U:\n"
+        "    def n(self): pass\n"
+    )
     result = outline("t.py", source)
     assert flat(result) == [
         (0, "class", "T", 1, 6),

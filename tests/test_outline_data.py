@@ -94,7 +94,11 @@ def test_csv_counts_records_not_lines() -> None:
     assert (header.name, header.start_line, header.end_line, header.detail) == ("header", 1, 1, "6 columns")
     assert [c.name for c in header.children] == records[0]
     assert (rows.start_line, rows.end_line, rows.detail) == (2, 65, "61 rows")
-    assert [(r.name, r.start_line, r.end_line) for r in rows.children] == [("1", 2, 2), ("2", 3, 4), ("3", 5, 5)]
+    assert [(r.name, r.start_line, r.end_line) for r in rows.children] == [
+        ("1", 2, 2),
+        ("2", 3, 4),
+        ("3", 5, 5),
+    ]
     assert rows.children[2].detail == '10233,2026-03-01T11:01:09Z,Byrne, Aoife,IE,0.00,said "no rush"'
     assert result.note == ""
 
@@ -102,7 +106,14 @@ def test_csv_counts_records_not_lines() -> None:
 def test_tsv_outline() -> None:
     result = fixture_outline("genes.tsv")
     header, rows = result.symbols
-    assert [c.name for c in header.children] == ["gene", "chromosome", "start", "end", "strand", "description"]
+    assert [c.name for c in header.children] == [
+        "gene",
+        "chromosome",
+        "start",
+        "end",
+        "strand",
+        "description",
+    ]
     assert header.children[0].detail == "e.g. BRCA1"
     assert rows.detail == "5 rows" and len(rows.children) == 3
 
@@ -192,3 +203,22 @@ def test_data_lines_nest() -> None:
             for child in symbol.children:
                 assert symbol.start_line <= child.start_line <= child.end_line <= symbol.end_line, fixture
             pending.extend(symbol.children)
+
+
+def test_yaml_longer_than_the_grammar_can_follow() -> None:
+    # tree-sitter-yaml gives up after row 32,767; such files are parsed in parts.
+    entries = "".join(f"  /items/{i}:\n    get:\n      summary: item {i}\n" for i in range(11_000))
+    text = "openapi: 3.0.0\npaths:\n" + entries + "components:\n  schemas: {}\n"
+    result = outline("api.yaml", text)
+    assert result.line_count == 33_004
+    assert [(s.name, s.start_line, s.end_line, s.detail) for s in result.symbols] == [
+        ("openapi", 1, 1, "3.0.0"),
+        ("paths", 2, 33_002, "mapping{11,000 keys}"),
+        ("components", 33_003, 33_004, "mapping{1 key}"),
+    ]
+    paths = result.symbols[1]
+    assert len(paths.children) == 500 and "10,500 keys beyond the first 500" in result.note
+    last_listed = paths.children[-1]
+    assert (last_listed.name, last_listed.start_line, last_listed.end_line) == ("/items/499", 1_500, 1_502)
+    found = find_section(result, "paths./items/7.get.summary")
+    assert found is not None and (found.start_line, found.detail) == (26, "item 7")

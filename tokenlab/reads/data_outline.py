@@ -48,15 +48,43 @@ class DataFormat(Protocol):
         ...
 
 
-def key_tree(data_format: DataFormat, top: list[Member], config: OutlineConfig) -> tuple[list[Draft], str]:
-    """Draft symbols for `top` and the members below them, and a note on what was cut."""
+@dataclass
+class Cut:
+    """What a key tree left out: containers below the depth limit, keys beyond the breadth."""
+
+    too_deep: int = 0
+    unlisted: int = 0
+
+    def add(self, other: Cut) -> None:
+        self.too_deep += other.too_deep
+        self.unlisted += other.unlisted
+
+    def note(self, config: OutlineConfig) -> str:
+        notes = []
+        if self.too_deep:
+            notes.append(
+                f"depth limited to {config.data_depth}: {self.too_deep:,} deeper containers not expanded"
+            )
+        if self.unlisted:
+            notes.append(
+                f"{self.unlisted:,} keys beyond the first {config.data_breadth:,} per container not listed"
+            )
+        return "; ".join(notes)
+
+
+def key_tree(
+    data_format: DataFormat, top: list[Member], config: OutlineConfig, depth: int = 1
+) -> tuple[list[Draft], Cut]:
+    """Draft symbols for `top` (at `depth`) and the members below them, and what was cut."""
     roots: list[Draft] = []
-    too_deep = unlisted = 0
-    pending: list[tuple[list[Member], list[Draft], int]] = [(top, roots, 1)]
+    cut = Cut()
+    pending: list[tuple[list[Member], list[Draft], int]] = [(top, roots, depth)]
     while pending:
-        members, siblings, depth = pending.pop()
+        members, siblings, level = pending.pop()
         for member in members:
-            expandable, detail = data_format.describe(member.value) if member.value is not None else (False, "")
+            expandable, detail = (
+                data_format.describe(member.value) if member.value is not None else (False, "")
+            )
             draft = Draft(
                 kind=member.kind,
                 name=display_name(member.name),
@@ -67,22 +95,13 @@ def key_tree(data_format: DataFormat, top: list[Member], config: OutlineConfig) 
             siblings.append(draft)
             if not expandable or member.value is None:
                 continue
-            if depth >= config.data_depth:
-                too_deep += 1
+            if level >= config.data_depth:
+                cut.too_deep += 1
                 continue
             children, left_out = data_format.members(member.value, config)
-            unlisted += left_out
-            pending.append((children, draft.children, depth + 1))
-    return roots, _cut_note(config, too_deep, unlisted)
-
-
-def _cut_note(config: OutlineConfig, too_deep: int, unlisted: int) -> str:
-    notes = []
-    if too_deep:
-        notes.append(f"depth limited to {config.data_depth}: {too_deep:,} deeper containers not expanded")
-    if unlisted:
-        notes.append(f"{unlisted:,} keys beyond the first {config.data_breadth:,} per container not listed")
-    return "; ".join(notes)
+            cut.unlisted += left_out
+            pending.append((children, draft.children, level + 1))
+    return roots, cut
 
 
 def display_name(name: str) -> str:
@@ -188,6 +207,6 @@ def json_outline(text: str, config: OutlineConfig) -> Outline:
             if left_out:
                 notes.append(f"{left_out:,} top-level keys not listed")
     drafts, cut = key_tree(json_format, top, config)
-    notes += [cut] if cut else []
+    notes += [cut.note(config)] if cut.note(config) else []
     notes += ["syntax errors in the file: keys near them may be missing"] if root.has_error else []
     return Outline("json", freeze(drafts), line_count(text), "; ".join(notes))

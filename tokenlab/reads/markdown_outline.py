@@ -42,61 +42,73 @@ def markdown_outline(text: str) -> Outline:
 
 
 def _scan(lines: list[str]) -> list[_Heading]:
-    headings: list[_Heading] = []
-    fence: tuple[str, int] | None = None  # (fence character, length) while inside a fence
-    in_html_comment = False
-    paragraph: list[str] = []  # lines of the open plain paragraph (setext candidates)
-    paragraph_start = 0
-    in_other_block = False  # a list item, quote or table row: no setext underline applies
-    index = _skip_front_matter(lines)
-    while index < len(lines):
-        line = lines[index].rstrip("\r")
-        index += 1
-        if fence is not None:
-            closing = _FENCE_CLOSE.match(line)
-            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= fence[1]:
-                fence = None
-            continue
-        if in_html_comment:
-            in_html_comment = "-->" not in line
-            continue
-        stripped = line.strip()
-        if not stripped:
-            paragraph, in_other_block = [], False
-            continue
+    scanner = _Scanner()
+    for number in range(_skip_front_matter(lines) + 1, len(lines) + 1):
+        scanner.feed(lines[number - 1].rstrip("\r"), number)
+    return scanner.headings
+
+
+class _Scanner:
+    """Block state carried from line to line; `feed` each line in order."""
+
+    def __init__(self) -> None:
+        self.headings: list[_Heading] = []
+        self.fence: tuple[str, int] | None = None  # (fence character, length) inside a fence
+        self.in_html_comment = False
+        self.paragraph: list[str] = []  # lines of the open plain paragraph (setext candidates)
+        self.paragraph_start = 0
+        self.in_other_block = False  # a list item, quote or table row: no setext underline
+
+    def feed(self, line: str, number: int) -> None:
+        if self.fence is not None:
+            self._inside_fence(line)
+        elif self.in_html_comment:
+            self.in_html_comment = "-->" not in line
+        elif line[:1].isalpha():
+            self._text(line, number)  # the bulk of prose: only ever a paragraph line
+        elif not line.strip():
+            self.paragraph, self.in_other_block = [], False
+        elif not self._block_start(line, number):
+            self._text(line, number)
+
+    def _inside_fence(self, line: str) -> None:
+        assert self.fence is not None
+        closing = _FENCE_CLOSE.match(line) if line.lstrip()[:1] in ("`", "~") else None
+        if closing and closing.group(1)[0] == self.fence[0] and len(closing.group(1)) >= self.fence[1]:
+            self.fence = None
+
+    def _block_start(self, line: str, number: int) -> bool:
+        """Handle a line that opens or ends a block; False for a paragraph line."""
         opening = _FENCE_OPEN.match(line)
         if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
-            fence = (opening.group(1)[0], len(opening.group(1)))
-            paragraph, in_other_block = [], False
-            continue
-        atx = _ATX.match(line)
-        if atx:
+            self.fence = (opening.group(1)[0], len(opening.group(1)))
+        elif atx := _ATX.match(line):
             title = _ATX_CLOSING.sub("", (atx.group(2) or "").strip())
-            headings.append(_Heading(len(atx.group(1)), title.strip(), index))
-            paragraph, in_other_block = [], False
-            continue
-        underline = _SETEXT_UNDERLINE.match(line)
-        if underline and paragraph:
+            self.headings.append(_Heading(len(atx.group(1)), title.strip(), number))
+        elif (underline := _SETEXT_UNDERLINE.match(line)) and self.paragraph:
             level = 1 if underline.group(1)[0] == "=" else 2
-            headings.append(_Heading(level, " ".join(p.strip() for p in paragraph), paragraph_start))
-            paragraph = []
-            continue
-        if _THEMATIC_BREAK.match(line):
-            paragraph, in_other_block = [], False
-            continue
-        if stripped.startswith("<!--"):
-            in_html_comment = "-->" not in stripped[4:]
-            paragraph, in_other_block = [], False
-            continue
-        if in_other_block or _NOT_PARAGRAPH.match(line):
-            paragraph, in_other_block = [], True
-            continue
-        if not paragraph:
+            title = " ".join(part.strip() for part in self.paragraph)
+            self.headings.append(_Heading(level, title, self.paragraph_start))
+        elif _THEMATIC_BREAK.match(line):
+            pass
+        elif line.lstrip().startswith("<!--"):
+            self.in_html_comment = "-->" not in line.lstrip()[4:]
+        elif self.in_other_block or _NOT_PARAGRAPH.match(line):
+            self.paragraph, self.in_other_block = [], True
+            return True
+        else:
+            return False
+        self.paragraph, self.in_other_block = [], False
+        return True
+
+    def _text(self, line: str, number: int) -> None:
+        if self.in_other_block:
+            return
+        if not self.paragraph:
             if line.startswith(("    ", "\t")):
-                continue  # an indented code line, not a paragraph
-            paragraph_start = index
-        paragraph.append(line)
-    return headings
+                return  # an indented code line, not a paragraph
+            self.paragraph_start = number
+        self.paragraph.append(line)
 
 
 def _skip_front_matter(lines: list[str]) -> int:

@@ -106,7 +106,9 @@ def _tsv(text: str, config: OutlineConfig) -> Outline:
     return table_outline(text, "tsv", config)
 
 
-def _data(outliner: Callable[[str, OutlineConfig], Outline], language: str, text: str, config: OutlineConfig) -> Outline:
+def _data(
+    outliner: Callable[[str, OutlineConfig], Outline], language: str, text: str, config: OutlineConfig
+) -> Outline:
     try:
         return outliner(text, config)
     except (ImportError, LookupError, OSError, ValueError) as error:
@@ -123,7 +125,9 @@ _OUTLINERS: dict[str, Callable[[str, OutlineConfig], Outline]] = {
 }
 
 
-def chunk_outline(text: str, language: str, config: OutlineConfig = DEFAULT_CONFIG, note: str = "") -> Outline:
+def chunk_outline(
+    text: str, language: str, config: OutlineConfig = DEFAULT_CONFIG, note: str = ""
+) -> Outline:
     """Fixed-size line chunks, each named by its number, its detail the first non-blank line."""
     total = line_count(text)
     lines = text.split("\n", total)[:total] if total else []
@@ -158,7 +162,11 @@ def render_outline(outline: Outline, max_depth: int | None = None) -> str:
 
 
 def _label(symbol: Symbol) -> str:
-    lines = f"L{symbol.start_line}" if symbol.start_line == symbol.end_line else f"L{symbol.start_line}-L{symbol.end_line}"
+    lines = (
+        f"L{symbol.start_line}"
+        if symbol.start_line == symbol.end_line
+        else f"L{symbol.start_line}-L{symbol.end_line}"
+    )
     if symbol.kind == "heading":
         return f"{symbol.detail or '#'} {symbol.name} ({lines})"
     head = symbol.name if symbol.kind in _UNLABELLED_KINDS else f"{symbol.kind} {symbol.name}"
@@ -184,15 +192,21 @@ def find_section(outline: Outline, name: str) -> Symbol | None:
     for fold in (False, True):
         wanted = _segments(query, fold)
         bare = query.casefold() if fold else query
-        for matches in (
-            lambda path, symbol: path == wanted,
-            lambda path, symbol: (symbol.name.casefold() if fold else symbol.name) == bare,
-            lambda path, symbol: path[-len(wanted) :] == wanted,
-        ):
+        for rule in ("path", "name", "suffix"):
             for symbol, path in paths:
-                if matches(_fold(path, fold), symbol):
+                if _matches(
+                    rule, _fold(path, fold), symbol.name.casefold() if fold else symbol.name, wanted, bare
+                ):
                     return symbol
     return None
+
+
+def _matches(rule: str, path: tuple[str, ...], name: str, wanted: tuple[str, ...], bare: str) -> bool:
+    if rule == "path":
+        return path == wanted
+    if rule == "name":
+        return name == bare
+    return path[-len(wanted) :] == wanted
 
 
 def _symbol_paths(symbols: tuple[Symbol, ...]) -> list[tuple[Symbol, tuple[str, ...]]]:

@@ -79,6 +79,17 @@ class Draft:
     children: list[Draft] = field(default_factory=list)
 
 
+def walk_drafts(drafts: list[Draft]) -> list[Draft]:
+    """Every draft of a tree, without recursion."""
+    found: list[Draft] = []
+    pending = list(drafts)
+    while pending:
+        draft = pending.pop()
+        found.append(draft)
+        pending.extend(draft.children)
+    return found
+
+
 def freeze(drafts: list[Draft]) -> tuple[Symbol, ...]:
     """Convert draft trees to frozen symbols bottom-up, without recursion (trees may be deep)."""
     frozen: dict[int, Symbol] = {}

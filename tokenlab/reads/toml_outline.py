@@ -40,8 +40,8 @@ class _Toml:
         if container.type == "array":
             items = first_named_children(container, config.array_items)
             return [Member("item", f"[{i}]", item, item) for i, item in enumerate(items)], 0
-        pairs = [p for p in first_named_children(container, config.data_breadth, ("comment",) + _KEYS)]
-        members = [self.pair_member(pair) for pair in pairs if pair.type == "pair"]
+        entries = first_named_children(container, config.data_breadth, ("comment", *_KEYS))
+        members = [self.pair_member(entry) for entry in entries if entry.type == "pair"]
         return members, max(0, _pair_count(container) - len(members))
 
     def pair_member(self, pair: Node) -> Member:
@@ -94,6 +94,6 @@ def toml_outline(text: str, config: OutlineConfig) -> Outline:
                 name = f"{name}[{index}]"
             top.append(Member("table", name, child, child))
     drafts, cut = key_tree(toml_format, top, config)
-    notes = [cut] if cut else []
+    notes = [cut.note(config)] if cut.note(config) else []
     notes += ["syntax errors in the file: keys near them may be missing"] if root.has_error else []
     return Outline("toml", freeze(drafts), line_count(text), "; ".join(notes))

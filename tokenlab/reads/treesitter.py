@@ -39,13 +39,14 @@ def parse(language_name: str, data: bytes) -> Node:
 @cache
 def tags_query(language_name: str, query_name: str) -> Query:
     """The `queries/<query_name>-tags.scm` file shipped with the package, compiled once."""
-    source = resources.files("tokenlab").joinpath("queries", f"{query_name}-tags.scm").read_text(
-        encoding="utf-8"
+    source = (
+        resources.files("tokenlab").joinpath("queries", f"{query_name}-tags.scm").read_text(encoding="utf-8")
     )
     lang: Any = language(language_name)
     if hasattr(tree_sitter, "QueryCursor"):
         return tree_sitter.Query(lang, source)
-    return lang.query(source)  # py-tree-sitter < 0.23
+    query: Query = lang.query(source)  # py-tree-sitter < 0.23
+    return query
 
 
 def run_query(query: Query, node: Node) -> list[Captures]:

@@ -7,11 +7,14 @@ A stream of several documents (`---`) lists one `document` symbol per document.
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import TYPE_CHECKING
 
 from tokenlab.reads import treesitter
 from tokenlab.reads.code_outline import encode_source
 from tokenlab.reads.data_outline import (
+    Cut,
     Member,
     first_named_children,
     inline_preview,
@@ -20,7 +23,7 @@ from tokenlab.reads.data_outline import (
     plural,
     scalar_preview,
 )
-from tokenlab.reads.symbols import Outline, freeze, line_count
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, walk_drafts
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -99,6 +102,10 @@ def _count(node: Node, types: tuple[str, ...]) -> int:
 
 def yaml_outline(text: str, config: OutlineConfig) -> Outline:
     data = encode_source(text)
+    total = line_count(text)
+    if total > _ROW_LIMIT:
+        drafts, notes = _large_yaml(data.split(b"\n")[:total], config)
+        return Outline("yaml", freeze(drafts), total, "; ".join(notes))
     root = treesitter.parse("yaml", data)
     yaml_format = _Yaml(data)
     documents = [d for d in root.named_children if d.type == "document"]
@@ -106,10 +113,9 @@ def yaml_outline(text: str, config: OutlineConfig) -> Outline:
     top: list[Member] = []
     if len(documents) > 1:
         for number, document in enumerate(documents, start=1):
-            content = next((c for c in document.named_children if c.type != "comment"), None)
-            top.append(Member("document", str(number), content, document))
+            top.append(Member("document", str(number), _document_content(document), document))
     elif documents:
-        content = next((c for c in documents[0].named_children if c.type != "comment"), None)
+        content = _document_content(documents[0])
         if content is not None:
             expandable, detail = yaml_format.describe(content)
             if expandable:
@@ -119,6 +125,137 @@ def yaml_outline(text: str, config: OutlineConfig) -> Outline:
             else:
                 notes.append(f"top level: {detail}")
     drafts, cut = key_tree(yaml_format, top, config)
-    notes += [cut] if cut else []
+    notes += [cut.note(config)] if cut.note(config) else []
     notes += ["syntax errors in the file: keys near them may be missing"] if root.has_error else []
-    return Outline("yaml", freeze(drafts), line_count(text), "; ".join(notes))
+    return Outline("yaml", freeze(drafts), total, "; ".join(notes))
+
+
+def _document_content(document: Node) -> Node | None:
+    return next((child for child in document.named_children if child.type != "comment"), None)
+
+
+# --- files longer than the grammar can follow ----------------------------------------------
+#
+# tree-sitter-yaml 0.7 loses its place after row 32,767 and returns one ERROR node. Longer
+# files are cut at entries of their outermost level (and recursively inside an entry that
+# is itself too long), each part parsed on its own and its lines shifted back into place.
+
+_ROW_LIMIT = 30_000
+_KEY_LINE = re.compile(rb"[ \t]*(?:- +)?(\"[^\"]*\"|'[^']*'|[^\s#'\"][^#]*?)[ \t]*:(?:[ \t]|$)")
+
+
+def _large_yaml(lines: list[bytes], config: OutlineConfig) -> tuple[list[Draft], list[str]]:
+    cut = Cut()
+    documents = _document_regions(lines)
+    if len(documents) == 1:
+        drafts, _kind, _count = _region(lines, *documents[0], 1, config, cut)
+    else:
+        drafts = []
+        for number, (start, end) in enumerate(documents, start=1):
+            children, kind, count = _region(lines, start, end, 2, config, cut)
+            detail = _container_detail(kind, count)
+            last = _last_content_line(lines, start, end)
+            drafts.append(Draft("document", str(number), start + 1, last, detail, children))
+    notes = [f"over {_ROW_LIMIT:,} lines: parsed in parts at top-level entries"]
+    notes += [cut.note(config)] if cut.note(config) else []
+    return drafts, notes
+
+
+def _document_regions(lines: list[bytes]) -> list[tuple[int, int]]:
+    """0-based [start, end) line ranges of the documents, split at `---` lines."""
+    starts = [0] + [i for i, line in enumerate(lines) if line.rstrip() == b"---" and i > 0]
+    regions = list(zip(starts, [*starts[1:], len(lines)], strict=True))
+    return [region for region in regions if _content_lines(lines, *region)] or [(0, len(lines))]
+
+
+def _region(
+    lines: list[bytes], start: int, end: int, depth: int, config: OutlineConfig, cut: Cut
+) -> tuple[list[Draft], str, int]:
+    """Drafts for the entries of one indentation level, the level's kind and entry count."""
+    content = _content_lines(lines, start, end)
+    if not content:
+        return [], "", 0
+    indent = _indent(lines[content[0]])
+    entries = [i for i in content if _indent(lines[i]) == indent and not lines[i].lstrip().startswith(b"---")]
+    kind = "sequence" if lines[entries[0]].lstrip().startswith(b"-") else "mapping" if entries else ""
+    drafts: list[Draft] = []
+    for piece_start, piece_end in _pieces(entries, start, end):
+        if piece_end - piece_start <= _ROW_LIMIT:
+            drafts += _parsed_piece(lines, piece_start, piece_end, depth, config, cut)
+        else:
+            drafts.append(_oversized_entry(lines, piece_start, piece_end, depth, config, cut))
+    limit = config.array_items if kind == "sequence" else config.data_breadth
+    if kind == "mapping" and len(drafts) > limit:
+        cut.unlisted += len(drafts) - limit
+    return drafts[:limit], kind, len(entries)
+
+
+def _pieces(entries: list[int], start: int, end: int) -> list[tuple[int, int]]:
+    """Consecutive entries grouped into parts of at most _ROW_LIMIT lines where possible."""
+    bounds = [start, *entries[1:], end]
+    pieces: list[tuple[int, int]] = []
+    piece_start = start
+    for previous, boundary in itertools.pairwise(bounds):
+        if boundary - piece_start > _ROW_LIMIT and previous > piece_start:
+            pieces.append((piece_start, previous))
+            piece_start = previous
+    pieces.append((piece_start, end))
+    return pieces
+
+
+def _parsed_piece(
+    lines: list[bytes], start: int, end: int, depth: int, config: OutlineConfig, cut: Cut
+) -> list[Draft]:
+    data = b"\n".join(lines[start:end]) + b"\n"
+    yaml_format = _Yaml(data)
+    documents = [d for d in treesitter.parse("yaml", data).named_children if d.type == "document"]
+    content = _document_content(documents[0]) if documents else None
+    if content is None or not yaml_format.describe(content)[0]:
+        return []
+    members, left_out = yaml_format.members(content, config)
+    cut.unlisted += left_out
+    drafts, piece_cut = key_tree(yaml_format, members, config, depth)
+    cut.add(piece_cut)
+    for draft in walk_drafts(drafts):
+        draft.start_line += start
+        draft.end_line += start
+    return drafts
+
+
+def _oversized_entry(
+    lines: list[bytes], start: int, end: int, depth: int, config: OutlineConfig, cut: Cut
+) -> Draft:
+    """One entry longer than a part: its key from the first line, its body as a region."""
+    key = _KEY_LINE.match(lines[start])
+    name = key.group(1).decode("utf-8", "replace").strip("'\"") if key else "?"
+    children: list[Draft] = []
+    kind, count = "", 0
+    if depth < config.data_depth:
+        children, kind, count = _region(lines, start + 1, end, depth + 1, config, cut)
+    else:
+        cut.too_deep += 1
+    last = _last_content_line(lines, start, end)
+    return Draft("key", name, start + 1, last, _container_detail(kind, count), children)
+
+
+def _container_detail(kind: str, count: int) -> str:
+    if kind == "mapping":
+        return f"mapping{{{plural(count, 'key')}}}"
+    return f"sequence[{count:,}]" if kind == "sequence" else ""
+
+
+def _content_lines(lines: list[bytes], start: int, end: int) -> list[int]:
+    return [i for i in range(start, end) if lines[i].strip() and not lines[i].lstrip().startswith(b"#")]
+
+
+def _last_content_line(lines: list[bytes], start: int, end: int) -> int:
+    content = _content_lines(lines, max(start, end - 1), end)
+    index = end - 1
+    while index > start and not content:
+        index -= 1
+        content = _content_lines(lines, index, index + 1)
+    return index + 1
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" "))
