@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -260,3 +262,35 @@ def test_symbol_is_frozen() -> None:
     symbol = Symbol("class", "A", 1, 2)
     with pytest.raises(AttributeError):
         symbol.name = "B"  # type: ignore[misc]
+
+
+_EVERY_KIND_OF_FILE = [
+    "f.py", "f.js", "f.ts", "f.tsx", "f.go", "f.rs", "f.java", "f.c", "f.cpp", "f.php", "f.rb", "f.sh",
+    "f.md", "f.json", "f.yaml", "f.toml", "f.csv", "f.tsv", "f.txt",
+]  # fmt: skip
+_SYNTAX = "{}[]()<>:;,.=-#`~\"'|&*!?@$%\\/ \t\n\r\x00abcdefxyzclassdefnfuncimpl0123456789é\u2028"
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(_SYNTAX), max_size=300), data=st.data())
+def test_any_text_in_any_language_outlines(text: str, data: st.DataObject) -> None:
+    path = data.draw(st.sampled_from(_EVERY_KIND_OF_FILE))
+    result = outline(path, text)
+    symbols = walk(result.symbols)
+    for symbol in symbols:
+        assert 1 <= symbol.start_line <= symbol.end_line <= result.line_count
+    rendered = render_outline(result, None)
+    # One line per symbol, plus the note: the views count on it to mark hidden symbols.
+    assert rendered.count("\n") == len(symbols) + (1 if result.note else 0)
+
+
+def test_tree_sitter_is_imported_only_for_code_and_data() -> None:
+    # Start-up time matters: Markdown, CSV and plain text never load tree-sitter.
+    script = (
+        "import sys\n"
+        "from tokenlab.reads.outline import outline\n"
+        "outline('a.md', '# x\\n'); outline('a.csv', 'a\\n1\\n'); outline('a.txt', 'x')\n"
+        "print('tree_sitter' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

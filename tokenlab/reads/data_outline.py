@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tokenlab.reads import treesitter
 from tokenlab.reads.code_outline import encode_source
-from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, shorten
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -115,10 +115,6 @@ def scalar_preview(text: str) -> str:
     """A scalar's source text, shortened; long strings say their length instead."""
     preview = shorten(text, _PREVIEW_LIMIT)
     return preview if not preview.endswith("…") else f"{preview} ({len(text):,} chars)"
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def inline_preview(data: bytes, node: Node) -> str:

@@ -67,6 +67,11 @@ def shorten(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 key`, `2 keys`, `1,204 rows`."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
 @dataclass
 class Draft:
     """A mutable symbol under construction; `freeze` turns a tree of drafts into Symbols."""

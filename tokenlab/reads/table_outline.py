@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tokenlab.reads.data_outline import display_name, plural
-from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, shorten
 
 if TYPE_CHECKING:
     from tokenlab.reads.outline import OutlineConfig
@@ -22,63 +22,68 @@ _ROW_PREVIEW = 100
 _VALUE_PREVIEW = 40
 
 
+@dataclass
+class _Table:
+    """What one pass over the records found."""
+
+    header: list[str] | None = None
+    header_lines: tuple[int, int] = (0, 0)
+    first_values: list[str] = field(default_factory=list)
+    rows: int = 0
+    ragged: int = 0  # rows whose field count differs from the header's
+    rows_from: int = 0
+    rows_to: int = 0
+    samples: list[Draft] = field(default_factory=list)
+
+    def add(self, record: list[str], start: int, end: int, delimiter: str, config: OutlineConfig) -> None:
+        if self.header is None:
+            self.header, self.header_lines = record, (start, end)
+            return
+        self.rows += 1
+        self.rows_from = self.rows_from or start
+        self.rows_to = end
+        self.ragged += len(record) != len(self.header)
+        if self.rows == 1:
+            self.first_values = record
+        if self.rows <= config.sample_rows:
+            detail = shorten(delimiter.join(record).replace("\t", " "), _ROW_PREVIEW)
+            self.samples.append(Draft("row", str(self.rows), start, end, detail))
+
+
 def table_outline(text: str, language: str, config: OutlineConfig) -> Outline:
     delimiter = "\t" if language == "tsv" else ","
     reader = csv.reader(io.StringIO(text, newline="\n"), delimiter=delimiter)
-    header: list[str] | None = None
-    header_end = rows = ragged = 0
-    first_data_line = last_line = 0
-    samples: list[Draft] = []
-    first_values: list[str] = []
-    stopped = ""
+    table = _Table()
+    notes = []
     previous_end = 0
     try:
         for record in reader:
             start, previous_end = previous_end + 1, reader.line_num
-            if not record:
-                continue  # a blank line is not a record
-            if header is None:
-                header, header_end = record, reader.line_num
-                continue
-            rows += 1
-            first_data_line = first_data_line or start
-            last_line = reader.line_num
-            ragged += len(record) != len(header)
-            if rows == 1:
-                first_values = record
-            if rows <= config.sample_rows:
-                detail = shorten(delimiter.join(record).replace("\t", " "), _ROW_PREVIEW)
-                samples.append(Draft("row", str(rows), start, reader.line_num, detail))
+            if record:  # a blank line is not a record
+                table.add(record, start, reader.line_num, delimiter, config)
     except csv.Error as error:
-        stopped = f"the csv reader stopped at line {reader.line_num + 1}: {error}"
-    drafts = _drafts(header, header_end, first_values, rows, first_data_line, last_line, samples)
-    notes = [f"{plural(ragged, 'row')} with a different number of fields than the header"] if ragged else []
-    notes += [stopped] if stopped else []
-    return Outline(language, freeze(drafts), line_count(text), "; ".join(notes))
+        notes.append(f"the csv reader stopped at line {reader.line_num + 1}: {error}")
+    if table.ragged:
+        notes.insert(0, f"{plural(table.ragged, 'row')} with a different number of fields than the header")
+    return Outline(language, freeze(_drafts(table)), line_count(text), "; ".join(notes))
 
 
-def _drafts(
-    header: list[str] | None,
-    header_end: int,
-    first_values: list[str],
-    rows: int,
-    first_data_line: int,
-    last_line: int,
-    samples: list[Draft],
-) -> list[Draft]:
-    if header is None:
+def _drafts(table: _Table) -> list[Draft]:
+    if table.header is None:
         return []
-    header_start = 1 if header_end else 0
+    first, last = table.header_lines
     columns = [
-        Draft("column", display_name(shorten(name, _VALUE_PREVIEW)) or f"#{number}", header_start, header_end,
-              _example(first_values, number - 1))
-        for number, name in enumerate(header, start=1)
+        Draft("column", shorten(name, _VALUE_PREVIEW) or f"#{number}", first, last,
+              _example(table.first_values, number - 1))
+        for number, name in enumerate(table.header, start=1)
     ]  # fmt: skip
-    header_draft = Draft("table", "header", header_start, header_end, f"{len(header):,} columns", columns)
-    if not rows:
-        return [header_draft]
-    body = Draft("table", "rows", first_data_line, last_line, plural(rows, "row"), samples)
-    return [header_draft, body]
+    header = Draft("table", "header", first, last, plural(len(table.header), "column"), columns)
+    if not table.rows:
+        return [header]
+    return [
+        header,
+        Draft("table", "rows", table.rows_from, table.rows_to, plural(table.rows, "row"), table.samples),
+    ]
 
 
 def _example(values: list[str], index: int) -> str:

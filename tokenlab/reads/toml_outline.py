@@ -18,10 +18,9 @@ from tokenlab.reads.data_outline import (
     inline_preview,
     key_tree,
     node_text,
-    plural,
     scalar_preview,
 )
-from tokenlab.reads.symbols import Outline, freeze, line_count
+from tokenlab.reads.symbols import Outline, freeze, line_count, plural
 
 if TYPE_CHECKING:
     from tree_sitter import Node

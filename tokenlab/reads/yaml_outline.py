@@ -20,10 +20,9 @@ from tokenlab.reads.data_outline import (
     inline_preview,
     key_tree,
     node_text,
-    plural,
     scalar_preview,
 )
-from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, walk_drafts
+from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, walk_drafts
 
 if TYPE_CHECKING:
     from tree_sitter import Node
