@@ -22,11 +22,12 @@ import hmac
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
 import orjson
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -290,6 +291,98 @@ def _refuse(status: int, detail: str, headers: dict[str, str] | None = None) -> 
 # --- the app ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ServerSettings:
+    """What every route needs; kept on `app.state.settings`."""
+
+    root: Path
+    node: str | None
+    store_dir: Path | None
+    summarizer: Summarizer | None
+    max_response_bytes: int
+
+    def reply(self, payload: dict[str, Any]) -> Response:
+        """The payload as JSON, unless it would exceed the response cap."""
+        data = orjson.dumps(payload)
+        if len(data) > self.max_response_bytes:
+            raise ResponseTooLargeError(
+                f"the response would be {len(data)} bytes, over this server's cap of {self.max_response_bytes}; "
+                "ask for a smaller budget_tokens"
+            )
+        return Response(data, media_type="application/json")
+
+
+def _settings(request: Request) -> ServerSettings:
+    settings: ServerSettings = request.app.state.settings
+    return settings
+
+
+Settings = Annotated[ServerSettings, Depends(_settings)]
+
+
+def read_file(body: ReadBody, settings: Settings) -> Response:
+    """The most detailed view of a file that fits `budget_tokens` (as `tokens read --json`)."""
+    request = views.ReadRequest(
+        path=confine(settings.root, body.path),
+        view=views.View(body.view),
+        budget_tokens=body.budget_tokens,
+        section=body.section,
+        lines=views.LineRange.parse(body.lines) if body.lines is not None else None,
+    )
+    options = views.ReadOptions(node=settings.node, summarizer=settings.summarizer)
+    return settings.reply(views.read(request, options).as_dict())
+
+
+def search_files(body: SearchBody, settings: Settings) -> Response:
+    """Ranked snippets with pointers within `budget_tokens` (as `tokens search --json`)."""
+    from tokenlab.reads.search import SearchRequest, search
+
+    root = settings.root
+    paths = tuple(confine(root, path) for path in body.paths) or (root,)
+    request = SearchRequest(body.query, paths, body.budget_tokens, body.regex, body.context)
+    return settings.reply(search(request, allow=lambda path: path.is_relative_to(root), node=settings.node).as_dict())
+
+
+def deref_pointer(body: DerefBody, settings: Settings) -> Response:
+    """The exact lines a pointer names, from its commit; 409 when `verify` does not match."""
+    from tokenlab.reads.pointers import deref
+
+    pointer = parse_pointer(body.pointer)
+    _confine_pointer(settings.root, pointer.path, pointer.rev, base_folder(pointer, settings.root))
+    result = deref(pointer, repo=settings.root, node=settings.node)
+    if body.verify is not None:
+        result.verify(body.verify)
+    return settings.reply({**result.as_dict(), "verified": None if body.verify is None else True})
+
+
+def get_ref(ref_id: str, settings: Settings) -> Response:
+    """A ref from the compression store: its metadata and exact bytes (UTF-8 or base64)."""
+    from tokenlab.store import Store
+
+    record = Store.resolve(settings.store_dir).load(ref_id)
+    try:
+        data, encoding = record.data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        data, encoding = base64.b64encode(record.data).decode("ascii"), "base64"
+    return settings.reply(
+        {
+            "id": record.id,
+            "sha256": record.sha256,
+            "source": record.source,
+            "content_type": record.content_type,
+            "reason": record.reason,
+            "length": record.length,
+            "encoding": encoding,
+            "data": data,
+        }
+    )
+
+
+async def _domain_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, TokenlabError)
+    return JSONResponse({"detail": str(error)}, status_code=status_for(error))
+
+
 def create_app(
     root: Path,
     token: str | None = None,
@@ -302,82 +395,16 @@ def create_app(
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
 ) -> FastAPI:
     """The HTTP app serving files under `root`; `token` (if set) is required on every request."""
-    root = root.resolve()
-    app = FastAPI(
-        title="tokenlab",
-        summary="Budgeted reads, search and evidence pointers for coding agents.",
-        version="1",
-    )
-
-    @app.exception_handler(TokenlabError)
-    async def domain_error(_: Request, error: TokenlabError) -> JSONResponse:
-        return JSONResponse({"detail": str(error)}, status_code=status_for(error))
-
-    def reply(payload: dict[str, Any]) -> Response:
-        data = orjson.dumps(payload)
-        if len(data) > max_response_bytes:
-            raise ResponseTooLargeError(
-                f"the response would be {len(data)} bytes, over this server's cap of {max_response_bytes}; "
-                "ask for a smaller budget_tokens"
-            )
-        return Response(data, media_type="application/json")
-
-    @app.post("/v1/files/read", responses={200: {"model": ReadOut}}, response_class=Response)
-    def read_file(body: ReadBody) -> Response:
-        """The most detailed view of a file that fits `budget_tokens` (as `tokens read --json`)."""
-        request = views.ReadRequest(
-            path=confine(root, body.path),
-            view=views.View(body.view),
-            budget_tokens=body.budget_tokens,
-            section=body.section,
-            lines=views.LineRange.parse(body.lines) if body.lines is not None else None,
-        )
-        return reply(views.read(request, views.ReadOptions(node=node, summarizer=summarizer)).as_dict())
-
-    @app.post("/v1/search", responses={200: {"model": SearchOut}}, response_class=Response)
-    def search_files(body: SearchBody) -> Response:
-        """Ranked snippets with pointers within `budget_tokens` (as `tokens search --json`)."""
-        from tokenlab.reads.search import SearchRequest, search
-
-        paths = tuple(confine(root, path) for path in body.paths) or (root,)
-        request = SearchRequest(body.query, paths, body.budget_tokens, body.regex, body.context)
-        return reply(search(request, allow=lambda path: path.is_relative_to(root), node=node).as_dict())
-
-    @app.post("/v1/deref", responses={200: {"model": DerefOut}}, response_class=Response)
-    def deref_pointer(body: DerefBody) -> Response:
-        """The exact lines a pointer names, from its commit; 409 when `verify` does not match."""
-        from tokenlab.reads.pointers import deref
-
-        pointer = parse_pointer(body.pointer)
-        _confine_pointer(root, pointer.path, pointer.rev, base_folder(pointer, root))
-        result = deref(pointer, repo=root, node=node)
-        if body.verify is not None:
-            result.verify(body.verify)
-        return reply({**result.as_dict(), "verified": None if body.verify is None else True})
-
-    @app.get("/v1/refs/{ref_id}", responses={200: {"model": RefOut}}, response_class=Response)
-    def get_ref(ref_id: str) -> Response:
-        """A ref from the compression store: its metadata and exact bytes (UTF-8 or base64)."""
-        from tokenlab.store import Store
-
-        record = Store.resolve(store_dir).load(ref_id)
-        try:
-            data, encoding = record.data.decode("utf-8"), "utf-8"
-        except UnicodeDecodeError:
-            data, encoding = base64.b64encode(record.data).decode("ascii"), "base64"
-        return reply(
-            {
-                "id": record.id,
-                "sha256": record.sha256,
-                "source": record.source,
-                "content_type": record.content_type,
-                "reason": record.reason,
-                "length": record.length,
-                "encoding": encoding,
-                "data": data,
-            }
-        )
-
+    app = FastAPI(title="tokenlab", summary="Budgeted reads, search and evidence pointers for coding agents.", version="1")
+    app.state.settings = ServerSettings(root.resolve(), node, store_dir, summarizer, max_response_bytes)
+    app.add_exception_handler(TokenlabError, _domain_error)
+    for method, path, endpoint, model in (
+        ("POST", "/v1/files/read", read_file, ReadOut),
+        ("POST", "/v1/search", search_files, SearchOut),
+        ("POST", "/v1/deref", deref_pointer, DerefOut),
+        ("GET", "/v1/refs/{ref_id}", get_ref, RefOut),
+    ):
+        app.add_api_route(path, endpoint, methods=[method], responses={200: {"model": model}}, response_class=Response)
     app.add_middleware(Guard, token=token, allowed_hosts=allowed_hosts, max_body=max_body_bytes)
     return app
 

@@ -24,6 +24,8 @@ import re
 import socket
 import subprocess
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from itertools import accumulate
 from pathlib import Path, PurePosixPath
 
 from tokenlab.errors import InputError, TokenlabError
@@ -33,6 +35,7 @@ SCHEME = "nas://"
 _RANGE_RE = re.compile(r"#L(\d+)(?:-L(\d+))?\Z")
 _REV_RE = re.compile(r"[0-9A-Za-z._/~^-]+\Z")
 _NODE_RE = re.compile(r"[^/@#\s]+\Z")
+_FULL_HASH_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 _GIT_TIMEOUT_SECONDS = 60
 
 
@@ -149,8 +152,7 @@ def line_count(data: bytes) -> int:
 
 def line_offsets(data: bytes) -> list[int]:
     """Byte offset where each line starts, plus len(data) at the end."""
-    offsets = [0]
-    offsets.extend(match.end() for match in re.finditer(rb"\n", data))
+    offsets = [0, *accumulate(len(line) + 1 for line in data.split(b"\n")[:-1])]
     if offsets[-1] != len(data):
         offsets.append(len(data))
     return offsets
@@ -207,6 +209,18 @@ def resolve_commit(root: Path, rev: str) -> str:
     """The full hash of commit `rev`; PointerTargetError when there is no such commit."""
     if rev.startswith("-") or not _REV_RE.match(rev):
         raise InputError(f"not a revision: {rev!r}")
+    if _FULL_HASH_RE.match(rev):
+        return _resolve_full_hash(root, rev)
+    return _resolve(root, rev)
+
+
+@lru_cache(maxsize=256)
+def _resolve_full_hash(root: Path, rev: str) -> str:
+    """A full hash names the same commit forever, so the answer can be remembered."""
+    return _resolve(root, rev)
+
+
+def _resolve(root: Path, rev: str) -> str:
     result = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
     if result.returncode != 0:
         raise PointerTargetError(f"unknown commit {rev!r} in repository {root.name}")
@@ -234,6 +248,18 @@ def blob_id(data: bytes, oid_length: int) -> str:
 
 def read_at_commit(root: Path, commit: str, relpath: str) -> bytes:
     """Exact bytes of `relpath` at `commit` (`git show <commit>:<path>`, no text filters)."""
+    if _FULL_HASH_RE.match(commit):
+        return _read_at_full_hash(root, commit, relpath)
+    return _read_at(root, commit, relpath)
+
+
+@lru_cache(maxsize=8)
+def _read_at_full_hash(root: Path, commit: str, relpath: str) -> bytes:
+    """Blobs at a full commit hash never change; derefs of one file's lines share one read."""
+    return _read_at(root, commit, relpath)
+
+
+def _read_at(root: Path, commit: str, relpath: str) -> bytes:
     entry = tree_entry(root, commit, relpath)
     if entry is None:
         raise PointerTargetError(f"{relpath} does not exist at commit {commit[:12]} in {root.name}")
@@ -291,7 +317,11 @@ class SourceFile:
 
     @property
     def line_count(self) -> int:
-        return line_count(self.data)
+        return len(self.offsets) - 1
+
+    @cached_property
+    def offsets(self) -> list[int]:
+        return line_offsets(self.data)
 
     @property
     def display_path(self) -> str:
@@ -313,7 +343,8 @@ class SourceFile:
         pointer = self.pointer(start, end)
         if pointer.start is None or pointer.end is None:
             return Evidence(pointer.uri, sha256_hex(self.data))
-        return Evidence(pointer.uri, sha256_hex(line_slice(self.data, pointer.start, pointer.end)))
+        lines = line_slice(self.data, pointer.start, pointer.end, offsets=self.offsets)
+        return Evidence(pointer.uri, sha256_hex(lines))
 
 
 def open_source(path: Path, node: str | None = None) -> SourceFile:

@@ -1,13 +1,9 @@
 """Budgeted reads: the most useful view of a file that fits in N tokens, said honestly.
 
-A read builds a *ladder* of candidate views ordered from most to least detailed, for
-example full text → outline with every symbol → outline with fewer symbols → a one-line
-stub. The ladder is measured lazily with the real token counter and binary-searched for
-the first rung that fits, so a read renders only a handful of candidates and always
-returns the same answer for the same bytes. The outline rungs show a breadth-first prefix
-of the symbol tree: every top-level symbol before any child, every child before any
-grandchild, so dropping rungs first drops depth (coarser outlines) and only then later
-top-level symbols, and the content says how many symbols it left out.
+This module turns a request (view, budget, section or lines) into a ladder of candidate
+views (see `ladder`) and the chosen candidate into the response object the CLI and the
+HTTP server print: content, exact token count, the view it degraded from, and evidence
+pointers with the sha256 of the lines they name.
 
 Nothing is silently cut: a view that does not fit degrades to a coarser one and the
 response names the view it degraded from. Only when even the stub does not fit is the
@@ -17,16 +13,15 @@ stub itself cut, and then `truncated` is true and `cut` says what went.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from enum import Enum
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
 from tokenlab.errors import InputError
-from tokenlab.reads.pointers import Evidence, SourceFile, line_offsets, open_source
+from tokenlab.reads.ladder import Candidate, Ladder, OutlineRungs, View, cut_to_fit, outline_dicts, rebuild, symbol_levels
+from tokenlab.reads.pointers import Evidence, SourceFile, open_source
 
 if TYPE_CHECKING:
     from tokenlab.reads.outline import Outline, Symbol
@@ -35,15 +30,7 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 4000
 _LINES_RE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?\Z")
 
-
-class View(str, Enum):
-    AUTO = "auto"
-    FULL = "full"
-    OUTLINE = "outline"
-    SECTION = "section"
-    LINES = "lines"
-    SUMMARY = "summary"
-    STUB = "stub"
+__all__ = ["View", "LineRange", "ReadRequest", "ReadOptions", "ReadResponse", "read", "read_source", "DEFAULT_BUDGET"]
 
 
 @dataclass(frozen=True)
@@ -87,20 +74,6 @@ class ReadOptions:
     node: str | None = None
     summarizer: Summarizer | None = None
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """One rung of the ladder: a view's content and the line ranges its evidence covers."""
-
-    view: View
-    content: str
-    ranges: tuple[tuple[int, int], ...] = ()
-    outline: Outline | None = None
-    complete: bool = True  # False: an outline that leaves symbols out
-    note: str = ""
-    raw: bytes | None = None  # exact bytes, for views that are a slice of the file
-    generated: bool = False
-    stale: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,191 +126,6 @@ class ReadResponse:
         )
 
 
-# --- token fitting ------------------------------------------------------------------------
-
-
-@cache
-def _max_chars_per_token() -> int:
-    return max(len(value) for value in tokens.encoding().token_byte_values())
-
-
-def fits(text: str, budget: int) -> bool:
-    """Exact check, skipping the count when the text is surely too long (no token > 128 bytes)."""
-    if len(text) > budget * _max_chars_per_token():
-        return False
-    return tokens.count(text) <= budget
-
-
-class Ladder:
-    """Candidates from most to least detailed, built on demand and remembered.
-
-    The first `linear` rungs (full text, a summary) are unrelated views tried in order;
-    the rest (outline levels, then the stub) shrink step by step, so they are
-    binary-searched.
-    """
-
-    def __init__(self, rungs: Sequence[Callable[[], Candidate | None]], linear: int = 0) -> None:
-        self._rungs = rungs
-        self._linear = linear
-        self._built: dict[int, Candidate | None] = {}
-
-    def __len__(self) -> int:
-        return len(self._rungs)
-
-    def candidate(self, index: int) -> Candidate | None:
-        if index not in self._built:
-            self._built[index] = self._rungs[index]()
-        return self._built[index]
-
-    def fits(self, index: int, budget: int) -> bool:
-        candidate = self.candidate(index)
-        return candidate is not None and fits(candidate.content, budget)
-
-    def first_fitting(self, budget: int) -> int | None:
-        """The most detailed rung that fits, or None."""
-        for index in range(min(self._linear, len(self._rungs))):
-            if self.fits(index, budget):
-                return index
-        low, high, found = self._linear, len(self._rungs) - 1, None
-        while low <= high:
-            middle = (low + high) // 2
-            if self.fits(middle, budget):
-                found, high = middle, middle - 1
-            else:
-                low = middle + 1
-        return found
-
-
-# --- outlines as ladders ------------------------------------------------------------------
-
-
-def _levels(symbols: tuple[Symbol, ...]) -> list[list[tuple[Symbol, int]]]:
-    """Symbols level by level in document order, each with its parent's index one level up."""
-    levels: list[list[tuple[Symbol, int]]] = []
-    current = [(symbol, -1) for symbol in symbols]
-    while current:
-        levels.append(current)
-        current = [(child, index) for index, (symbol, _) in enumerate(current) for child in symbol.children]
-    return levels
-
-
-def _rebuild(levels: list[list[tuple[Symbol, int]]], keep: Callable[[int, int, Symbol], bool]) -> tuple[Symbol, ...]:
-    """The tree of symbols for which `keep(level, index, symbol)` holds and whose parents are kept."""
-    kept: list[dict[int, Symbol]] = []
-    for depth, level in enumerate(levels):
-        parents = kept[depth - 1] if depth else None
-        kept.append(
-            {
-                index: symbol
-                for index, (symbol, parent) in enumerate(level)
-                if (parents is None or parent in parents) and keep(depth, index, symbol)
-            }
-        )
-    rebuilt: dict[int, Symbol] = {}
-    for depth in range(len(levels) - 1, -1, -1):
-        children: dict[int, list[Symbol]] = {}
-        for index in sorted(rebuilt):
-            children.setdefault(levels[depth + 1][index][1], []).append(rebuilt[index])
-        rebuilt = {
-            index: replace(symbol, children=tuple(children.get(index, ())))
-            for index, symbol in kept[depth].items()
-        }
-    return tuple(rebuilt[index] for index in sorted(rebuilt))
-
-
-def outline_dicts(symbols: tuple[Symbol, ...]) -> list[dict[str, Any]]:
-    """The structured outline of the response, built without recursion."""
-    roots: list[dict[str, Any]] = []
-    pending: list[tuple[Symbol, list[dict[str, Any]]]] = [(symbol, roots) for symbol in reversed(symbols)]
-    while pending:
-        symbol, siblings = pending.pop()
-        entry: dict[str, Any] = {
-            "kind": symbol.kind,
-            "name": symbol.name,
-            "start_line": symbol.start_line,
-            "end_line": symbol.end_line,
-        }
-        if symbol.detail:
-            entry["detail"] = symbol.detail
-        entry["children"] = []
-        siblings.append(entry)
-        pending.extend((child, entry["children"]) for child in reversed(symbol.children))
-    return roots
-
-
-class OutlineRungs:
-    """Outline candidates showing the first `shown` symbols in breadth-first order.
-
-    A shown symbol whose children are not all shown gets the outline view's `[+N]` mark
-    (N hidden descendants), and a last line counts everything left out.
-    """
-
-    def __init__(self, outline: Outline) -> None:
-        self.outline = outline
-        self.levels = _levels(outline.symbols)
-        self.level_sizes = [len(level) for level in self.levels]
-        self.total = sum(self.level_sizes)
-        self.descendants = self._count_kept(self.level_sizes)
-        self.children: list[list[list[int]]] = [[[] for _ in level] for level in self.levels]
-        for depth in range(1, len(self.levels)):
-            for index, (_, parent) in enumerate(self.levels[depth]):
-                self.children[depth - 1][parent].append(index)
-
-    def rungs(self) -> list[Callable[[], Candidate | None]]:
-        return [lambda shown=shown: self.candidate(shown) for shown in range(self.total, 0, -1)]
-
-    def candidate(self, shown: int) -> Candidate:
-        from tokenlab.reads.outline import render_outline
-
-        kept_by_level, remaining = [], shown
-        for size in self.level_sizes:
-            kept_by_level.append(min(size, remaining))
-            remaining -= kept_by_level[-1]
-        symbols = _rebuild(self.levels, lambda depth, index, _: index < kept_by_level[depth])
-        pruned = replace(self.outline, symbols=symbols)
-        content = render_outline(pruned, None)
-        note = ""
-        if shown < self.total:
-            content = self._mark_hidden(content, kept_by_level)
-            note = self._left_out(shown, kept_by_level[0])
-            content = content.rstrip("\n") + f"\n{note}\n"
-        ranges = tuple((symbol.start_line, symbol.end_line) for symbol in symbols)
-        return Candidate(View.OUTLINE, content, ranges, pruned, complete=shown == self.total, note=note)
-
-    def _count_kept(self, kept_by_level: list[int]) -> list[list[int]]:
-        """Per symbol, how many of its descendants are among the first `kept_by_level`."""
-        counts = [[0] * kept for kept in kept_by_level]
-        for depth in range(len(kept_by_level) - 1, 0, -1):
-            for index in range(kept_by_level[depth]):
-                counts[depth - 1][self.levels[depth][index][1]] += 1 + counts[depth][index]
-        return counts
-
-    def _mark_hidden(self, content: str, kept_by_level: list[int]) -> str:
-        kept = self._count_kept(kept_by_level)
-        order: list[tuple[int, int]] = []
-        pending = [(0, index) for index in reversed(range(kept_by_level[0]))]
-        while pending:
-            depth, index = pending.pop()
-            order.append((depth, index))
-            if depth + 1 < len(kept_by_level):
-                visible = [child for child in self.children[depth][index] if child < kept_by_level[depth + 1]]
-                pending.extend((depth + 1, child) for child in reversed(visible))
-        lines = content.split("\n")
-        if len(lines) != len(order) + (2 if self.outline.note else 1):
-            return content  # a label spans lines (a name with a newline): marks would misalign
-        for line_number, (depth, index) in enumerate(order):
-            hidden = self.descendants[depth][index] - kept[depth][index]
-            if hidden:
-                lines[line_number] += f" [+{hidden}]"
-        return "\n".join(lines)
-
-    def _left_out(self, shown: int, top_shown: int) -> str:
-        hidden = self.total - shown
-        where = "deeper levels"
-        if top_shown < self.level_sizes[0]:
-            where += f"; all from L{self.levels[0][top_shown][0].start_line}"
-        return f"… {hidden} of {self.total} symbols not shown ({where})"
-
 
 # --- building the ladder for each requested view ------------------------------------------
 
@@ -350,7 +138,6 @@ class FileReader:
         self.options = options
         self.text = source.data.decode("utf-8", errors="replace")
         self._outline: Outline | None = None
-        self._offsets: list[int] | None = None
         self.notes: list[str] = []
 
     @property
@@ -363,9 +150,7 @@ class FileReader:
 
     @property
     def offsets(self) -> list[int]:
-        if self._offsets is None:
-            self._offsets = line_offsets(self.source.data)
-        return self._offsets
+        return self.source.offsets
 
     def slice(self, start: int, end: int) -> bytes:
         return self.source.data[self.offsets[start - 1] : self.offsets[end]]
@@ -397,15 +182,15 @@ class FileReader:
         return Candidate(View.SUMMARY, made.text, self.whole(), generated=True, stale=made.stale, note=made.note)
 
     def stub(self, ranges: tuple[tuple[int, int], ...], label: str = "") -> Candidate:
+        """One line: the pointer (which names the file) and the size of what it points at."""
         source = self.source
-        what = f"{source.display_path}{label}"
         if ranges and ranges[0] != (1, source.line_count):
             start, end = ranges[0]
-            size = f"L{start}-L{end} of {source.line_count} lines, {len(self.slice(start, end)):,} bytes"
+            size = f"{end - start + 1:,} of {source.line_count:,} lines, {len(self.slice(start, end)):,} bytes"
         else:
             size = f"{source.line_count:,} lines, {len(source.data):,} bytes, {self.outline.language}"
         pointer = source.pointer(*ranges[0]) if ranges else source.pointer()
-        return Candidate(View.STUB, f"{what}: {size}; {pointer.uri}\n", ranges)
+        return Candidate(View.STUB, f"{pointer.uri} ({label.strip() + ': ' if label else ''}{size})\n", ranges)
 
     def outline_rungs(self, symbols: tuple[Symbol, ...] | None = None) -> list[Callable[[], Candidate | None]]:
         outline = self.outline if symbols is None else replace(self.outline, symbols=symbols)
@@ -435,8 +220,8 @@ def _line_span(reader: FileReader, lines: LineRange) -> tuple[int, int, str]:
 
 
 def _overlapping(reader: FileReader, start: int, end: int) -> tuple[Symbol, ...]:
-    levels = _levels(reader.outline.symbols)
-    return _rebuild(levels, lambda _, __, symbol: symbol.start_line <= end and symbol.end_line >= start)
+    levels = symbol_levels(reader.outline.symbols)
+    return rebuild(levels, lambda _, __, symbol: symbol.start_line <= end and symbol.end_line >= start)
 
 
 @dataclass(frozen=True)
@@ -474,19 +259,6 @@ def build_ladder(reader: FileReader, request: ReadRequest) -> Plan:
     if view is View.SUMMARY or (view is View.AUTO and reader.options.summarizer is not None):
         rungs.append(lambda: reader.summary(required=view is View.SUMMARY))
     return Plan(rungs + reader.outline_rungs(), len(rungs), reader.whole())
-
-
-def _cut_to_fit(text: str, budget: int) -> str:
-    """The longest prefix of `text` (plus "…") that fits; empty when nothing does."""
-    low, high, best = 0, len(text), ""
-    while low <= high:
-        middle = (low + high) // 2
-        attempt = text[:middle].rstrip("\n") + "…\n" if middle else ""
-        if tokens.count(attempt) <= budget:
-            best, low = attempt, middle + 1
-        else:
-            high = middle - 1
-    return best
 
 
 def _evidence(reader: FileReader, candidate: Candidate, anchor: tuple[tuple[int, int], ...]) -> tuple[Evidence, ...]:
@@ -550,7 +322,7 @@ def read_source(source: SourceFile, request: ReadRequest, options: ReadOptions |
         assert candidate is not None
         return _respond(reader, request, candidate, stub_ranges)
     stub = reader.stub(stub_ranges, label)
-    content = _cut_to_fit(stub.content, request.budget_tokens)
+    content = cut_to_fit(stub.content, request.budget_tokens)
     cut = (
         f"even the one-line stub ({tokens.count(stub.content)} tokens) does not fit; "
         f"it was cut to {tokens.count(content)} tokens"
