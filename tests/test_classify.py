@@ -16,6 +16,7 @@ EXPECTED = {
     "design_notes.md": ContentType.TEXT,
     "real/pip_install_fail.log": ContentType.LOG,
     "real/unittest_verbose.log": ContentType.LOG,
+    "real/unittest_stdlib.log": ContentType.LOG,
     "real/pytest_fail.log": ContentType.LOG,
     "real/npm_view.json": ContentType.JSON,
     "real/pip_inspect.json": ContentType.JSON,
