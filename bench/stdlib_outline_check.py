@@ -60,11 +60,11 @@ def outline_entries(symbols: tuple[Symbol, ...]) -> list[Entry]:
     return entries
 
 
-def compare(source: str, path: str) -> tuple[list[str], str] | None:
+def compare(source: str, path: str) -> tuple[list[str], str, int] | None:
     """Differences between ast and the outline for one file, and the fallback used: "" when
     tree-sitter's outline was used, "needed" or "unneeded" when the outline fell back to
     ast (tree-sitter reported errors) and tree-sitter's alone would or would not have
-    differed. None when ast cannot parse the file."""
+    differed, and how many definitions ast reports. None when ast cannot parse the file."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -80,9 +80,10 @@ def compare(source: str, path: str) -> tuple[list[str], str] | None:
     if not differences and expected != actual:
         differences = ["same definitions in a different order or nesting"]
     if result.note != FALLBACK_NOTE:
-        return differences, ""
+        return differences, "", len(expected)
     alone = code_outline("python", "python", "python", source, ast_fallback=False)
-    return differences, "unneeded" if outline_entries(alone.symbols) == expected else "needed"
+    fallback = "unneeded" if outline_entries(alone.symbols) == expected else "needed"
+    return differences, fallback, len(expected)
 
 
 def _show(entry: Entry) -> str:
@@ -114,7 +115,7 @@ def main() -> int:
     files = python_files(Path(args.root), args.site_packages)
     if args.limit:
         files = sorted(files, key=lambda f: f.stat().st_size, reverse=True)[: args.limit]
-    checked = matching = skipped = 0
+    checked = matching = skipped = definitions = 0
     fallbacks: list[tuple[Path, str]] = []
     mismatched: list[tuple[Path, list[str]]] = []
     started = time.perf_counter()
@@ -124,8 +125,9 @@ def main() -> int:
         if compared is None:
             skipped += 1
             continue
-        differences, fallback = compared
+        differences, fallback, count = compared
         checked += 1
+        definitions += count
         if fallback:
             fallbacks.append((file, fallback))
         if differences:
@@ -139,6 +141,7 @@ def main() -> int:
     )
     print(f"files checked: {checked} (skipped {skipped}: ast cannot parse them)")
     print(f"files matching ast exactly: {matching}/{checked} ({100 * matching / max(checked, 1):.2f}%)")
+    print(f"definitions compared (kind, name, start, end, nesting): {definitions:,}")
     needed = sum(1 for _, fallback in fallbacks if fallback == "needed")
     print(f"outlined from ast (tree-sitter reported errors): {len(fallbacks)}, needed for {needed}")
     print(f"tree-sitter alone would match: {checked - needed}/{checked} files")

@@ -175,7 +175,7 @@ def test_stdlib_files_match_ast(relative: str) -> None:
     if not file.is_file():
         pytest.skip(f"{relative} is not in this interpreter's stdlib")
     source = check.read_source(file)  # type: ignore[attr-defined]
-    differences, _fallback = check.compare(source, str(file))  # type: ignore[attr-defined]
+    differences, _fallback, _count = check.compare(source, str(file))  # type: ignore[attr-defined]
     assert differences == []
 
 
