@@ -370,3 +370,13 @@ def test_small_chunks_give_the_same_result(atoms: list[tuple[bytes, int]], chunk
 def test_arbitrary_bytes_never_raise(data: bytes, fine: bool) -> None:
     result = optimize(data, FINE if fine else COARSE)
     assert_covered(data, result)
+
+
+def test_template_example_abbreviates_long_ids_but_refs_keep_them() -> None:
+    ids = [f"{i:032x}" for i in range(1, 40)]
+    data = "".join(f"2026-01-01T00:00:{i:02d}Z INFO req={rid} served\n" for i, rid in enumerate(ids)).encode()
+    result = optimize(data, OptimizerConfig())
+    shown = render_preview(result)
+    assert "req=00000000… served" in shown
+    assert ids[0] not in shown
+    assert b"".join(o.data for o in result.omissions) == data

@@ -454,6 +454,8 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
             label = f"[×{group.count:,} more"
         else:
             label = f"[×{group.count:,}" + (" identical" if group.identical else "")
+            if not group.identical:
+                shown = _abbreviate_ids(shown)
     if coarse:
         head: list[str | Omission] = [label + "]"]
     else:
@@ -461,6 +463,15 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     if group.kind is _Kind.LONG:
         return [shown + " ", *head, "\n"]
     return [*head, (" " + shown if shown else "") + "\n"]
+
+
+# Ids differ on every line of a template, so its representative need not spell them out.
+_LONG_ID_RE = re.compile(r"\b([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b")
+
+
+def _abbreviate_ids(shown: str) -> str:
+    """Shorten long hex ids and UUIDs in a template's example line to 8 digits and `…`."""
+    return _LONG_ID_RE.sub(r"\1…", shown)
 
 
 def _group_bytes(group: _Group, lines: _Lines) -> bytes:
