@@ -37,7 +37,21 @@ from tokenlab.reads.views import ReadRequest, ReadResponse, View, read
 BUDGETS = (50, 200, 1_000, 5_000, 100_000)
 VIEWS = (View.AUTO, View.FULL, View.OUTLINE)
 MAX_BYTES = 3_000_000
-OTHER_TYPES = (".md", ".json", ".yaml", ".toml", ".csv", ".c", ".h", ".js", ".ts", ".rs", ".go", ".rst", ".txt")
+OTHER_TYPES = (
+    ".md",
+    ".json",
+    ".yaml",
+    ".toml",
+    ".csv",
+    ".c",
+    ".h",
+    ".js",
+    ".ts",
+    ".rs",
+    ".go",
+    ".rst",
+    ".txt",
+)
 SEARCH_QUERIES = ("def ", "return", "class", "error")
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false"]
 FORBIDDEN = ("../x", "/etc/passwd", "%2e%2e/x", "..%2fx", "%252e%252e/x", "a/../../x", "outside-link")
@@ -56,7 +70,9 @@ def _walk(root: Path, limit: int = 200_000) -> Iterator[Path]:
 
 def default_files() -> list[Path]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    sized = [(path.stat().st_size, path) for path in _walk(stdlib) if path.is_file() and not path.is_symlink()]
+    sized = [
+        (path.stat().st_size, path) for path in _walk(stdlib) if path.is_file() and not path.is_symlink()
+    ]
     python = sorted(
         ((size, path) for size, path in sized if path.suffix == ".py" and "site-packages" not in path.parts),
         reverse=True,
@@ -79,7 +95,9 @@ def honest(response: ReadResponse) -> bool:
 
 def sweep(files: list[Path]) -> tuple[list[str], int, list[str]]:
     failures: list[str] = []
-    rows = [f"{'file':<34} {'bytes':>9} {'full tok':>9}  " + "  ".join(f"{budget:>15,}" for budget in BUDGETS)]
+    rows = [
+        f"{'file':<34} {'bytes':>9} {'full tok':>9}  " + "  ".join(f"{budget:>15,}" for budget in BUDGETS)
+    ]
     checks = 0
     for path in files:
         data = path.read_bytes()
@@ -90,14 +108,19 @@ def sweep(files: list[Path]) -> tuple[list[str], int, list[str]]:
                 response = read(ReadRequest(path, view, budget))
                 checks += 1
                 if not honest(response):
-                    failures.append(f"{path.name} {view.value}@{budget}: {response.tokens} tokens, not truncated")
-                if budget == 100_000 and full_tokens <= budget and view is not View.OUTLINE:
-                    if response.view != "full" or response.raw != data:
-                        failures.append(f"{path.name} {view.value}@100000: fits but came back {response.view}")
+                    failures.append(
+                        f"{path.name} {view.value}@{budget}: {response.tokens} tokens, not truncated"
+                    )
+                must_be_full = budget == 100_000 and full_tokens <= budget and view is not View.OUTLINE
+                if must_be_full and (response.view != "full" or response.raw != data):
+                    failures.append(f"{path.name} {view.value}@100000: fits but came back {response.view}")
                 if view is View.AUTO:
                     mark = "*" if response.truncated else ""
                     cells.append(f"{response.view[:7]:>7} {response.tokens:>6,}{mark}")
-        rows.append(f"{path.name[:34]:<34} {len(data):>9,} {full_tokens:>9,}  " + "  ".join(f"{cell:>15}" for cell in cells))
+        rows.append(
+            f"{path.name[:34]:<34} {len(data):>9,} {full_tokens:>9,}  "
+            + "  ".join(f"{cell:>15}" for cell in cells)
+        )
     return rows, checks, failures
 
 
@@ -150,7 +173,9 @@ def deref_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     worktree_files = copies[:3]
     for copy in worktree_files:
         copy.write_bytes(copy.read_bytes() + b"uncommitted line\n")
-    local = [item for copy in worktree_files for item in read(ReadRequest(copy, View.OUTLINE, 5_000)).evidence]
+    local = [
+        item for copy in worktree_files for item in read(ReadRequest(copy, View.OUTLINE, 5_000)).evidence
+    ]
     failures += [f"worktree before change: {f}" for f in exact(local, repo)]
     for copy in worktree_files:
         copy.write_bytes(b"changed again\n" + copy.read_bytes())
@@ -160,7 +185,8 @@ def deref_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     lines = [
         f"commit pointers: {len(committed)} dereferenced after the working tree and HEAD moved on, "
         f"{len(committed) - sum(1 for f in failures if not f.startswith('worktree'))} exact",
-        f"working-tree pointers: {len(local)} exact before the edit, {len(local) - undetected} mismatches detected after it",
+        f"working-tree pointers: {len(local)} exact before the edit, "
+        f"{len(local) - undetected} mismatches detected after it",
     ]
     return lines, failures
 
@@ -186,11 +212,21 @@ def server_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     for query in SEARCH_QUERIES:
         answer = client.post("/v1/search", json={"query": query, "budget_tokens": 1000}).json()
         compared += 1
-        if answer != search(SearchRequest(query, (repo,), 1000), allow=lambda path: path.is_relative_to(repo)).as_dict():
+        if (
+            answer
+            != search(
+                SearchRequest(query, (repo,), 1000), allow=lambda path: path.is_relative_to(repo)
+            ).as_dict()
+        ):
             failures.append(f"server search {query!r} differs from the CLI")
-    refused = [path for path in FORBIDDEN if client.post("/v1/files/read", json={"path": path}).status_code == 403]
+    refused = [
+        path for path in FORBIDDEN if client.post("/v1/files/read", json={"path": path}).status_code == 403
+    ]
     failures += [f"server served {path!r}" for path in FORBIDDEN if path not in refused]
-    return [f"server: {compared} responses identical to the CLI's; {len(refused)}/{len(FORBIDDEN)} outside paths refused (403)"], failures
+    return [
+        f"server: {compared} responses identical to the CLI's; "
+        f"{len(refused)}/{len(FORBIDDEN)} outside paths refused (403)"
+    ], failures
 
 
 def main(argv: list[str]) -> int:
@@ -199,7 +235,10 @@ def main(argv: list[str]) -> int:
     rows, checks, failures = sweep(files)
     print("auto view and its tokens per budget (* = truncated)")
     print("\n".join(rows))
-    print(f"{checks} reads (auto, full, outline x {len(BUDGETS)} budgets x {len(files)} files): {len(failures)} over budget or not full")
+    print(
+        f"{checks} reads (auto, full, outline x {len(BUDGETS)} budgets x {len(files)} files): "
+        f"{len(failures)} over budget or not full"
+    )
     with tempfile.TemporaryDirectory() as folder:
         repo = Path(folder) / "benchrepo"
         repo.mkdir()

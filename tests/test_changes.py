@@ -17,7 +17,9 @@ GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c",
 
 
 def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def numbered(count: int, changed: set[int] = frozenset()) -> str:  # type: ignore[assignment]
@@ -92,7 +94,9 @@ def test_never_over_budget_unless_truncated(repo: Path, budget: int) -> None:
 
 
 def test_a_diff_the_optimizer_can_shrink_comes_back_compressed(repo: Path, isolated_store: Path) -> None:
-    lock = {f"node_modules/p{n}": {"version": f"1.0.{n}", "integrity": "sha512-" + "a" * 40} for n in range(150)}
+    lock = {
+        f"node_modules/p{n}": {"version": f"1.0.{n}", "integrity": "sha512-" + "a" * 40} for n in range(150)
+    }
     (repo / "package-lock.json").write_text(json.dumps(lock, indent=2))
     run_git(repo, "add", ".")
     run_git(repo, "commit", "-qm", "lock v1")
@@ -144,4 +148,7 @@ def test_hunk_parsing_is_not_fooled_by_removed_header_lookalikes() -> None:
         "@@ -10 +10,0 @@\n-gone\n"
     )
     hunks = parse_hunks(diff)
-    assert [(h.path, h.new_start, h.new_length, h.heading) for h in hunks] == [("x", 1, 2, "def f"), ("x", 10, 0, "")]
+    assert [(h.path, h.new_start, h.new_length, h.heading) for h in hunks] == [
+        ("x", 1, 2, "def f"),
+        ("x", 10, 0, ""),
+    ]

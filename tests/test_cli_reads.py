@@ -15,11 +15,16 @@ from typer.testing import CliRunner
 from tokenlab.cli_reads import register
 
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
-CODE = b"import os\r\n\r\n\r\nclass Store:\r\n    def load(self, key):\r\n        return key\r\n\r\n\r\ndef main():\r\n    pass"
+CODE = (
+    b"import os\r\n\r\n\r\nclass Store:\r\n    def load(self, key):\r\n        return key\r\n"
+    b"\r\n\r\ndef main():\r\n    pass"
+)
 
 
 def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -100,7 +105,9 @@ def test_read_section(app: typer.Typer, repo: Path) -> None:
         (("search", "("), "bad regular expression"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(app: typer.Typer, repo: Path, args: tuple[str, ...], message: str) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    app: typer.Typer, repo: Path, args: tuple[str, ...], message: str
+) -> None:
     if args[0] == "search":
         args = (*args, "--regex")
     result = invoke(app, *args)
@@ -126,7 +133,9 @@ def test_deref_exits_1_on_a_hash_mismatch(app: typer.Typer, repo: Path) -> None:
 
 def test_deref_json(app: typer.Typer, repo: Path) -> None:
     payload = json.loads(invoke(app, "deref", "store.py@HEAD#L4-L4", "--json").stdout)
-    assert payload["content"] == "class Store:\r\n" and payload["commit"] == run_git(repo, "rev-parse", "HEAD")
+    assert payload["content"] == "class Store:\r\n" and payload["commit"] == run_git(
+        repo, "rev-parse", "HEAD"
+    )
 
 
 def test_changes_plain_and_json(app: typer.Typer, repo: Path) -> None:
@@ -145,7 +154,9 @@ def test_search_plain_and_json(app: typer.Typer, repo: Path) -> None:
     assert payload["snippets"][0]["symbol"] == "Store.load"
 
 
-def test_serve_binds_loopback_by_default(app: typer.Typer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_binds_loopback_by_default(
+    app: typer.Typer, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import uvicorn
 
     calls: list[dict[str, Any]] = []
@@ -161,7 +172,9 @@ def test_serve_refuses_a_missing_root(app: typer.Typer, repo: Path) -> None:
     assert result.exit_code == 2 and "not a folder" in result.stderr
 
 
-def test_serve_warns_when_exposed_without_a_token(app: typer.Typer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_warns_when_exposed_without_a_token(
+    app: typer.Typer, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import uvicorn
 
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)

@@ -29,7 +29,9 @@ GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c",
 
 
 def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -55,7 +57,14 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_long_and_short_forms_parse_to_the_same_place() -> None:
     long = parse_pointer("nas://box/proj/src/a.py@abc123#L2-L3")
     short = parse_pointer("src/a.py@abc123#L2-L3")
-    assert (long.node, long.tree, long.path, long.rev, long.start, long.end) == ("box", "proj", "src/a.py", "abc123", 2, 3)
+    assert (long.node, long.tree, long.path, long.rev, long.start, long.end) == (
+        "box",
+        "proj",
+        "src/a.py",
+        "abc123",
+        2,
+        3,
+    )
     assert (short.path, short.rev, short.start, short.end) == ("src/a.py", "abc123", 2, 3)
     assert short.node is None and long.short == short.short
 
@@ -85,7 +94,16 @@ def test_absolute_path_form_has_an_empty_tree() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["a.py", "a.py#L1-L2", "@abc", "a.py@-rf#L1", "a.py@abc#L3-L2", "a.py@abc#L0-L1", "../x@abc#L1", "nas://box@abc"],
+    [
+        "a.py",
+        "a.py#L1-L2",
+        "@abc",
+        "a.py@-rf#L1",
+        "a.py@abc#L3-L2",
+        "a.py@abc#L0-L1",
+        "../x@abc#L1",
+        "nas://box@abc",
+    ],
 )
 def test_malformed_pointers_are_input_errors(text: str) -> None:
     with pytest.raises(InputError):
@@ -115,7 +133,9 @@ def test_every_line_range_reassembles_the_bytes(data: bytes) -> None:
 def test_blob_id_is_what_git_computes(tmp_path: Path) -> None:
     data = b"hello\x00world\r\n"
     (tmp_path / "f").write_bytes(data)
-    expected = subprocess.run(["git", "hash-object", str(tmp_path / "f")], capture_output=True, text=True).stdout.strip()
+    expected = subprocess.run(
+        ["git", "hash-object", str(tmp_path / "f")], capture_output=True, text=True
+    ).stdout.strip()
     assert blob_id(data, 40) == expected
 
 

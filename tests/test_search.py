@@ -157,7 +157,9 @@ def test_the_allow_predicate_keeps_symlinked_files_out(tmp_path: Path) -> None:
     (outside / "secret.txt").write_text("needle\n")
     (inside / "link.txt").symlink_to(outside / "secret.txt")
     (inside / "own.txt").write_text("needle\n")
-    response = search(SearchRequest("needle", (inside,), 2000), allow=lambda path: path.is_relative_to(inside))
+    response = search(
+        SearchRequest("needle", (inside,), 2000), allow=lambda path: path.is_relative_to(inside)
+    )
     assert response.matches_total == 1 and response.snippets[0].path.endswith("own.txt")
 
 

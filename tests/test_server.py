@@ -22,7 +22,9 @@ CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" f
 
 
 def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run([*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -65,10 +67,19 @@ def cli_json(*args: str) -> Any:
     ("body", "cli"),
     [
         ({"path": "pkg/parts.py", "budget_tokens": 300}, ["read", "pkg/parts.py", "--budget", "300"]),
-        ({"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000}, ["read", "pkg/parts.py", "--view", "full", "--budget", "100000"]),
-        ({"path": "pkg/parts.py", "section": "Part7.run"}, ["read", "pkg/parts.py", "--section", "Part7.run"]),
+        (
+            {"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000},
+            ["read", "pkg/parts.py", "--view", "full", "--budget", "100000"],
+        ),
+        (
+            {"path": "pkg/parts.py", "section": "Part7.run"},
+            ["read", "pkg/parts.py", "--section", "Part7.run"],
+        ),
         ({"path": "README.md", "lines": "3-5"}, ["read", "README.md", "--lines", "3-5"]),
-        ({"path": "pkg/parts.py", "view": "outline", "budget_tokens": 40}, ["read", "pkg/parts.py", "--view", "outline", "--budget", "40"]),
+        (
+            {"path": "pkg/parts.py", "view": "outline", "budget_tokens": 40},
+            ["read", "pkg/parts.py", "--view", "outline", "--budget", "40"],
+        ),
     ],
 )
 def test_read_answers_exactly_as_the_cli(client: TestClient, body: dict[str, Any], cli: list[str]) -> None:
@@ -83,7 +94,9 @@ def test_search_and_deref_answer_as_the_cli(client: TestClient, repo: Path) -> N
     assert searched.status_code == 200
     assert searched.json() == cli_json("search", "run", "--budget", "300")
     pointer = searched.json()["evidence"][0]["pointer"]
-    dereferenced = client.post("/v1/deref", json={"pointer": pointer, "verify": searched.json()["evidence"][0]["sha256"]})
+    dereferenced = client.post(
+        "/v1/deref", json={"pointer": pointer, "verify": searched.json()["evidence"][0]["sha256"]}
+    )
     assert dereferenced.status_code == 200 and dereferenced.json()["verified"] is True
     expected = cli_json("deref", pointer)
     assert {**expected, "verified": True} == dereferenced.json()
@@ -118,7 +131,9 @@ def test_paths_outside_the_root_are_refused_with_403(client: TestClient, path: s
 
 
 def test_a_symlink_that_stays_inside_is_fine(client: TestClient) -> None:
-    response = client.post("/v1/files/read", json={"path": "pkg/inner.py", "view": "full", "budget_tokens": 100000})
+    response = client.post(
+        "/v1/files/read", json={"path": "pkg/inner.py", "view": "full", "budget_tokens": 100000}
+    )
     assert response.status_code == 200 and response.json()["content"] == CODE
 
 
@@ -169,7 +184,9 @@ def test_oversized_requests_and_responses_are_refused(repo: Path) -> None:
     client = TestClient(create_app(repo, max_body_bytes=1000, max_response_bytes=2000))
     big = client.post("/v1/search", json={"query": "x" * 2000})
     assert big.status_code == 413 and "request body" in big.json()["detail"]
-    large = client.post("/v1/files/read", json={"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000})
+    large = client.post(
+        "/v1/files/read", json={"path": "pkg/parts.py", "view": "full", "budget_tokens": 100000}
+    )
     assert large.status_code == 413 and "budget_tokens" in large.json()["detail"]
     small = client.post("/v1/files/read", json={"path": "README.md", "view": "full"})
     assert small.status_code == 200
@@ -191,14 +208,20 @@ def test_the_token_is_required_on_every_request(repo: Path) -> None:
     client = TestClient(create_app(repo, token="s3cret"))
     for method, url in (("post", "/v1/files/read"), ("get", "/openapi.json"), ("get", "/v1/refs/ctx_000000")):
         assert getattr(client, method)(url).status_code == 401
-    wrong = client.post("/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer nope"})
+    wrong = client.post(
+        "/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer nope"}
+    )
     assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
-    right = client.post("/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer s3cret"})
+    right = client.post(
+        "/v1/files/read", json={"path": "README.md"}, headers={"Authorization": "Bearer s3cret"}
+    )
     assert right.status_code == 200
 
 
 def test_loopback_servers_refuse_foreign_host_headers(repo: Path) -> None:
-    client = TestClient(create_app(repo, allowed_hosts=("127.0.0.1", "localhost", "::1")), base_url="http://127.0.0.1:8765")
+    client = TestClient(
+        create_app(repo, allowed_hosts=("127.0.0.1", "localhost", "::1")), base_url="http://127.0.0.1:8765"
+    )
     assert client.post("/v1/files/read", json={"path": "README.md"}).status_code == 200
     rebound = client.post("/v1/files/read", json={"path": "README.md"}, headers={"host": "evil.example:8765"})
     assert rebound.status_code == 403
@@ -214,5 +237,7 @@ def test_bad_bodies_are_422(client: TestClient) -> None:
 def test_the_openapi_schema_describes_every_route(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     assert set(schema["paths"]) == {"/v1/files/read", "/v1/search", "/v1/deref", "/v1/refs/{ref_id}"}
-    read_schema = schema["paths"]["/v1/files/read"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+    read_schema = schema["paths"]["/v1/files/read"]["post"]["responses"]["200"]["content"][
+        "application/json"
+    ]["schema"]
     assert read_schema["$ref"].endswith("/ReadOut")

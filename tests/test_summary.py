@@ -46,7 +46,9 @@ def runs(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def test_summary_view_is_generated_and_cached_by_content(command: tuple[str, Path], source_file: Path, tmp_path: Path) -> None:
+def test_summary_view_is_generated_and_cached_by_content(
+    command: tuple[str, Path], source_file: Path, tmp_path: Path
+) -> None:
     cmd, log = command
     options = ReadOptions(summarizer=Summarizer(cmd, tmp_path / "cache"))
     first = read(ReadRequest(source_file, View.SUMMARY, 1000), options)
@@ -56,7 +58,9 @@ def test_summary_view_is_generated_and_cached_by_content(command: tuple[str, Pat
     assert second.content == first.content and runs(log) == 1
 
 
-def test_a_changed_file_is_summarized_again(command: tuple[str, Path], source_file: Path, tmp_path: Path) -> None:
+def test_a_changed_file_is_summarized_again(
+    command: tuple[str, Path], source_file: Path, tmp_path: Path
+) -> None:
     cmd, log = command
     summarizer = Summarizer(cmd, tmp_path / "cache")
     summarizer.summarize(open_source(source_file))
@@ -78,7 +82,9 @@ def test_the_old_summary_comes_back_stale_when_the_summarizer_fails(
     assert "200 functions" in response.content and "model unavailable" in response.note
 
 
-def test_cached_only_never_runs_the_command(command: tuple[str, Path], source_file: Path, tmp_path: Path) -> None:
+def test_cached_only_never_runs_the_command(
+    command: tuple[str, Path], source_file: Path, tmp_path: Path
+) -> None:
     cmd, log = command
     Summarizer(cmd, tmp_path / "cache").summarize(open_source(source_file))
     source_file.write_text("def only():\n    pass\n")
@@ -109,7 +115,9 @@ def test_auto_prefers_the_summary_to_an_outline_when_one_is_configured(
     assert response.view == "summary" and response.generated and response.degraded_from is None
 
 
-def test_a_summary_over_budget_degrades_to_an_outline(command: tuple[str, Path], source_file: Path, tmp_path: Path) -> None:
+def test_a_summary_over_budget_degrades_to_an_outline(
+    command: tuple[str, Path], source_file: Path, tmp_path: Path
+) -> None:
     cmd, _ = command
     options = ReadOptions(summarizer=Summarizer(cmd, tmp_path / "cache"))
     response = read(ReadRequest(source_file, View.SUMMARY, 12), options)

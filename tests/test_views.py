@@ -18,9 +18,11 @@ GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c",
 def module_source(classes: int, methods: int) -> str:
     parts = ['"""A generated module."""\n\nimport os\n']
     for c in range(classes):
-        parts.append(f"\n\nclass Widget{c}:\n    \"\"\"Widget number {c}.\"\"\"\n")
+        parts.append(f'\n\nclass Widget{c}:\n    """Widget number {c}."""\n')
         for m in range(methods):
-            parts.append(f"\n    def method_{m}(self, value: int) -> int:\n        return value * {m} + {c}\n")
+            parts.append(
+                f"\n    def method_{m}(self, value: int) -> int:\n        return value * {m} + {c}\n"
+            )
     parts.append("\n\ndef helper(x):\n    return x\n")
     return "".join(parts)
 
@@ -32,7 +34,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "proj"
     root.mkdir()
     (root / "big.py").write_text(module_source(30, 12))
-    (root / "small.py").write_bytes(b"def f():\r\n    return 1\r\n\r\nclass C:\r\n    def m(self):\r\n        pass")
+    (root / "small.py").write_bytes(
+        b"def f():\r\n    return 1\r\n\r\nclass C:\r\n    def m(self):\r\n        pass"
+    )
     (root / "doc.md").write_text("# Guide\n\nIntro.\n\n## Install\n\nRun it.\n\n## Renewal\n\nEvery year.\n")
     (root / "empty.txt").write_bytes(b"")
     (root / "latin.txt").write_bytes(b"caf\xe9\nna\xefve\n")

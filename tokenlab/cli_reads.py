@@ -22,7 +22,6 @@ from tokenlab.errors import TokenlabError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
 class ReadView(str, Enum):
     """The views a read may ask for (`stub` is only ever returned)."""
 
@@ -38,16 +37,25 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 BudgetOption = Annotated[
     int | None,
-    typer.Option("--budget", min=0, help="Token budget, o200k_base (default 4000; search 2000).", show_default=False),
+    typer.Option(
+        "--budget", min=0, help="Token budget, o200k_base (default 4000; search 2000).", show_default=False
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the response object as JSON.")]
 NodeOption = Annotated[
     str | None,
-    typer.Option("--node", envvar="TOKENLAB_NODE", help="Node name in pointers (default: host name).", show_default=False),
+    typer.Option(
+        "--node",
+        envvar="TOKENLAB_NODE",
+        help="Node name in pointers (default: host name).",
+        show_default=False,
+    ),
 ]
 StoreOption = Annotated[
     Path | None,
-    typer.Option("--store", help="Store folder (default: $TOKENLAB_STORE, else ./var/context).", show_default=False),
+    typer.Option(
+        "--store", help="Store folder (default: $TOKENLAB_STORE, else ./var/context).", show_default=False
+    ),
 ]
 SummarizerOption = Annotated[
     str | None,
@@ -98,15 +106,23 @@ def _summarizer(command: str | None, cached_only: bool) -> Any:
 
 def read(
     path: Annotated[Path, typer.Argument(help="File to read.")],
-    view: Annotated[ReadView, typer.Option(help="View to return; a view that does not fit degrades.")] = ReadView.AUTO,
+    view: Annotated[
+        ReadView, typer.Option(help="View to return; a view that does not fit degrades.")
+    ] = ReadView.AUTO,
     budget: BudgetOption = None,
     section: Annotated[
-        str | None, typer.Option(help="Heading, symbol (Class.method) or key path (a.b.c).", show_default=False)
+        str | None,
+        typer.Option(help="Heading, symbol (Class.method) or key path (a.b.c).", show_default=False),
     ] = None,
-    lines: Annotated[str | None, typer.Option(help="Line range A-B (1-based), A, or A-.", show_default=False)] = None,
+    lines: Annotated[
+        str | None, typer.Option(help="Line range A-B (1-based), A, or A-.", show_default=False)
+    ] = None,
     summarizer: SummarizerOption = None,
     cached_summary: Annotated[
-        bool, typer.Option("--cached-summary", help="Never run the summarizer; reuse the last summary (maybe stale).")
+        bool,
+        typer.Option(
+            "--cached-summary", help="Never run the summarizer; reuse the last summary (maybe stale)."
+        ),
     ] = False,
     node: NodeOption = None,
     as_json: JsonOption = False,
@@ -121,7 +137,9 @@ def read(
         section=section,
         lines=views.LineRange.parse(lines) if lines is not None else None,
     )
-    response = views.read(request, views.ReadOptions(node=node, summarizer=_summarizer(summarizer, cached_summary)))
+    response = views.read(
+        request, views.ReadOptions(node=node, summarizer=_summarizer(summarizer, cached_summary))
+    )
     if as_json:
         _emit_json(response.as_dict())
     else:
@@ -131,16 +149,21 @@ def read(
 def deref(
     pointer: Annotated[str, typer.Argument(help="nas://node/tree/path@commit#L1-L2 or path@commit#L1-L2.")],
     verify: Annotated[
-        str | None, typer.Option(metavar="SHA256", help="Exit 1 unless the lines hash to this.", show_default=False)
+        str | None,
+        typer.Option(metavar="SHA256", help="Exit 1 unless the lines hash to this.", show_default=False),
     ] = None,
     repo: Annotated[
-        Path | None, typer.Option(help="Repository the pointer's path is in (default: the current one).", show_default=False)
+        Path | None,
+        typer.Option(
+            help="Repository the pointer's path is in (default: the current one).", show_default=False
+        ),
     ] = None,
     node: NodeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Print the exact lines a pointer names, from its commit (not the working tree)."""
-    from tokenlab.reads.pointers import WORKTREE, deref as dereference, parse_pointer
+    from tokenlab.reads.pointers import WORKTREE, parse_pointer
+    from tokenlab.reads.pointers import deref as dereference
 
     result = dereference(parse_pointer(pointer), repo=repo, node=node)
     if verify is not None:
@@ -148,9 +171,14 @@ def deref(
     if as_json:
         _emit_json({**result.as_dict(), "verified": None if verify is None else True})
         return
-    where = "working tree (verify its sha256)" if result.commit == WORKTREE else f"commit {result.commit[:12]}"
+    where = (
+        "working tree (verify its sha256)" if result.commit == WORKTREE else f"commit {result.commit[:12]}"
+    )
     status = ", verified" if verify is not None else ""
-    _emit(result.data, f"{result.pointer.short}: {len(result.data)} bytes from {where}, sha256 {result.sha256}{status}")
+    _emit(
+        result.data,
+        f"{result.pointer.short}: {len(result.data)} bytes from {where}, sha256 {result.sha256}{status}",
+    )
 
 
 def changes(
@@ -178,7 +206,9 @@ def changes(
 
 def search(
     query: Annotated[str, typer.Argument(help="Text to find (smart case), or a regex with --regex.")],
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).")] = None,
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders (default: the current folder).")
+    ] = None,
     budget: BudgetOption = None,
     regex: Annotated[bool, typer.Option("--regex", help="QUERY is a Python regular expression.")] = False,
     context: Annotated[int, typer.Option(min=0, max=20, help="Lines of context around each match.")] = 1,
@@ -189,7 +219,9 @@ def search(
     from tokenlab.reads.search import DEFAULT_BUDGET, SearchRequest
     from tokenlab.reads.search import search as find
 
-    request = SearchRequest(query, tuple(paths or ()), DEFAULT_BUDGET if budget is None else budget, regex, context)
+    request = SearchRequest(
+        query, tuple(paths or ()), DEFAULT_BUDGET if budget is None else budget, regex, context
+    )
     response = find(request, node=node)
     if as_json:
         _emit_json(response.as_dict())
@@ -198,12 +230,18 @@ def search(
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Address to bind; anything but loopback should use --token.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but loopback should use --token.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8765,
     root: Annotated[Path, typer.Option(help="Serve only files under this folder.")] = Path("."),
     token: Annotated[
         str | None,
-        typer.Option(envvar="TOKENLAB_TOKEN", help="Require `Authorization: Bearer TOKEN` on every request.", show_default=False),
+        typer.Option(
+            envvar="TOKENLAB_TOKEN",
+            help="Require `Authorization: Bearer TOKEN` on every request.",
+            show_default=False,
+        ),
     ] = None,
     store: StoreOption = None,
     summarizer: SummarizerOption = None,

@@ -20,9 +20,9 @@ from __future__ import annotations
 import base64
 import hmac
 import os
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path, PurePosixPath
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
@@ -30,21 +30,22 @@ import orjson
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tokenlab.errors import InputError, RefNotFoundError, TokenlabError
 from tokenlab.reads import views
-from tokenlab.reads.pointers import WORKTREE, PointerTargetError, VerificationError, base_folder, parse_pointer
+from tokenlab.reads.pointers import (
+    WORKTREE,
+    PointerTargetError,
+    VerificationError,
+    base_folder,
+    parse_pointer,
+)
 from tokenlab.reads.summary import Summarizer
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_BUDGET_TOKENS = 1_000_000
-
-Scope = dict[str, Any]
-Message = dict[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class ForbiddenPathError(InputError):
@@ -129,7 +130,9 @@ class ReadBody(BaseModel):
 class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(min_length=1, max_length=4096)
-    paths: list[str] = Field(default_factory=list, description="Files or folders under the root (default: the root).")
+    paths: list[str] = Field(
+        default_factory=list, description="Files or folders under the root (default: the root)."
+    )
     budget_tokens: int = Field(2000, ge=0, le=MAX_BUDGET_TOKENS)
     regex: bool = False
     context: int = Field(1, ge=0, le=20)
@@ -231,7 +234,9 @@ class RefOut(BaseModel):
 class Guard:
     """Pure ASGI middleware: bearer token, allowed Host headers, then the body-size cap."""
 
-    def __init__(self, app: ASGIApp, token: str | None, allowed_hosts: Sequence[str] | None, max_body: int) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str | None, allowed_hosts: Sequence[str] | None, max_body: int
+    ) -> None:
         self.app, self.token, self.max_body = app, token, max_body
         self.allowed_hosts = None if allowed_hosts is None else {host.lower() for host in allowed_hosts}
 
@@ -306,8 +311,8 @@ class ServerSettings:
         data = orjson.dumps(payload)
         if len(data) > self.max_response_bytes:
             raise ResponseTooLargeError(
-                f"the response would be {len(data)} bytes, over this server's cap of {self.max_response_bytes}; "
-                "ask for a smaller budget_tokens"
+                f"the response would be {len(data)} bytes, over this server's cap of "
+                f"{self.max_response_bytes}; ask for a smaller budget_tokens"
             )
         return Response(data, media_type="application/json")
 
@@ -340,7 +345,9 @@ def search_files(body: SearchBody, settings: Settings) -> Response:
     root = settings.root
     paths = tuple(confine(root, path) for path in body.paths) or (root,)
     request = SearchRequest(body.query, paths, body.budget_tokens, body.regex, body.context)
-    return settings.reply(search(request, allow=lambda path: path.is_relative_to(root), node=settings.node).as_dict())
+    return settings.reply(
+        search(request, allow=lambda path: path.is_relative_to(root), node=settings.node).as_dict()
+    )
 
 
 def deref_pointer(body: DerefBody, settings: Settings) -> Response:
@@ -395,7 +402,11 @@ def create_app(
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
 ) -> FastAPI:
     """The HTTP app serving files under `root`; `token` (if set) is required on every request."""
-    app = FastAPI(title="tokenlab", summary="Budgeted reads, search and evidence pointers for coding agents.", version="1")
+    app = FastAPI(
+        title="tokenlab",
+        summary="Budgeted reads, search and evidence pointers for coding agents.",
+        version="1",
+    )
     app.state.settings = ServerSettings(root.resolve(), node, store_dir, summarizer, max_response_bytes)
     app.add_exception_handler(TokenlabError, _domain_error)
     for method, path, endpoint, model in (
@@ -404,7 +415,9 @@ def create_app(
         ("POST", "/v1/deref", deref_pointer, DerefOut),
         ("GET", "/v1/refs/{ref_id}", get_ref, RefOut),
     ):
-        app.add_api_route(path, endpoint, methods=[method], responses={200: {"model": model}}, response_class=Response)
+        app.add_api_route(
+            path, endpoint, methods=[method], responses={200: {"model": model}}, response_class=Response
+        )
     app.add_middleware(Guard, token=token, allowed_hosts=allowed_hosts, max_body=max_body_bytes)
     return app
 

@@ -98,7 +98,8 @@ class ChangesResponse:
         extra = f" ({'; '.join(flags)})" if flags else ""
         return (
             f"{self.path}: changes {self.since[:12]}..{self.to[:12]}, {self.view}, "
-            f"{self.tokens}/{self.budget_tokens} tokens, {self.files_changed} files, {self.hunks} hunks{extra}"
+            f"{self.tokens}/{self.budget_tokens} tokens, "
+            f"{self.files_changed} files, {self.hunks} hunks{extra}"
         )
 
 
@@ -125,7 +126,9 @@ def parse_hunks(diff: str) -> list[Hunk]:
             old_start, old_length, new_start, new_length, heading = match.groups()
             remaining_old = int(old_length if old_length is not None else 1)
             remaining_new = int(new_length if new_length is not None else 1)
-            hunks.append(Hunk(path, int(new_start), remaining_new, int(old_start), remaining_old, heading.strip()))
+            hunks.append(
+                Hunk(path, int(new_start), remaining_new, int(old_start), remaining_old, heading.strip())
+            )
     return hunks
 
 
@@ -169,7 +172,9 @@ def _hunk_list(hunks: list[Hunk], newer: _Newer) -> str:
         where = f"L{hunk.new_start}-L{end}" if hunk.new_length else f"deletion after L{hunk.new_start}"
         rev = f" @{source.revision[:12]}" if source else ""
         heading = f" {hunk.heading}" if hunk.heading else ""
-        lines.append(f"  {where} (was L{hunk.old_start}, -{hunk.old_length} +{hunk.new_length}){heading}{rev}")
+        lines.append(
+            f"  {where} (was L{hunk.old_start}, -{hunk.old_length} +{hunk.new_length}){heading}{rev}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -208,7 +213,9 @@ def _compare(request: ChangesRequest) -> _Comparison:
     return _Comparison(repo, pathspec, pathspec, since, to)
 
 
-def changes(request: ChangesRequest, *, store_dir: Path | None = None, node: str | None = None) -> ChangesResponse:
+def changes(
+    request: ChangesRequest, *, store_dir: Path | None = None, node: str | None = None
+) -> ChangesResponse:
     """The change to `request.path` from `since` to `to` (or the working tree), fitted to the budget."""
     if request.budget_tokens < 0:
         raise InputError("the budget must be zero or more tokens")
@@ -261,7 +268,11 @@ def changes(request: ChangesRequest, *, store_dir: Path | None = None, node: str
             return respond(view, content)
     count = tokens.count(content)
     cut_content = _cut_lines(content, request.budget_tokens)
-    return respond(view, cut_content, f"even the per-file summary ({count} tokens) does not fit; its first lines are shown")
+    return respond(
+        view,
+        cut_content,
+        f"even the per-file summary ({count} tokens) does not fit; its first lines are shown",
+    )
 
 
 def _cut_lines(text: str, budget: int) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
@@ -37,7 +37,6 @@ class View(str, Enum):
     STUB = "stub"
 
 
-
 @dataclass(frozen=True)
 class Candidate:
     """One rung of the ladder: a view's content and the line ranges its evidence covers."""
@@ -51,7 +50,6 @@ class Candidate:
     raw: bytes | None = None  # exact bytes, for views that are a slice of the file
     generated: bool = False
     stale: bool = False
-
 
 
 # --- token fitting ------------------------------------------------------------------------
@@ -122,7 +120,9 @@ def symbol_levels(symbols: tuple[Symbol, ...]) -> list[list[tuple[Symbol, int]]]
     return levels
 
 
-def rebuild(levels: list[list[tuple[Symbol, int]]], keep: Callable[[int, int, Symbol], bool]) -> tuple[Symbol, ...]:
+def rebuild(
+    levels: list[list[tuple[Symbol, int]]], keep: Callable[[int, int, Symbol], bool]
+) -> tuple[Symbol, ...]:
     """The tree of symbols for which `keep(level, index, symbol)` holds and whose parents are kept."""
     kept: list[dict[int, Symbol]] = []
     for depth, level in enumerate(levels):
@@ -185,7 +185,7 @@ class OutlineRungs:
                 self.children[depth - 1][parent].append(index)
 
     def rungs(self) -> list[Callable[[], Candidate | None]]:
-        return [lambda shown=shown: self.candidate(shown) for shown in range(self.total, 0, -1)]
+        return [partial(self.candidate, shown) for shown in range(self.total, 0, -1)]
 
     def candidate(self, shown: int) -> Candidate:
         from tokenlab.reads.outline import render_outline

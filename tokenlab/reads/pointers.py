@@ -221,7 +221,9 @@ def _resolve_full_hash(root: Path, rev: str) -> str:
 
 
 def _resolve(root: Path, rev: str) -> str:
-    result = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    result = git(
+        root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False
+    )
     if result.returncode != 0:
         raise PointerTargetError(f"unknown commit {rev!r} in repository {root.name}")
     return result.stdout.decode().strip()

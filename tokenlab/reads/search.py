@@ -151,12 +151,14 @@ def iter_files(paths: tuple[Path, ...], allow: Callable[[Path], bool] | None = N
 def _folder_files(folder: Path) -> Iterator[Path]:
     if repo_root(folder) is not None:
         listing = git(folder, "ls-files", "-z", "--cached", "--others", "--exclude-standard").stdout
-        for name in listing.split(b"\0"):
-            if name:
-                yield folder / os.fsdecode(name)
+        for entry in listing.split(b"\0"):
+            if entry:
+                yield folder / os.fsdecode(entry)
         return
     for directory, folders, files in os.walk(folder):
-        folders[:] = sorted(name for name in folders if not name.startswith(".") and name not in _SKIPPED_FOLDERS)
+        folders[:] = sorted(
+            name for name in folders if not name.startswith(".") and name not in _SKIPPED_FOLDERS
+        )
         for name in files:
             yield Path(directory) / name
 
@@ -249,7 +251,11 @@ def _enclosing(outline: Outline | None, line: int) -> str:
     names: list[str] = []
     level = outline.symbols
     while True:
-        inside = [symbol for symbol in level if symbol.start_line <= line <= symbol.end_line and symbol.kind != "chunk"]
+        inside = [
+            symbol
+            for symbol in level
+            if symbol.start_line <= line <= symbol.end_line and symbol.kind != "chunk"
+        ]
         if not inside:
             break
         names.append(inside[-1].name)
@@ -345,7 +351,9 @@ def search(
             from tokenlab.reads.outline import outline
 
             file_matches.outline = outline(file_matches.path.name, file_matches.text)
-    groups = [group for file_matches in found for group in _groups(file_matches, request.context, request.query)]
+    groups = [
+        group for file_matches in found for group in _groups(file_matches, request.context, request.query)
+    ]
     groups.sort(key=lambda group: (-group.score, str(group.file.path), group.start))
     total = sum(len(group.matches) for group in groups)
     snippets, shown = _fill(groups, pattern, request.budget_tokens, total, len(found), node or default_node())
@@ -354,7 +362,11 @@ def search(
     truncated = tokens.count(content) > request.budget_tokens
     if truncated:
         content = _cut(footer, request.budget_tokens)
-    note = f"outlines (symbol labels) only for the first {MAX_OUTLINED_FILES} files" if len(found) > MAX_OUTLINED_FILES else ""
+    note = (
+        f"outlines (symbol labels) only for the first {MAX_OUTLINED_FILES} files"
+        if len(found) > MAX_OUTLINED_FILES
+        else ""
+    )
     return SearchResponse(
         query=request.query,
         regex=request.regex,
@@ -382,7 +394,9 @@ def _fill(
         path = group.file.path
         if path not in sources:
             location = locate(path)
-            sources[path] = SourceFile(location, group.file.data, revision_for(location, group.file.data), node)
+            sources[path] = SourceFile(
+                location, group.file.data, revision_for(location, group.file.data), node
+            )
         snippet = _snippet(group, sources[path], pattern)
         cost = tokens.count(snippet.text)
         if used + cost + tokens.count(_footer(shown + len(group.matches), total, files)) > budget:
@@ -390,7 +404,9 @@ def _fill(
         snippets.append(snippet)
         used += cost
         shown += len(group.matches)
-    while snippets and tokens.count("".join(s.text for s in snippets) + _footer(shown, total, files)) > budget:
+    while (
+        snippets and tokens.count("".join(s.text for s in snippets) + _footer(shown, total, files)) > budget
+    ):
         shown -= len(snippets.pop().match_lines)
     return snippets, shown
 

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
 from tokenlab.errors import InputError
-from tokenlab.reads.ladder import Candidate, Ladder, OutlineRungs, View, cut_to_fit, outline_dicts, rebuild, symbol_levels
+from tokenlab.reads.ladder import (
+    Candidate,
+    Ladder,
+    OutlineRungs,
+    View,
+    cut_to_fit,
+    outline_dicts,
+    rebuild,
+    symbol_levels,
+)
 from tokenlab.reads.pointers import Evidence, SourceFile, open_source
 
 if TYPE_CHECKING:
@@ -30,7 +39,16 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 4000
 _LINES_RE = re.compile(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?\Z")
 
-__all__ = ["View", "LineRange", "ReadRequest", "ReadOptions", "ReadResponse", "read", "read_source", "DEFAULT_BUDGET"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "LineRange",
+    "ReadOptions",
+    "ReadRequest",
+    "ReadResponse",
+    "View",
+    "read",
+    "read_source",
+]
 
 
 @dataclass(frozen=True)
@@ -73,7 +91,6 @@ class ReadRequest:
 class ReadOptions:
     node: str | None = None
     summarizer: Summarizer | None = None
-
 
 
 @dataclass(frozen=True)
@@ -124,7 +141,6 @@ class ReadResponse:
             f"{self.path}: {self.view}, {self.tokens}/{self.budget_tokens} tokens "
             f"({'; '.join(flags)}) {pointer}".rstrip()
         )
-
 
 
 # --- building the ladder for each requested view ------------------------------------------
@@ -179,20 +195,28 @@ class FileReader:
                 raise
             self.notes.append(f"summary unavailable: {error}")
             return None
-        return Candidate(View.SUMMARY, made.text, self.whole(), generated=True, stale=made.stale, note=made.note)
+        return Candidate(
+            View.SUMMARY, made.text, self.whole(), generated=True, stale=made.stale, note=made.note
+        )
 
     def stub(self, ranges: tuple[tuple[int, int], ...], label: str = "") -> Candidate:
         """One line: the pointer (which names the file) and the size of what it points at."""
         source = self.source
         if ranges and ranges[0] != (1, source.line_count):
             start, end = ranges[0]
-            size = f"{end - start + 1:,} of {source.line_count:,} lines, {len(self.slice(start, end)):,} bytes"
+            size = (
+                f"{end - start + 1:,} of {source.line_count:,} lines, {len(self.slice(start, end)):,} bytes"
+            )
         else:
             size = f"{source.line_count:,} lines, {len(source.data):,} bytes, {self.outline.language}"
         pointer = source.pointer(*ranges[0]) if ranges else source.pointer()
-        return Candidate(View.STUB, f"{pointer.uri} ({label.strip() + ': ' if label else ''}{size})\n", ranges)
+        return Candidate(
+            View.STUB, f"{pointer.uri} ({label.strip() + ': ' if label else ''}{size})\n", ranges
+        )
 
-    def outline_rungs(self, symbols: tuple[Symbol, ...] | None = None) -> list[Callable[[], Candidate | None]]:
+    def outline_rungs(
+        self, symbols: tuple[Symbol, ...] | None = None
+    ) -> list[Callable[[], Candidate | None]]:
         outline = self.outline if symbols is None else replace(self.outline, symbols=symbols)
         return OutlineRungs(outline).rungs()
 
@@ -213,7 +237,9 @@ def _section_symbol(reader: FileReader, name: str) -> Symbol:
 def _line_span(reader: FileReader, lines: LineRange) -> tuple[int, int, str]:
     total = reader.source.line_count
     if lines.start > total:
-        raise InputError(f"--lines starts at {lines.start} but {reader.source.display_path} has {total} lines")
+        raise InputError(
+            f"--lines starts at {lines.start} but {reader.source.display_path} has {total} lines"
+        )
     end = total if lines.end is None else min(lines.end, total)
     note = f"end clamped to the last line, L{total}" if lines.end is not None and lines.end > total else ""
     return lines.start, end, note
@@ -237,23 +263,23 @@ class Plan:
 def build_ladder(reader: FileReader, request: ReadRequest) -> Plan:
     """The rungs for the requested view, the ranges its stub names, and the stub's label."""
     view = request.effective_view
+    rungs: list[Callable[[], Candidate | None]] = []
     if view is View.SECTION:
         if not request.section:
             raise InputError("--view section needs --section NAME")
         symbol = _section_symbol(reader, request.section)
         span = (symbol.start_line, symbol.end_line)
-        rungs = [lambda: reader.exact_lines(View.SECTION, *span), *reader.outline_rungs((symbol,))]
+        rungs += [lambda: reader.exact_lines(View.SECTION, *span), *reader.outline_rungs((symbol,))]
         return Plan(rungs, 1, (span,), f" {symbol.name}")
     if view is View.LINES:
         if request.lines is None:
             raise InputError("--view lines needs --lines A-B")
         start, end, note = _line_span(reader, request.lines)
-        rungs = [lambda: reader.exact_lines(View.LINES, start, end, note)]
+        rungs += [lambda: reader.exact_lines(View.LINES, start, end, note)]
         rungs += reader.outline_rungs(_overlapping(reader, start, end))
         return Plan(rungs, 1, ((start, end),))
     if view is View.SUMMARY and reader.options.summarizer is None:
         raise InputError("the summary view needs a summarizer (--summarizer CMD or $TOKENLAB_SUMMARIZER)")
-    rungs: list[Callable[[], Candidate | None]] = []
     if view in (View.AUTO, View.FULL):
         rungs.append(reader.full)
     if view is View.SUMMARY or (view is View.AUTO and reader.options.summarizer is not None):
@@ -261,9 +287,15 @@ def build_ladder(reader: FileReader, request: ReadRequest) -> Plan:
     return Plan(rungs + reader.outline_rungs(), len(rungs), reader.whole())
 
 
-def _evidence(reader: FileReader, candidate: Candidate, anchor: tuple[tuple[int, int], ...]) -> tuple[Evidence, ...]:
+def _evidence(
+    reader: FileReader, candidate: Candidate, anchor: tuple[tuple[int, int], ...]
+) -> tuple[Evidence, ...]:
     """The range the read is about first (file, section or lines), then what the view shows."""
-    ranges = [*anchor, *candidate.ranges] if candidate.view in (View.OUTLINE, View.STUB) else list(candidate.ranges)
+    ranges = (
+        [*anchor, *candidate.ranges]
+        if candidate.view in (View.OUTLINE, View.STUB)
+        else list(candidate.ranges)
+    )
     if not ranges:
         return (reader.source.evidence(),)
     return tuple(reader.source.evidence(start, end) for start, end in dict.fromkeys(ranges))
