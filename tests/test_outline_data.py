@@ -126,8 +126,12 @@ def test_csv_ragged_rows_and_blank_lines() -> None:
 
 def test_csv_stops_with_a_note_on_reader_errors() -> None:
     huge_field = '"' + "x" * 200_000 + '"'
-    result = outline("x.csv", f"a,b\n1,{huge_field}\n")
-    assert "the csv reader stopped at line" in result.note
+    result = outline("x.csv", f"a,b\n1,2\n3,{huge_field}\n")
+    assert result.symbols[1].detail == "1 row"
+    assert result.note.startswith("the csv reader stopped at line 3: field larger than field limit")
+    nothing_read = outline("x.csv", huge_field)
+    assert [s.kind for s in nothing_read.symbols] == ["chunk"]
+    assert nothing_read.note.startswith("the csv reader stopped at line 1")
 
 
 def test_json_deep_nesting_is_depth_limited_and_counted() -> None:
@@ -151,7 +155,10 @@ def test_json_top_level_array_and_scalar() -> None:
     result = outline("a.json", '[\n {"id": 1},\n {"id": 2}\n]\n')
     assert [(s.kind, s.name, s.start_line) for s in result.symbols] == [("item", "[0]", 2)]
     assert result.note == "top level: array[2]"
-    assert outline("s.json", '"just a string"').note == 'top level: "just a string"'
+    scalar = outline("s.json", '"just a string"')
+    assert scalar.note == 'top level: "just a string"; line chunks'
+    assert [(s.kind, s.detail) for s in scalar.symbols] == [("chunk", '"just a string"')]
+    assert outline("e.json", "{}\n").note == "top level: object{0 keys}; line chunks"
 
 
 def test_json_keys_with_escapes_and_control_characters() -> None:

@@ -196,7 +196,7 @@ def json_outline(text: str, config: OutlineConfig) -> Outline:
     if values:
         value = values[0]
         expandable, detail = json_format.describe(value)
-        if value.type != "object":
+        if value.type != "object" or not expandable:
             notes.append(f"top level: {detail}")
         if expandable:
             top, left_out = json_format.members(value, config)

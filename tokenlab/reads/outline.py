@@ -97,22 +97,26 @@ def _toml(text: str, config: OutlineConfig) -> Outline:
 def _csv(text: str, config: OutlineConfig) -> Outline:
     from tokenlab.reads.table_outline import table_outline
 
-    return table_outline(text, "csv", config)
+    return _data(lambda text, config: table_outline(text, "csv", config), "csv", text, config)
 
 
 def _tsv(text: str, config: OutlineConfig) -> Outline:
     from tokenlab.reads.table_outline import table_outline
 
-    return table_outline(text, "tsv", config)
+    return _data(lambda text, config: table_outline(text, "tsv", config), "tsv", text, config)
 
 
 def _data(
     outliner: Callable[[str, OutlineConfig], Outline], language: str, text: str, config: OutlineConfig
 ) -> Outline:
+    """A data outline, or line chunks when the parser is missing or found no keys at all."""
     try:
-        return outliner(text, config)
+        result = outliner(text, config)
     except (ImportError, LookupError, OSError, ValueError) as error:
         return chunk_outline(text, language, config, note=f"no {language} grammar ({error}): line chunks")
+    if result.symbols or not text.strip():
+        return result
+    return chunk_outline(text, language, config, note="; ".join(filter(None, [result.note, "line chunks"])))
 
 
 _OUTLINERS: dict[str, Callable[[str, OutlineConfig], Outline]] = {

@@ -58,11 +58,12 @@ def table_outline(text: str, language: str, config: OutlineConfig) -> Outline:
     previous_end = 0
     try:
         for record in reader:
-            start, previous_end = previous_end + 1, reader.line_num
+            start = previous_end + 1
+            previous_end = reader.line_num
             if record:  # a blank line is not a record
                 table.add(record, start, reader.line_num, delimiter, config)
     except csv.Error as error:
-        notes.append(f"the csv reader stopped at line {reader.line_num + 1}: {error}")
+        notes.append(f"the csv reader stopped at line {previous_end + 1}: {error}")
     if table.ragged:
         notes.insert(0, f"{plural(table.ragged, 'row')} with a different number of fields than the header")
     return Outline(language, freeze(_drafts(table)), line_count(text), "; ".join(notes))
