@@ -165,11 +165,23 @@ def test_a_file_outside_any_repository_gets_an_absolute_pointer(tmp_path: Path) 
     assert deref(parse_pointer(source.pointer(1, 2).uri)).data == b"a\nb\n"
 
 
-def test_a_folder_or_missing_file_cannot_be_read(repo: Path) -> None:
+def test_a_folder_device_or_missing_file_cannot_be_read(repo: Path) -> None:
     with pytest.raises(InputError, match="folder"):
         open_source(repo / "src")
     with pytest.raises(InputError, match="no such file"):
         open_source(repo / "missing.py")
+    with pytest.raises(InputError, match="not a regular file"):
+        open_source(Path("/dev/zero"))
+
+
+def test_a_file_over_the_size_cap_is_refused_before_reading(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokenlab.reads import pointers
+
+    monkeypatch.setattr(pointers, "MAX_READ_BYTES", 10)
+    with pytest.raises(InputError, match="up to 10 bytes"):
+        open_source(repo / "notes.md")
 
 
 # --- deref ---------------------------------------------------------------------------------

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokenlab import tokens
 from tokenlab.errors import InputError
@@ -216,3 +219,25 @@ def test_response_object_has_the_documented_fields(repo: Path) -> None:
 def test_negative_budget_is_refused(repo: Path) -> None:
     with pytest.raises(InputError):
         read(ReadRequest(Path("small.py"), View.AUTO, -1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.one_of(
+        st.binary(max_size=3000),
+        st.text(alphabet="def clas():\n #\r\t{}[]x1é", max_size=3000).map(str.encode),
+    ),
+    budget=st.integers(min_value=0, max_value=400),
+    view=st.sampled_from([View.AUTO, View.FULL, View.OUTLINE]),
+    suffix=st.sampled_from([".py", ".md", ".json", ".txt", ".c"]),
+)
+def test_any_bytes_any_budget_stays_honest(data: bytes, budget: int, view: View, suffix: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"input{suffix}"
+        path.write_bytes(data)
+        response = read(ReadRequest(path, view, budget))
+        assert_honest(response)
+        if response.raw is not None:
+            assert response.raw == data
+        for item in response.evidence:
+            deref(parse_pointer(item.pointer)).verify(item.sha256)

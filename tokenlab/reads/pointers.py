@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from tokenlab.errors import InputError, TokenlabError
 
 WORKTREE = "worktree"
+MAX_READ_BYTES = 32 * 1024 * 1024  # a whole file is held, decoded and outlined in memory
 SCHEME = "nas://"
 _RANGE_RE = re.compile(r"#L(\d+)(?:-L(\d+))?\Z")
 _REV_RE = re.compile(r"[0-9A-Za-z._/~^-]+\Z")
@@ -355,6 +356,13 @@ def open_source(path: Path, node: str | None = None) -> SourceFile:
         raise InputError(f"no such file: {path}")
     if path.is_dir():
         raise InputError(f"{path} is a folder, not a file")
+    if not path.is_file():
+        raise InputError(f"{path} is not a regular file (a device, pipe or socket)")
+    size = path.stat().st_size
+    if size > MAX_READ_BYTES:
+        raise InputError(
+            f"{path} is {size:,} bytes; budgeted reads take files up to {MAX_READ_BYTES:,} bytes"
+        )
     try:
         data = path.read_bytes()
     except OSError as error:
