@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def run_git(repo: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def numbered(count: int, changed: set[int] = frozenset()) -> str:  # type: ignore[assignment]
+def numbered(count: int, changed: Collection[int] = ()) -> str:
     return "".join(f"line {n} {'CHANGED' if n in changed else 'same'}\n" for n in range(1, count + 1))
 
 
