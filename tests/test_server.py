@@ -241,3 +241,14 @@ def test_the_openapi_schema_describes_every_route(client: TestClient) -> None:
         "application/json"
     ]["schema"]
     assert read_schema["$ref"].endswith("/ReadOut")
+
+
+def test_a_root_below_the_repository_top_still_confines_pointers(repo: Path) -> None:
+    client = TestClient(create_app(repo / "pkg"))
+    read = client.post("/v1/files/read", json={"path": "parts.py", "section": "Part1"}).json()
+    evidence = read["evidence"][0]
+    assert "/proj/pkg/parts.py@" in evidence["pointer"]
+    answer = client.post("/v1/deref", json={"pointer": evidence["pointer"], "verify": evidence["sha256"]})
+    assert answer.status_code == 200
+    outside = client.post("/v1/deref", json={"pointer": "README.md@HEAD#L1-L1"})
+    assert outside.status_code == 403
