@@ -1,0 +1,270 @@
+"""Text optimizer: outline of large documents, whitespace and repeats, honesty, hostile input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Golden, render_preview
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.text import TextConfig, optimize
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+
+# What the optimizer adds to the view; everything else must come from the input.
+_ANNOTATION_RE = re.compile(
+    r" ?\(full section: #ref:ctx_[0-9a-f]+\)|\[repeat of an earlier paragraph: .*\] #ref:ctx_[0-9a-f]+"
+    r"|\[whitespace normalized; exact original: #ref:ctx_[0-9a-f]+\]|\(full section: #ref:ctx_[0-9a-f]+\)"
+    r"| ?… #ref:ctx_[0-9a-f]+| ?…"
+)
+_ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
+
+
+def _omissions(result: OptimizeResult) -> list[bytes]:
+    return [omission.data for omission in result.omissions]
+
+
+def _assert_honest(data: bytes, result: OptimizeResult) -> None:
+    """Nothing invented, nothing silently dropped.
+
+    Every visible fragment (annotations aside) is text of the input, and every input line
+    is either visible or inside an omission holding its exact bytes.
+    """
+    original = _ESCAPES_RE.sub("", data.decode("utf-8", errors="replace"))
+    text = render_preview(result)
+    for line in text.split("\n"):
+        for fragment in _ANNOTATION_RE.split(line):
+            assert fragment.strip() in original, f"invented text: {fragment!r}"
+    stored = _omissions(result)
+    for raw_line in data.split(b"\n"):
+        line = raw_line.decode("utf-8", errors="replace").rstrip()
+        if line.strip() and _ESCAPES_RE.sub("", line) not in text:
+            assert any(raw_line in chunk for chunk in stored), f"dropped line: {raw_line!r}"
+
+
+def _whitespace_ref(result: OptimizeResult, data: bytes) -> bool:
+    return data in _omissions(result)
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt"])
+def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) -> None:
+    data = (FIXTURES / name).read_bytes()
+    result = optimize(data, OptimizerConfig(granularity))
+    stem = Path(name).stem
+    golden.check(f"text/{stem}_{granularity.value}.txt", render_preview(result))
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt"])
+def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Granularity) -> None:
+    data = (FIXTURES / name).read_bytes()
+    result = optimize(data, OptimizerConfig(granularity))
+    text = render_preview(result)
+    signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
+    assert [signal for signal in signals if signal not in text] == []
+    _assert_honest(data, result)
+
+
+def test_rendered_docs_shrink_a_lot() -> None:
+    data = (FIXTURES / "real/pydoc_render.txt").read_bytes()
+    assert len(render_preview(optimize(data, COARSE))) < len(data) * 0.4
+
+
+def test_coarse_gives_one_ref_per_folded_section_holding_it_whole() -> None:
+    data = (FIXTURES / "design_notes.md").read_bytes()
+    result = optimize(data, COARSE)
+    text = render_preview(result)
+    assert "## Security (full section: #ref:ctx_" in text
+    security = data[data.index(b"## Security") : data.index(b"## Rollout")]
+    assert security in _omissions(result)
+    assert "## Goals\n" in text  # a section with nothing folded needs no ref
+
+
+def test_fine_gives_one_ref_per_folded_run_of_exact_bytes() -> None:
+    data = (FIXTURES / "design_notes.md").read_bytes()
+    result = optimize(data, FINE)
+    position = 0
+    for chunk in _omissions(result):
+        if chunk == data or b"This document is internal" in chunk:
+            continue  # the whole-document ref, and repeats (which occur several times)
+        found = data.find(chunk, position)
+        assert found >= 0, "folded runs are exact, in order, and do not overlap"
+        position = found + len(chunk)
+
+
+def test_small_clean_document_stays_verbatim() -> None:
+    data = b"# Notes\n\nShort text that needs no folding.\n- one\n- two\n"
+    assert optimize(data, COARSE).parts == (data.decode(),)
+    assert optimize(b"", COARSE).parts == ()
+
+
+def test_whitespace_is_normalized_and_the_original_kept() -> None:
+    data = b"Title   \n\n\n\n\nBody line\t\r\nlast\x1b[31m red\x1b[0m\n"
+    for config in (COARSE, FINE):
+        result = optimize(data, config)
+        assert render_preview(result).startswith(
+            "Title\n\nBody line\nlast red\n[whitespace normalized"
+        )
+        assert _whitespace_ref(result, data)
+
+
+def test_repeated_paragraphs_show_once() -> None:
+    boilerplate = b"Confidential: this text must not leave the company. " * 4 + b"\n"
+    data = (
+        b"Intro.\n\n" + boilerplate + b"\nMiddle.\n\n" + boilerplate + b"\nEnd.\n\n" + boilerplate
+    )
+    result = optimize(data, COARSE)
+    text = render_preview(result)
+    assert text.count("Confidential: this text must not leave") == 4 + 2  # once whole, twice quoted
+    assert (
+        text.count('[repeat of an earlier paragraph: "Confidential: this text must not leave t…"]')
+        == 2
+    )
+    assert _omissions(result).count(boilerplate) == 2
+
+
+def _large_markdown() -> bytes:
+    sections = []
+    for number in range(6):
+        prose = (
+            f"Section {number} opens with a sentence that stays visible. It goes on for a while, "
+            "explaining details that a reader can fetch later. Never drop the signal sentence. "
+            "Then it wraps up with more detail that folds away quietly.\n"
+        )
+        wrapped = "".join(
+            f"Wrapped line {i} of a hard-wrapped paragraph in section {number}.\n" for i in range(6)
+        )
+        items = "".join(f"- item {i} of the list in part {number}\n" for i in range(12))
+        code = (
+            "```python\nfirst_line = 1\n" + "".join(f"line_{i} = {i}\n" for i in range(9)) + "```\n"
+        )
+        sections.append(f"## Part {number}\n\n{prose}\n{wrapped}\n{items}\n{code}")
+    return ("# Title\n\n" + "\n".join(sections)).encode()
+
+
+def test_large_markdown_keeps_the_outline() -> None:
+    data = _large_markdown()
+    result = optimize(data, COARSE)
+    text = render_preview(result)
+    assert "## Part 3 (full section: #ref:ctx_" in text
+    assert "Section 3 opens with a sentence that stays visible. …" in text
+    assert "Never drop the signal sentence." in text
+    assert "explaining details" not in text
+    assert "Wrapped line 0 of a hard-wrapped paragraph in section 3. …" in text
+    assert "Wrapped line 3 of" not in text
+    assert "- item 7 of the list in part 3 …" in text and "- item 8 of" not in text
+    assert "```python\nfirst_line = 1 …\n```" in text
+    _assert_honest(data, result)
+
+
+def test_pydoc_style_classes_keep_signatures_and_fold_inherited_members() -> None:
+    body = "".join(
+        f"     |  method_{i}(self, value)\n     |      Summary of method {i}.\n     |      \n"
+        f"     |      Details of method {i} that fold away.\n     |  \n"
+        for i in range(10)
+    )
+    inherited = "".join(
+        f"     |  __dunder_{i}__(self, /)\n     |      Return something.\n     |  \n"
+        for i in range(20)
+    )
+    doc = (
+        "CLASSES\n    class Widget(builtins.object)\n     |  Widget(size)\n     |  \n"
+        f"     |  Methods defined here:\n     |  \n{body}"
+        "     |  ----------------------------------------------------------------------\n"
+        f"     |  Methods inherited from builtins.object:\n     |  \n{inherited}\n"
+        "FUNCTIONS\n    make_widget(size)\n        Build a widget.\n"
+    ).encode()
+    text = render_preview(optimize(doc, COARSE))
+    assert "     |  method_4(self, value)\n     |      Summary of method 4. …\n" in text
+    assert "Details of method 4" not in text
+    assert "     |  Methods inherited from builtins.object: …\n" in text
+    assert "__dunder_3__" not in text
+    assert "FUNCTIONS\n    make_widget(size)\n        Build a widget." in text
+
+
+def test_long_line_shows_first_sentence_and_signal_sentences() -> None:
+    line = (
+        "The first sentence of this long paragraph is kept. "
+        + "Filler sentence that can go. " * 10
+        + "This option is deprecated and will be removed. "
+        + "More filler that can go. " * 10
+    )
+    data = ("# Doc\n\n" + line + "\n\n" + "Another paragraph.\n" * 100).encode()
+    text = render_preview(optimize(data, FINE))
+    assert "The first sentence of this long paragraph is kept. … #ref:ctx_" in text
+    assert "This option is deprecated and will be removed. … #ref:ctx_" in text
+    assert "Filler sentence" not in text
+
+
+def test_limits_are_configurable() -> None:
+    data = _large_markdown()
+    roomy = TextConfig(small_doc_bytes=len(data) + 1)
+    assert "Wrapped line 3 of" in render_preview(optimize(data, COARSE, roomy))
+    few = TextConfig(list_items_kept=2)
+    assert "- item 2 of" not in render_preview(optimize(data, COARSE, few))
+
+
+HOSTILE = {
+    "invalid_utf8": b"\xff\xfe bad \xc3\x28 bytes\n" * 300,
+    "latin1": "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e, d\u00e9j\u00e0 vu.\n".encode("latin-1") * 300,
+    "nul_bytes": b"a\x00b\x00 must \x00\n" * 300,
+    "ansi": b"\x1b[31mERROR\x1b[0m something failed\n" * 300,
+    "overstrike": b"N\x08NA\x08AM\x08ME\x08E\n       ls - list\n" * 300,
+    "crlf": b"Line with CRLF\r\n\r\n\r\n" * 300,
+    "no_trailing_newline": b"para\n\n" * 300 + b"last",
+    "blank_lines": b"\n" * 200_000,
+    "spaces_then_x": b" " * 200_000 + b"x",
+    "huge_line": b"word " * 1_000_000,
+    "dashes": b"-" * 200_000 + b"x\n-\n",
+    "unclosed_fences": b"```x\n" * 20_000,
+    "deep_indent": b"".join(b" " * (i % 300) + b"x y z\n" for i in range(20_000)),
+    "gutters": b"     |  \n" * 20_000,
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_hostile_input_never_raises(name: str, granularity: Granularity) -> None:
+    result = optimize(HOSTILE[name], OptimizerConfig(granularity))
+    assert isinstance(render_preview(result), str)
+    assert all(isinstance(part, str | Omission) for part in result.parts)
+
+
+@pytest.mark.parametrize(
+    "name", ["invalid_utf8", "ansi", "overstrike", "crlf", "no_trailing_newline", "nul_bytes"]
+)
+def test_hostile_input_view_is_honest(name: str) -> None:
+    for config in (COARSE, FINE):
+        _assert_honest(HOSTILE[name], optimize(HOSTILE[name], config))
+
+
+_LINE = st.sampled_from(
+    [
+        "# Heading", "## Sub heading", "Plain prose line that goes on.", "  indented detail",
+        "    deeper code = 1", "- bullet item", "1. numbered", "```", "NAME", "=====", "",
+        "     |  gutter(self)", "     |      doc line", "Methods inherited from object:",
+        "This must never fail.", "x" * 250 + ". Tail sentence here.", "\t", "   ",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=120), st.sampled_from(list(Granularity)))
+def test_generated_documents_stay_honest(lines: list[str], granularity: Granularity) -> None:
+    data = "\n".join(lines).encode()
+    limits = TextConfig(small_doc_bytes=200)
+    _assert_honest(data, optimize(data, OptimizerConfig(granularity), limits))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=5000), st.sampled_from(list(Granularity)))
+def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
+    result = optimize(data, OptimizerConfig(granularity), TextConfig(small_doc_bytes=100))
+    assert all(isinstance(part, str | Omission) for part in result.parts)

@@ -1,0 +1,585 @@
+"""Plain text and rendered documentation: keep the outline, fold the bodies behind refs.
+
+What stays visible, and why:
+
+- Every document: trailing whitespace is stripped, runs of blank lines collapse to one,
+  lines holding only a pydoc `|` gutter are dropped, and ANSI colour codes and man-page
+  overstrike (`X\\bX`) are removed. The exact original of any region changed this way is
+  behind a ref: its section's ref when it has one (COARSE), else one ref holding the
+  whole original document, named on the last line.
+- Paragraphs of `repeat_min_bytes` or more that occur again later are shown once; each
+  later copy becomes one line quoting its start, with a ref to its exact bytes.
+- Documents of `small_doc_bytes` and more become an outline. Kept: headings (Markdown
+  `#`, setext underlines, capitalised man/pydoc headings); the first line of every
+  paragraph at the document's base indentation; the first line of every indented block
+  (a docstring's summary under its signature, an example's first line) unless the same
+  summary was already shown; lines that start an item (bullets, options, `name(…)`
+  signatures, short `Label:` lines); the opening, first and closing lines of fenced code;
+  and the first copy of any line holding a signal word (`signal_words`: error, warning,
+  deprecated, must, never, do not, unsafe, breaking…), because those are the lines a
+  reader must not miss. Folded: paragraph continuation lines, later paragraphs of nested
+  prose (docstring bodies), the rest of code examples, and pydoc's listings of inherited
+  members. A kept line longer than `long_line_bytes` shows its first sentence and any
+  sentence holding a signal word.
+- Folded text is marked ` …`. COARSE: one ref per top-level section holds the section's
+  complete original bytes, named after its heading. FINE: one ref per folded run, right
+  after its ` …`; runs shorter than `fine_min_fold_bytes` stay visible instead.
+
+Speed: headings, fences and signal words are found by whole-document passes (regexes led
+by a literal newline, `bytes.find`), the per-line loop does a few comparisons, and runs of
+equal per-line states are cut with one regex over a bytearray.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from itertools import accumulate
+
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    visible,
+)
+
+
+@dataclass(frozen=True)
+class TextConfig:
+    small_doc_bytes: int = 2048  # smaller documents only get whitespace and repeat folding
+    long_line_bytes: int = 200  # a kept line longer than this shows its first sentence
+    cut_bytes: int = 160  # where a long line with no early sentence end is cut (at a space)
+    repeat_min_bytes: int = 160  # repeated paragraphs at least this long are folded
+    coarse_min_fold_bytes: int = 24  # smaller folds are not worth a " …"
+    fine_min_fold_bytes: int = 120  # smaller folds are not worth a marker
+    signal_line_max_bytes: int = 2000  # longer lines are cut even if they hold a signal
+    list_items_kept: int = 8  # items shown per list in a large document; the rest fold
+    # Case-insensitive whole words; a trailing "*" also matches longer words (warn* → warning).
+    signal_words: tuple[str, ...] = (
+        "error*", "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
+        "don't", "unsafe", "insecure", "vulnerab*", "danger*", "caution*", "breaking", "fatal*",
+        "not supported", "removed in",
+    )  # fmt: skip
+
+
+DEFAULT_LIMITS = TextConfig()
+
+# Heading, fence and paragraph patterns start with a literal newline and run over the
+# input with one newline prepended: a literal-led search is several times faster than `^`.
+_ATX_HEADING_RE = re.compile(rb"\n {0,3}(#{1,6})[ \t]+\S")
+_CAPS_HEADING_RE = re.compile(rb"\n[A-Z][A-Z0-9 _&/()-]{1,60}\r?(?=\n|\Z)")
+_SETEXT_RE = re.compile(rb"\n(=+|-+)[ \t]*\r?(?=\n|\Z)")
+_FENCE_LINE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+_PARAGRAPH_RE = re.compile(rb"(?:^[ \t\r\f\v]*[^\s][^\n]*(?:\n|\Z))+", re.MULTILINE)
+# Lines that start an item rather than continue prose: bullets, options, call signatures,
+# a lone term (`__dict__`), a short label ending in a colon (`Example:`).
+_ITEM_RE = re.compile(
+    rb"(?:[-*+]\s|\xe2\x80\xa2\s|\d{1,3}[.)]\s|-{1,2}[\w?]|(?:async\s+|class\s+|def\s+)?[\w.]+\(|"
+    rb"[\w.@$<>\[\]-]+:?\s*$|\S.{0,60}:\s*$)"
+)
+_BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
+_BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
+# pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
+_INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
+_DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
+_DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
+_BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
+_STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
+_SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
+# The lookbehind starts a match only at the start of a run of spaces: linear, not quadratic.
+_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v])[ \t\r\f\v]+$", re.MULTILINE)
+_GUTTER_ONLY_RE = re.compile(r"^[ \t]*\|\n", re.MULTILINE)
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+_ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
+_WORD_BYTES = frozenset(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+) | frozenset(range(0x80, 0x100))
+
+# Per-line states; runs of equal states are cut with one regex over the state bytes.
+_FOLD, _KEEP, _BLANK, _LONG, _REPEAT, _REPEAT_BODY = 0, 1, 2, 3, 4, 5
+_RUN_RE = re.compile(rb"\x00+|\x01+|\x03|\x04\x05*")
+_BLANK_RUN_STATE_RE = re.compile(rb"\x02+(\x00?)")  # no lookahead: linear on long runs
+
+
+class _Kind(Enum):
+    KEEP = "keep"
+    FOLD = "fold"
+    REPEAT = "repeat"
+
+
+@dataclass(frozen=True)
+class _Span:
+    kind: _Kind
+    start: int
+    end: int
+
+
+def optimize(
+    data: bytes, config: OptimizerConfig, limits: TextConfig = DEFAULT_LIMITS
+) -> OptimizeResult:
+    if not data:
+        return OptimizeResult(())
+    doc = _Document(data, limits)
+    repeats = _repeated_paragraphs(data, limits)
+    if len(data) >= limits.small_doc_bytes:
+        states = doc.outline(repeats)
+    else:
+        states = bytearray([_KEEP]) * len(doc.lines)
+        doc.mark_repeats(states, repeats)
+    fine = config.granularity is Granularity.FINE
+    minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
+    spans = _unfold_small(doc.spans(states), minimum)
+    sections = [(0, len(data))] if fine else doc.sections()
+    return _Renderer(data, fine).render(spans, sections)
+
+
+class _Document:
+    """The lines of the input with their byte offsets, and its headings, fences and signals."""
+
+    def __init__(self, data: bytes, limits: TextConfig) -> None:
+        self.data = data
+        self.limits = limits
+        self.lines = data.split(b"\n")
+        self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
+        self.starts[-1] = len(data)  # the last line has no newline after it
+
+    def line_at(self, position: int) -> int:
+        return bisect_right(self.starts, position) - 1
+
+    def _lines_matching(self, pattern: re.Pattern[bytes]) -> list[tuple[int, re.Match[bytes]]]:
+        """(line, match) for a newline-led pattern; the match's newline precedes the line."""
+        padded = b"\n" + self.data
+        return [(self.line_at(match.start()), match) for match in pattern.finditer(padded)]
+
+    @cached_property
+    def fences(self) -> list[tuple[int, int]]:
+        """(first line, last line) of each fenced code block; an unclosed fence is none."""
+        fences: list[tuple[int, int]] = []
+        opener: tuple[int, bytes] | None = None
+        for index, match in self._lines_matching(_FENCE_LINE_RE):
+            fence, rest = match.group(1), match.group(2).strip()
+            if opener is None:
+                opener = (index, fence)
+            elif fence.startswith(opener[1]) and not rest:
+                fences.append((opener[0], index))
+                opener = None
+        return fences
+
+    def _fenced(self, index: int) -> bool:
+        at = bisect_right(self.fences, (index, len(self.lines))) - 1
+        return at >= 0 and self.fences[at][0] <= index <= self.fences[at][1]
+
+    @cached_property
+    def heading_levels(self) -> dict[int, int]:
+        """Heading line -> level (1 is the highest); setext underlines map to level 0."""
+        levels: dict[int, int] = {}
+        for index, match in self._lines_matching(_ATX_HEADING_RE):
+            levels[index] = len(match.group(1))
+        for index, _match in self._lines_matching(_CAPS_HEADING_RE):
+            levels.setdefault(index, 1)
+        for index, match in self._lines_matching(_SETEXT_RE):
+            if index and index - 1 not in levels and self.lines[index - 1].strip():
+                levels[index - 1] = 1 if match.group(1).startswith(b"=") else 2
+                levels[index] = 0
+        return {index: level for index, level in levels.items() if not self._fenced(index)}
+
+    @cached_property
+    def signals(self) -> list[int]:
+        return _signal_positions(self.data, self.limits.signal_words)
+
+    def mark_repeats(self, states: bytearray, repeats: list[tuple[int, int]]) -> None:
+        for start, end in repeats:
+            first, last = self.line_at(start), self.line_at(end - 1)
+            states[first : last + 1] = bytes([_REPEAT]) + bytes([_REPEAT_BODY]) * (last - first)
+
+    def outline(self, repeats: list[tuple[int, int]]) -> bytearray:
+        """Per line: keep, fold, long (kept, then cut), or part of a repeat."""
+        states = bytearray(len(self.lines))
+        decided = bytearray(len(self.lines))  # fenced code is decided as a block
+        for first, last in self.fences:
+            decided[first : last + 1] = b"\x01" * (last - first + 1)
+            states[first] = states[last] = states[min(first + 1, last)] = _KEEP
+        self._decide_lines(states, decided)
+        self._keep_signal_lines(states)
+        states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
+        self.mark_repeats(states, repeats)
+        long_line = self.limits.long_line_bytes
+        for index, line in enumerate(self.lines):
+            if len(line) > long_line and states[index] == _KEEP:
+                states[index] = _LONG
+        return states
+
+    def _keep_signal_lines(self, states: bytearray) -> None:
+        shown: set[bytes] = set()
+        for index in sorted({self.line_at(position) for position in self.signals}):
+            content = self.lines[index].strip(_BLANKISH)
+            if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
+                states[index] = _KEEP
+                shown.add(content)
+
+    def _decide_lines(self, states: bytearray, decided: bytearray) -> None:
+        """Run the outline rules; blank lines are marked and settled afterwards."""
+        outliner = _Outliner(self.heading_levels, self.limits.list_items_kept)
+        outliner.base = 0 if _STARTS_AT_MARGIN_RE.search(self.data) else _base_indent(self.lines)
+        for index, line in enumerate(self.lines):
+            content = line.strip(_BLANKISH)
+            if not content:
+                states[index], outliner.gap = _BLANK, True
+            elif decided[index]:
+                outliner.reset()
+            else:
+                states[index] = outliner.keep(index, line, content)
+
+    def spans(self, states: bytearray) -> list[_Span]:
+        """The document cut into kept, folded and repeated byte ranges, in order."""
+        spans: list[_Span] = []
+        starts, data = self.starts, self.data
+        for run in _RUN_RE.finditer(states):
+            start, end = starts[run.start()], starts[run.end()]
+            state = states[run.start()]
+            if state == _LONG:
+                spans += _long_line(data, start, end, self.limits, self.signals)
+            elif end > start:
+                kind = (
+                    _Kind.FOLD if state == _FOLD else _Kind.KEEP if state == _KEEP else _Kind.REPEAT
+                )
+                spans.append(_Span(kind, start, end))
+        return spans
+
+    def sections(self) -> list[tuple[int, int]]:
+        """Byte ranges of the top-level sections: a preamble, then one per top heading."""
+        levels = {index: level for index, level in self.heading_levels.items() if level}
+        if not levels:
+            return [(0, len(self.data))]
+        counts = Counter(levels.values())
+        top = min((level for level, seen in counts.items() if seen >= 2), default=min(counts))
+        cuts = sorted({0} | {self.starts[index] for index, level in levels.items() if level <= top})
+        ends = [*cuts[1:], len(self.data)]
+        return [(start, end) for start, end in zip(cuts, ends, strict=True) if end > start]
+
+
+class _Outliner:
+    """The per-line outline rules (see the module docstring), with the state they carry."""
+
+    def __init__(self, headings: dict[int, int], list_items_kept: int) -> None:
+        self.headings = headings
+        self.list_items_kept = list_items_kept
+        self.base = 0  # the document's own indentation: its paragraphs all show a first line
+        self.gap = True  # a blank line since the previous line
+        self.previous_indent = -1
+        self.previous_kept = True
+        self.inherited_indent = -1  # inside a listing of inherited members, folded whole
+        self.list_items: dict[int, int] = {}  # indent -> items seen in the current list
+        self.summaries: set[bytes] = set()
+
+    def reset(self) -> None:
+        """After a block decided elsewhere (fenced code): start afresh."""
+        self.gap, self.previous_indent, self.previous_kept, self.inherited_indent = (
+            True,
+            -1,
+            True,
+            -1,
+        )
+
+    def keep(self, index: int, line: bytes, content: bytes) -> bool:
+        body = line.lstrip(b" \t|")
+        indent = len(line) - len(body)
+        if content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body):
+            self.gap, self.inherited_indent = True, -1  # a rule line separates like a blank line
+            return index in self.headings
+        kept = self._decide(index, body, indent, content)
+        self.gap, self.previous_indent, self.previous_kept = False, indent, kept
+        return kept
+
+    def _decide(self, index: int, body: bytes, indent: int, content: bytes) -> bool:
+        if indent < self.inherited_indent:
+            self.inherited_indent = -1
+        if self.inherited_indent >= 0:
+            return False
+        if b"inherited from" in body and _INHERITED_RE.match(body):
+            self.inherited_indent = indent
+            return True
+        if index in self.headings:
+            self.list_items.clear()
+            return True
+        bullet = body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) is not None
+        if not self._count_list_item(indent, bullet):
+            return False
+        if self.previous_indent < 0 or indent < self.previous_indent:
+            return True
+        if indent > self.previous_indent:
+            # The first line of a nested block: a summary, shown if its parent is. A summary
+            # already shown elsewhere is boilerplate ("Initialize self.  See help(…)").
+            seen = content in self.summaries
+            self.summaries.add(content)
+            return self.previous_kept and (not seen or _ITEM_RE.match(body) is not None)
+        if self.gap:
+            return indent == self.base or _ITEM_RE.match(body) is not None
+        return bullet
+
+    def _count_list_item(self, indent: int, bullet: bool) -> bool:
+        """False for list items past `list_items_kept` in one list."""
+        if not bullet:
+            if self.list_items and indent <= min(self.list_items):
+                self.list_items.clear()  # back at the list's margin: the list is over
+            return True
+        for deeper in [level for level in self.list_items if level > indent]:
+            del self.list_items[deeper]
+        count = self.list_items.get(indent, 0) + 1
+        self.list_items[indent] = count
+        return count <= self.list_items_kept
+
+
+def _is_decoration(body: bytes) -> bool:
+    """A rule line such as `-----` or `| --- | --- |`: only rule characters, a run of three."""
+    if body.translate(None, _DECORATION_BYTES):
+        return False
+    return any(run in body for run in (b"---", b"===", b"___", b"***", b"~~~"))
+
+
+def _settle_blank_run(run: re.Match[bytes]) -> bytes:
+    """Blank lines fold with the folded line after them; all others stay."""
+    before_fold = run.group(1)
+    blank = b"\x00" if before_fold else b"\x01"
+    return blank * (len(run.group()) - len(before_fold)) + before_fold
+
+
+def _base_indent(lines: list[bytes]) -> int:
+    indents = [len(line) - len(line.lstrip(b" \t|")) for line in lines if line.strip(_BLANKISH)]
+    return min(indents, default=0)
+
+
+def _signal_positions(data: bytes, words: tuple[str, ...]) -> list[int]:
+    """Sorted offsets of signal words: one `bytes.find` sweep per word over lowered text."""
+    lowered = data.lower()
+    found = []
+    for word in words:
+        prefix = word.endswith("*")
+        needle = word.rstrip("*").lower().encode()
+        position = lowered.find(needle)
+        while position >= 0:
+            after = position + len(needle)
+            if (position == 0 or lowered[position - 1] not in _WORD_BYTES) and (
+                prefix or after >= len(lowered) or lowered[after] not in _WORD_BYTES
+            ):
+                found.append(position)
+            position = lowered.find(needle, after)
+    return sorted(found)
+
+
+def _has_signal(signals: list[int], start: int, end: int) -> bool:
+    at = bisect_left(signals, start)
+    return at < len(signals) and signals[at] < end
+
+
+def _long_line(
+    data: bytes, start: int, end: int, limits: TextConfig, signals: list[int]
+) -> list[_Span]:
+    """A long kept line: its first sentence and its signal sentences stay, the rest folds."""
+    if end - start <= limits.signal_line_max_bytes and _has_signal(signals, start, end):
+        return _sentences_with_signals(data, start, end, signals)
+    cut = _first_cut(data, start, end, limits)
+    newline = end - 1 if data[end - 1 : end] == b"\n" else end
+    if cut >= newline:
+        return [_Span(_Kind.KEEP, start, end)]
+    return [
+        _Span(_Kind.KEEP, start, cut),
+        _Span(_Kind.FOLD, cut, newline),
+        _Span(_Kind.KEEP, newline, end),
+    ]
+
+
+def _first_cut(data: bytes, start: int, end: int, limits: TextConfig) -> int:
+    """Where the first sentence of a long line ends, or a word boundary near `cut_bytes`."""
+    sentence = _SENTENCE_END_RE.search(
+        data, start + 40, min(end, start + limits.long_line_bytes + 100)
+    )
+    if sentence:
+        return sentence.end()
+    space = data.rfind(b" ", start + 40, start + limits.cut_bytes)
+    if space > 0:
+        return space + 1
+    cut = min(start + limits.cut_bytes, end - 1)
+    while cut > start and data[cut] & 0xC0 == 0x80:  # never split a UTF-8 sequence
+        cut -= 1
+    return cut
+
+
+def _sentences_with_signals(data: bytes, start: int, end: int, signals: list[int]) -> list[_Span]:
+    """The first sentence and every sentence holding a signal stay; the others fold."""
+    content_end = end - 1 if data[end - 1 : end] == b"\n" else end
+    spans: list[_Span] = []
+    sentence_start = start
+    ends = [match.end() for match in _SENTENCE_END_RE.finditer(data, start, content_end)]
+    for boundary in [*ends, content_end]:
+        if boundary > sentence_start:
+            keep = sentence_start == start or _has_signal(signals, sentence_start, boundary)
+            spans.append(_Span(_Kind.KEEP if keep else _Kind.FOLD, sentence_start, boundary))
+            sentence_start = boundary
+    spans.append(_Span(_Kind.KEEP, content_end, end))
+    return spans
+
+
+def _repeated_paragraphs(data: bytes, limits: TextConfig) -> list[tuple[int, int]]:
+    """Byte ranges of long paragraphs that already occurred earlier in the document."""
+    seen: set[bytes] = set()
+    repeats = []
+    for match in _PARAGRAPH_RE.finditer(data):
+        start, end = match.span()
+        if end - start < limits.repeat_min_bytes:
+            continue
+        key = match.group().rstrip()
+        if key in seen:
+            repeats.append((start, end))
+        seen.add(key)
+    return repeats
+
+
+def _merge(spans: list[_Span]) -> list[_Span]:
+    """Adjacent spans of the same kind become one (repeats stay separate)."""
+    merged: list[_Span] = []
+    for span in spans:
+        last = merged[-1] if merged else None
+        if last and last.kind is span.kind is not _Kind.REPEAT and last.end == span.start:
+            merged[-1] = _Span(span.kind, last.start, span.end)
+        elif span.end > span.start:
+            merged.append(span)
+    return merged
+
+
+def _unfold_small(spans: list[_Span], minimum: int) -> list[_Span]:
+    """Folds too small to be worth their marker stay visible."""
+    return _merge(
+        [
+            _Span(_Kind.KEEP, span.start, span.end)
+            if span.kind is _Kind.FOLD and span.end - span.start < minimum
+            else span
+            for span in _merge(spans)
+        ]
+    )
+
+
+class _Renderer:
+    """Turns spans into visible text and omissions, section by section."""
+
+    def __init__(self, data: bytes, fine: bool) -> None:
+        self.data = data
+        self.fine = fine
+        self.parts: list[Part] = []
+        self.uncovered_change = False  # normalized text that no section ref covers
+        self.inline_fold = False  # the last thing shown was a fold inside a line
+
+    def render(self, spans: list[_Span], sections: list[tuple[int, int]]) -> OptimizeResult:
+        position = 0
+        for section_start, section_end in sections:
+            inside = []
+            while position < len(spans) and spans[position].start < section_end:
+                span = spans[position]
+                if span.end <= section_end:
+                    inside.append(span)
+                    position += 1
+                else:  # only kept text runs across a heading: split it at the section end
+                    inside.append(_Span(span.kind, span.start, section_end))
+                    spans[position] = _Span(span.kind, section_end, span.end)
+            self._section(inside, section_start, section_end)
+        if self.uncovered_change:
+            self._ensure_newline()
+            reason = "whole original document (whitespace normalized in the view)"
+            self.parts += [
+                "[whitespace normalized; exact original: ",
+                Omission(self.data, reason),
+                "]\n",
+            ]
+        return OptimizeResult(tuple(self.parts))
+
+    def _section(self, spans: list[_Span], start: int, end: int) -> None:
+        covered = not self.fine and any(span.kind is _Kind.FOLD for span in spans)
+        if covered:
+            spans = self._with_section_ref(spans, start, end)
+        for span in spans:
+            if span.kind is _Kind.KEEP:
+                self._keep(span, covered)
+            elif span.kind is _Kind.REPEAT:
+                self._repeat(span)
+            else:
+                self._fold(span)
+
+    def _with_section_ref(self, spans: list[_Span], start: int, end: int) -> list[_Span]:
+        """COARSE: name the section's full text right after its first line (its heading)."""
+        lines = self.data.count(b"\n", start, end) + (self.data[end - 1 : end] != b"\n")
+        ref = Omission(self.data[start:end], f"full text of a section, {lines} lines")
+        first = spans[0]
+        line_end = self.data.find(b"\n", first.start, first.end)
+        if first.kind is not _Kind.KEEP or line_end < 0:
+            self.parts += ["(full section: ", ref, ")\n"]
+            return spans
+        self._keep(_Span(_Kind.KEEP, first.start, line_end), covered=True)
+        self.parts += [" (full section: ", ref, ")"]
+        return [_Span(_Kind.KEEP, line_end, first.end), *spans[1:]]
+
+    def _keep(self, span: _Span, covered: bool) -> None:
+        raw = visible(self.data[span.start : span.end])
+        text = raw
+        if "\x1b" in text or "\x08" in text:
+            text = _ESCAPES_RE.sub("", text)
+        text = _TRAILING_SPACE_RE.sub("", text)
+        if "|" in text:
+            text = _GUTTER_ONLY_RE.sub("", text)
+        if "\n\n\n" in text:
+            text = _BLANK_RUN_RE.sub("\n\n", text)
+        text = text[self._excess_blank_lines(text) :]
+        if text != raw and not covered:
+            self.uncovered_change = True
+        if self.inline_fold and text[:1] not in ("", " ", "\n"):
+            text = " " + text  # "… Next sentence", as the fold ate the space
+        self.inline_fold = False
+        self.parts.append(text)
+
+    def _excess_blank_lines(self, text: str) -> int:
+        """Leading newlines that would make more than one blank line after the last part."""
+        leading = len(text) - len(text.lstrip("\n"))
+        last = self.parts[-1] if self.parts else ""
+        if not leading or not isinstance(last, str):
+            return 0
+        trailing = len(last) - len(last.rstrip("\n"))
+        return max(0, leading + trailing - 2)
+
+    def _fold(self, span: _Span) -> None:
+        newline = self._pop_newline()
+        self.parts.append(" …" if self.parts else "…")
+        if self.fine:
+            lines = self.data.count(b"\n", span.start, span.end)
+            reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
+            self.parts += [" ", Omission(self.data[span.start : span.end], reason)]
+        if newline:
+            self.parts.append("\n")
+        self.inline_fold = not newline
+
+    def _repeat(self, span: _Span) -> None:
+        chunk = self.data[span.start : span.end]
+        quote = visible(chunk.strip().split(b"\n", 1)[0])[:40].strip()
+        self._ensure_newline()
+        text = f'[repeat of an earlier paragraph: "{quote}…"] '
+        self.parts += [
+            text,
+            Omission(chunk, "repeated paragraph, same text as an earlier one"),
+            "\n",
+        ]
+
+    def _pop_newline(self) -> bool:
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, str) and last.endswith("\n"):
+            self.parts[-1] = last[:-1]
+            return True
+        return False
+
+    def _ensure_newline(self) -> None:
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, str) and last and not last.endswith("\n"):
+            self.parts.append("\n")
