@@ -118,7 +118,7 @@ def test_secrets_are_masked_and_recoverable() -> None:
 
 
 def test_measurements_are_consistent() -> None:
-    store, packet = run(b"INFO same line\n" * 2000)
+    _, packet = run(b"INFO same line\n" * 2000)
     assert packet.raw_measure.tokens > packet.visible_measure.tokens > 0
     assert packet.marker_tokens > 0
     assert packet.referenced_tokens > 0

@@ -6,15 +6,13 @@ Domain errors become a one-line message on stderr and their exit code (2 bad inp
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 
-from tokenlab.errors import TokenlabError
+from tokenlab.cli_common import JsonOption, StoreOption, domain_errors, emit_json
 from tokenlab.optimizers import Granularity, OptimizerConfig
 
 app = typer.Typer(
@@ -24,42 +22,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-StoreOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--store",
-        help="Store folder (default: $TOKENLAB_STORE, else ./var/context).",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def fail(error: TokenlabError) -> typer.Exit:
-    """Render a domain error as one line on stderr; return the Exit to raise."""
-    typer.echo(f"tokens: {error}", err=True)
-    return typer.Exit(error.exit_code)
-
-
-def domain_errors(command: F) -> F:
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except TokenlabError as error:
-            raise fail(error) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _emit_json(payload: object) -> None:
-    import orjson
-
-    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-
 
 @app.command()
 @domain_errors
@@ -79,8 +41,8 @@ def analyze(
     as_json: JsonOption = False,
 ) -> None:
     """Compress FILE: visible text on stdout, the stage trace on stderr."""
-    from tokenlab.pipeline import analyze as run_pipeline
     from tokenlab.packet import Status
+    from tokenlab.pipeline import analyze as run_pipeline
     from tokenlab.sources import read_input, signals_for
     from tokenlab.store import Store
 
@@ -94,7 +56,7 @@ def analyze(
         redact_secrets=not no_redact,
     )
     if as_json:
-        _emit_json(packet.as_dict())
+        emit_json(packet.as_dict())
     else:
         sys.stdout.write(packet.visible)
         sys.stdout.flush()
@@ -162,7 +124,7 @@ def benchmark(
         raise InputError(f"fixtures folder not found: {fixtures}")
     report = run_benchmark(fixtures, Store.resolve(store))
     if as_json:
-        _emit_json(benchmark_as_dict(report))
+        emit_json(benchmark_as_dict(report))
     else:
         typer.echo(benchmark_table(report))
     if not report.passed:
@@ -178,7 +140,7 @@ def _when(timestamp: float | None) -> str:
 
     if timestamp is None:
         return "-"
-    return datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).isoformat(timespec="seconds")
 
 
 @store_app.command("stats")
@@ -198,7 +160,7 @@ def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
         "newest_use": _when(found.newest_use),
     }
     if as_json:
-        _emit_json(payload)
+        emit_json(payload)
     else:
         for key, value in payload.items():
             typer.echo(f"{key + ':':<12}{value}")

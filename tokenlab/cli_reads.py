@@ -8,18 +8,14 @@ prints the response object. Domain errors become one line on stderr and their ex
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 
-from tokenlab.errors import TokenlabError
-
-F = TypeVar("F", bound=Callable[..., Any])
+from tokenlab.cli_common import JsonOption, StoreOption, domain_errors, emit_json
 
 
 class ReadView(str, Enum):
@@ -41,7 +37,6 @@ BudgetOption = Annotated[
         "--budget", min=0, help="Token budget, o200k_base (default 4000; search 2000).", show_default=False
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the response object as JSON.")]
 NodeOption = Annotated[
     str | None,
     typer.Option(
@@ -49,12 +44,6 @@ NodeOption = Annotated[
         envvar="TOKENLAB_NODE",
         help="Node name in pointers (default: host name).",
         show_default=False,
-    ),
-]
-StoreOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--store", help="Store folder (default: $TOKENLAB_STORE, else ./var/context).", show_default=False
     ),
 ]
 SummarizerOption = Annotated[
@@ -66,28 +55,6 @@ SummarizerOption = Annotated[
         show_default=False,
     ),
 ]
-
-
-def _domain_errors(command: F) -> F:
-    """One line on stderr and the error's exit code, through the main CLI's renderer."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except TokenlabError as error:
-            from tokenlab.cli import fail
-
-            raise fail(error) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _emit_json(payload: object) -> None:
-    import orjson
-
-    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.buffer.flush()
 
 
 def _emit(content: str | bytes, header: str) -> None:
@@ -141,7 +108,7 @@ def read(
         request, views.ReadOptions(node=node, summarizer=_summarizer(summarizer, cached_summary))
     )
     if as_json:
-        _emit_json(response.as_dict())
+        emit_json(response.as_dict())
     else:
         _emit(response.raw if response.raw is not None else response.content, response.header)
 
@@ -169,7 +136,7 @@ def deref(
     if verify is not None:
         result.verify(verify)
     if as_json:
-        _emit_json({**result.as_dict(), "verified": None if verify is None else True})
+        emit_json({**result.as_dict(), "verified": None if verify is None else True})
         return
     where = (
         "working tree (verify its sha256)" if result.commit == WORKTREE else f"commit {result.commit[:12]}"
@@ -199,7 +166,7 @@ def changes(
     request = ChangesRequest(path, since, to, DEFAULT_BUDGET if budget is None else budget)
     response = compare(request, store_dir=store, node=node)
     if as_json:
-        _emit_json(response.as_dict())
+        emit_json(response.as_dict())
     else:
         _emit(response.content, response.header)
 
@@ -224,7 +191,7 @@ def search(
     )
     response = find(request, node=node)
     if as_json:
-        _emit_json(response.as_dict())
+        emit_json(response.as_dict())
     else:
         _emit(response.content, response.header)
 
@@ -275,4 +242,4 @@ def serve(
 def register(app: typer.Typer) -> None:
     """Add read, deref, changes, search and serve to the `tokens` app."""
     for command in (read, deref, changes, search, serve):
-        app.command(command.__name__)(_domain_errors(command))
+        app.command(command.__name__)(domain_errors(command))

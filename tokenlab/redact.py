@@ -65,11 +65,11 @@ def _span_and_kind(match: re.Match[str]) -> tuple[int, int, str] | None:
         specific = _SPECIFIC_RE.fullmatch(value)
         if not specific and not match.group("quote") and _CODE_LIKE_RE.search(value):
             return None
-        kind = specific.lastgroup if specific else match.group("key").lower().replace("-", "_")
+        kind = (specific.lastgroup or "") if specific else match.group("key").lower().replace("-", "_")
     else:
         start, end = match.span()
         value = match.group()
-    if _PLACEHOLDER_RE.match(value) or kind is None:
+    if _PLACEHOLDER_RE.match(value):
         return None
     return start, end, kind.replace("_", "-")
 

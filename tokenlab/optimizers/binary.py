@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from tokenlab.optimizers import Omission, OptimizeResult, OptimizerConfig
+from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:

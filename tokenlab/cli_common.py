@@ -1,0 +1,51 @@
+"""What every `tokens` command shares: the error edge, JSON output and common options."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from tokenlab.errors import TokenlabError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+StoreOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--store",
+        help="Store folder (default: $TOKENLAB_STORE, else ./var/context).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def fail(error: TokenlabError) -> typer.Exit:
+    """Render a domain error as one line on stderr; return the Exit to raise."""
+    typer.echo(f"tokens: {error}", err=True)
+    return typer.Exit(error.exit_code)
+
+
+def domain_errors(command: F) -> F:
+    """Turn domain errors raised by `command` into a one-line message and their exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except TokenlabError as error:
+            raise fail(error) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(payload: object) -> None:
+    import orjson
+
+    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.buffer.flush()
