@@ -74,6 +74,7 @@ DEFAULT_LIMITS = FileListConfig()
 _ENTRY_RE = re.compile(
     rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE
 )
+_CHUNK_BYTES = 1 << 22
 _MAX_PARSE_DEPTH = 64
 _MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
 _BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
@@ -170,28 +171,42 @@ def optimize(
     for line in layout.lines:
         parts.append(line.text)
         if line.key in buckets:
-            parts += [" ", Omission(b"".join(buckets[line.key]), line.reason)]
+            parts += [" ", Omission(bytes(buckets[line.key]), line.reason)]
         parts.append("\n")
     if fine:
         outside = buckets.get(_OUTSIDE)
         if outside:
-            parts += [
-                f"{len(outside):,} lines outside the tree: ",
-                _outside_omission(outside),
-                "\n",
-            ]
+            count = outside.count(b"\n") + (not outside.endswith(b"\n"))
+            parts += [f"{count:,} lines outside the tree: ", _outside_omission(outside), "\n"]
     else:
         lines = data.count(b"\n") + (not data.endswith(b"\n"))
         parts += ["full listing: ", Omission(data, f"full file listing, {lines:,} lines"), "\n"]
     return OptimizeResult(tuple(parts))
 
 
+def _chunks(data: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of line-aligned slices of about `_CHUNK_BYTES`, final newline excluded.
+
+    Working slice by slice keeps the per-line lists a regex or split builds small, so
+    memory stays near the input size on a listing of millions of paths.
+    """
+    size = len(data) - data.endswith(b"\n")
+    start = 0
+    while start < size:
+        cut = data.find(b"\n", start + _CHUNK_BYTES, size)
+        end = size if cut < 0 else cut
+        yield start, end
+        start = end + 1
+
+
 def _parse(data: bytes) -> _Listing:
-    pairs: Counter[tuple[bytes, bytes]] = Counter(_ENTRY_RE.findall(data))
-    # Blank lines (and the empty end after a final newline) match as top-level, no extension.
-    unnamed = pairs[(b"", b"")]
-    only_final_newline = unnamed == 1 and data.endswith(b"\n")
-    pairs[(b"", b"")] -= 1 if only_final_newline else len(_BLANK_RE.findall(data))
+    pairs: Counter[tuple[bytes, bytes]] = Counter()
+    for start, end in _chunks(data):
+        pairs.update(_ENTRY_RE.findall(data, start, end))
+    if pairs[(b"", b"")]:  # blank lines match as top-level files without an extension
+        pairs[(b"", b"")] -= sum(
+            len(_BLANK_RE.findall(data, start, end)) for start, end in _chunks(data)
+        )
     _discount_folder_entries(data, pairs)
     root = _common_folder([folder for (folder, _ext), count in pairs.items() if count > 0])
     tree = _Folder(b"", 0)
@@ -215,21 +230,23 @@ def _parse(data: bytes) -> _Listing:
 
 def _discount_folder_entries(data: bytes, pairs: Counter[tuple[bytes, bytes]]) -> None:
     """`find` without `-type f` also prints folders; they were counted as files, undo that."""
-    lines = set(data.split(b"\n"))
     folders = {b""}
     for folder, _ext in pairs:
         end = folder.find(b"/", 0, _MAX_PATH_BYTES)
         while end >= 0:
             folders.add(folder[: end + 1])
             end = folder.find(b"/", end + 1, _MAX_PATH_BYTES)
+    forms: set[bytes] = set()
     for folder in folders:
-        for entry in {folder, folder[:-1]} if folder else (b".", b"./"):
-            if not entry:
-                continue
-            for form in (entry, b"./" + entry, entry + b"\r", b"./" + entry + b"\r"):
-                match = _ENTRY_RE.match(form) if form in lines else None
-                if match:
-                    pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
+        for entry in {folder, folder[:-1]} - {b""} if folder else (b".", b"./"):
+            forms.update((entry, b"./" + entry, entry + b"\r", b"./" + entry + b"\r"))
+    present: set[bytes] = set()
+    for start, end in _chunks(data):
+        present |= forms.intersection(data[start:end].split(b"\n"))
+    for form in present:
+        match = _ENTRY_RE.match(form)
+        if match:
+            pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
 
 
 def _common_folder(folders: list[bytes]) -> bytes:
@@ -443,25 +460,27 @@ def _top_files(data: bytes, root: bytes, folders: dict[bytes, _Folder], wanted: 
     return names
 
 
-def _bucket_lines(data: bytes, root: bytes, layout: _Layout) -> dict[bytes, list[bytes]]:
-    """FINE: each original line (with its newline) in the bucket of the tree line that stands for it."""
-    buckets: dict[bytes, list[bytes]] = {}
+def _bucket_lines(data: bytes, root: bytes, layout: _Layout) -> dict[bytes, bytearray]:
+    """FINE: each original line, with its newline, in the bucket of the tree line standing for it."""
+    buckets: dict[bytes, bytearray] = {}
     bucket_of = layout.bucket_of
-    lines = data.split(b"\n")
-    last = len(lines) - 1
-    for index, line in enumerate(lines):
-        if index == last and not line:
-            break
-        path = line[2:] if line.startswith(b"./") else line
-        key = _OUTSIDE
-        if path.startswith(root) and path.strip():
-            relative = path[len(root) :]
-            key = bucket_of.get(relative[: relative.rfind(b"/") + 1], _OUTSIDE)
-        buckets.setdefault(key, []).append(line + b"\n" if index < last else line)
+    for start, end in _chunks(data):
+        for line in data[start:end].split(b"\n"):
+            path = line[2:] if line.startswith(b"./") else line
+            key = _OUTSIDE
+            if path.startswith(root) and path.strip():
+                relative = path[len(root) :]
+                key = bucket_of.get(relative[: relative.rfind(b"/") + 1], _OUTSIDE)
+            bucket = buckets.get(key)
+            if bucket is None:
+                bucket = buckets[key] = bytearray()
+            bucket += line
+            bucket += b"\n"
+    if not data.endswith(b"\n") and buckets:
+        buckets[key].pop()  # the last line had no newline
     return buckets
 
 
-def _outside_omission(lines: list[bytes]) -> Omission:
-    return Omission(
-        b"".join(lines), "lines outside the tree (blank lines, folder entries), in listing order"
-    )
+def _outside_omission(lines: bytearray) -> Omission:
+    reason = "lines outside the tree (blank lines, folder entries), in listing order"
+    return Omission(bytes(lines), reason)
