@@ -29,7 +29,7 @@ def _cells(row: BenchmarkRow) -> tuple[str, ...]:
         f"{shown:,}",
         f"{packet.marker_tokens:,}",
         f"{packet.referenced_tokens:,}",
-        f"{packet.saved_pct:.1f}%",
+        f"{packet.saved_pct:.2f}%",
         str(len(packet.all_refs)),
         packet.signal_status.value,
         packet.recovery_status.value,
