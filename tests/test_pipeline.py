@@ -49,8 +49,13 @@ def test_unchanged_text_passes_through_without_footer() -> None:
         b'{"a": 1, "a": 2}',
         b'{"truncated": [1, 2, ',
         b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-old\n+new\n\\ No newline at end of file\n",
+        b"diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1,40 +1,41 @@\n ctx\n-old\n+ne",
+        b"#ref:ctx_31154f\n[original 3 bytes: #ref:ctx_31154f]\n",
     ],
-    ids=["empty", "no-newline", "crlf", "latin1", "nul", "binary", "ansi", "deep-json", "dup-keys", "truncated-json", "no-newline-diff"],
+    ids=[
+        "empty", "no-newline", "crlf", "latin1", "nul", "binary", "ansi", "deep-json", "dup-keys",
+        "truncated-json", "no-newline-diff", "truncated-diff", "fake-footer",
+    ],  # fmt: skip
 )
 def test_hostile_inputs_analyze_and_restore_exactly(data: bytes) -> None:
     store, packet = run(data)
