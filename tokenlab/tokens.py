@@ -100,17 +100,23 @@ def count(text: str) -> int:
     return len(encoding().encode_ordinary(text))
 
 
-# o200k_base's pre-tokenizer never joins a newline with a following ASCII letter, digit or
-# punctuation other than "/" into one piece, so the text can be cut there and the counts
-# of the parts add up exactly.
-_SAFE_CUT_RE = re.compile(rb"\n(?=[!-.0-~])")
+# Safe cuts. o200k_base's pre-tokenizer never joins a newline with what follows it when
+# the next line starts with an ASCII letter, digit or punctuation other than "/" (after a
+# punctuation run, `[\r\n/]*` may take the newline and a following "/"), or with spaces
+# or tabs and then any printable ASCII character (a whitespace run joins a newline only
+# when it reaches another line break, and punctuation takes no space after the newline).
+# Nothing in the pattern looks behind, so text can be cut just after such a newline and
+# the counts of the parts add up exactly; `tests/test_tokens.py` checks it by property.
+SAFE_CUT_AHEAD_RE = re.compile(rb"[!-.0-~]|[ \t]+[!-~]")
+SAFE_CUT_RE = re.compile(rb"\n(?=" + SAFE_CUT_AHEAD_RE.pattern + rb")")
+TEXT_SAFE_CUT_RE = re.compile(SAFE_CUT_RE.pattern.decode())
 PARALLEL_CHUNK_BYTES = 4 * 1024 * 1024
 
 
 def _cut_points(data: bytes, chunk_bytes: int) -> list[int]:
     cuts = [0]
     while len(data) - cuts[-1] > chunk_bytes:
-        found = _SAFE_CUT_RE.search(data, cuts[-1] + chunk_bytes)
+        found = SAFE_CUT_RE.search(data, cuts[-1] + chunk_bytes)
         if found is None:
             break
         cuts.append(found.end())
