@@ -39,6 +39,7 @@ ID_PREFIX = "ctx_"
 MIN_ID_DIGITS = 6
 DEFAULT_LOCATION = Path("var") / "context"
 TEMP_PREFIX = ".tmp-"
+_VERIFY_BLOCK = 1 << 20
 _ID_RE = re.compile(r"(?:#ref:)?ctx_([0-9a-f]{6,64})")
 _HEX_NAME_RE = re.compile(r"[0-9a-f]{6,64}")
 
@@ -75,12 +76,11 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _decode(hex_id: str, blob: bytes) -> RefRecord:
-    """Parse and verify one ref file; any inconsistency is corruption naming the ref."""
+def _header(hex_id: str, line: bytes) -> tuple[dict[str, Any], str]:
+    """A ref file's parsed header line and the sha256 it names, or corruption naming the ref."""
     ref_id = ID_PREFIX + hex_id
-    header, newline, data = blob.partition(b"\n")
     try:
-        meta = orjson.loads(header) if newline else None
+        meta = orjson.loads(line) if line.endswith(b"\n") else None
         sha = meta["sha256"] if isinstance(meta, dict) else None
     except (ValueError, KeyError):
         sha = None
@@ -88,10 +88,23 @@ def _decode(hex_id: str, blob: bytes) -> RefRecord:
         raise StoreCorruptionError(f"ref {ref_id}: header is corrupt or truncated")
     if not sha.startswith(hex_id):
         raise StoreCorruptionError(f"ref {ref_id}: header names other bytes ({sha})")
+    return meta, sha
+
+
+def _mismatch(hex_id: str) -> StoreCorruptionError:
+    return StoreCorruptionError(
+        f"ref {ID_PREFIX}{hex_id}: stored bytes do not match their sha256 (corrupt or truncated)"
+    )
+
+
+def _decode(hex_id: str, blob: bytes) -> RefRecord:
+    """Parse and verify one ref file; any inconsistency is corruption naming the ref."""
+    ref_id = ID_PREFIX + hex_id
+    newline = blob.find(b"\n") + 1
+    meta, sha = _header(hex_id, blob[:newline] if newline else blob)
+    data = blob[newline:]
     if len(data) != meta.get("bytes") or hashlib.sha256(data).hexdigest() != sha:
-        raise StoreCorruptionError(
-            f"ref {ref_id}: stored bytes do not match their sha256 (corrupt or truncated)"
-        )
+        raise _mismatch(hex_id)
     return RefRecord(
         id=ref_id,
         sha256=sha,
@@ -185,6 +198,18 @@ class Store:
         os.utime(path)  # read: counts as recent use for `store gc`
         return record
 
+    def holds(self, ref_id: str, data: bytes | memoryview) -> bool:
+        """Whether the ref reloads as exactly `data`, streaming: no second copy in memory.
+
+        The file is verified as `load` verifies it (header, length, sha256) and compared
+        byte for byte; a missing or corrupt ref raises as `load` does.
+        """
+        return _stream_check(self.ref_path(ref_id), self.root, memoryview(data).cast("B"))
+
+    def check(self, ref_id: str) -> None:
+        """Verify a ref as `load` does, streaming, without reading it into memory."""
+        _stream_check(self.ref_path(ref_id), self.root, None)
+
     def ref_files(self) -> Iterator[os.DirEntry[str]]:
         """Every file under the refs folder, shard by shard, without listing it all at once."""
         if not self.refs_dir.is_dir():
@@ -196,6 +221,24 @@ class Store:
                     continue
                 with os.scandir(shard.path) as entries:
                     yield from entries
+
+
+def _stream_check(path: Path, root: Path, expected: memoryview | None) -> bool:
+    """Verify the ref file at `path` block by block; True if it holds exactly `expected`."""
+    digest = hashlib.sha256()
+    same, done = True, 0
+    if not path.is_file():
+        raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {root}")
+    with open(path, "rb") as handle:
+        meta, sha = _header(path.name, handle.readline())
+        while block := handle.read(_VERIFY_BLOCK):
+            digest.update(block)
+            if expected is not None:
+                same = same and block == expected[done : done + len(block)]
+            done += len(block)
+    if done != meta.get("bytes") or digest.hexdigest() != sha:
+        raise _mismatch(path.name)
+    return expected is None or (same and done == len(expected))
 
 
 def _header_sha(path: Path) -> str | None:
