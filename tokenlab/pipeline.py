@@ -6,20 +6,33 @@ Each stage reads and writes named packet fields and returns the one-line detail 
 runner appends to the packet's trace. The Optimize stage is the only one that writes to
 the store: it stores each omission, renders its marker, and stores the whole original
 so that `restore` can rebuild it byte for byte.
+
+The cost floor of an analysis is one tokenizer pass over the input, so the stages are
+arranged around it: MEASURE_RAW starts the exact raw count on worker threads and returns
+at once (the tokenizer releases the GIL, so it runs on the other cores while OPTIMIZE
+works), and its trace detail is filled in when MEASURE_OPT needs the count. MEASURE_OPT
+counts omissions from the raw count's index rather than tokenizing them again (see
+`token_index`). Trace entries are still recorded in stage order. The cyclic garbage
+collector is paused during a run: optimizers build many small acyclic objects, and
+repeated full collections made large inputs cost more than linear time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from tokenlab import markers, tokens
+from tokenlab import markers
 from tokenlab.classify import classify
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import Omission, OptimizerConfig, optimizer_for
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.store import Store
+from tokenlab.token_index import TokenCounter
 
 
 @dataclass(frozen=True)
@@ -27,9 +40,13 @@ class RunSettings:
     store: Store
     optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
     redact_secrets: bool = True
+    counter: TokenCounter = field(default_factory=TokenCounter, compare=False, repr=False)
 
 
-Stage = Callable[[ContextPacket, RunSettings], str]
+# A stage returns its trace detail, or a function that returns it once work the stage
+# started in the background has finished.
+Detail = str | Callable[[], str]
+Stage = Callable[[ContextPacket, RunSettings], Detail]
 
 
 def load_stage(packet: ContextPacket, run: RunSettings) -> str:
@@ -43,10 +60,21 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={found.content_type.value} ({found.reason})"
 
 
-def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> str:
-    packet.raw_measure = Measurement(len(packet.raw), tokens.count_bytes(packet.raw))
-    m = packet.raw_measure
-    return f"bytes={m.bytes} tokens={m.tokens} est_tokens(bytes/4)={m.est_tokens}"
+def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> Detail:
+    run.counter.start_raw(packet.raw)
+
+    def detail() -> str:
+        m = _raw_measure(packet, run)
+        return f"bytes={m.bytes} tokens={m.tokens} est_tokens(bytes/4)={m.est_tokens}"
+
+    return detail
+
+
+def _raw_measure(packet: ContextPacket, run: RunSettings) -> Measurement:
+    """The raw count MEASURE_RAW started, waiting for it if it is still running."""
+    if packet.raw_measure is None:
+        packet.raw_measure = Measurement(len(packet.raw), run.counter.raw_index().total)
+    return packet.raw_measure
 
 
 def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
@@ -101,12 +129,13 @@ def _store_secret(packet: ContextPacket, run: RunSettings, secret: Omission) -> 
 
 
 def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
-    visible_bytes = len(packet.visible.encode("utf-8"))
-    packet.visible_measure = Measurement(visible_bytes, tokens.count(packet.visible))
-    packet.marker_tokens = sum(tokens.count(markers.marker(ref.id)) for ref in packet.all_refs)
-    packet.referenced_tokens = sum(
-        tokens.count(ref.data.decode("utf-8", errors="replace")) for ref in packet.refs
-    )
+    _raw_measure(packet, run)
+    visible = packet.visible.encode("utf-8")
+    marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
+    counts = run.counter.count_texts([visible, *(ref.data for ref in packet.refs), *marker_text])
+    packet.visible_measure = Measurement(len(visible), counts[0])
+    packet.referenced_tokens = sum(counts[1 : 1 + len(packet.refs)])
+    packet.marker_tokens = sum(counts[1 + len(packet.refs) :])
     return (
         f"visible_tokens={packet.visible_measure.tokens} marker_tokens={packet.marker_tokens} "
         f"referenced_tokens={packet.referenced_tokens} saved={packet.saved_pct:.1f}%"
@@ -129,7 +158,7 @@ def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
     failures: list[str] = []
     for ref in packet.all_refs:
         try:
-            if run.store.load(ref.id).data != ref.data:
+            if not run.store.holds(ref.id, ref.data):
                 failures.append(f"{ref.id}: reloaded bytes differ")
         except TokenlabError as error:
             failures.append(str(error))
@@ -161,8 +190,33 @@ def analyze(
     redact_secrets: bool = True,
 ) -> ContextPacket:
     """Run every stage over `data`; the packet carries the visible text and the trace."""
-    run = RunSettings(store, config or OptimizerConfig(), redact_secrets)
     packet = ContextPacket(source=source, raw=data, signals=signals)
-    for name, stage in STAGES:
-        packet.record(name, stage(packet, run))
+    with _cyclic_gc_paused(), TokenCounter() as counter:
+        run = RunSettings(store, config or OptimizerConfig(), redact_secrets, counter)
+        details = [(name, stage(packet, run)) for name, stage in STAGES]
+        for name, detail in details:
+            packet.record(name, detail if isinstance(detail, str) else detail())
     return packet
+
+
+_gc_lock = threading.Lock()
+_gc_runs = 0  # analyses running now, in any thread
+_gc_was_enabled = False
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause the cyclic collector while any analysis runs; restore it after the last."""
+    global _gc_runs, _gc_was_enabled
+    with _gc_lock:
+        if _gc_runs == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_runs += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_runs -= 1
+            if _gc_runs == 0 and _gc_was_enabled:
+                gc.enable()

@@ -1,0 +1,158 @@
+"""Counts from the raw index are exact: they equal tokenizing each text on its own."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokenlab import tokens
+from tokenlab.errors import RefNotFoundError, StoreCorruptionError
+from tokenlab.pipeline import analyze
+from tokenlab.store import Store
+from tokenlab.token_index import SENTINEL, IndexLimits, TokenCounter, count_each
+
+# Tiny limits, so that short examples cross chunk, block and run boundaries.
+TINY = IndexLimits(
+    chunk_bytes=8, block_bytes=64, min_aligned_bytes=0, min_run_bytes=6, probe_bytes=4, runs_per_mb=1 << 24
+)
+
+LINE_PIECES = [
+    "a",
+    "Z",
+    "7",
+    " ",
+    "  ",
+    "\t",
+    "/",
+    "é",
+    "日本",
+    "!",
+    "'s",
+    "-",
+    ";",
+    "{",
+    '"',
+    "\u00a0",
+    "\x85",
+    "#ref:ctx_",
+]
+lines = st.lists(st.sampled_from(LINE_PIECES), max_size=8).map(lambda parts: "".join(parts) + "\n")
+ENDINGS = ["\n", "\r\n", "  \n", "\n\n"]
+
+
+def exact(data: bytes) -> int:
+    return tokens.count(data.decode("utf-8", errors="replace"))
+
+
+@st.composite
+def raw_and_texts(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
+    raw_lines = [line.encode() for line in draw(st.lists(lines, min_size=1, max_size=60))]
+    raw_lines[-1] = raw_lines[-1].rstrip(b"\n") + draw(st.sampled_from(ENDINGS)).encode()
+    raw = b"".join(raw_lines) + draw(st.binary(max_size=3))
+    kept = [line for line in raw_lines if draw(st.booleans())]
+    start = draw(st.integers(0, len(raw)))
+    end = draw(st.integers(start, len(raw)))
+    foreign = draw(st.sampled_from([b"", b"#ref:ctx_abcdef\n", b"\xff\xfe", b"  \n"]))
+    insert_at = draw(st.integers(0, len(kept)))
+    texts = [
+        b"".join(kept),  # folded lines in original order
+        raw[start:end],  # a contiguous span, cut anywhere
+        b"".join(kept[:insert_at]) + foreign + b"".join(kept[insert_at:]),  # with text not in the input
+        raw,
+        b"",
+    ]
+    return raw, texts
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_and_texts())
+def test_counts_from_the_index_equal_tokenizing_each_text(case: tuple[bytes, list[bytes]]) -> None:
+    raw, texts = case
+    with TokenCounter(TINY) as counter:
+        counter.start_raw(raw)
+        assert counter.raw_index().total == exact(raw)
+        assert counter.count_texts(texts) == [exact(text) for text in texts]
+
+
+def test_default_limits_on_a_long_log_with_gaps() -> None:
+    raw_lines = [
+        f"2026-03-14 09:00:{i % 60:02d} INFO request {i} took {i % 97} ms\n".encode() for i in range(40_000)
+    ]
+    raw_lines[1234] = b"  indented continuation\n"
+    raw = b"".join(raw_lines)
+    folded = b"".join(line for i, line in enumerate(raw_lines) if i % 997)
+    with TokenCounter() as counter:
+        counter.start_raw(raw)
+        assert counter.count_texts([folded, raw[1000:-1000], raw]) == [
+            exact(folded),
+            exact(raw[1000:-1000]),
+            exact(raw),
+        ]
+
+
+def test_sentinel_text_in_the_input_is_counted_as_ordinary_text() -> None:
+    raw = (f"line one {SENTINEL} and more\n" * 50).encode()
+    with TokenCounter(TINY) as counter:
+        counter.start_raw(raw)
+        assert counter.raw_index().total == exact(raw)
+    assert count_each([b"a\n", SENTINEL.encode(), b"\xe2\x82"]) == [
+        exact(b"a\n"),
+        exact(SENTINEL.encode()),
+        exact(b"\xe2\x82"),
+    ]
+
+
+def test_pieces_cut_inside_utf8_sequences_count_as_decoded_alone() -> None:
+    text = "naïve 日本語 text\n".encode() * 3
+    pieces = [text[:7], text[7:8], text[8:20], text[20:]]
+    assert count_each(pieces) == [exact(piece) for piece in pieces]
+
+
+@pytest.mark.parametrize(
+    "cut_before", ["  x = 1\n", "\tif y:\n", "    /path\n", "}\n", "-removed\n", " context\n"]
+)
+def test_indented_and_punctuated_lines_are_safe_cuts(cut_before: str) -> None:
+    for before in ["value;\n", "text  \n", "a\r\n", "x'\n", "end.\n"]:
+        whole = before + cut_before
+        assert tokens.SAFE_CUT_RE.match(whole.encode(), len(before) - 1)
+        assert tokens.count(whole) == tokens.count(before) + tokens.count(cut_before)
+
+
+def test_blank_and_slash_lines_are_not_cuts() -> None:
+    for after in [" \n", "\n", "/etc\n", "  ", "\u00a0x\n"]:
+        assert not tokens.SAFE_CUT_RE.match(("x\n" + after).encode(), 1)
+
+
+def test_store_holds_compares_streaming(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    data = bytes(range(256)) * 9000  # several read blocks
+    ref_id = store.put(data, source="t", content_type="text", reason="r")
+    assert store.holds(ref_id, data)
+    assert not store.holds(ref_id, data[:-1] + b"!")
+    assert not store.holds(ref_id, data + b"more")
+    store.check(ref_id)
+    path = store.ref_path(ref_id)
+    path.write_bytes(path.read_bytes()[:-1] + b"!")
+    with pytest.raises(StoreCorruptionError, match=ref_id):
+        store.holds(ref_id, data)
+    with pytest.raises(StoreCorruptionError, match=ref_id):
+        store.check(ref_id)
+    with pytest.raises(RefNotFoundError):
+        store.holds("ctx_000000", b"")
+
+
+def test_analysis_restores_the_garbage_collector_state() -> None:
+    store = Store.resolve()
+    assert gc.isenabled()
+    analyze(b"INFO tick\n" * 100, source="t", store=store)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        analyze(b"INFO tick\n" * 100, source="t", store=store)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -1,0 +1,320 @@
+"""Exact token counts at scale: the raw input's index, and text made of its pieces.
+
+An analysis counts the raw input, the visible text and every omission. For a
+well-compressed input the omissions hold almost the whole input again, so counting them
+naively is a second tokenizer pass. Instead:
+
+* The raw input is counted once, on worker threads (tiktoken releases the GIL, so this
+  runs beside the optimizer), and the count is kept as an index: the exact count of each
+  ~4 KB chunk, cut at safe cuts (`tokens.SAFE_CUT_RE`), where o200k_base's pre-tokenizer
+  always splits. One tokenizer call counts a whole block of chunks: they are joined with
+  the special token `<|endoftext|>`, which the tokenizer never merges with its
+  neighbours, and each chunk's count is the distance between two of them.
+* A text whose long runs are byte-for-byte runs of the raw input (an omission holding
+  folded lines in their original order, a JSON subtree) is cut at its own safe cuts
+  inside those runs; each run's middle is counted from the index, and only what lies
+  between runs (where they join, or bytes that are not in the input) is tokenized again.
+  A text that does not decompose into long runs is tokenized whole, in parallel chunks.
+
+Every count is exact: counts only ever add up across safe cuts, and equal bytes counted
+in isolation have equal counts. Nothing is estimated.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+from typing import Self
+
+from tokenlab import tokens
+
+SENTINEL = "<|endoftext|>"
+_SENTINEL_ID = 199999
+_SENTINEL_TOKEN = array("I", [_SENTINEL_ID]).tobytes()  # as it appears in a token buffer
+
+
+@dataclass(frozen=True)
+class IndexLimits:
+    """Tunables; the defaults suit inputs from kilobytes to gigabytes on a few cores."""
+
+    chunk_bytes: int = 4096  # index granularity: a chunk ends at the first safe cut past this
+    block_bytes: int = 4 << 20  # one worker task
+    min_aligned_bytes: int = 256 * 1024  # smaller texts are simply tokenized
+    min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
+    probe_bytes: int = 64  # how much of a text is searched for in the raw input
+    runs_per_mb: int = 24  # more runs than this means the text is too fragmented to map
+
+
+DEFAULT_LIMITS = IndexLimits()
+
+
+@dataclass(frozen=True)
+class RawIndex:
+    """The exact token count of `data` and of every chunk between its `offsets`."""
+
+    data: bytes
+    offsets: array[int]  # 0, …, len(data): safe cuts, ascending
+    before: array[int]  # tokens in data[:offsets[i]]
+
+    @property
+    def total(self) -> int:
+        return self.before[-1]
+
+    def span(self, start: int, end: int) -> tuple[int, list[memoryview]]:
+        """Tokens of `data[start:end]` counted in isolation: (indexed part, rest to tokenize)."""
+        view = memoryview(self.data)
+        first = bisect_left(self.offsets, start)
+        last = bisect_right(self.offsets, end) - 1
+        # The last cut must be safe inside the span: its look-ahead may not pass `end`.
+        while last > first and not (
+            self.offsets[last] == end or tokens.SAFE_CUT_AHEAD_RE.match(self.data, self.offsets[last], end)
+        ):
+            last -= 1
+        if last <= first:
+            return 0, [view[start:end]]
+        low, high = self.offsets[first], self.offsets[last]
+        return self.before[last] - self.before[first], [view[start:low], view[high:end]]
+
+
+def _encode_with_sentinels(text: str) -> bytes:
+    """Token ids of `text` as native uint32s; `SENTINEL` in it is the special token."""
+    encoder = tokens.encoding()
+    core = getattr(encoder, "_core_bpe", None)
+    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+    if to_buffer is not None:  # skips building a list of ints; releases the GIL likewise
+        return memoryview(to_buffer(text, {SENTINEL})).tobytes()
+    return array("I", encoder.encode(text, allowed_special={SENTINEL}, disallowed_special=())).tobytes()
+
+
+def _sentinel_positions(ids: bytes) -> list[int]:
+    positions = []
+    at = ids.find(_SENTINEL_TOKEN)
+    while at >= 0:
+        if at % 4 == 0:
+            positions.append(at // 4)
+            at = ids.find(_SENTINEL_TOKEN, at + 4)
+        else:  # straddles two ids: not a token
+            at = ids.find(_SENTINEL_TOKEN, at + 1)
+    return positions
+
+
+def count_each(pieces: Sequence[bytes | memoryview]) -> list[int]:
+    """Exact token count of each piece decoded with U+FFFD replacement, in one call."""
+    texts = [str(piece, "utf-8", "replace") for piece in pieces]
+    if len(texts) < 2 or any(SENTINEL in text for text in texts):
+        return [tokens.count(text) for text in texts]
+    ids = _encode_with_sentinels(SENTINEL.join(texts))
+    marks = _sentinel_positions(ids)
+    if len(marks) != len(texts) - 1:  # cannot happen; fall back rather than guess
+        return [tokens.count(text) for text in texts]
+    bounds = [-1, *marks, len(ids) // 4]
+    return [after - before - 1 for before, after in pairwise(bounds)]
+
+
+def _cuts(data: bytes | memoryview, start: int, end: int, every: int) -> list[int]:
+    """Safe cuts of data[start:end], at least `every` bytes apart, with both ends."""
+    cuts = [start]
+    while end - cuts[-1] > every:
+        found = tokens.SAFE_CUT_RE.search(data, cuts[-1] + every, end)
+        if found is None:
+            break
+        cuts.append(found.end())
+    cuts.append(end)
+    return cuts
+
+
+def _index_block(data: bytes, start: int, end: int, chunk_bytes: int) -> tuple[list[int], list[int]]:
+    view = memoryview(data)
+    cuts = _cuts(data, start, end, chunk_bytes)
+    counts = count_each([view[a:b] for a, b in pairwise(cuts)])
+    return cuts[1:], counts
+
+
+class TokenCounter:
+    """Counts for one analysis on every core; close it (or use `with`) to stop its threads."""
+
+    def __init__(self, limits: IndexLimits = DEFAULT_LIMITS, workers: int | None = None) -> None:
+        self.limits = limits
+        self._pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2)
+        self._raw_blocks: list[Future[tuple[list[int], list[int]]]] = []
+        self._raw: bytes | None = None
+        self._index: RawIndex | None = None
+        self._hint = 0  # where the last text's last run ended in the raw input
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def start_raw(self, data: bytes) -> None:
+        """Begin indexing `data` on the worker threads and return at once."""
+        tokens.encoding()  # load the vocabulary once, here, not in every worker
+        self._raw = data
+        blocks = _cuts(data, 0, len(data), self.limits.block_bytes)
+        self._raw_blocks = [
+            self._pool.submit(_index_block, data, a, b, self.limits.chunk_bytes) for a, b in pairwise(blocks)
+        ]
+
+    def raw_index(self) -> RawIndex:
+        """The index of the data given to `start_raw`, once every block is counted."""
+        if self._index is None:
+            assert self._raw is not None, "start_raw() first"
+            offsets, counts = array("q", [0]), array("q", [0])
+            for block in self._raw_blocks:
+                ends, block_counts = block.result()
+                offsets.extend(ends)
+                counts.extend(block_counts)
+            self._index = RawIndex(self._raw, offsets, array("q", accumulate(counts)))
+            self._raw_blocks = []
+        return self._index
+
+    def count_texts(self, texts: Sequence[bytes]) -> list[int]:
+        """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index."""
+        index = self.raw_index() if self._raw is not None else None
+        totals: list[int] = []
+        jobs: list[list[Future[list[int]]]] = []
+        for text in texts:
+            known, rest = self._decompose(text, index)
+            totals.append(known)
+            jobs.append(self._tokenize(rest))
+        return [known + sum(sum(job.result()) for job in pending) for known, pending in zip(totals, jobs)]
+
+    def _tokenize(self, pieces: list[memoryview]) -> list[Future[list[int]]]:
+        """Submit pieces in batches of about one block, big pieces cut at safe cuts."""
+        batches: list[list[memoryview]] = [[]]
+        size = 0
+        for piece in pieces:
+            cuts = _cuts(piece, 0, len(piece), self.limits.block_bytes)
+            for a, b in pairwise(cuts):
+                if size and size + b - a > self.limits.block_bytes:
+                    batches.append([])
+                    size = 0
+                batches[-1].append(piece[a:b])
+                size += b - a
+        return [self._pool.submit(count_each, batch) for batch in batches if batch]
+
+    def _decompose(self, text: bytes, index: RawIndex | None) -> tuple[int, list[memoryview]]:
+        """(tokens known from the index, pieces to tokenize) for `text`."""
+        view = memoryview(text)
+        if index is None or len(text) < self.limits.min_aligned_bytes:
+            return 0, [view]
+        if len(text) == len(index.data) and text == index.data:
+            return index.total, []
+        runs = _find_runs(text, index.data, self.limits, self._hint)
+        if runs is None:
+            return 0, [view]
+        if runs:
+            self._hint = runs[-1][1] + runs[-1][2]
+        known, rest, done = 0, [], 0
+        for start, end, raw_start in _aligned_segments(text, runs, self.limits):
+            rest.append(view[done:start])
+            indexed, partial = index.span(raw_start, raw_start + end - start)
+            known += indexed
+            rest.extend(partial)
+            done = end
+        rest.append(view[done:])
+        return known, [piece for piece in rest if len(piece)]
+
+
+Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
+
+
+def _common_prefix(a: bytes, i: int, b: bytes, j: int) -> int:
+    """Length of the longest common prefix of a[i:] and b[j:], by block compares."""
+    limit = min(len(a) - i, len(b) - j)
+    done, step = 0, 4096
+    while done < limit:
+        size = min(step, limit - done)
+        if a[i + done : i + done + size] == b[j + done : j + done + size]:
+            done += size
+            step = min(step * 2, 1 << 20)
+            continue
+        low, high = 0, size  # a prefix of `low` bytes matches, of `high` does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if a[i + done : i + done + middle] == b[j + done : j + done + middle]:
+                low = middle
+            else:
+                high = middle
+        return done + low
+    return done
+
+
+def _find_runs(text: bytes, raw: bytes, limits: IndexLimits, hint: int = 0) -> list[Run] | None:
+    """Runs of `text` found in `raw`, in text order; None if the text is too fragmented.
+
+    Texts built from the input usually follow it in order, so each search starts where
+    the previous run ended (`hint`) and goes back to the start only when that fails.
+    """
+    runs: list[Run] = []
+    max_runs = 8 + limits.runs_per_mb * len(text) // (1 << 20)
+    search_budget = 2 * len(raw) + len(text)  # bytes scanned by find(), bounded
+    at = 0
+    while at < len(text):
+        probe = text[at : at + limits.probe_bytes]
+        found = raw.find(probe, hint)
+        search_budget -= (found - hint) if found >= 0 else len(raw) - hint
+        if found < 0 and hint:
+            found = raw.find(probe)  # out of order: search from the start
+            search_budget -= found if found >= 0 else len(raw)
+        if search_budget < 0:
+            return None
+        if found < 0:  # not raw bytes (a marker, a summary line): skip a line
+            newline = text.find(b"\n", at)
+            at = len(text) if newline < 0 else newline + 1
+            continue
+        length = _common_prefix(raw, found, text, at)
+        runs.append((at, found, length))
+        if len(runs) > max_runs:
+            return None
+        at, hint = at + length, found + length
+    return runs
+
+
+def _is_safe_cut(text: bytes, at: int) -> bool:
+    if at <= 0 or at >= len(text):
+        return True
+    return text[at - 1] == 0x0A and tokens.SAFE_CUT_AHEAD_RE.match(text, at) is not None
+
+
+def _last_safe_cut(text: bytes, low: int, high: int) -> int | None:
+    """The last safe cut of `text` in [low, high]."""
+    at = high
+    for _ in range(64):  # a few lines back at most; then give up on this run
+        if at < low:
+            return None
+        if _is_safe_cut(text, at):
+            return at
+        at = text.rfind(b"\n", low, at - 1) + 1
+        if at == 0:
+            return None
+    return None
+
+
+def _aligned_segments(text: bytes, runs: list[Run], limits: IndexLimits) -> list[tuple[int, int, int]]:
+    """(start, end, raw start) of long stretches of `text`, each inside one run and
+    starting and ending at safe cuts of `text`, in order."""
+    segments = []
+    for start, raw_start, length in runs:
+        if length < limits.min_run_bytes:
+            continue
+        end = start + length
+        if _is_safe_cut(text, start):
+            first: int | None = start
+        else:
+            found = tokens.SAFE_CUT_RE.search(text, start, end)
+            first = found.end() if found else None
+        last = _last_safe_cut(text, start, end)
+        if first is None or last is None or last - first < limits.min_run_bytes // 2:
+            continue
+        segments.append((first, last, raw_start + first - start))
+    return segments
