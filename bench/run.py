@@ -46,8 +46,8 @@ PYTHON = REPO / ".venv" / "bin" / "python"
 TOKENS = REPO / ".venv" / "bin" / "tokens"
 WORK = Path(os.environ.get("TOKENLAB_BENCH_DIR", "/tmp/tokenlab-bench"))
 MB = 1_000_000
-# Bump when a generator changes, so cached inputs are regenerated.
-GENERATOR_VERSION = 1
+# Bump a type's version when its generator changes, so cached inputs are regenerated.
+GENERATOR_VERSION = {"log": 1, "json": 1, "diff": 1, "filelist": 2}
 
 # ---------------------------------------------------------------------------------------
 # Deterministic inputs. Each generator yields blocks of bytes; `write_input` stops at the
@@ -59,15 +59,33 @@ def _hex(rng: random.Random, digits: int) -> str:
 
 
 _LOG_TEMPLATES: tuple[Callable[[random.Random], str], ...] = (
-    lambda r: f"INFO  [cart.api] request_id={_hex(r, 8)} POST /api/cart/{r.randint(1, 99999)}/items -> 201 ({r.uniform(1, 90):.1f} ms)",
-    lambda r: f"INFO  [orders.api] request_id={_hex(r, 8)} GET /api/orders/{r.randint(1, 999999)} -> 200 ({r.uniform(1, 40):.1f} ms)",
-    lambda r: f"DEBUG [cache] request_id={_hex(r, 8)} cache hit key=product:{r.randint(1, 9999)} ttl={r.randint(1, 900)}s",
-    lambda r: f"DEBUG [cache] request_id={_hex(r, 8)} cache miss key=user:{r.randint(1, 99999)} loading from db",
-    lambda r: f"INFO  [auth] request_id={_hex(r, 8)} user {r.randint(1000, 99999)} authenticated from 10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}",
-    lambda r: f"INFO  [health] request_id={_hex(r, 8)} health check ok db={r.uniform(0.1, 5):.1f}ms redis={r.uniform(0.1, 5):.1f}ms queue_depth={r.randint(0, 80)}",
-    lambda r: f"INFO  [kafka] request_id={_hex(r, 8)} committed offset {r.randint(10**6, 10**8)} partition {r.randint(0, 11)} topic orders.created",
-    lambda r: f"DEBUG [db.pool] request_id={_hex(r, 8)} acquired connection {r.randint(1, 40)}/40 wait={r.uniform(0, 3):.2f}ms",
-    lambda r: f"INFO  [payments] request_id={_hex(r, 8)} charge {_hex(r, 12)} captured amount={r.randint(100, 99999)} currency=EUR",
+    lambda r: (
+        f"INFO  [cart.api] request_id={_hex(r, 8)} POST /api/cart/{r.randint(1, 99999)}/items -> 201 ({r.uniform(1, 90):.1f} ms)"
+    ),
+    lambda r: (
+        f"INFO  [orders.api] request_id={_hex(r, 8)} GET /api/orders/{r.randint(1, 999999)} -> 200 ({r.uniform(1, 40):.1f} ms)"
+    ),
+    lambda r: (
+        f"DEBUG [cache] request_id={_hex(r, 8)} cache hit key=product:{r.randint(1, 9999)} ttl={r.randint(1, 900)}s"
+    ),
+    lambda r: (
+        f"DEBUG [cache] request_id={_hex(r, 8)} cache miss key=user:{r.randint(1, 99999)} loading from db"
+    ),
+    lambda r: (
+        f"INFO  [auth] request_id={_hex(r, 8)} user {r.randint(1000, 99999)} authenticated from 10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}"
+    ),
+    lambda r: (
+        f"INFO  [health] request_id={_hex(r, 8)} health check ok db={r.uniform(0.1, 5):.1f}ms redis={r.uniform(0.1, 5):.1f}ms queue_depth={r.randint(0, 80)}"
+    ),
+    lambda r: (
+        f"INFO  [kafka] request_id={_hex(r, 8)} committed offset {r.randint(10**6, 10**8)} partition {r.randint(0, 11)} topic orders.created"
+    ),
+    lambda r: (
+        f"DEBUG [db.pool] request_id={_hex(r, 8)} acquired connection {r.randint(1, 40)}/40 wait={r.uniform(0, 3):.2f}ms"
+    ),
+    lambda r: (
+        f"INFO  [payments] request_id={_hex(r, 8)} charge {_hex(r, 12)} captured amount={r.randint(100, 99999)} currency=EUR"
+    ),
 )
 
 
@@ -126,7 +144,9 @@ def _json_record(rng: random.Random, index: int) -> dict[str, object]:
         "debug": {
             "worker_pid": rng.randint(1000, 65000),
             "scheduler_seq": index,
-            "checksum": "".join(rng.choices("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", k=44)),
+            "checksum": "".join(
+                rng.choices("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", k=44)
+            ),
         },
     }
 
@@ -148,10 +168,10 @@ _JSON_END = b"\n]\n"
 
 _CODE_LINES = (
     "    if not {name}.is_valid():",
-    "        raise ValueError(f\"invalid {name}: {{{name}!r}}\")",
+    '        raise ValueError(f"invalid {name}: {{{name}!r}}")',
     "    result = self.{name}_service.fetch({name}_id, timeout={num})",
-    "    logger.debug(\"loaded %s in %.1f ms\", {name}, elapsed * {num})",
-    "    return {{\"id\": {name}.id, \"status\": {name}.status, \"total\": {num}}}",
+    '    logger.debug("loaded %s in %.1f ms", {name}, elapsed * {num})',
+    '    return {{"id": {name}.id, "status": {name}.status, "total": {num}}}',
     "def handle_{name}(request, {name}_id: int) -> Response:",
     "    # Keep the {name} cache warm for the next {num} requests.",
     "    for item in {name}.items[:{num}]:",
@@ -235,18 +255,29 @@ def _diff_blocks(rng: random.Random) -> Iterator[bytes]:
 
 
 _TOP_FILES = ("README.md", "pyproject.toml", "package.json", "Makefile", "Dockerfile", "LICENSE")
-_DIRS = ("src", "tests", "docs", "web", "node_modules", "vendor", "scripts", "assets")
+_PACKAGE_DIRS = ("src", "tests", "docs", "assets", "scripts", "node_modules", "build")
 _EXTS = (".py", ".ts", ".tsx", ".js", ".json", ".md", ".css", ".png", ".go", ".rs")
 
 
 def _filelist_blocks(rng: random.Random) -> Iterator[bytes]:
+    """`find . -type f` over a growing monorepo: depth-first, files grouped by folder."""
     yield "".join(f"./{name}\n" for name in _TOP_FILES).encode()
+    package = 0
     while True:
-        out = []
-        for _ in range(200):
-            depth = rng.randint(1, 5)
-            parts = [rng.choice(_DIRS)] + [f"{rng.choice(_NAMES)}_{rng.randint(0, 40)}" for _ in range(depth)]
-            out.append(f"./{'/'.join(parts)}/{rng.choice(_NAMES)}_{_hex(rng, 4)}{rng.choice(_EXTS)}\n")
+        package += 1
+        out: list[str] = []
+        stack = [(f"./packages/{rng.choice(_NAMES)}-{package}/{top}", 1) for top in _PACKAGE_DIRS]
+        while stack:
+            folder, depth = stack.pop()
+            ext = rng.choice(_EXTS)
+            out.extend(
+                f"{folder}/{rng.choice(_NAMES)}_{_hex(rng, 4)}{ext}\n" for _ in range(rng.randint(2, 30))
+            )
+            if depth < 6:
+                stack.extend(
+                    (f"{folder}/{rng.choice(_NAMES)}_{index}", depth + 1)
+                    for index in range(rng.randint(0, 4 - depth // 2))
+                )
         yield "".join(out).encode()
 
 
@@ -267,7 +298,7 @@ INPUT_TYPES = {
 
 
 def input_path(kind: InputType, size: int) -> Path:
-    return WORK / "inputs" / f"{kind.name}-{size // MB}MB-v{GENERATOR_VERSION}{kind.suffix}"
+    return WORK / "inputs" / f"{kind.name}-{size // MB}MB-v{GENERATOR_VERSION[kind.name]}{kind.suffix}"
 
 
 def write_input(kind: InputType, size: int) -> Path:
@@ -303,7 +334,9 @@ class ChildRun:
     stderr: bytes
 
 
-def run_child(argv: list[str], *, stdout_to_null: bool = False, env: dict[str, str] | None = None) -> ChildRun:
+def run_child(
+    argv: list[str], *, stdout_to_null: bool = False, env: dict[str, str] | None = None
+) -> ChildRun:
     stdout_target = subprocess.DEVNULL if stdout_to_null else subprocess.PIPE
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -416,7 +449,7 @@ def median_seconds(argv: list[str], repeat: int, **kwargs: object) -> float:
 
 
 def small_log() -> Path:
-    path = WORK / "inputs" / f"log-20KB-v{GENERATOR_VERSION}.log"
+    path = WORK / "inputs" / f"log-20KB-v{GENERATOR_VERSION['log']}.log"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         block = next(_log_blocks(random.Random("tokenlab-bench-log")))
@@ -433,7 +466,9 @@ def startup(repeat: int) -> dict[str, float]:
     figures = {
         "python -c pass": median_seconds([str(PYTHON), "-c", "pass"], repeat),
         "tokens --help": median_seconds([str(TOKENS), "--help"], repeat, stdout_to_null=True),
-        f"tokens analyze ({log.stat().st_size:,} B log)": statistics.median(analyze_small() for _ in range(repeat)),
+        f"tokens analyze ({log.stat().st_size:,} B log)": statistics.median(
+            analyze_small() for _ in range(repeat)
+        ),
     }
     return figures
 
@@ -510,7 +545,18 @@ def store_scale(counts: list[int], repeat: int) -> list[StoreFigures]:
 # ---------------------------------------------------------------------------------------
 # Reporting.
 
-HEADER = ("TYPE", "SIZE", "ANALYZE s", "TOKENIZER s", "RATIO", "MB/s", "PEAK RSS", "SAVED%", "ENCODE s", "BASE RSS")
+HEADER = (
+    "TYPE",
+    "SIZE",
+    "ANALYZE s",
+    "TOKENIZER s",
+    "RATIO",
+    "MB/s",
+    "PEAK RSS",
+    "SAVED%",
+    "ENCODE s",
+    "BASE RSS",
+)
 
 
 def case_row(case: CaseResult) -> tuple[str, ...]:
@@ -537,7 +583,7 @@ def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def linearity(cases: list[CaseResult]) -> list[tuple[str, ...]]:
     """100 MB over 10 MB, in time and peak RSS, per type (target: at most 11x)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     by_key = {(c.kind, c.size): c for c in cases}
     for kind in INPUT_TYPES:
         small, large = by_key.get((kind, 10 * MB)), by_key.get((kind, 100 * MB))
@@ -563,9 +609,13 @@ def machine() -> str:
         mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
     except OSError:
         mem_kb = 0
-    versions = run_child(
-        [str(PYTHON), "-c", "import tiktoken, sys; print(sys.version.split()[0], tiktoken.__version__)"]
-    ).stdout.decode().split()
+    versions = (
+        run_child(
+            [str(PYTHON), "-c", "import tiktoken, sys; print(sys.version.split()[0], tiktoken.__version__)"]
+        )
+        .stdout.decode()
+        .split()
+    )
     return (
         f"{model}, {os.cpu_count()} cores, {mem_kb / 1024 / 1024:.0f} GiB RAM, {platform.system()} "
         f"{platform.release()}; Python {versions[0]}, tiktoken {versions[1]}; "
@@ -581,7 +631,9 @@ def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--types", default=",".join(INPUT_TYPES))
     parser.add_argument("--sizes", default="1,10,100", help="sizes in MB (1 MB = 10^6 bytes)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; medians are reported")
@@ -612,13 +664,19 @@ def main() -> None:
     giga = None
     if args.gigabyte:
         giga = run_case(INPUT_TYPES["log"], 1000 * MB, 1, baseline=False)
-        print(f"1 GB log: {giga.analyze_s:.1f} s, peak RSS {giga.peak_rss_mb:,.0f} MB, saved {giga.saved_pct}")
+        print(
+            f"1 GB log: {giga.analyze_s:.1f} s, peak RSS {giga.peak_rss_mb:,.0f} MB, saved {giga.saved_pct}"
+        )
 
     start = {} if args.no_startup else startup(max(args.repeat, 7))
     for name, seconds in start.items():
         print(f"{name:<40} {seconds:.3f} s")
 
-    store = [] if args.no_store else store_scale([int(n) for n in args.store_refs.split(",")], max(args.repeat, 7))
+    store = (
+        []
+        if args.no_store
+        else store_scale([int(n) for n in args.store_refs.split(",")], max(args.repeat, 7))
+    )
     for fig in store:
         print(fig)
 
@@ -661,8 +719,10 @@ def write_results(
         parts += [markdown_table(("TYPE", "TIME 100/10", "RSS 100/10", "BYTES 100/10"), linear), ""]
     if giga:
         parts += [
-            f"1 GB log ({giga.input_bytes:,} bytes, one run): {giga.analyze_s:.1f} s, "
-            f"peak RSS {giga.peak_rss_mb:,.0f} MB, saved {giga.saved_pct}.",
+            (
+                f"1 GB log ({giga.input_bytes:,} bytes, one run): {giga.analyze_s:.1f} s, "
+                f"peak RSS {giga.peak_rss_mb:,.0f} MB, saved {giga.saved_pct}."
+            ),
             "",
         ]
     if start:
