@@ -140,7 +140,8 @@ class TokenCounter:
 
     def __init__(self, limits: IndexLimits = DEFAULT_LIMITS, workers: int | None = None) -> None:
         self.limits = limits
-        self._pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2)
+        self._workers = workers or os.cpu_count() or 2
+        self._pool = ThreadPoolExecutor(max_workers=self._workers)
         self._raw_blocks: list[Future[tuple[list[int], list[int]]]] = []
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
@@ -159,7 +160,11 @@ class TokenCounter:
         """Begin indexing `data` on the worker threads and return at once."""
         tokens.encoding()  # load the vocabulary once, here, not in every worker
         self._raw = data
-        blocks = _cuts(data, 0, len(data), self.limits.block_bytes)
+        # Small inputs still use every worker: at least two blocks each, when there is room.
+        block_bytes = max(
+            self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
+        )
+        blocks = _cuts(data, 0, len(data), block_bytes)
         self._raw_blocks = [
             self._pool.submit(_index_block, data, a, b, self.limits.chunk_bytes) for a, b in pairwise(blocks)
         ]
