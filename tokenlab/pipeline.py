@@ -8,9 +8,10 @@ the store: it stores each omission, renders its marker, and stores the whole ori
 so that `restore` can rebuild it byte for byte.
 
 The cost floor of an analysis is one tokenizer pass over the input, so the stages are
-arranged around it: MEASURE_RAW starts the exact raw count on worker threads and returns
-at once (the tokenizer releases the GIL, so it runs on the other cores while OPTIMIZE
-works), and its trace detail is filled in when MEASURE_OPT needs the count. MEASURE_OPT
+arranged around it: the exact raw count starts on worker threads as the run starts (the
+tokenizer releases the GIL, so it runs on the other cores while CLASSIFY and OPTIMIZE
+work); MEASURE_RAW returns at once, and its trace detail is filled in when MEASURE_OPT
+needs the count. MEASURE_OPT
 counts omissions from the raw count's index rather than tokenizing them again (see
 `token_index`). Trace entries are still recorded in stage order. The cyclic garbage
 collector is paused during a run: optimizers build many small acyclic objects, and
@@ -61,7 +62,7 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> Detail:
-    run.counter.start_raw(packet.raw)
+    run.counter.start_raw(packet.raw)  # already running when `analyze` started it
 
     def detail() -> str:
         m = _raw_measure(packet, run)
@@ -193,6 +194,7 @@ def analyze(
     packet = ContextPacket(source=source, raw=data, signals=signals)
     with _cyclic_gc_paused(), TokenCounter() as counter:
         run = RunSettings(store, config or OptimizerConfig(), redact_secrets, counter)
+        counter.start_raw(data)
         details = [(name, stage(packet, run)) for name, stage in STAGES]
         for name, detail in details:
             packet.record(name, detail if isinstance(detail, str) else detail())

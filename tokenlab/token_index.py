@@ -43,7 +43,7 @@ class IndexLimits:
     """Tunables; the defaults suit inputs from kilobytes to gigabytes on a few cores."""
 
     chunk_bytes: int = 4096  # index granularity: a chunk ends at the first safe cut past this
-    block_bytes: int = 4 << 20  # one worker task
+    block_bytes: int = 1 << 20  # one worker task; its transient memory is a few times this
     min_aligned_bytes: int = 256 * 1024  # smaller texts are simply tokenized
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
@@ -157,7 +157,9 @@ class TokenCounter:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def start_raw(self, data: bytes) -> None:
-        """Begin indexing `data` on the worker threads and return at once."""
+        """Begin indexing `data` on the worker threads and return at once (once per data)."""
+        if self._raw is data:
+            return
         tokens.encoding()  # load the vocabulary once, here, not in every worker
         self._raw = data
         # Small inputs still use every worker: at least two blocks each, when there is room.
