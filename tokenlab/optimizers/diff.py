@@ -427,7 +427,24 @@ class _Renderer:
             position = cut.end
         if position < self.lines.count:
             body.append(visible(chunk(position, self.lines.count)))
-        return _summary(meta, context, context_lines) + body
+        return _merged(_summary(meta, context, context_lines) + body)
+
+
+def _merged(parts: list[Part]) -> list[Part]:
+    """Neighbouring strings joined: a few long literal parts, not one per hunk."""
+    merged: list[Part] = []
+    pending: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            pending.append(part)
+            continue
+        if pending:
+            merged.append("".join(pending))
+            pending = []
+        merged.append(part)
+    if pending:
+        merged.append("".join(pending))
+    return [part for part in merged if part != ""]
 
 
 def _summary(meta: list[bytes], context: list[bytes], context_lines: int) -> list[Part]:
