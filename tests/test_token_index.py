@@ -69,13 +69,17 @@ def raw_and_texts(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(raw_and_texts())
-def test_counts_from_the_index_equal_tokenizing_each_text(case: tuple[bytes, list[bytes]]) -> None:
+@given(raw_and_texts(), st.booleans(), st.sampled_from([TINY, IndexLimits()]))
+def test_counts_from_the_index_equal_tokenizing_each_text(
+    case: tuple[bytes, list[bytes]], early: bool, limits: IndexLimits
+) -> None:
     raw, texts = case
-    with TokenCounter(TINY) as counter:
+    with TokenCounter(limits) as counter:
         counter.start_raw(raw)
-        assert counter.raw_index().total == exact(raw)
+        if early:  # counting started while the raw count may still run
+            counter.prefetch(texts[:2])
         assert counter.count_texts(texts) == [exact(text) for text in texts]
+        assert counter.raw_index().total == exact(raw)
 
 
 def test_default_limits_on_a_long_log_with_gaps() -> None:

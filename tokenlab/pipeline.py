@@ -81,6 +81,8 @@ def _raw_measure(packet: ContextPacket, run: RunSettings) -> Measurement:
 def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     assert packet.content_type is not None
     result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
+    # Omissions are counted on the workers while this thread masks and stores.
+    run.counter.prefetch([omission.data for omission in result.omissions])
     pieces: list[str] = []
     for part in result.parts:
         if isinstance(part, Omission):

@@ -135,6 +135,14 @@ def _index_block(data: bytes, start: int, end: int, chunk_bytes: int) -> tuple[l
     return cuts[1:], counts
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A text being counted: raw spans to look up in the index, and submitted pieces."""
+
+    spans: list[tuple[int, int]]
+    jobs: list[Future[list[int]]]
+
+
 class TokenCounter:
     """Counts for one analysis on every core; close it (or use `with`) to stop its threads."""
 
@@ -146,6 +154,7 @@ class TokenCounter:
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
         self._hint = 0  # where the last text's last run ended in the raw input
+        self._prefetched: dict[int, tuple[bytes, _Pending]] = {}
 
     def __enter__(self) -> Self:
         return self
@@ -185,15 +194,84 @@ class TokenCounter:
         return self._index
 
     def count_texts(self, texts: Sequence[bytes]) -> list[int]:
-        """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index."""
-        index = self.raw_index() if self._raw is not None else None
-        totals: list[int] = []
-        jobs: list[list[Future[list[int]]]] = []
+        """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index.
+
+        Texts given to `prefetch` before are not decomposed again: their counting started then.
+        Small texts (markers, secrets) are counted together, one batch per block of bytes.
+        """
+        pending: dict[int, _Pending] = {}
+        small: list[int] = []
+        for position, text in enumerate(texts):
+            owner, found = self._prefetched.get(id(text), (None, None))
+            if owner is text and found is not None:
+                pending[position] = found
+            elif len(text) < self.limits.min_aligned_bytes:
+                small.append(position)
+            else:
+                pending[position] = self._start(text)
+        self._prefetched.clear()
+        counts = [0] * len(texts)
+        for batch, job in self._batches([texts[position] for position in small], small):
+            for position, count in zip(batch, job.result()):
+                counts[position] = count
+        for position, found in pending.items():
+            counts[position] = self._finish(found)
+        return counts
+
+    def _batches(self, texts: list[bytes], positions: list[int]) -> list[tuple[list[int], Future[list[int]]]]:
+        """Whole texts, submitted together in batches of about one block."""
+        batches: list[tuple[list[int], list[memoryview]]] = []
+        size = 0
+        for position, text in zip(positions, texts):
+            if not batches or size + len(text) > self.limits.block_bytes:
+                batches.append(([], []))
+                size = 0
+            batches[-1][0].append(position)
+            batches[-1][1].append(memoryview(text))
+            size += len(text)
+        return [(where, self._pool.submit(count_each, views)) for where, views in batches]
+
+    def prefetch(self, texts: Sequence[bytes]) -> None:
+        """Start counting texts now (they must stay unchanged); `count_texts` collects them."""
         for text in texts:
-            known, rest = self._decompose(text, index)
-            totals.append(known)
-            jobs.append(self._tokenize(rest))
-        return [known + sum(sum(job.result()) for job in pending) for known, pending in zip(totals, jobs)]
+            if id(text) not in self._prefetched:
+                self._prefetched[id(text)] = (text, self._start(text))
+
+    def _start(self, text: bytes) -> _Pending:
+        """Find the text's long runs of raw bytes and submit the rest to the workers.
+
+        Needs only the raw bytes, not their index: it may run while the raw count does.
+        """
+        raw = self._raw if self._raw is not None and len(text) >= self.limits.min_aligned_bytes else None
+        view = memoryview(text)
+        if raw is None:
+            return _Pending([], self._tokenize([view]))
+        if len(text) == len(raw) and text == raw:
+            return _Pending([(0, len(raw))], [])
+        runs = _find_runs(text, raw, self.limits, self._hint)
+        if runs is None:
+            return _Pending([], self._tokenize([view]))
+        if runs:
+            self._hint = runs[-1][1] + runs[-1][2]
+        spans, rest, done = [], [], 0
+        for start, end, raw_start in _aligned_segments(text, runs, self.limits):
+            rest.append(view[done:start])
+            spans.append((raw_start, raw_start + end - start))
+            done = end
+        rest.append(view[done:])
+        return _Pending(spans, self._tokenize([piece for piece in rest if len(piece)]))
+
+    def _finish(self, pending: _Pending) -> int:
+        """The count: spans from the index (their edges tokenized now), plus the rest."""
+        total, edges = 0, list[memoryview]()
+        if pending.spans:
+            index = self.raw_index()
+            for start, end in pending.spans:
+                indexed, partial = index.span(start, end)
+                total += indexed
+                edges.extend(piece for piece in partial if len(piece))
+        jobs = pending.jobs + (self._tokenize(edges) if edges else [])
+        return total + sum(sum(job.result()) for job in jobs)
 
     def _tokenize(self, pieces: list[memoryview]) -> list[Future[list[int]]]:
         """Submit pieces in batches of about one block, big pieces cut at safe cuts."""
@@ -208,28 +286,6 @@ class TokenCounter:
                 batches[-1].append(piece[a:b])
                 size += b - a
         return [self._pool.submit(count_each, batch) for batch in batches if batch]
-
-    def _decompose(self, text: bytes, index: RawIndex | None) -> tuple[int, list[memoryview]]:
-        """(tokens known from the index, pieces to tokenize) for `text`."""
-        view = memoryview(text)
-        if index is None or len(text) < self.limits.min_aligned_bytes:
-            return 0, [view]
-        if len(text) == len(index.data) and text == index.data:
-            return index.total, []
-        runs = _find_runs(text, index.data, self.limits, self._hint)
-        if runs is None:
-            return 0, [view]
-        if runs:
-            self._hint = runs[-1][1] + runs[-1][2]
-        known, rest, done = 0, [], 0
-        for start, end, raw_start in _aligned_segments(text, runs, self.limits):
-            rest.append(view[done:start])
-            indexed, partial = index.span(raw_start, raw_start + end - start)
-            known += indexed
-            rest.extend(partial)
-            done = end
-        rest.append(view[done:])
-        return known, [piece for piece in rest if len(piece)]
 
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
