@@ -742,7 +742,58 @@ def write_results(
             for f in store
         ]
         parts.append("")
+    parts += ["## Targets", "", *verdicts(cases, giga, start, store), ""]
+    parts += ["Why the misses, and where the time goes: `bench/README.md`.", ""]
     (REPO / "bench" / "RESULTS.md").write_text("\n".join(parts))
+
+
+def verdicts(
+    cases: list[CaseResult], giga: CaseResult | None, start: dict[str, float], store: list[StoreFigures]
+) -> list[str]:
+    """One line per target of issue 5, judged from the figures above."""
+
+    def met(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    over = [f"{c.kind} {c.size // MB} MB ({c.ratio:.2f})" for c in cases if c.ratio > 1.25]
+    lines = [f"- RATIO at most 1.25: {met(not over)}" + (f" for {', '.join(over)}" if over else "") + "."]
+    by_key = {(c.kind, c.size): c for c in cases}
+    growth = []
+    for kind in INPUT_TYPES:
+        small, large = by_key.get((kind, 10 * MB)), by_key.get((kind, 100 * MB))
+        if small and large:
+            growth.append(
+                large.analyze_s / small.analyze_s <= 11 and large.peak_rss_mb / small.peak_rss_mb <= 11
+            )
+    if growth:
+        lines.append(f"- Linear growth, 100 MB at most 11x 10 MB in time and RSS: {met(all(growth))}.")
+    log100 = by_key.get(("log", 100 * MB))
+    if log100:
+        bound = 2 * log100.input_bytes / MB + 150
+        lines.append(
+            f"- Peak RSS of the 100 MB log at most 2x input + 150 MB ({bound:.0f} MB): "
+            f"{met(log100.peak_rss_mb <= bound)} ({log100.peak_rss_mb:.0f} MB)."
+        )
+    if giga:
+        lines.append(f"- 1 GB log completes: met ({giga.analyze_s:.0f} s, {giga.peak_rss_mb:,.0f} MB).")
+    helps = [s for name, s in start.items() if name.endswith("--help")]
+    small_runs = [s for name, s in start.items() if name.startswith("tokens analyze")]
+    if helps and small_runs:
+        lines.append(f"- `tokens --help` under 0.25 s: {met(helps[0] < 0.25)} ({helps[0]:.3f} s).")
+        lines.append(
+            f"- `tokens analyze` of a 20 KB log under 0.4 s: {met(small_runs[0] < 0.4)} ({small_runs[0]:.3f} s)."
+        )
+    if len(store) >= 2:
+        low, high = store[0], store[-1]
+        lines.append(
+            f"- show-ref O(1): {high.refs:,} refs vs {low.refs:,}: Store.load {high.load_us:.0f} vs "
+            f"{low.load_us:.0f} µs, the command {high.show_ref_s:.3f} vs {low.show_ref_s:.3f} s."
+        )
+        lines.append(
+            f"- store stats/verify stream: peak RSS {high.stats_rss_mb:.0f}/{high.verify_rss_mb:.0f} MB "
+            f"at {high.refs:,} refs vs {low.stats_rss_mb:.0f}/{low.verify_rss_mb:.0f} MB at {low.refs:,}."
+        )
+    return lines
 
 
 if __name__ == "__main__":
