@@ -23,6 +23,7 @@ in isolation have equal counts. Nothing is estimated.
 from __future__ import annotations
 
 import os
+import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -35,7 +36,8 @@ from tokenlab import tokens
 
 SENTINEL = "<|endoftext|>"
 _SENTINEL_ID = 199999
-_SENTINEL_TOKEN = array("I", [_SENTINEL_ID]).tobytes()  # as it appears in a token buffer
+# The sentinel as it appears in a buffer of native uint32 token ids.
+_SENTINEL_TOKEN_RE = re.compile(re.escape(array("I", [_SENTINEL_ID]).tobytes()))
 
 
 @dataclass(frozen=True)
@@ -81,26 +83,20 @@ class RawIndex:
         return self.before[last] - self.before[first], [view[start:low], view[high:end]]
 
 
-def _encode_with_sentinels(text: str) -> bytes:
-    """Token ids of `text` as native uint32s; `SENTINEL` in it is the special token."""
+def _encode_with_sentinels(text: str) -> memoryview:
+    """Token ids of `text` as native uint32 bytes; `SENTINEL` in it is the special token."""
     encoder = tokens.encoding()
     core = getattr(encoder, "_core_bpe", None)
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
     if to_buffer is not None:  # skips building a list of ints; releases the GIL likewise
-        return memoryview(to_buffer(text, {SENTINEL})).tobytes()
-    return array("I", encoder.encode(text, allowed_special={SENTINEL}, disallowed_special=())).tobytes()
+        return memoryview(to_buffer(text, {SENTINEL})).cast("B")
+    ids = encoder.encode(text, allowed_special={SENTINEL}, disallowed_special=())
+    return memoryview(array("I", ids)).cast("B")
 
 
-def _sentinel_positions(ids: bytes) -> list[int]:
-    positions = []
-    at = ids.find(_SENTINEL_TOKEN)
-    while at >= 0:
-        if at % 4 == 0:
-            positions.append(at // 4)
-            at = ids.find(_SENTINEL_TOKEN, at + 4)
-        else:  # straddles two ids: not a token
-            at = ids.find(_SENTINEL_TOKEN, at + 1)
-    return positions
+def _sentinel_positions(ids: memoryview) -> list[int]:
+    # A match off a 4-byte boundary would straddle two ids: not a token.
+    return [found.start() // 4 for found in _SENTINEL_TOKEN_RE.finditer(ids) if found.start() % 4 == 0]
 
 
 def count_each(pieces: Sequence[bytes | memoryview]) -> list[int]:
@@ -108,10 +104,14 @@ def count_each(pieces: Sequence[bytes | memoryview]) -> list[int]:
     texts = [str(piece, "utf-8", "replace") for piece in pieces]
     if len(texts) < 2 or any(SENTINEL in text for text in texts):
         return [tokens.count(text) for text in texts]
-    ids = _encode_with_sentinels(SENTINEL.join(texts))
+    joined = SENTINEL.join(texts)
+    count = len(texts)
+    del texts  # only the joined copy goes to the tokenizer
+    ids = _encode_with_sentinels(joined)
+    del joined
     marks = _sentinel_positions(ids)
-    if len(marks) != len(texts) - 1:  # cannot happen; fall back rather than guess
-        return [tokens.count(text) for text in texts]
+    if len(marks) != count - 1:  # cannot happen; count one by one rather than guess
+        return [tokens.count(str(piece, "utf-8", "replace")) for piece in pieces]
     bounds = [-1, *marks, len(ids) // 4]
     return [after - before - 1 for before, after in pairwise(bounds)]
 
