@@ -86,7 +86,16 @@ class ContextPacket:
 
     @property
     def all_refs(self) -> list[StoredRef]:
+        """Every marker written, in order, the footer's last (an id may repeat)."""
         return self.refs + ([self.original_ref] if self.original_ref else [])
+
+    @property
+    def unique_refs(self) -> list[StoredRef]:
+        """Each distinct ref once: equal bytes share one id in the store."""
+        first: dict[str, StoredRef] = {}
+        for ref in self.all_refs:
+            first.setdefault(ref.id, ref)
+        return list(first.values())
 
     def as_dict(self) -> dict[str, Any]:
         """The stable `--json` shape documented in the README."""
@@ -101,7 +110,7 @@ class ContextPacket:
             "referenced_tokens": self.referenced_tokens,
             "saved_pct": round(self.saved_pct, 2),
             "refs": [
-                {"id": ref.id, "reason": ref.reason, "bytes": len(ref.data)} for ref in self.all_refs
+                {"id": ref.id, "reason": ref.reason, "bytes": len(ref.data)} for ref in self.unique_refs
             ],
             "secrets_masked": self.secrets_masked,
             "signal": {"status": self.signal_status.value, "missing": list(self.missing_signals)},

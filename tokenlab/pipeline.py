@@ -159,7 +159,7 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
     failures: list[str] = []
-    for ref in packet.all_refs:
+    for ref in packet.unique_refs:
         try:
             if not run.store.holds(ref.id, ref.data):
                 failures.append(f"{ref.id}: reloaded bytes differ")
@@ -169,7 +169,7 @@ def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
     packet.recovery_status = Status.FAIL if failures else Status.PASS
     if failures:
         return "FAIL " + "; ".join(failures)
-    return f"PASS {len(packet.all_refs)} refs reload byte-exactly"
+    return f"PASS {len(packet.unique_refs)} refs reload byte-exactly"
 
 
 STAGES: tuple[tuple[str, Stage], ...] = (

@@ -30,7 +30,7 @@ def _cells(row: BenchmarkRow) -> tuple[str, ...]:
         f"{packet.marker_tokens:,}",
         f"{packet.referenced_tokens:,}",
         f"{packet.saved_pct:.2f}%",
-        str(len(packet.all_refs)),
+        str(len(packet.unique_refs)),
         packet.signal_status.value,
         packet.recovery_status.value,
         row.restore_status.value,
