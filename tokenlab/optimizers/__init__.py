@@ -49,6 +49,23 @@ class OptimizeResult:
         return (part for part in self.parts if isinstance(part, Omission))
 
 
+def join_literals(parts: list[Part]) -> list[Part]:
+    """Neighbouring strings joined, empty ones dropped: a few long literal parts."""
+    joined: list[Part] = []
+    pending: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            pending.append(part)
+            continue
+        if pending:
+            joined.append("".join(pending))
+            pending = []
+        joined.append(part)
+    if pending:
+        joined.append("".join(pending))
+    return [part for part in joined if part != ""]
+
+
 Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 
 # One line per content type: adding a type means adding one module and one line here.

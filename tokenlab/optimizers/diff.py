@@ -36,6 +36,7 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
+    join_literals,
     visible,
 )
 
@@ -427,24 +428,7 @@ class _Renderer:
             position = cut.end
         if position < self.lines.count:
             body.append(visible(chunk(position, self.lines.count)))
-        return _merged(_summary(meta, context, context_lines) + body)
-
-
-def _merged(parts: list[Part]) -> list[Part]:
-    """Neighbouring strings joined: a few long literal parts, not one per hunk."""
-    merged: list[Part] = []
-    pending: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            pending.append(part)
-            continue
-        if pending:
-            merged.append("".join(pending))
-            pending = []
-        merged.append(part)
-    if pending:
-        merged.append("".join(pending))
-    return [part for part in merged if part != ""]
+        return join_literals(_summary(meta, context, context_lines) + body)
 
 
 def _summary(meta: list[bytes], context: list[bytes], context_lines: int) -> list[Part]:

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import accumulate, islice
 
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    join_literals,
+    visible,
+)
 
 
 @dataclass(frozen=True)
@@ -437,7 +444,7 @@ def _render(
             parts += _group_parts(item, lines, coarse, limits)
         else:
             parts.append(lines.text(item, limits.line_bytes) + "\n")
-    return OptimizeResult(tuple(_merge_text(parts)))
+    return OptimizeResult(tuple(join_literals(parts)))
 
 
 def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) -> list[str | Omission]:
@@ -499,18 +506,3 @@ def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
     return reason
 
 
-def _merge_text(parts: list[str | Omission]) -> list[str | Omission]:
-    """Join neighbouring strings so the result has few, long literal parts."""
-    merged: list[str | Omission] = []
-    pending: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            pending.append(part)
-            continue
-        if pending:
-            merged.append("".join(pending))
-            pending = []
-        merged.append(part)
-    if pending:
-        merged.append("".join(pending))
-    return merged
