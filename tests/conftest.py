@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,18 @@ import pytest
 from tokenlab.optimizers import Omission, OptimizeResult
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
+# Commits in throwaway repositories, whatever the user's git configuration says.
+GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+
+
+def run_git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--update-golden", action="store_true", help="rewrite golden files instead of comparing"
-    )
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
 
 
 @pytest.fixture(autouse=True)
@@ -31,9 +38,7 @@ def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def render_preview(result: OptimizeResult) -> str:
     """Render an optimizer result as a fresh store would, without touching one."""
     return "".join(
-        f"#ref:ctx_{hashlib.sha256(part.data).hexdigest()[:6]}"
-        if isinstance(part, Omission)
-        else part
+        f"#ref:ctx_{hashlib.sha256(part.data).hexdigest()[:6]}" if isinstance(part, Omission) else part
         for part in result.parts
     )
 

@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Collection
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_git
 from tokenlab import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.changes import ChangesRequest, ChangesResponse, changes, parse_hunks
 from tokenlab.reads.pointers import PointerTargetError, deref, parse_pointer
-
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
-
-
-def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def numbered(count: int, changed: Collection[int] = ()) -> str:

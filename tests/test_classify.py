@@ -42,7 +42,10 @@ def test_fixtures_classify_as_expected(name: str) -> None:
         (b'{"a": [1, 2', ContentType.TEXT),
         (b"[" * 100_000 + b"]" * 100_000, ContentType.JSON),
         ("caf\xe9 au lait, a latin-1 sentence.\n".encode("latin-1") * 3, ContentType.TEXT),
-        (b"2026-01-01T00:00:00Z INFO a\n2026-01-01T00:00:01Z INFO b\n2026-01-01T00:00:02Z ERROR c\n", ContentType.LOG),
+        (
+            b"2026-01-01T00:00:00Z INFO a\n2026-01-01T00:00:01Z INFO b\n2026-01-01T00:00:02Z ERROR c\n",
+            ContentType.LOG,
+        ),
     ],
     ids=["empty", "controls", "random", "json", "truncated-json", "deep-json", "latin1", "log"],
 )

@@ -70,7 +70,11 @@ def test_show_ref_header_and_raw(tmp_path: Path) -> None:
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
-    for args in (["analyze", str(tmp_path / "missing.log")], ["show-ref", "not-an-id"], ["show-ref", "ctx_abcdef"]):
+    for args in (
+        ["analyze", str(tmp_path / "missing.log")],
+        ["show-ref", "not-an-id"],
+        ["show-ref", "ctx_abcdef"],
+    ):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, args
         assert len(result.stderr.strip().splitlines()) == 1
@@ -98,7 +102,10 @@ def test_store_option_and_env(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(log), "--store", str(elsewhere)])
     assert result.exit_code == 0
     assert (elsewhere / "v1" / "refs").is_dir()
-    assert runner.invoke(app, ["restore", "-", "--store", str(elsewhere)], input=result.stdout).stdout_bytes == LOG
+    assert (
+        runner.invoke(app, ["restore", "-", "--store", str(elsewhere)], input=result.stdout).stdout_bytes
+        == LOG
+    )
 
 
 def test_store_commands(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,19 +11,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tests.conftest import run_git
 from tokenlab.cli_reads import register
 
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 CODE = (
     b"import os\r\n\r\n\r\nclass Store:\r\n    def load(self, key):\r\n        return key\r\n"
     b"\r\n\r\ndef main():\r\n    pass"
 )
-
-
-def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 @pytest.fixture

@@ -53,8 +53,19 @@ def test_unchanged_text_passes_through_without_footer() -> None:
         b"#ref:ctx_31154f\n[original 3 bytes: #ref:ctx_31154f]\n",
     ],
     ids=[
-        "empty", "no-newline", "crlf", "latin1", "nul", "binary", "ansi", "deep-json", "dup-keys",
-        "truncated-json", "no-newline-diff", "truncated-diff", "fake-footer",
+        "empty",
+        "no-newline",
+        "crlf",
+        "latin1",
+        "nul",
+        "binary",
+        "ansi",
+        "deep-json",
+        "dup-keys",
+        "truncated-json",
+        "no-newline-diff",
+        "truncated-diff",
+        "fake-footer",
     ],  # fmt: skip
 )
 def test_hostile_inputs_analyze_and_restore_exactly(data: bytes) -> None:
@@ -71,7 +82,9 @@ def test_five_megabyte_single_line() -> None:
 
 
 def test_input_marker_is_never_confused_with_ours() -> None:
-    planted = b"INFO cache hit #ref:ctx_31154f\n" * 200 + b"ERROR PaymentService line 421 see #ref:ctx_31154f\n"
+    planted = (
+        b"INFO cache hit #ref:ctx_31154f\n" * 200 + b"ERROR PaymentService line 421 see #ref:ctx_31154f\n"
+    )
     store, packet = run(planted)
     assert "#ref(literal):ctx_31154f" in packet.visible
     ours = {ref.id for ref in packet.all_refs}

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.conftest import run_git
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import (
     WORKTREE,
@@ -24,14 +25,6 @@ from tokenlab.reads.pointers import (
     open_source,
     parse_pointer,
 )
-
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
-
-
-def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 @pytest.fixture

@@ -33,7 +33,9 @@ def test_private_key_block() -> None:
     assert Omission(block.encode(), "secret:private-key") in pieces
 
 
-@pytest.mark.parametrize("text", ["max_tokens: 500", "password: ${DB_PASS}", "password=****", "no secrets here"])
+@pytest.mark.parametrize(
+    "text", ["max_tokens: 500", "password: ${DB_PASS}", "password=****", "no secrets here"]
+)
 def test_leaves_non_secrets(text: str) -> None:
     assert redact(text) == [text]
 

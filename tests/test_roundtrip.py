@@ -38,8 +38,15 @@ logs = st.lists(log_lines, min_size=1, max_size=200).map(
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
-    lambda children: st.lists(children, max_size=12)
-    | st.dictionaries(st.sampled_from(["id", "status", "error", "telemetry", "padding_1", "x", "name"]) | st.text(max_size=8), children, max_size=10),
+    lambda children: (
+        st.lists(children, max_size=12)
+        | st.dictionaries(
+            st.sampled_from(["id", "status", "error", "telemetry", "padding_1", "x", "name"])
+            | st.text(max_size=8),
+            children,
+            max_size=10,
+        )
+    ),
     max_leaves=80,
 )
 json_docs = st.tuples(json_values, st.sampled_from([None, 2, 4])).map(
@@ -56,7 +63,11 @@ def _hunk(lines: list[tuple[str, str]]) -> str:
 diffs = st.lists(
     st.tuples(
         st.sampled_from(["src/a.py", "package-lock.json", "src/Security/AuthGuard.php", "dist/app.min.js"]),
-        st.lists(st.tuples(st.sampled_from([" ", "+", "-"]), st.text(alphabet="abc ()=;$", max_size=30)), min_size=1, max_size=40),
+        st.lists(
+            st.tuples(st.sampled_from([" ", "+", "-"]), st.text(alphabet="abc ()=;$", max_size=30)),
+            min_size=1,
+            max_size=40,
+        ),
     ),
     min_size=1,
     max_size=5,

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import GIT
 from tokenlab import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import deref, parse_pointer
 from tokenlab.reads.search import MAX_LINE_CHARS, SearchRequest, SearchResponse, search
-
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 
 SERVICE = '''"""Billing service."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +12,12 @@ import typer
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from tests.conftest import run_git
 from tokenlab.cli_reads import register
 from tokenlab.server import create_app
 from tokenlab.store import Store
 
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))
-
-
-def run_git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 @pytest.fixture

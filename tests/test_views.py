@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import GIT
 from tokenlab import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import deref, parse_pointer
 from tokenlab.reads.views import LineRange, ReadRequest, ReadResponse, View, read
-
-GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 
 
 def module_source(classes: int, methods: int) -> str:
