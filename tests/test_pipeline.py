@@ -66,7 +66,7 @@ def test_unchanged_text_passes_through_without_footer() -> None:
         "no-newline-diff",
         "truncated-diff",
         "fake-footer",
-    ],  # fmt: skip
+    ],
 )
 def test_hostile_inputs_analyze_and_restore_exactly(data: bytes) -> None:
     store, packet = run(data)

@@ -60,6 +60,7 @@ def test_killed_writers_never_leave_a_partial_ref(tmp_path: Path) -> None:
             [sys.executable, "-c", CRASHING_WRITER, str(root), kill_at, "8", str(run)],
             capture_output=True,
             text=True,
+            check=False,  # most writers are meant to die by SIGKILL
         )
         kills += result.returncode == -signal.SIGKILL
         for line in result.stdout.splitlines():
