@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenlab import tokens
+from tokenlab import pipeline, tokens
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
+from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
 from tokenlab.store import Store
 from tokenlab.token_index import SENTINEL, IndexLimits, TokenCounter, count_each
@@ -149,10 +150,25 @@ def test_store_holds_compares_streaming(tmp_path: Path) -> None:
         store.holds("ctx_000000", b"")
 
 
-def test_analysis_restores_the_garbage_collector_state() -> None:
+def test_analysis_restores_the_garbage_collector_state(monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store.resolve()
+    seen: list[bool] = []
+    real_classify = pipeline.classify_stage
+
+    def classify_noting_gc(packet: ContextPacket, run: pipeline.RunSettings) -> str:
+        seen.append(gc.isenabled())
+        return real_classify(packet, run)
+
+    monkeypatch.setattr(
+        pipeline,
+        "STAGES",
+        tuple((n, classify_noting_gc if n == "CLASSIFY" else s) for n, s in pipeline.STAGES),
+    )
+    monkeypatch.setattr(pipeline, "GC_PAUSE_BYTES", 500)
     assert gc.isenabled()
-    analyze(b"INFO tick\n" * 100, source="t", store=store)
+    analyze(b"INFO tick\n" * 100, source="t", store=store)  # 1,000 bytes: paused
+    analyze(b"INFO tick\n", source="t", store=store)  # small: left on
+    assert seen == [False, True]
     assert gc.isenabled()
     gc.disable()
     try:

@@ -194,7 +194,7 @@ def analyze(
 ) -> ContextPacket:
     """Run every stage over `data`; the packet carries the visible text and the trace."""
     packet = ContextPacket(source=source, raw=data, signals=signals)
-    with _cyclic_gc_paused(), TokenCounter() as counter:
+    with _cyclic_gc_paused(len(data) >= GC_PAUSE_BYTES), TokenCounter() as counter:
         run = RunSettings(store, config or OptimizerConfig(), redact_secrets, counter)
         counter.start_raw(data)
         details = [(name, stage(packet, run)) for name, stage in STAGES]
@@ -203,15 +203,21 @@ def analyze(
     return packet
 
 
+# Smaller inputs build too few objects for full collections to matter; leaving the
+# collector on for them keeps a busy server from running long without one.
+GC_PAUSE_BYTES = 1 << 20
 _gc_lock = threading.Lock()
-_gc_runs = 0  # analyses running now, in any thread
+_gc_runs = 0  # large analyses running now, in any thread
 _gc_was_enabled = False
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector while any analysis runs; restore it after the last."""
+def _cyclic_gc_paused(pause: bool = True) -> Iterator[None]:
+    """Pause the cyclic collector while any large analysis runs; restore it after the last."""
     global _gc_runs, _gc_was_enabled
+    if not pause:
+        yield
+        return
     with _gc_lock:
         if _gc_runs == 0:
             _gc_was_enabled = gc.isenabled()
