@@ -99,11 +99,20 @@ def _sentinel_positions(ids: memoryview) -> list[int]:
     return [found.start() // 4 for found in _SENTINEL_TOKEN_RE.finditer(ids) if found.start() % 4 == 0]
 
 
+def _count_one(text: str) -> int:
+    """`tokens.count`, holding 4 bytes per token rather than a list of ints when it can."""
+    core = getattr(tokens.encoding(), "_core_bpe", None)
+    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+    if to_buffer is None:
+        return tokens.count(text)
+    return memoryview(to_buffer(text, set())).nbytes // 4
+
+
 def count_each(pieces: Sequence[bytes | memoryview]) -> list[int]:
     """Exact token count of each piece decoded with U+FFFD replacement, in one call."""
     texts = [str(piece, "utf-8", "replace") for piece in pieces]
     if len(texts) < 2 or any(SENTINEL in text for text in texts):
-        return [tokens.count(text) for text in texts]
+        return [_count_one(text) for text in texts]
     joined = SENTINEL.join(texts)
     count = len(texts)
     del texts  # only the joined copy goes to the tokenizer
@@ -111,7 +120,7 @@ def count_each(pieces: Sequence[bytes | memoryview]) -> list[int]:
     del joined
     marks = _sentinel_positions(ids)
     if len(marks) != count - 1:  # cannot happen; count one by one rather than guess
-        return [tokens.count(str(piece, "utf-8", "replace")) for piece in pieces]
+        return [_count_one(str(piece, "utf-8", "replace")) for piece in pieces]
     bounds = [-1, *marks, len(ids) // 4]
     return [after - before - 1 for before, after in pairwise(bounds)]
 
