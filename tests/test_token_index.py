@@ -29,6 +29,7 @@ LINE_PIECES = [
     "  ",
     "\t",
     "/",
+    "/usr",
     "é",
     "日本",
     "!",
@@ -123,13 +124,22 @@ def test_pieces_cut_inside_utf8_sequences_count_as_decoded_alone() -> None:
 def test_indented_and_punctuated_lines_are_safe_cuts(cut_before: str) -> None:
     for before in ["value;\n", "text  \n", "a\r\n", "x'\n", "end.\n"]:
         whole = before + cut_before
-        assert tokens.SAFE_CUT_RE.match(whole.encode(), len(before) - 1)
+        assert tokens.is_safe_cut(whole.encode(), len(before))
         assert tokens.count(whole) == tokens.count(before) + tokens.count(cut_before)
 
 
 def test_blank_and_slash_lines_are_not_cuts() -> None:
-    for after in [" \n", "\n", "/etc\n", "  ", "\u00a0x\n"]:
-        assert not tokens.SAFE_CUT_RE.match(("x\n" + after).encode(), 1)
+    for after in [" \n", "\n", "  ", "\u00a0x\n"]:
+        assert not tokens.is_safe_cut(("x\n" + after).encode(), 2)
+    for before in [";\n", ".\n", "x \n", "é\n", "\n"]:  # a punctuation run may take "\n/"
+        assert not tokens.is_safe_cut((before + "/etc\n").encode(), len(before.encode()))
+
+
+@pytest.mark.parametrize("before", ["lib.so.3\n", "usr/bin\n", "x\n"])
+def test_absolute_paths_after_a_letter_or_digit_are_safe_cuts(before: str) -> None:
+    whole = before + "/usr/lib/python3/site.py\n"
+    assert tokens.is_safe_cut(whole.encode(), len(before))
+    assert tokens.count(whole) == tokens.count(before) + tokens.count(whole[len(before) :])
 
 
 def test_store_holds_compares_streaming(tmp_path: Path) -> None:

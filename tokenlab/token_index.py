@@ -73,9 +73,7 @@ class RawIndex:
         first = bisect_left(self.offsets, start)
         last = bisect_right(self.offsets, end) - 1
         # The last cut must be safe inside the span: its look-ahead may not pass `end`.
-        while last > first and not (
-            self.offsets[last] == end or tokens.SAFE_CUT_AHEAD_RE.match(self.data, self.offsets[last], end)
-        ):
+        while last > first and not tokens.is_safe_cut(self.data, self.offsets[last], end):
             last -= 1
         if last <= first:
             return 0, [view[start:end]]
@@ -352,19 +350,13 @@ def _find_runs(text: bytes, raw: bytes, limits: IndexLimits, hint: int = 0) -> l
     return runs
 
 
-def _is_safe_cut(text: bytes, at: int) -> bool:
-    if at <= 0 or at >= len(text):
-        return True
-    return text[at - 1] == 0x0A and tokens.SAFE_CUT_AHEAD_RE.match(text, at) is not None
-
-
 def _last_safe_cut(text: bytes, low: int, high: int) -> int | None:
     """The last safe cut of `text` in [low, high]."""
     at = high
     for _ in range(64):  # a few lines back at most; then give up on this run
         if at < low:
             return None
-        if _is_safe_cut(text, at):
+        if tokens.is_safe_cut(text, at):
             return at
         at = text.rfind(b"\n", low, at - 1) + 1
         if at == 0:
@@ -380,7 +372,7 @@ def _aligned_segments(text: bytes, runs: list[Run], limits: IndexLimits) -> list
         if length < limits.min_run_bytes:
             continue
         end = start + length
-        if _is_safe_cut(text, start):
+        if tokens.is_safe_cut(text, start):
             first: int | None = start
         else:
             found = tokens.SAFE_CUT_RE.search(text, start, end)

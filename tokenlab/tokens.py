@@ -145,11 +145,18 @@ def count(text: str) -> int:
 # punctuation run, `[\r\n/]*` may take the newline and a following "/"), or with spaces
 # or tabs and then any printable ASCII character (a whitespace run joins a newline only
 # when it reaches another line break, and punctuation takes no space after the newline).
-# Nothing in the pattern looks behind, so text can be cut just after such a newline and
-# the counts of the parts add up exactly; `tests/test_tokens.py` checks it by property.
-SAFE_CUT_AHEAD_RE = re.compile(rb"[!-.0-~]|[ \t]+[!-~]")
-SAFE_CUT_RE = re.compile(rb"\n(?=" + SAFE_CUT_AHEAD_RE.pattern + rb")")
-TEXT_SAFE_CUT_RE = re.compile(SAFE_CUT_RE.pattern.decode())
+# A "/" may start the next line too when the line before ends in an ASCII letter or
+# digit: only a punctuation run takes a newline and a "/" after it into one piece (this
+# keeps `find /` listings parallel). The pattern looks at most one byte back, so text
+# can be cut just after such a newline and the counts of the parts add up exactly;
+# `tests/test_tokens.py` and `tests/test_token_index.py` check it by property.
+SAFE_CUT_RE = re.compile(rb"\n(?=[!-.0-~]|[ \t]+[!-~])|(?<=[0-9A-Za-z])\n(?=/)")
+
+
+def is_safe_cut(data: bytes | memoryview, at: int, end: int | None = None) -> bool:
+    """Whether `data[:end]` can be cut at `at` with counts that add up (its ends always can)."""
+    end = len(data) if end is None else end
+    return at <= 0 or at >= end or SAFE_CUT_RE.match(data, at - 1, end) is not None
 PARALLEL_CHUNK_BYTES = 4 * 1024 * 1024
 
 
