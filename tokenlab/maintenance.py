@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from tokenlab.errors import StoreCorruptionError
-from tokenlab.store import _HEX_NAME_RE, TEMP_PREFIX, Store, _decode
+from tokenlab.store import _HEX_NAME_RE, ID_PREFIX, TEMP_PREFIX, Store
 
 DAY_SECONDS = 86400
 
@@ -48,7 +48,7 @@ def stats(store: Store) -> StoreStats:
 
 
 def verify(store: Store) -> VerifyReport:
-    """Re-hash every ref. Temp files of interrupted writes are listed but never refs."""
+    """Re-hash every ref, streaming. Temp files of interrupted writes are listed, never refs."""
     report = VerifyReport()
     for entry in store.ref_files():
         if entry.name.startswith(TEMP_PREFIX):
@@ -58,8 +58,7 @@ def verify(store: Store) -> VerifyReport:
         else:
             report.checked += 1
             try:
-                with open(entry.path, "rb") as handle:
-                    _decode(entry.name, handle.read())
+                store.check(ID_PREFIX + entry.name)
             except StoreCorruptionError as error:
                 report.corrupt.append(str(error))
     return report
