@@ -668,7 +668,7 @@ def main() -> None:
             f"1 GB log: {giga.analyze_s:.1f} s, peak RSS {giga.peak_rss_mb:,.0f} MB, saved {giga.saved_pct}"
         )
 
-    start = {} if args.no_startup else startup(max(args.repeat, 7))
+    start = {} if args.no_startup else startup(max(args.repeat, 15))
     for name, seconds in start.items():
         print(f"{name:<40} {seconds:.3f} s")
 
