@@ -1,7 +1,9 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokenlab.optimizers import Omission
-from tokenlab.redact import redact
+from tokenlab.redact import _SECRET_RE, redact, secret_matches
 
 # Realistic-looking fake credentials (documented example values or random strings).
 CASES = [
@@ -52,3 +54,17 @@ def test_leaves_non_secrets(text: str) -> None:
 )
 def test_code_that_mentions_secrets_is_not_masked(code: str) -> None:
     assert redact(code) == [code]
+
+
+FRAGMENTS = [
+    "password", "=", "token", ": ", "AKIA", "IOSFODNN7EXAMPLE", "://", "user", ":", "pw", "@",
+    "Bearer ", "eyJ", "abcdefghij", ".", "ghp_", "x" * 36, "-----BEGIN RSA PRIVATE KEY-----", "\n",
+    "-----END RSA PRIVATE KEY-----", " ", '"', "secret", "api_key", "access_token", "client_secret",
+    "https://hooks.slack.com/services/", "T0000/B0000/XXXXXXXXXXXXXXXXXXXX", "sk_live_",
+    "0123456789abcdef0123", "xoxb-", "1234567890-abc", "$", "(", "str",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+def test_anchor_scan_finds_exactly_what_the_full_pattern_finds(text: str) -> None:
+    assert [m.span() for m in secret_matches(text)] == [m.span() for m in _SECRET_RE.finditer(text)]
