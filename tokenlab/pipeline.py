@@ -11,9 +11,8 @@ The cost floor of an analysis is one tokenizer pass over the input, so the stage
 arranged around it: the exact raw count starts on worker threads as the run starts (the
 tokenizer releases the GIL, so it runs on the other cores while CLASSIFY and OPTIMIZE
 work); MEASURE_RAW returns at once, and its trace detail is filled in when MEASURE_OPT
-needs the count. MEASURE_OPT
-counts omissions from the raw count's index rather than tokenizing them again (see
-`token_index`). Trace entries are still recorded in stage order. The cyclic garbage
+needs the count. MEASURE_OPT counts omissions from the raw count's index rather than
+tokenizing them again (see `token_index`). Trace entries are still recorded in stage order. The cyclic garbage
 collector is paused during a run: optimizers build many small acyclic objects, and
 repeated full collections made large inputs cost more than linear time.
 """
@@ -39,9 +38,9 @@ from tokenlab.token_index import TokenCounter
 @dataclass(frozen=True)
 class RunSettings:
     store: Store
+    counter: TokenCounter = field(compare=False, repr=False)  # owned by `analyze`
     optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
     redact_secrets: bool = True
-    counter: TokenCounter = field(default_factory=TokenCounter, compare=False, repr=False)
 
 
 # A stage returns its trace detail, or a function that returns it once work the stage
@@ -195,7 +194,7 @@ def analyze(
     """Run every stage over `data`; the packet carries the visible text and the trace."""
     packet = ContextPacket(source=source, raw=data, signals=signals)
     with _cyclic_gc_paused(len(data) >= GC_PAUSE_BYTES), TokenCounter() as counter:
-        run = RunSettings(store, config or OptimizerConfig(), redact_secrets, counter)
+        run = RunSettings(store, counter, config or OptimizerConfig(), redact_secrets)
         counter.start_raw(data)
         details = [(name, stage(packet, run)) for name, stage in STAGES]
         for name, detail in details:
