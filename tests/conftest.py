@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.optimizers import Omission, OptimizeResult
+from tokenlab.optimizers import Excerpt, Omission, OptimizeResult
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 # Commits in throwaway repositories, whatever the user's git configuration says.
@@ -38,7 +38,11 @@ def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def render_preview(result: OptimizeResult) -> str:
     """Render an optimizer result as a fresh store would, without touching one."""
     return "".join(
-        f"#ref:ctx_{hashlib.sha256(part.data).hexdigest()[:6]}" if isinstance(part, Omission) else part
+        f"#ref:ctx_{hashlib.sha256(part.data).hexdigest()[:6]}"
+        if isinstance(part, Omission)
+        else part.text
+        if isinstance(part, Excerpt)
+        else part
         for part in result.parts
     )
 

@@ -13,7 +13,7 @@ from unidiff.patch import PatchSet
 
 from tests.conftest import Golden, render_preview
 from tokenlab import tokens
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -23,14 +23,10 @@ FINE = OptimizerConfig(Granularity.FINE)
 
 
 def _function(name: str, body_lines: int) -> list[str]:
-    return [f"def {name}(value):"] + [
-        f"    step_{i} = transform_{i}(value)" for i in range(body_lines)
-    ]
+    return [f"def {name}(value):"] + [f"    step_{i} = transform_{i}(value)" for i in range(body_lines)]
 
 
-def _hunk(
-    old_start: int, before: list[str], removed: list[str], added: list[str], after: list[str]
-) -> str:
+def _hunk(old_start: int, before: list[str], removed: list[str], added: list[str], after: list[str]) -> str:
     old = len(before) + len(removed) + len(after)
     new = len(before) + len(added) + len(after)
     lines = [f"@@ -{old_start},{old} +{old_start},{new} @@ class Service:"]
@@ -57,9 +53,7 @@ CASES: dict[str, bytes] = {
     "middle_context": (
         GIT_HEADER
         + PATHS
-        + _hunk(
-            1, ["import os"], ["import sys"], ["import io"], _function("run", 6) + ["    return 0"]
-        )[:-1]
+        + _hunk(1, ["import os"], ["import sys"], ["import io"], _function("run", 6) + ["    return 0"])[:-1]
         + "\n-    return 1\n+    return 2\n"
     )
     .replace("@@ -1,10 +1,10 @@", "@@ -1,11 +1,11 @@")
@@ -201,9 +195,16 @@ def _assert_covers(data: bytes, result: OptimizeResult) -> None:
     """Every original line is either shown or inside some omission; file refs are exact spans."""
     shown: Counter[str] = Counter()
     hidden: Counter[str] = Counter()
+    spans: list[tuple[int, int]] = []
     for part in result.parts:
         if isinstance(part, Omission):
             hidden.update(_lines(visible(part.data)))
+            assert b"".join(data[start:end] for start, end in part.source) == part.data, part.reason
+            spans += part.source
+        elif isinstance(part, Excerpt):
+            shown.update(_lines(part.text))
+            assert visible(data[part.start : part.end]) == part.text
+            spans.append((part.start, part.end))
         else:
             shown.update(_lines(part))
     missing = Counter(_lines(visible(data))) - shown - hidden
@@ -211,6 +212,9 @@ def _assert_covers(data: bytes, result: OptimizeResult) -> None:
     for omission in result.omissions:
         if "concatenated" not in omission.reason:
             assert omission.data in data, omission.reason
+    if spans:  # the mapped parts tile the input: each byte shown or omitted exactly once
+        ends = [0] + [end for _, end in sorted(spans)]
+        assert [start for start, _ in sorted(spans)] == ends[:-1] and ends[-1] == len(data)
 
 
 def _folded_labels(text: str) -> dict[str, str]:
@@ -244,9 +248,7 @@ def test_golden_auth_guard_fixture(golden: Golden, granularity: Granularity) -> 
 
 @pytest.mark.parametrize("name", DIFF_FIXTURES)
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-def test_fixture_signals_survive_and_everything_is_covered(
-    name: str, granularity: Granularity
-) -> None:
+def test_fixture_signals_survive_and_everything_is_covered(name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
     text = render_preview(result)
@@ -263,9 +265,7 @@ def test_every_change_of_unfolded_files_and_every_file_name_stays_visible(name: 
     lines = set(text.splitlines())
     labels = _folded_labels(text)
     for patched in PatchSet(data.decode("utf-8")):
-        path = (patched.target_file if patched.target_file != "/dev/null" else patched.source_file)[
-            2:
-        ]
+        path = (patched.target_file if patched.target_file != "/dev/null" else patched.source_file)[2:]
         assert path in text
         if path in labels:
             assert f"+{patched.added} -{patched.removed} lines" in labels[path]
@@ -358,10 +358,8 @@ def test_generated_banner_minified_and_lockfiles_fold_with_counts() -> None:
         "yarn.lock": "lockfile, +1 -1 lines] #ref:ctx_" + labels["yarn.lock"].split("#ref:ctx_")[1],
         "api/service_pb2.py": "generated, +1 -1 lines] #ref:ctx_"
         + labels["api/service_pb2.py"].split("#ref:ctx_")[1],
-        "web/bundle.js": "minified, +1 -1 lines] #ref:ctx_"
-        + labels["web/bundle.js"].split("#ref:ctx_")[1],
-        "gen/client.go": "generated, +1 -1 lines] #ref:ctx_"
-        + labels["gen/client.go"].split("#ref:ctx_")[1],
+        "web/bundle.js": "minified, +1 -1 lines] #ref:ctx_" + labels["web/bundle.js"].split("#ref:ctx_")[1],
+        "gen/client.go": "generated, +1 -1 lines] #ref:ctx_" + labels["gen/client.go"].split("#ref:ctx_")[1],
     }
 
 
@@ -391,8 +389,7 @@ def test_limits_are_configurable() -> None:
 HOSTILE = {
     "empty": b"",
     "invalid_utf8": (
-        b"diff --git a/\xff b/\xff\n--- a/\xff\n+++ b/\xff\n"
-        b"@@ -1,3 +1,3 @@\n \xfe\xfe\n-\xc3\n+\x80\n \xff\n"
+        b"diff --git a/\xff b/\xff\n--- a/\xff\n+++ b/\xff\n@@ -1,3 +1,3 @@\n \xfe\xfe\n-\xc3\n+\x80\n \xff\n"
     ),
     "latin1": "--- a/café\n+++ b/café\n@@ -1 +1 @@\n-données\n+résumé\n".encode("latin-1"),
     "nul_bytes": b"diff --git a/x b/x\n--- a/x\x00\n+++ b/x\x00\n@@ -1 +1 @@\n-\x00\n+\x00\x00\n",
@@ -413,7 +410,7 @@ HOSTILE = {
 def test_hostile_input_never_raises_and_stays_covered(name: str, granularity: Granularity) -> None:
     data = HOSTILE[name]
     result = optimize(data, OptimizerConfig(granularity))
-    assert all(isinstance(part, str | Omission) for part in result.parts)
+    assert all(isinstance(part, str | Excerpt | Omission) for part in result.parts)
     _assert_covers(data, result)
 
 
@@ -469,4 +466,4 @@ def test_generated_diffs_never_raise_and_stay_covered(lines: list[bytes], newlin
 @given(st.binary(max_size=4000), st.sampled_from(list(Granularity)))
 def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
     result = optimize(data, OptimizerConfig(granularity))
-    assert all(isinstance(part, str | Omission) for part in result.parts)
+    assert all(isinstance(part, str | Excerpt | Omission) for part in result.parts)

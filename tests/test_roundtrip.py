@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokenlab import tokens
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
@@ -64,7 +65,7 @@ diffs = st.lists(
     st.tuples(
         st.sampled_from(["src/a.py", "package-lock.json", "src/Security/AuthGuard.php", "dist/app.min.js"]),
         st.lists(
-            st.tuples(st.sampled_from([" ", "+", "-"]), st.text(alphabet="abc ()=;$", max_size=30)),
+            st.tuples(st.sampled_from([" ", "+", "-"]), st.text(alphabet="abc ()=;$é…", max_size=30)),
             min_size=1,
             max_size=40,
         ),
@@ -85,6 +86,13 @@ def round_trip(data: bytes, granularity: Granularity = Granularity.COARSE) -> No
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     visible = packet.visible.encode("utf-8")
     assert restore(visible, store) == data
+    # Counts reuse the raw count wherever they can; they must equal tokenizing each text.
+    assert packet.raw_measure and packet.visible_measure
+    assert packet.raw_measure.tokens == tokens.count(data.decode("utf-8", errors="replace"))
+    assert packet.visible_measure.tokens == tokens.count(packet.visible)
+    assert packet.referenced_tokens == sum(
+        tokens.count(ref.data.decode("utf-8", errors="replace")) for ref in packet.refs
+    )
 
 
 @QUICK

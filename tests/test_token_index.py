@@ -14,7 +14,7 @@ from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
 from tokenlab.store import Store
-from tokenlab.token_index import SENTINEL, IndexLimits, TokenCounter, count_each
+from tokenlab.token_index import SENTINEL, IndexLimits, MappedText, TokenCounter, count_each
 
 # Tiny limits, so that short examples cross chunk, block and run boundaries.
 TINY = IndexLimits(
@@ -41,6 +41,7 @@ LINE_PIECES = [
     "\u00a0",
     "\x85",
     "#ref:ctx_",
+    "…",
 ]
 lines = st.lists(st.sampled_from(LINE_PIECES), max_size=8).map(lambda parts: "".join(parts) + "\n")
 ENDINGS = ["\n", "\r\n", "  \n", "\n\n"]
@@ -84,6 +85,45 @@ def test_counts_from_the_index_equal_tokenizing_each_text(
         assert counter.raw_index().total == exact(raw)
 
 
+@st.composite
+def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
+    """A text built from raw ranges (cut anywhere) and foreign bytes, with its runs."""
+    raw_lines = [line.encode() for line in draw(st.lists(lines, min_size=1, max_size=40))]
+    raw = b"".join(raw_lines) + draw(st.binary(max_size=3))
+    data, runs, cuts = b"", [], []
+    for _ in range(draw(st.integers(0, 8))):
+        if draw(st.booleans()):
+            data += draw(
+                st.sampled_from([b"\xe2\x80\xa6 3 lines\n", b"#ref:ctx_abcdef", b"\n", b" ", b"\xff"])
+            )
+            continue
+        start = draw(st.integers(0, len(raw)))
+        end = draw(st.integers(start, len(raw)))
+        claimed = draw(st.sampled_from([end - start, end - start, max(0, end - start - 1)]))
+        runs.append((len(data), start, claimed))  # a claim one byte short is still true
+        cuts += [start, end]
+        data += raw[start:end]
+    return raw, MappedText(data, runs), cuts
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_and_mapped(), st.sampled_from([TINY, IndexLimits(min_mapped_bytes=0), IndexLimits()]))
+def test_mapped_texts_count_exactly(case: tuple[bytes, MappedText, list[int]], limits: IndexLimits) -> None:
+    raw, mapped, cuts = case
+    with TokenCounter(limits) as counter:
+        counter.start_raw(raw, cuts)
+        assert counter.count_texts([mapped, mapped.data]) == [exact(mapped.data)] * 2
+        assert counter.raw_index().total == exact(raw)
+
+
+def test_a_run_that_does_not_match_the_input_is_tokenized() -> None:
+    raw = b"alpha\nbeta\ngamma\n" * 20
+    text = b"ALPHA\nBETA\n" + raw[12:]
+    with TokenCounter(IndexLimits(min_mapped_bytes=0)) as counter:
+        counter.start_raw(raw, [0, 12])
+        assert counter.count_texts([MappedText(text, [(0, 0, 11), (11, 12, len(raw) - 12)])]) == [exact(text)]
+
+
 def test_default_limits_on_a_long_log_with_gaps() -> None:
     raw_lines = [
         f"2026-03-14 09:00:{i % 60:02d} INFO request {i} took {i % 97} ms\n".encode() for i in range(40_000)
@@ -119,7 +159,7 @@ def test_pieces_cut_inside_utf8_sequences_count_as_decoded_alone() -> None:
 
 
 @pytest.mark.parametrize(
-    "cut_before", ["  x = 1\n", "\tif y:\n", "    /path\n", "}\n", "-removed\n", " context\n"]
+    "cut_before", ["  x = 1\n", "\tif y:\n", "    /path\n", "}\n", "-removed\n", " context\n", "… 4 lines\n"]
 )
 def test_indented_and_punctuated_lines_are_safe_cuts(cut_before: str) -> None:
     for before in ["value;\n", "text  \n", "a\r\n", "x'\n", "end.\n"]:

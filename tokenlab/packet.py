@@ -37,6 +37,7 @@ class StoredRef:
     id: str
     reason: str
     data: bytes
+    source: tuple[tuple[int, int], ...] = ()  # input ranges whose bytes, joined, are `data`
 
     @property
     def marker(self) -> str:
@@ -61,6 +62,9 @@ class ContextPacket:
     content_type: ContentType | None = None
     classify_reason: str = ""
     visible: str = ""
+    # (offset in the visible text's UTF-8 bytes, offset in the input, length) of input
+    # bytes shown unchanged, when the optimizer mapped them: counted from the raw count.
+    visible_runs: list[tuple[int, int, int]] = field(default_factory=list)
     refs: list[StoredRef] = field(default_factory=list)
     original_ref: StoredRef | None = None
     raw_measure: Measurement | None = None

@@ -8,13 +8,16 @@ the store: it stores each omission, renders its marker, and stores the whole ori
 so that `restore` can rebuild it byte for byte.
 
 The cost floor of an analysis is one tokenizer pass over the input, so the stages are
-arranged around it: the exact raw count starts on worker threads as the run starts (the
-tokenizer releases the GIL, so it runs on the other cores while CLASSIFY and OPTIMIZE
-work); MEASURE_RAW returns at once, and its trace detail is filled in when MEASURE_OPT
-needs the count. MEASURE_OPT counts omissions from the raw count's index rather than
-tokenizing them again (see `token_index`). Trace entries are still recorded in stage order. The cyclic garbage
-collector is paused during a run: optimizers build many small acyclic objects, and
-repeated full collections made large inputs cost more than linear time.
+arranged around it: MEASURE_RAW starts the exact raw count on worker threads and returns
+at once (the tokenizer releases the GIL, so it runs on the other cores while OPTIMIZE
+works); its trace detail is filled in when MEASURE_OPT needs the count. For types whose
+optimizer maps its output to input ranges (`MAPS_INPUT`: diffs, whose kept and folded
+lines alternate every few lines), the count starts as soon as the optimizer returns, cut
+where those ranges begin and end. MEASURE_OPT counts the visible text and the omissions
+from the raw count's index rather than tokenizing them again (see `token_index`). Trace
+entries are still recorded in stage order. The cyclic garbage collector is paused during
+a run: optimizers build many small acyclic objects, and repeated full collections made
+large inputs cost more than linear time.
 """
 
 from __future__ import annotations
@@ -28,11 +31,20 @@ from dataclasses import dataclass, field
 from tokenlab import markers
 from tokenlab.classify import classify
 from tokenlab.errors import TokenlabError
-from tokenlab.optimizers import Omission, OptimizerConfig, optimizer_for
+from tokenlab.optimizers import (
+    MAPS_INPUT,
+    Excerpt,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    Span,
+    optimizer_for,
+)
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.store import Store
-from tokenlab.token_index import TokenCounter
+from tokenlab.token_index import MappedText, Run, TokenCounter
 
 
 @dataclass(frozen=True)
@@ -61,7 +73,8 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> Detail:
-    run.counter.start_raw(packet.raw)  # already running when `analyze` started it
+    if packet.content_type not in MAPS_INPUT:  # else OPTIMIZE starts it, with the cuts
+        run.counter.start_raw(packet.raw)
 
     def detail() -> str:
         m = _raw_measure(packet, run)
@@ -80,19 +93,23 @@ def _raw_measure(packet: ContextPacket, run: RunSettings) -> Measurement:
 def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     assert packet.content_type is not None
     result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
+    mapped = packet.content_type in MAPS_INPUT
+    if mapped:
+        run.counter.start_raw(packet.raw, _input_cuts(result))
     # Omissions are counted on the workers while this thread masks and stores.
-    run.counter.prefetch([omission.data for omission in result.omissions])
+    run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     pieces: list[str] = []
-    for part in result.parts:
-        if isinstance(part, Omission):
-            pieces.append(_store_omission(packet, run, part))
-            continue
-        text = markers.escape_literal_markers(part)
-        if run.redact_secrets:
-            for piece in redact(text):
-                pieces.append(piece if isinstance(piece, str) else _store_secret(packet, run, piece))
+    size = 0  # UTF-8 bytes of the visible text so far, tracked for mapped types
+    for group in _between_omissions(result.parts):
+        if isinstance(group, Omission):
+            pieces.append(_store_omission(packet, run, group))
         else:
-            pieces.append(text)
+            text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
+            pieces.append(_masked(packet, run, text))
+            if mapped and pieces[-1] == text:  # unchanged: its excerpts are still input bytes
+                packet.visible_runs += _excerpt_runs(group, size)
+        if mapped:
+            size += _utf8_length(pieces[-1])
     visible = "".join(pieces)
     if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
         original = Omission(packet.raw, "original input, byte for byte")
@@ -106,6 +123,68 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
+def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str | Excerpt]]:
+    """Each omission, and the text between omissions as one list (it is masked as one text)."""
+    text: list[str | Excerpt] = []
+    for part in parts:
+        if not isinstance(part, Omission):
+            text.append(part)
+            continue
+        if text:
+            yield text
+            text = []
+        yield part
+    if text:
+        yield text
+
+
+def _utf8_length(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", errors="surrogatepass"))
+
+
+def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
+    """(offset in the visible bytes, offset in the input, length) of each excerpt."""
+    runs: list[Run] = []
+    for part in parts:
+        size = _utf8_length(part.text if isinstance(part, Excerpt) else part)
+        if isinstance(part, Excerpt):
+            runs.append((offset, part.start, size))
+        offset += size
+    return runs
+
+
+def _source_runs(source: tuple[Span, ...]) -> list[Run]:
+    """The runs of an omission made of input ranges, by offset in its bytes."""
+    runs: list[Run] = []
+    offset = 0
+    for start, end in source:
+        runs.append((offset, start, end - start))
+        offset += end - start
+    return runs
+
+
+def _input_cuts(result: OptimizeResult) -> list[int]:
+    """Offsets where the optimizer's excerpts and omissions begin and end."""
+    cuts: list[int] = []
+    for part in result.parts:
+        if isinstance(part, Excerpt):
+            cuts += (part.start, part.end)
+        elif isinstance(part, Omission):
+            for start, end in part.source:
+                cuts += (start, end)
+    return cuts
+
+
+def _masked(packet: ContextPacket, run: RunSettings, text: str) -> str:
+    """Visible text with marker look-alikes escaped and secrets stored behind refs."""
+    text = markers.escape_literal_markers(text)
+    if not run.redact_secrets:
+        return text
+    return "".join(
+        piece if isinstance(piece, str) else _store_secret(packet, run, piece) for piece in redact(text)
+    )
+
+
 def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> StoredRef:
     assert packet.content_type is not None
     ref_id = run.store.put(
@@ -114,7 +193,7 @@ def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> Store
         content_type=packet.content_type.value,
         reason=omission.reason,
     )
-    return StoredRef(ref_id, omission.reason, omission.data)
+    return StoredRef(ref_id, omission.reason, omission.data, omission.source)
 
 
 def _store_omission(packet: ContextPacket, run: RunSettings, omission: Omission) -> str:
@@ -133,8 +212,10 @@ def _store_secret(packet: ContextPacket, run: RunSettings, secret: Omission) -> 
 def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
     _raw_measure(packet, run)
     visible = packet.visible.encode("utf-8")
+    shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
+    refs = [MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.data for ref in packet.refs]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
-    counts = run.counter.count_texts([visible, *(ref.data for ref in packet.refs), *marker_text])
+    counts = run.counter.count_texts([shown, *refs, *marker_text])
     packet.visible_measure = Measurement(len(visible), counts[0])
     packet.referenced_tokens = sum(counts[1 : 1 + len(packet.refs)])
     packet.marker_tokens = sum(counts[1 + len(packet.refs) :])
@@ -195,7 +276,6 @@ def analyze(
     packet = ContextPacket(source=source, raw=data, signals=signals)
     with _cyclic_gc_paused(len(data) >= GC_PAUSE_BYTES), TokenCounter() as counter:
         run = RunSettings(store, counter, config or OptimizerConfig(), redact_secrets)
-        counter.start_raw(data)
         details = [(name, stage(packet, run)) for name, stage in STAGES]
         for name, detail in details:
             packet.record(name, detail if isinstance(detail, str) else detail())

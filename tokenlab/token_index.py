@@ -15,6 +15,11 @@ naively is a second tokenizer pass. Instead:
   inside those runs; each run's middle is counted from the index, and only what lies
   between runs (where they join, or bytes that are not in the input) is tokenized again.
   A text that does not decompose into long runs is tokenized whole, in parallel chunks.
+* An optimizer that knows which input ranges it shows or omits (a diff's kept and folded
+  lines: runs too short for the search above) hands the counter those ranges: the raw
+  count is then also cut at their ends, and a `MappedText` is counted run by run from the
+  index. Only the bytes between runs, and runs that do not begin and end at safe cuts of
+  the text, are tokenized.
 
 Every count is exact: counts only ever add up across safe cuts, and equal bytes counted
 in isolation have equal counts. Nothing is estimated.
@@ -50,9 +55,22 @@ class IndexLimits:
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
     runs_per_mb: int = 24  # more runs than this means the text is too fragmented to map
+    min_mapped_bytes: int = 64  # shorter known runs cost more to look up than to tokenize
 
 
 DEFAULT_LIMITS = IndexLimits()
+
+
+Span = tuple[int, int]  # [start, end) of the raw input
+Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
+
+
+@dataclass(frozen=True)
+class MappedText:
+    """A text with the runs of raw input bytes it is known to hold, in text order."""
+
+    data: bytes
+    runs: Sequence[Run]
 
 
 @dataclass(frozen=True)
@@ -135,9 +153,13 @@ def _cuts(data: bytes | memoryview, start: int, end: int, every: int) -> list[in
     return cuts
 
 
-def _index_block(data: bytes, start: int, end: int, chunk_bytes: int) -> tuple[list[int], list[int]]:
+def _index_block(
+    data: bytes, start: int, end: int, chunk_bytes: int, extra: Sequence[int] = ()
+) -> tuple[list[int], list[int]]:
     view = memoryview(data)
     cuts = _cuts(data, start, end, chunk_bytes)
+    if extra:
+        cuts = sorted(set(cuts).union(at for at in extra if tokens.is_safe_cut(data, at)))
     counts = count_each([view[a:b] for a, b in pairwise(cuts)])
     return cuts[1:], counts
 
@@ -146,7 +168,7 @@ def _index_block(data: bytes, start: int, end: int, chunk_bytes: int) -> tuple[l
 class _Pending:
     """A text being counted: raw spans to look up in the index, and submitted pieces."""
 
-    spans: list[tuple[int, int]]
+    spans: list[Span]
     jobs: list[Future[list[int]]]
 
 
@@ -172,8 +194,12 @@ class TokenCounter:
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def start_raw(self, data: bytes) -> None:
-        """Begin indexing `data` on the worker threads and return at once (once per data)."""
+    def start_raw(self, data: bytes, cuts: Sequence[int] = ()) -> None:
+        """Begin indexing `data` on the worker threads and return at once (once per data).
+
+        `cuts` are offsets where the runs of `MappedText`s counted later begin and end;
+        the index is cut there too, wherever that is a safe cut.
+        """
         if self._raw is data:
             return
         tokens.encoding()  # load the vocabulary once, here, not in every worker
@@ -183,8 +209,17 @@ class TokenCounter:
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
         blocks = _cuts(data, 0, len(data), block_bytes)
+        extra = sorted(set(cuts))
         self._raw_blocks = [
-            self._pool.submit(_index_block, data, a, b, self.limits.chunk_bytes) for a, b in pairwise(blocks)
+            self._pool.submit(
+                _index_block,
+                data,
+                a,
+                b,
+                self.limits.chunk_bytes,
+                extra[bisect_right(extra, a) : bisect_left(extra, b)],
+            )
+            for a, b in pairwise(blocks)
         ]
 
     def raw_index(self) -> RawIndex:
@@ -200,7 +235,7 @@ class TokenCounter:
             self._raw_blocks = []
         return self._index
 
-    def count_texts(self, texts: Sequence[bytes]) -> list[int]:
+    def count_texts(self, texts: Sequence[bytes | MappedText]) -> list[int]:
         """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index.
 
         Texts given to `prefetch` before are not decomposed again: their counting started then.
@@ -208,17 +243,19 @@ class TokenCounter:
         """
         pending: dict[int, _Pending] = {}
         small: list[int] = []
+        small_texts: list[bytes] = []
         for position, text in enumerate(texts):
             owner, found = self._prefetched.get(id(text), (None, None))
             if owner is text and found is not None:
                 pending[position] = found
-            elif len(text) < self.limits.min_aligned_bytes:
-                small.append(position)
-            else:
+            elif isinstance(text, MappedText) or len(text) >= self.limits.min_aligned_bytes:
                 pending[position] = self._start(text)
+            else:
+                small.append(position)
+                small_texts.append(text)
         self._prefetched.clear()
         counts = [0] * len(texts)
-        for batch, job in self._batches([texts[position] for position in small], small):
+        for batch, job in self._batches(small_texts, small):
             for position, count in zip(batch, job.result()):
                 counts[position] = count
         for position, found in pending.items():
@@ -244,11 +281,13 @@ class TokenCounter:
             if id(text) not in self._prefetched:
                 self._prefetched[id(text)] = (text, self._start(text))
 
-    def _start(self, text: bytes) -> _Pending:
+    def _start(self, text: bytes | MappedText) -> _Pending:
         """Find the text's long runs of raw bytes and submit the rest to the workers.
 
         Needs only the raw bytes, not their index: it may run while the raw count does.
         """
+        if isinstance(text, MappedText):
+            return self._start_mapped(text)
         raw = self._raw if self._raw is not None and len(text) >= self.limits.min_aligned_bytes else None
         view = memoryview(text)
         if raw is None:
@@ -267,6 +306,30 @@ class TokenCounter:
             done = end
         rest.append(view[done:])
         return _Pending(spans, self._tokenize([piece for piece in rest if len(piece)]))
+
+    def _start_mapped(self, text: MappedText) -> _Pending:
+        """Runs that begin and end at safe cuts of the text come from the index."""
+        assert self._raw is not None, "start_raw() first"
+        data, raw = text.data, self._raw
+        view = memoryview(data)
+        spans: list[Span] = []
+        rest: list[memoryview] = []
+        done = 0  # data[:done] is accounted for
+        for start, raw_start, length in text.runs:
+            end = start + length
+            if (
+                length < self.limits.min_mapped_bytes
+                or not (tokens.is_safe_cut(data, start) and tokens.is_safe_cut(data, end))
+                or not raw.startswith(data[start:end], raw_start)
+            ):
+                continue  # tokenized with the bytes around it
+            if start > done:
+                rest.append(view[done:start])
+            spans.append((raw_start, raw_start + length))
+            done = end
+        if done < len(data):
+            rest.append(view[done:])
+        return _Pending(spans, self._tokenize(rest))
 
     def _finish(self, pending: _Pending) -> int:
         """The count: spans from the index (their edges tokenized now), plus the rest."""
@@ -293,9 +356,6 @@ class TokenCounter:
                 batches[-1].append(piece[a:b])
                 size += b - a
         return [self._pool.submit(count_each, batch) for batch in batches if batch]
-
-
-Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
 
 def _common_prefix(a: bytes, i: int, b: bytes, j: int) -> int:

@@ -17,6 +17,7 @@ import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,18 +31,17 @@ ENCODING_NAME = "o200k_base"
 _VOCAB_ADDRESS = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 _VOCAB_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 _SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
-# The pre-tokenizer pattern tiktoken registers for o200k_base.
-_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
+# The pre-tokenizer pattern tiktoken registers for o200k_base, one alternative per line.
+_PATTERN_ALTERNATIVES = (
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
 )
+_PATTERN = "|".join(_PATTERN_ALTERNATIVES)
 
 
 class TokenizerUnavailableError(TokenlabError):
@@ -147,16 +147,19 @@ def count(text: str) -> int:
 # when it reaches another line break, and punctuation takes no space after the newline).
 # A "/" may start the next line too when the line before ends in an ASCII letter or
 # digit: only a punctuation run takes a newline and a "/" after it into one piece (this
-# keeps `find /` listings parallel). The pattern looks at most one byte back, so text
+# keeps `find /` listings parallel). "…" (U+2026, punctuation, as in a diff's `… N lines`)
+# is as safe as ASCII punctuation. The pattern looks at most one byte back, so text
 # can be cut just after such a newline and the counts of the parts add up exactly;
 # `tests/test_tokens.py` and `tests/test_token_index.py` check it by property.
-SAFE_CUT_RE = re.compile(rb"\n(?=[!-.0-~]|[ \t]+[!-~])|(?<=[0-9A-Za-z])\n(?=/)")
+SAFE_CUT_RE = re.compile(rb"\n(?=[!-.0-~]|[ \t]+[!-~]|\xe2\x80\xa6)|(?<=[0-9A-Za-z])\n(?=/)")
 
 
 def is_safe_cut(data: bytes | memoryview, at: int, end: int | None = None) -> bool:
     """Whether `data[:end]` can be cut at `at` with counts that add up (its ends always can)."""
     end = len(data) if end is None else end
     return at <= 0 or at >= end or SAFE_CUT_RE.match(data, at - 1, end) is not None
+
+
 PARALLEL_CHUNK_BYTES = 4 * 1024 * 1024
 
 
@@ -187,7 +190,7 @@ def count_bytes(data: bytes, chunk_bytes: int = PARALLEL_CHUNK_BYTES) -> int:
         return len(encoder.encode_ordinary(text))
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        return sum(pool.map(count_chunk, zip(cuts, cuts[1:])))
+        return sum(pool.map(count_chunk, pairwise(cuts)))
 
 
 def estimate(byte_count: int) -> int:

@@ -5,6 +5,11 @@ raw bytes of one content type into visible text. Whatever it leaves out is retur
 `Omission` holding the exact original bytes; the Optimize stage stores each omission and
 renders it as a `#ref:ctx_…` marker where the optimizer placed it. Optimizers never open
 files, never touch the store and never count tokens.
+
+An optimizer may also say where its output comes from: `Excerpt` parts show input ranges
+as they are, and an omission's `source` lists the input ranges it is made of. Counting
+then reuses the raw input's count for those ranges instead of tokenizing them again (see
+`token_index`); `MAPS_INPUT` names the types whose optimizers do this.
 """
 
 from __future__ import annotations
@@ -27,15 +32,28 @@ class OptimizerConfig:
     granularity: Granularity = Granularity.COARSE
 
 
+Span = tuple[int, int]  # [start, end) of the input bytes
+
+
 @dataclass(frozen=True)
 class Omission:
     """Exact original bytes left out of the visible text, and why."""
 
     data: bytes
     reason: str
+    source: tuple[Span, ...] = ()  # input ranges whose bytes, joined, are `data`, if known
 
 
-Part = str | Omission
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    """Input bytes shown as they are: `text` is `visible(data[start:end])`."""
+
+    text: str
+    start: int
+    end: int
+
+
+Part = str | Excerpt | Omission
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,11 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.TEXT: "tokenlab.optimizers.text",
     ContentType.BINARY: "tokenlab.optimizers.binary",
 }
+
+
+# Types whose optimizer marks the input ranges it shows and omits. The raw count for these
+# waits for the optimizer, so that it can be cut where those ranges begin and end.
+MAPS_INPUT: frozenset[ContentType] = frozenset({ContentType.DIFF})
 
 
 def optimizer_for(content_type: ContentType) -> Optimizer:

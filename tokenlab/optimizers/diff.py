@@ -17,6 +17,9 @@ Moved into the store:
   resolver output (their package names mention "auth" often), and the manifest change
   behind them stays visible.
 
+Kept lines are returned as `Excerpt`s and every omission names its input ranges, so the
+pipeline counts both from the raw count rather than tokenizing half the input again.
+
 The parser is a line-based state machine driven by the hunk headers' line counts, so a
 removed line that starts with `-- ` is never taken for a file header. It never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
@@ -31,11 +34,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from tokenlab.optimizers import (
+    Excerpt,
     Granularity,
     Omission,
     OptimizerConfig,
     OptimizeResult,
     Part,
+    Span,
     join_literals,
     visible,
 )
@@ -367,9 +372,7 @@ class _Renderer:
         self.lines = lines
         self.fine = granularity is Granularity.FINE
         self.config = config
-        self.min_fold_bytes = (
-            config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
-        )
+        self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
 
     def render(self, sections: list[_Section]) -> OptimizeResult:
         cuts: list[_Cut] = []
@@ -405,48 +408,64 @@ class _Renderer:
     def _assemble(self, cuts: list[_Cut]) -> list[Part]:
         chunk = self.lines.chunk
         body: list[Part] = []
-        meta: list[bytes] = []
-        context: list[bytes] = []
+        meta: list[tuple[bytes, Span]] = []
+        context: list[tuple[bytes, Span]] = []
         context_lines = 0
         position = 0
+        offset = 0  # of line `position` in the input
+
+        def take(start: int, end: int) -> tuple[bytes, Span]:
+            nonlocal offset
+            data = chunk(start, end)
+            offset += len(data)
+            return data, (offset - len(data), offset)
+
         for cut in cuts:
             if cut.start > position:
-                body.append(visible(chunk(position, cut.start)))
-            data = chunk(cut.start, cut.end)
+                body.append(_excerpt(*take(position, cut.start)))
+            data, span = take(cut.start, cut.end)
             size = cut.end - cut.start
             if cut.kind is _CutKind.META:
-                meta.append(data)
+                meta.append((data, span))
             elif cut.kind is _CutKind.FILE:
-                body += [cut.label, Omission(data, f"whole-file diff, {cut.label[1:-2]}"), "\n"]
+                reason = f"whole-file diff, {cut.label[1:-2]}"
+                body += [cut.label, Omission(data, reason, (span,)), "\n"]
             elif self.fine:
                 reason = f"{size} unchanged context lines"
-                body += [f"… {size} lines ", Omission(data, reason), "\n"]
+                body += [f"… {size} lines ", Omission(data, reason, (span,)), "\n"]
             else:
                 body.append(f"… {size} lines\n")
-                context.append(data)
+                context.append((data, span))
                 context_lines += size
             position = cut.end
         if position < self.lines.count:
-            body.append(visible(chunk(position, self.lines.count)))
+            body.append(_excerpt(*take(position, self.lines.count)))
         return join_literals(_summary(meta, context, context_lines) + body)
 
 
-def _summary(meta: list[bytes], context: list[bytes], context_lines: int) -> list[Part]:
+def _excerpt(data: bytes, span: Span) -> Excerpt:
+    return Excerpt(visible(data), *span)
+
+
+def _grouped(pieces: list[tuple[bytes, Span]], reason: str) -> Omission:
+    return Omission(b"".join(data for data, _ in pieces), reason, tuple(span for _, span in pieces))
+
+
+def _summary(
+    meta: list[tuple[bytes, Span]], context: list[tuple[bytes, Span]], context_lines: int
+) -> list[Part]:
     """The first line: where the grouped omissions went."""
     parts: list[Part] = []
     if meta:
         reason = f"git metadata lines from {len(meta)} places, concatenated in original order"
-        parts += ["[diff: git metadata in ", Omission(b"".join(meta), reason)]
+        parts += ["[diff: git metadata in ", _grouped(meta, reason)]
     if context:
         reason = (
             f"{context_lines} unchanged context lines from {len(context)} runs "
             "(each shown as `… N lines`), concatenated in original order"
         )
         lead = "; " if parts else "[diff: "
-        parts += [
-            lead + "unchanged lines shown as `… N lines` in ",
-            Omission(b"".join(context), reason),
-        ]
+        parts += [lead + "unchanged lines shown as `… N lines` in ", _grouped(context, reason)]
     if parts:
         parts.append("]\n")
     return parts
@@ -488,9 +507,7 @@ def _fold_kind(section: _Section, lines: _Lines, config: DiffConfig) -> str | No
     return None
 
 
-def _generated_kind(
-    path: bytes, body: list[bytes], near_top: bool, config: DiffConfig
-) -> str | None:
+def _generated_kind(path: bytes, body: list[bytes], near_top: bool, config: DiffConfig) -> str | None:
     if _GENERATED_PATH_RE.search(path):
         return "generated"
     if near_top and _BANNER_RE.search(b"\n".join(body[: config.banner_lines])):
