@@ -183,10 +183,14 @@ def deref_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     if undetected:
         failures.append(f"{undetected} working-tree pointers still verified after their file changed")
     lines = [
-        f"commit pointers: {len(committed)} dereferenced after the working tree and HEAD moved on, "
-        f"{len(committed) - sum(1 for f in failures if not f.startswith('worktree'))} exact",
-        f"working-tree pointers: {len(local)} exact before the edit, "
-        f"{len(local) - undetected} mismatches detected after it",
+        (
+            f"commit pointers: {len(committed)} dereferenced after the working tree and HEAD moved on, "
+            f"{len(committed) - sum(1 for f in failures if not f.startswith('worktree'))} exact"
+        ),
+        (
+            f"working-tree pointers: {len(local)} exact before the edit, "
+            f"{len(local) - undetected} mismatches detected after it"
+        ),
     ]
     return lines, failures
 
@@ -224,8 +228,10 @@ def server_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     ]
     failures += [f"server served {path!r}" for path in FORBIDDEN if path not in refused]
     return [
-        f"server: {compared} responses identical to the CLI's; "
-        f"{len(refused)}/{len(FORBIDDEN)} outside paths refused (403)"
+        (
+            f"server: {compared} responses identical to the CLI's; "
+            f"{len(refused)}/{len(FORBIDDEN)} outside paths refused (403)"
+        )
     ], failures
 
 

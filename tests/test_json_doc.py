@@ -199,7 +199,7 @@ def test_small_fold_costs_more_than_it_saves_so_it_stays() -> None:
 
 
 def test_long_string_prefix_never_splits_an_escape() -> None:
-    for filler in range(0, 8):
+    for filler in range(8):
         value = "a" * filler + "\\u00e9\\n\\\\" * 40
         raw = ('{"message": "' + value + '"}').encode()
         rendered = preview(raw)

@@ -127,7 +127,7 @@ def test_blob_id_is_what_git_computes(tmp_path: Path) -> None:
     data = b"hello\x00world\r\n"
     (tmp_path / "f").write_bytes(data)
     expected = subprocess.run(
-        ["git", "hash-object", str(tmp_path / "f")], capture_output=True, text=True
+        ["git", "hash-object", str(tmp_path / "f")], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert blob_id(data, 40) == expected
 

@@ -47,7 +47,7 @@ def test_prefers_a_valid_user_cache_and_ignores_a_corrupt_one(
 def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(tokens, "_bundled_vocabulary", lambda: None)
-    monkeypatch.setattr(tokens, "_user_cache_candidates", lambda: [])
+    monkeypatch.setattr(tokens, "_user_cache_candidates", list)
     with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
         tokens.vocabulary_bytes()
 
