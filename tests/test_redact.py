@@ -1,9 +1,19 @@
+import re
+import string
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenlab.optimizers import Omission
-from tokenlab.redact import _SECRET_RE, redact, secret_matches
+from tokenlab.redact import (
+    _ASCII_LETTER_TWINS,
+    _PATTERNS,
+    _SECRET_RE,
+    _ascii_lowercase,
+    redact,
+    secret_matches,
+)
 
 # Realistic-looking fake credentials (documented example values or random strings).
 CASES = [
@@ -62,9 +72,58 @@ FRAGMENTS = [
     "-----END RSA PRIVATE KEY-----", " ", '"', "secret", "api_key", "access_token", "client_secret",
     "https://hooks.slack.com/services/", "T0000/B0000/XXXXXXXXXXXXXXXXXXXX", "sk_live_",
     "0123456789abcdef0123", "xoxb-", "1234567890-abc", "$", "(", "str",
+    # Case variants and key names whose anchor is not at their start.
+    "PASSWD", "Api-Key", "APIKEY", "Private_Key", "AWS_SECRET_ACCESS_KEY", "clientsecret", "Client-Secret",
+    "AUTH_TOKEN", "authtoken", "AccessToken", "access-token", "bearer ", "BEARER ", "AKIASIA", "xoxox", "ASIA",
+    "rk_test_", "AIza", "github_pat_", "glpat-", "pwd", "PRIVATE",
+    # Characters that `re.IGNORECASE` folds to ASCII letters, or that change length when lowercased.
+    "\u0130", "\u0131", "\u212a", "\u017f", "\u017fecret", "to\u212aen", "p\u0131d", "ap\u0130_key", "\u00e9", "\u00df",
+    "\ud800",
 ]  # fmt: skip
+# Real-looking secrets, generated from the patterns themselves (those without lookarounds).
+GENERATED_SECRETS = st.sampled_from([body for body in _PATTERNS.values() if "(?<" not in body]).flatmap(
+    lambda body: st.from_regex(body, fullmatch=True)
+)
 
 
-@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join))
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), GENERATED_SECRETS), max_size=30).map("".join))
 def test_anchor_scan_finds_exactly_what_the_full_pattern_finds(text: str) -> None:
     assert [m.span() for m in secret_matches(text)] == [m.span() for m in _SECRET_RE.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u017fecret=wJalrXUtnFEMI",
+        "to\u212aen: s3cr3tValue",
+        "ap\u0130_key=abcd1234",
+        "pr\u0131vate_key = abcd1234",
+        "\u0130\u0130\u0130 x AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI",
+        "Client-Secret: abcd1234; AuthToken=efgh5678",
+        "token=xoxb-123456789012-abcdefghijkl",
+        "\u00e9\u00e9 https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXX",
+    ],
+)
+def test_anchor_scan_handles_case_folding_and_non_ascii(text: str) -> None:
+    expected = [m.span() for m in _SECRET_RE.finditer(text)]
+    assert expected
+    assert [m.span() for m in secret_matches(text)] == expected
+
+
+def test_letter_twins_are_all_the_non_ascii_characters_ignorecase_folds_to_ascii_letters() -> None:
+    non_ascii = "".join(map(chr, range(128, 0x110000)))
+    twins = {
+        found.group(): letter
+        for letter in string.ascii_lowercase
+        for found in re.finditer(f"(?i){letter}", non_ascii)
+    }
+    assert twins == _ASCII_LETTER_TWINS
+
+
+def test_ascii_lowercase_keeps_every_position() -> None:
+    text = "".join(map(chr, range(0x110000)))
+    folded = _ascii_lowercase(text)
+    assert len(folded) == len(text)
+    assert folded[:128] == text[:128].lower().encode()
+    assert {folded[ord(twin)] for twin in _ASCII_LETTER_TWINS} == {ord(letter) for letter in "iks"}
