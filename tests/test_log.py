@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -317,6 +318,24 @@ def test_chunk_boundaries_change_nothing(name: str, monkeypatch: pytest.MonkeyPa
     expected = optimize(data, FINE), optimize(data, COARSE)
     monkeypatch.setattr(log, "_CHUNK", 100)
     assert (optimize(data, FINE), optimize(data, COARSE)) == expected
+
+
+def test_memory_besides_the_omission_is_a_fraction_of_the_input() -> None:
+    """Lines are offsets and template numbers in arrays, templated a chunk at a time.
+
+    A list of int objects per line, or templating in large chunks, costs several times
+    the input on top of the coarse omission (nearly a copy of the input) at the peak.
+    """
+    data = b"".join(service_lines(50_000))
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        result = optimize(data, COARSE)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    (omission,) = omissions(result)
+    assert peak - len(omission.data) < len(data) // 2
 
 
 def test_limits_are_tunable() -> None:

@@ -33,6 +33,7 @@ from tokenlab.optimizers import (
     Omission,
     OptimizerConfig,
     OptimizeResult,
+    Part,
     join_literals,
     visible,
 )
@@ -63,7 +64,9 @@ class LogLimits:
 
 
 DEFAULT_LIMITS = LogLimits()
-_CHUNK = 1 << 20
+# One chunk's temporaries (its lines, `re.sub`'s pieces) stay small at this size; 1 MB
+# chunks raised the peak memory on a 100 MB log by 16 MB and were no faster.
+_CHUNK = 1 << 18
 
 _ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # A word holding a digit (number, timestamp part, hex id, duration, version), chained
@@ -108,8 +111,6 @@ class _Lines:
 
     data: bytes
     ends: array[int]  # offset just past each line's terminator
-    keys: list[bytes]  # each line's template; one shared object per template
-    by_key: dict[bytes, list[int]]  # each template's line indices, templates in first-seen order
     stripped: list[bytes] | None  # lines without ANSI escapes or terminators, if there were escapes
 
     def __len__(self) -> int:
@@ -142,6 +143,24 @@ class _Lines:
         return visible(line[:cut]) + "…"
 
 
+@dataclass(frozen=True)
+class _Templates:
+    """Each line's template, by number; needed only until the lines are planned.
+
+    Line indices are kept in arrays rather than lists: a list of a million lines holds a
+    million int objects, several times the memory, alive while the omission is built.
+    """
+
+    keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
+    numbers: dict[bytes, int] = field(default_factory=dict)  # template -> its position in `keys`
+    members: list[array[int]] = field(default_factory=list)  # each template's line indices
+    # 4 bytes a line: a number reaching 2**32 would take tens of GB of distinct lines.
+    of_line: array[int] = field(default_factory=lambda: array("I"))
+
+    def key(self, index: int) -> bytes:
+        return self.keys[self.of_line[index]]
+
+
 class _Kind(Enum):
     """Why lines were folded; picks the label of the group's visible line."""
 
@@ -156,7 +175,7 @@ class _Group:
     """Folded lines shown as one visible line; `lines` ascend."""
 
     kind: _Kind
-    lines: list[int]
+    lines: array[int]
     identical: bool = False
     units: int = 0  # for REPEAT: how many anomaly units; each may span several lines
     blanks: int = 0  # stray blank lines appended to the group (out of order)
@@ -174,27 +193,31 @@ class _Group:
 class _Plan:
     role: bytearray
     groups: list[_Group] = field(default_factory=list)
-    anomalous: set[bytes] = field(default_factory=set)
+    anomalous: set[int] = field(default_factory=set)  # template numbers
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
-    lines = _split(data)
+    lines, templates = _split(data)
     if not len(lines):
         return OptimizeResult(())
-    plan = _plan(lines, limits)
+    plan = _plan(lines, templates, limits)
+    # The per-line template numbers go before the coarse omission, nearly a copy of the
+    # input, is built.
+    del templates
     items = _fold_runs(_items(lines, plan), plan, limits)
     items = _fold_stray_blanks(items, lines, plan)
     _fold_long_lines(items, lines, plan, limits)
     for group in plan.groups:
         if group.blanks:
-            group.lines.sort()
+            group.lines = array("q", sorted(group.lines))
     if not plan.groups:
         return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),))
     return _render(items, lines, plan, config.granularity, limits)
 
 
-def _split(data: bytes) -> _Lines:
-    lines = _Lines(data, array("q"), [], {}, [] if b"\x1b" in data else None)
+def _split(data: bytes) -> tuple[_Lines, _Templates]:
+    lines = _Lines(data, array("q"), [] if b"\x1b" in data else None)
+    templates = _Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
         cleaned = chunk if lines.stripped is None else _ANSI_RE.sub(b"", chunk)
@@ -206,8 +229,8 @@ def _split(data: bytes) -> _Lines:
             keys = [_template(line) for line in stripped]
         if lines.stripped is not None:
             lines.stripped.extend(stripped)
-        _index(lines, raw, keys)
-    return lines
+        _index(lines, templates, raw, keys)
+    return lines, templates
 
 
 def _chunks(data: bytes) -> Iterator[bytes]:
@@ -222,19 +245,19 @@ def _chunks(data: bytes) -> Iterator[bytes]:
         start = end
 
 
-def _index(lines: _Lines, raw: list[bytes], keys: list[bytes]) -> None:
-    """Append lines; each line refers to its template's first object, not a copy."""
-    by_key, all_keys = lines.by_key, lines.keys
+def _index(lines: _Lines, templates: _Templates, raw: list[bytes], keys: list[bytes]) -> None:
+    """Append lines, numbering their templates."""
+    numbers, members, of_line = templates.numbers, templates.members, templates.of_line
     offset = lines.ends[-1] if lines.ends else 0
     lines.ends.extend(islice(accumulate(map(len, raw), initial=offset), 1, None))
     for index, key in enumerate(keys, len(lines) - len(raw)):
-        members = by_key.get(key)
-        if members is None:
-            by_key[key] = [index]
-            all_keys.append(key)
-        else:
-            members.append(index)
-            all_keys.append(all_keys[members[0]])
+        number = numbers.get(key)
+        if number is None:
+            number = numbers[key] = len(members)
+            templates.keys.append(key)
+            members.append(array("q"))
+        members[number].append(index)
+        of_line.append(number)
 
 
 def _template(text: bytes) -> bytes:
@@ -250,17 +273,18 @@ def _template(text: bytes) -> bytes:
     return template
 
 
-def _plan(lines: _Lines, limits: LogLimits) -> _Plan:
-    by_key = lines.by_key
+def _plan(lines: _Lines, templates: _Templates, limits: LogLimits) -> _Plan:
     plan = _Plan(bytearray(len(lines)))
-    plan.anomalous = {key for key in by_key if _ANOMALY_RE.search(key)}
-    kept = _place_anomalies(lines, by_key, plan, limits)
-    _mark_context(kept, lines, plan, limits)
-    for key, members in by_key.items():
-        if key in plan.anomalous or not key.strip():
+    plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
+    kept = _place_anomalies(lines, templates, plan, limits)
+    _mark_context(kept, templates, plan, limits)
+    role = plan.role
+    for number, key in enumerate(templates.keys):
+        if number in plan.anomalous or not key.strip():
             continue
-        role = plan.role
-        free = [i for i in members if not role[i]]
+        free = templates.members[number]
+        if any(map(role.__getitem__, free)):  # most templates lose no line: no copy for them
+            free = array("q", [i for i in free if not role[i]])
         if len(free) >= limits.min_group:
             for i in free:
                 role[i] = FOLD
@@ -268,7 +292,7 @@ def _plan(lines: _Lines, limits: LogLimits) -> _Plan:
     return plan
 
 
-def _all_same(lines: _Lines, members: list[int]) -> bool:
+def _all_same(lines: _Lines, members: array[int]) -> bool:
     if lines.stripped is not None:
         first = lines.stripped[members[0]]
         return all(lines.stripped[i] == first for i in members)
@@ -276,11 +300,9 @@ def _all_same(lines: _Lines, members: list[int]) -> bool:
     return all(lines.raw(i) == first for i in members)
 
 
-def _place_anomalies(
-    lines: _Lines, by_key: dict[bytes, list[int]], plan: _Plan, limits: LogLimits
-) -> list[range]:
+def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: LogLimits) -> list[range]:
     """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats."""
-    starts = sorted(i for key in plan.anomalous for i in by_key[key])
+    starts = sorted(i for number in plan.anomalous for i in templates.members[number])
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, _Group] = {}
     kept: list[range] = []
@@ -288,18 +310,18 @@ def _place_anomalies(
     for start in starts:
         if start < covered:
             continue
-        unit = range(start, _unit_end(lines, start, limits))
+        traceback = _TRACEBACK in templates.key(start)
+        unit = range(start, _unit_end(lines, start, traceback, limits))
         covered = unit.stop
         # A traceback is known by all its lines; another anomaly by its first line alone.
-        traceback = _TRACEBACK in lines.keys[start]
-        key = b"\n".join(lines.keys[unit.start : unit.stop]) if traceback else lines.keys[start]
+        key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
         if seen[key] > limits.verbatim_repeats:
             role = FOLD
             group = repeats.get(key)
             if group is None:
-                group = repeats[key] = _Group(_Kind.REPEAT, [])
+                group = repeats[key] = _Group(_Kind.REPEAT, array("q"))
                 plan.groups.append(group)
             group.lines.extend(unit)
             group.units += 1
@@ -310,11 +332,10 @@ def _place_anomalies(
     return kept
 
 
-def _unit_end(lines: _Lines, start: int, limits: LogLimits) -> int:
+def _unit_end(lines: _Lines, start: int, traceback: bool, limits: LogLimits) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback or indented follow-up."""
     clean = lines.clean
     base = _indent(clean(start))
-    traceback = _TRACEBACK in lines.keys[start]
     stop = min(len(lines), start + 1 + (limits.traceback_lines if traceback else limits.continuation_lines))
     end = start + 1
     while end < stop and clean(end).strip() and _indent(clean(end)) > base:
@@ -332,13 +353,14 @@ def _indent(line: bytes) -> int:
     return len(line) - len(line.lstrip(b" \t"))
 
 
-def _mark_context(kept: list[range], lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
-    role, keys, last = plan.role, lines.keys, len(lines)
+def _mark_context(kept: list[range], templates: _Templates, plan: _Plan, limits: LogLimits) -> None:
+    role, of_line = plan.role, templates.of_line
+    last = len(of_line)
     for unit in kept:
         before = range(max(0, unit.start - limits.context_before), unit.start)
         after = range(unit.stop, min(last, unit.stop + limits.context_after))
         for i in (*before, *after):
-            if not role[i] and keys[i] not in plan.anomalous and _PASSING_TEST not in keys[i]:
+            if not role[i] and of_line[i] not in plan.anomalous and _PASSING_TEST not in templates.key(i):
                 role[i] = KEEP
 
 
@@ -370,7 +392,7 @@ def _fold_runs(items: list[_Item], plan: _Plan, limits: LogLimits) -> list[_Item
             result.extend(run)
         else:
             tail = len(run) - limits.run_tail
-            group = _Group(_Kind.RUN, run[limits.run_head : tail])
+            group = _Group(_Kind.RUN, array("q", run[limits.run_head : tail]))
             plan.groups.append(group)
             for i in group.lines:
                 plan.role[i] = FOLD
@@ -412,7 +434,7 @@ def _fold_long_lines(items: list[_Item], lines: _Lines, plan: _Plan, limits: Log
     """A verbatim line longer than `line_bytes` is cut; the whole line goes behind a ref."""
     for position, item in enumerate(items):
         if isinstance(item, int) and len(lines.clean(item)) > limits.line_bytes:
-            group = _Group(_Kind.LONG, [item])
+            group = _Group(_Kind.LONG, array("q", [item]))
             plan.groups.append(group)
             plan.role[item] = FOLD
             items[position] = group
@@ -431,7 +453,7 @@ def _render(
         f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,}"
         f" group{'s' if groups > 1 else ''} (×N = N lines like the one shown)"
     )
-    parts: list[str | Omission] = []
+    parts: list[Part] = []
     if coarse:
         runs = _FOLDED_RUN_RE.finditer(plan.role)
         data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
@@ -447,7 +469,7 @@ def _render(
     return OptimizeResult(tuple(join_literals(parts)))
 
 
-def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) -> list[str | Omission]:
+def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) -> list[Part]:
     """One visible line for a folded group: `[count ref] representative`."""
     first = group.lines[0]
     if group.kind is _Kind.RUN:
@@ -464,7 +486,7 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
             if not group.identical:
                 shown = _abbreviate_ids(shown)
     if coarse:
-        head: list[str | Omission] = [label + "]"]
+        head: list[Part] = [label + "]"]
     else:
         head = [label + " ", Omission(_group_bytes(group, lines), _reason(group, lines, limits)), "]"]
     if group.kind is _Kind.LONG:
@@ -504,5 +526,3 @@ def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
     if not group.contiguous:
         reason += " (not contiguous: concatenated in original order)"
     return reason
-
-
