@@ -36,10 +36,10 @@ from tokenlab.optimizers import (
     Excerpt,
     Omission,
     OptimizerConfig,
-    OptimizeResult,
     Part,
     Span,
     optimizer_for,
+    planner_for,
 )
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
@@ -92,10 +92,13 @@ def _raw_measure(packet: ContextPacket, run: RunSettings) -> Measurement:
 
 def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     assert packet.content_type is not None
-    result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
     mapped = packet.content_type in MAPS_INPUT
     if mapped:
-        run.counter.start_raw(packet.raw, _input_cuts(result))
+        plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
+        run.counter.start_raw(packet.raw, plan.input_cuts)  # counts while the text is built
+        result = plan.render()
+    else:
+        result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
     # Omissions are counted on the workers while this thread masks and stores.
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     pieces: list[str] = []
@@ -143,13 +146,13 @@ def _utf8_length(text: str) -> int:
 
 
 def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
-    """(offset in the visible bytes, offset in the input, length) of each excerpt."""
+    """The excerpts' runs, by offset in the visible text's UTF-8 bytes."""
     runs: list[Run] = []
     for part in parts:
-        size = _utf8_length(part.text if isinstance(part, Excerpt) else part)
+        text = part.text if isinstance(part, Excerpt) else part
         if isinstance(part, Excerpt):
-            runs.append((offset, part.start, size))
-        offset += size
+            runs += [(offset + start, raw_start, length) for start, raw_start, length in part.runs]
+        offset += _utf8_length(text)
     return runs
 
 
@@ -161,18 +164,6 @@ def _source_runs(source: tuple[Span, ...]) -> list[Run]:
         runs.append((offset, start, end - start))
         offset += end - start
     return runs
-
-
-def _input_cuts(result: OptimizeResult) -> list[int]:
-    """Offsets where the optimizer's excerpts and omissions begin and end."""
-    cuts: list[int] = []
-    for part in result.parts:
-        if isinstance(part, Excerpt):
-            cuts += (part.start, part.end)
-        elif isinstance(part, Omission):
-            for start, end in part.source:
-                cuts += (start, end)
-    return cuts
 
 
 def _masked(packet: ContextPacket, run: RunSettings, text: str) -> str:

@@ -6,18 +6,22 @@ raw bytes of one content type into visible text. Whatever it leaves out is retur
 renders it as a `#ref:ctx_…` marker where the optimizer placed it. Optimizers never open
 files, never touch the store and never count tokens.
 
-An optimizer may also say where its output comes from: `Excerpt` parts show input ranges
-as they are, and an omission's `source` lists the input ranges it is made of. Counting
-then reuses the raw input's count for those ranges instead of tokenizing them again (see
-`token_index`); `MAPS_INPUT` names the types whose optimizers do this.
+An optimizer may also say where its output comes from: an `Excerpt` names the runs of
+input bytes its text shows unchanged, and an omission's `source` lists the input ranges
+it is made of. Counting then reuses the raw input's count for those runs instead of
+tokenizing them again (see `token_index`). The types in `MAPS_INPUT` do this, and their
+modules split the work in two: `plan(data, config)` decides what leaves the visible text
+and says at which input offsets (`input_cuts`), then `render()` builds the parts, so that
+the raw count can start, cut at those offsets, while the text is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from importlib import import_module
+from typing import Protocol
 
 from tokenlab.packet import ContentType
 
@@ -44,13 +48,16 @@ class Omission:
     source: tuple[Span, ...] = ()  # input ranges whose bytes, joined, are `data`, if known
 
 
+# (offset in the UTF-8 bytes of a text, offset in the input, length): equal bytes
+Run = tuple[int, int, int]
+
+
 @dataclass(frozen=True, slots=True)
 class Excerpt:
-    """Input bytes shown as they are: `text` is `visible(data[start:end])`."""
+    """Visible text, and the runs of input bytes it shows unchanged."""
 
     text: str
-    start: int
-    end: int
+    runs: tuple[Run, ...]
 
 
 Part = str | Excerpt | Omission
@@ -86,6 +93,18 @@ def join_literals(parts: list[Part]) -> list[Part]:
 
 Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 
+
+class Plan(Protocol):
+    """A mapping optimizer's decisions, made before any text is built."""
+
+    @property
+    def input_cuts(self) -> Sequence[int]: ...
+
+    def render(self) -> OptimizeResult: ...
+
+
+Planner = Callable[[bytes, OptimizerConfig], Plan]
+
 # One line per content type: adding a type means adding one module and one line here.
 _REGISTRY: dict[ContentType, str] = {
     ContentType.LOG: "tokenlab.optimizers.log",
@@ -97,8 +116,7 @@ _REGISTRY: dict[ContentType, str] = {
 }
 
 
-# Types whose optimizer marks the input ranges it shows and omits. The raw count for these
-# waits for the optimizer, so that it can be cut where those ranges begin and end.
+# Types whose optimizer maps its output to input ranges, planning before it renders.
 MAPS_INPUT: frozenset[ContentType] = frozenset({ContentType.DIFF})
 
 
@@ -106,6 +124,13 @@ def optimizer_for(content_type: ContentType) -> Optimizer:
     module = import_module(_REGISTRY[content_type])
     optimize: Optimizer = module.optimize
     return optimize
+
+
+def planner_for(content_type: ContentType) -> Planner:
+    """The `plan` function of a type in `MAPS_INPUT`."""
+    module = import_module(_REGISTRY[content_type])
+    planner: Planner = module.plan
+    return planner
 
 
 def visible(data: bytes) -> str:

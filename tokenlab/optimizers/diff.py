@@ -17,8 +17,11 @@ Moved into the store:
   resolver output (their package names mention "auth" often), and the manifest change
   behind them stays visible.
 
-Kept lines are returned as `Excerpt`s and every omission names its input ranges, so the
-pipeline counts both from the raw count rather than tokenizing half the input again.
+The optimizer plans before it renders: `plan` decides which lines leave the visible text
+and where they lie in the input, and the pipeline starts the raw count, cut at those
+offsets, while `render` builds the text. The text between omissions is an `Excerpt` that
+names the runs of input bytes it shows, and every omission names its input ranges, so
+both are counted from the raw count rather than by tokenizing half the input again.
 
 The parser is a line-based state machine driven by the hunk headers' line counts, so a
 removed line that starts with `-- ` is never taken for a file header. It never raises:
@@ -40,8 +43,8 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
+    Run,
     Span,
-    join_literals,
     visible,
 )
 
@@ -162,30 +165,59 @@ class _Section:
 
 
 class _Lines:
-    """The input split on b"\\n" only, with exact byte slices of line ranges."""
+    """The input split on b"\\n" only, with the byte size of line ranges."""
 
     def __init__(self, data: bytes) -> None:
+        self.data = data
         self.items = data.split(b"\n")
         self.final_newline = data.endswith(b"\n")
         if self.final_newline:
             self.items.pop()
         self.count = len(self.items) if data else 0
 
-    def chunk(self, start: int, end: int) -> bytes:
-        joined = b"\n".join(self.items[start:end])
-        if end < self.count or self.final_newline:
-            joined += b"\n"
-        return joined
+    def size(self, start: int, end: int) -> int:
+        """Bytes of lines [start, end), each with its newline (the last may have none)."""
+        newlines = end - start - (end == self.count and not self.final_newline and end > start)
+        return sum(map(len, self.items[start:end])) + newlines
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
-    return optimize_diff(data, config.granularity, DiffConfig())
+    return plan(data, config).render()
+
+
+def plan(data: bytes, config: OptimizerConfig) -> DiffPlan:
+    return plan_diff(data, config.granularity, DiffConfig())
 
 
 def optimize_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> OptimizeResult:
+    return plan_diff(data, granularity, config).render()
+
+
+def plan_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> DiffPlan:
     lines = _Lines(data)
-    sections = _scan(lines)
-    return _Renderer(lines, granularity, config).render(sections)
+    renderer = _Renderer(lines, granularity, config)
+    cuts = [cut for section in _scan(lines) for cut in renderer.cuts(section)]
+    bounds: list[int] = []  # byte offsets: each cut's start and end, in order
+    position = offset = 0
+    for cut in cuts:
+        offset += lines.size(position, cut.start)
+        bounds.append(offset)
+        offset += lines.size(cut.start, cut.end)
+        bounds.append(offset)
+        position = cut.end
+    return DiffPlan(renderer, cuts, bounds)
+
+
+@dataclass(frozen=True)
+class DiffPlan:
+    """Which lines leave the visible text, decided before any text is built."""
+
+    renderer: _Renderer
+    cuts: list[_Cut]
+    input_cuts: list[int]  # byte offsets where each cut starts and ends
+
+    def render(self) -> OptimizeResult:
+        return self.renderer.render(self.cuts, self.input_cuts)
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -374,16 +406,13 @@ class _Renderer:
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
 
-    def render(self, sections: list[_Section]) -> OptimizeResult:
-        cuts: list[_Cut] = []
-        for section in sections:
-            cuts.extend(self._cuts(section))
+    def render(self, cuts: list[_Cut], bounds: list[int]) -> OptimizeResult:
         if not cuts:
-            whole = visible(self.lines.chunk(0, self.lines.count))
+            whole = visible(self.lines.data)
             return OptimizeResult((whole,) if whole else ())
-        return OptimizeResult(tuple(self._assemble(cuts)))
+        return OptimizeResult(tuple(self._assemble(cuts, bounds)))
 
-    def _cuts(self, section: _Section) -> list[_Cut]:
+    def cuts(self, section: _Section) -> list[_Cut]:
         fold = _fold_kind(section, self.lines, self.config)
         if fold:
             counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
@@ -405,46 +434,66 @@ class _Renderer:
         cuts.sort(key=lambda cut: cut.start)
         return cuts
 
-    def _assemble(self, cuts: list[_Cut]) -> list[Part]:
-        chunk = self.lines.chunk
+    def _assemble(self, cuts: list[_Cut], bounds: list[int]) -> list[Part]:
+        data = self.lines.data
         body: list[Part] = []
+        shown = _Shown()
         meta: list[tuple[bytes, Span]] = []
         context: list[tuple[bytes, Span]] = []
         context_lines = 0
-        position = 0
-        offset = 0  # of line `position` in the input
-
-        def take(start: int, end: int) -> tuple[bytes, Span]:
-            nonlocal offset
-            data = chunk(start, end)
-            offset += len(data)
-            return data, (offset - len(data), offset)
-
-        for cut in cuts:
-            if cut.start > position:
-                body.append(_excerpt(*take(position, cut.start)))
-            data, span = take(cut.start, cut.end)
-            size = cut.end - cut.start
+        offset = 0  # where the input not yet placed begins
+        for cut, start, end in zip(cuts, bounds[0::2], bounds[1::2], strict=True):
+            if start > offset:
+                shown.add_input(data, offset, start)
+            span, size = (start, end), cut.end - cut.start
             if cut.kind is _CutKind.META:
-                meta.append((data, span))
+                meta.append((data[start:end], span))
             elif cut.kind is _CutKind.FILE:
                 reason = f"whole-file diff, {cut.label[1:-2]}"
-                body += [cut.label, Omission(data, reason, (span,)), "\n"]
+                shown.add(cut.label)
+                body += [*shown.flush(), Omission(data[start:end], reason, (span,))]
+                shown.add("\n")
             elif self.fine:
+                shown.add(f"… {size} lines ")
                 reason = f"{size} unchanged context lines"
-                body += [f"… {size} lines ", Omission(data, reason, (span,)), "\n"]
+                body += [*shown.flush(), Omission(data[start:end], reason, (span,))]
+                shown.add("\n")
             else:
-                body.append(f"… {size} lines\n")
-                context.append((data, span))
+                shown.add(f"… {size} lines\n")
+                context.append((data[start:end], span))
                 context_lines += size
-            position = cut.end
-        if position < self.lines.count:
-            body.append(_excerpt(*take(position, self.lines.count)))
-        return join_literals(_summary(meta, context, context_lines) + body)
+            offset = end
+        if offset < len(data):
+            shown.add_input(data, offset, len(data))
+        return _summary(meta, context, context_lines) + body + shown.flush()
 
 
-def _excerpt(data: bytes, span: Span) -> Excerpt:
-    return Excerpt(visible(data), *span)
+class _Shown:
+    """Visible text between two omissions, and the runs of input bytes it shows unchanged."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.runs: list[Run] = []
+        self.size = 0  # UTF-8 bytes so far
+
+    def add(self, text: str) -> None:
+        self.pieces.append(text)
+        self.size += len(text.encode())
+
+    def add_input(self, data: bytes, start: int, end: int) -> None:
+        raw = data[start:end]
+        text = visible(raw)
+        self.pieces.append(text)
+        encoded = raw if raw.isascii() else text.encode()
+        if encoded == raw:  # undecodable bytes are shown as U+FFFD, not as themselves
+            self.runs.append((self.size, start, end - start))
+        self.size += len(encoded)
+
+    def flush(self) -> list[Part]:
+        text = "".join(self.pieces)
+        part: list[Part] = [Excerpt(text, tuple(self.runs)) if self.runs else text] if text else []
+        self.pieces, self.runs, self.size = [], [], 0
+        return part
 
 
 def _grouped(pieces: list[tuple[bytes, Span]], reason: str) -> Omission:
