@@ -107,7 +107,7 @@ def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(raw_and_mapped(), st.sampled_from([TINY, IndexLimits(min_mapped_bytes=0), IndexLimits()]))
+@given(raw_and_mapped(), st.sampled_from([TINY, IndexLimits()]))
 def test_mapped_texts_count_exactly(case: tuple[bytes, MappedText, list[int]], limits: IndexLimits) -> None:
     raw, mapped, cuts = case
     with TokenCounter(limits) as counter:
@@ -119,7 +119,7 @@ def test_mapped_texts_count_exactly(case: tuple[bytes, MappedText, list[int]], l
 def test_a_run_that_does_not_match_the_input_is_tokenized() -> None:
     raw = b"alpha\nbeta\ngamma\n" * 20
     text = b"ALPHA\nBETA\n" + raw[12:]
-    with TokenCounter(IndexLimits(min_mapped_bytes=0)) as counter:
+    with TokenCounter() as counter:
         counter.start_raw(raw, [0, 12])
         assert counter.count_texts([MappedText(text, [(0, 0, 11), (11, 12, len(raw) - 12)])]) == [exact(text)]
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -96,14 +97,35 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     if mapped:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
         run.counter.start_raw(packet.raw, plan.input_cuts)  # counts while the text is built
+        omits = bool(plan.input_cuts)
         result = plan.render()
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
+        omits = any(True for _ in result.omissions)
     # Omissions are counted on the workers while this thread masks and stores.
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
+    original = Omission(packet.raw, "original input, byte for byte")
+    with ThreadPoolExecutor(max_workers=1) as io:
+        # Storing the original (hashing, writing, fsync: all without the GIL) overlaps the
+        # masking and storing below whenever it is certainly needed.
+        stored_early = io.submit(_store, packet, run, original) if omits else None
+        visible = _visible_text(packet, run, result.parts, mapped)
+        if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
+            stored = stored_early.result() if stored_early else _store(packet, run, original)
+            packet.original_ref = stored
+            if visible and not visible.endswith("\n"):
+                visible += "\n"
+            visible += markers.footer(len(packet.raw), stored.id)
+    packet.visible = visible
+    secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
+    return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
+
+
+def _visible_text(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool) -> str:
+    """The parts as visible text: omissions stored behind markers, the rest masked."""
     pieces: list[str] = []
     size = 0  # UTF-8 bytes of the visible text so far, tracked for mapped types
-    for group in _between_omissions(result.parts):
+    for group in _between_omissions(parts):
         if isinstance(group, Omission):
             pieces.append(_store_omission(packet, run, group))
         else:
@@ -113,17 +135,7 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
                 packet.visible_runs += _excerpt_runs(group, size)
         if mapped:
             size += _utf8_length(pieces[-1])
-    visible = "".join(pieces)
-    if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
-        original = Omission(packet.raw, "original input, byte for byte")
-        stored = _store(packet, run, original)
-        packet.original_ref = stored
-        if visible and not visible.endswith("\n"):
-            visible += "\n"
-        visible += markers.footer(len(packet.raw), stored.id)
-    packet.visible = visible
-    secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
-    return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
+    return "".join(pieces)
 
 
 def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str | Excerpt]]:

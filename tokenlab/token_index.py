@@ -33,7 +33,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from itertools import accumulate, pairwise
+from functools import cached_property
+from itertools import accumulate, pairwise, repeat
 from typing import Self
 
 from tokenlab import tokens
@@ -56,7 +57,6 @@ class IndexLimits:
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
     runs_per_mb: int = 24  # more runs than this means the text is too fragmented to map
-    min_mapped_bytes: int = 64  # shorter known runs cost more to look up than to tokenize
 
 
 DEFAULT_LIMITS = IndexLimits()
@@ -85,6 +85,11 @@ class RawIndex:
     @property
     def total(self) -> int:
         return self.before[-1]
+
+    @cached_property
+    def before_offset(self) -> dict[int, int]:
+        """`before` by offset: spans that start and end at cuts are counted by two lookups."""
+        return dict(zip(self.offsets, self.before))
 
     def span(self, start: int, end: int) -> tuple[int, list[memoryview]]:
         """Tokens of `data[start:end]` counted in isolation: (indexed part, rest to tokenize)."""
@@ -160,8 +165,7 @@ def _index_block(
 ) -> tuple[list[int], list[int]]:
     cuts = _cuts(data, start, end, chunk_bytes)
     if extra:  # strictly inside the block, so the look-behind byte and the end exist
-        safe = tokens.SAFE_CUT_RE.match
-        cuts = sorted(set(cuts).union([at for at in extra if safe(data, at - 1)]))
+        cuts = sorted(set(cuts).union(_nearest_safe_cuts(data, start, end, extra)))
     block = data[start:end]
     if block.isascii():  # offsets in the decoded text are byte offsets: slice it
         text = block.decode("ascii")
@@ -171,6 +175,53 @@ def _index_block(
         texts = [str(view[a:b], "utf-8", "replace") for a, b in pairwise(cuts)]
     del block
     return cuts[1:], _count_decoded(texts)
+
+
+class _Joined:
+    """Pieces to be counted each on its own, joined wherever the join is a safe cut.
+
+    Between the mapped runs of a text lie many short pieces (a diff's `… N lines`); their
+    counts add up to the count of their concatenation wherever that joins them at safe
+    cuts, so they are tokenized as a few long texts rather than one by one.
+    """
+
+    def __init__(self) -> None:
+        self._groups: list[list[bytes]] = []
+
+    def add(self, piece: bytes) -> None:
+        if self._groups:
+            # The cut looks one byte behind its newline and ahead over this piece only: a
+            # look-ahead that would need the next piece fails, and the pieces stay apart.
+            tail = self._groups[-1][-1][-2:]
+            if tokens.is_safe_cut(tail + piece[:_LOOKAHEAD_BYTES], len(tail)):
+                self._groups[-1].append(piece)
+                return
+        self._groups.append([piece])
+
+    def texts(self) -> list[memoryview]:
+        return [memoryview(b"".join(group)) for group in self._groups]
+
+
+_LOOKAHEAD_BYTES = 64
+
+
+def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]) -> list[int]:
+    """Each offset if it is a safe cut of data[start:end], else the safe cuts around it.
+
+    A mapped run that begins or ends at a cut that is not safe (a diff's blank context line
+    " \\n" next to a fold) is counted from the safe cuts just inside it.
+    """
+    safe_after = tokens.SAFE_CUT_RE.match
+    found = [at for at in offsets if safe_after(data, at - 1)]
+    for at in offsets:
+        if safe_after(data, at - 1):
+            continue
+        after = tokens.SAFE_CUT_RE.search(data, at, end)
+        before = _last_safe_cut(data, start, at)
+        found += [
+            cut for cut in (after.end() if after else None, before) if cut is not None and start < cut < end
+        ]
+    return found
 
 
 @dataclass(frozen=True)
@@ -320,35 +371,56 @@ class TokenCounter:
         """Runs that begin and end at safe cuts of the text come from the index."""
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
-        view = memoryview(data)
         spans: list[Span] = []
-        rest: list[memoryview] = []
+        rest = _Joined()
         done = 0  # data[:done] is accounted for
+        # Runs come by the hundred thousand (a large diff's kept and folded lines): one tight loop.
+        safe_after, size = tokens.SAFE_CUT_RE.match, len(data)
         for start, raw_start, length in text.runs:
             end = start + length
-            if (
-                length < self.limits.min_mapped_bytes
-                or not (tokens.is_safe_cut(data, start) and tokens.is_safe_cut(data, end))
-                or not raw.startswith(data[start:end], raw_start)
-            ):
+            if not length or not raw.startswith(data[start:end], raw_start):
                 continue  # tokenized with the bytes around it
-            if start > done:
-                rest.append(view[done:start])
-            spans.append((raw_start, raw_start + length))
-            done = end
-        if done < len(data):
-            rest.append(view[done:])
-        return _Pending(spans, self._tokenize(rest))
+            raw_end = raw_start + length
+            # Count from the safe cuts just inside the run where its ends are not safe cuts
+            # of the text or of the input (the index has those inner cuts: `start_raw`).
+            first: int | None = start
+            if (start and not safe_after(data, start - 1)) or (
+                raw_start and not safe_after(raw, raw_start - 1)
+            ):
+                found = tokens.SAFE_CUT_RE.search(data, start, end)
+                first = found.end() if found else None
+            last: int | None = end
+            if (end < size and not safe_after(data, end - 1)) or (
+                raw_end < len(raw) and not safe_after(raw, raw_end - 1)
+            ):
+                last = _last_safe_cut(data, start, end - 1)
+            if first is None or last is None or last <= first:
+                continue
+            if first > done:
+                rest.add(data[done:first])
+            spans.append((raw_start + first - start, raw_start + last - start))
+            done = last
+        if done < size:
+            rest.add(data[done:])
+        return _Pending(spans, self._tokenize(rest.texts()))
 
     def _finish(self, pending: _Pending) -> int:
         """The count: spans from the index (their edges tokenized now), plus the rest."""
         total, edges = 0, list[memoryview]()
         if pending.spans:
             index = self.raw_index()
-            for start, end in pending.spans:
-                indexed, partial = index.span(start, end)
-                total += indexed
-                edges.extend(piece for piece in partial if len(piece))
+            starts = [start for start, _ in pending.spans]
+            ends = [end for _, end in pending.spans]
+            # Spans that start and end at cuts of the index: two lookups each, in C.
+            firsts = list(map(index.before_offset.get, starts, repeat(-1)))
+            lasts = list(map(index.before_offset.get, ends, repeat(-1)))
+            total = sum(lasts) - sum(firsts)
+            if -1 in firsts or -1 in lasts:
+                for first, last, start, end in zip(firsts, lasts, starts, ends, strict=True):
+                    if first < 0 or last < 0:
+                        indexed, partial = index.span(start, end)
+                        total += indexed - (last - first)
+                        edges += [piece for piece in partial if len(piece)]
         jobs = pending.jobs + (self._tokenize(edges) if edges else [])
         return total + sum(sum(job.result()) for job in jobs)
 
