@@ -33,8 +33,12 @@ optimizer has to be, so the tests use it as the oracle for file and line counts 
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
+from itertools import accumulate
 
 from tokenlab.optimizers import (
     Excerpt,
@@ -175,10 +179,22 @@ class _Lines:
             self.items.pop()
         self.count = len(self.items) if data else 0
 
+    @cached_property
+    def _ends(self) -> array[int]:
+        """Bytes before the end of each line, newlines excluded: prefix sums of lengths."""
+        return array("q", accumulate(map(len, self.items)))
+
+    def offset(self, line: int) -> int:
+        """Byte offset of line `line` (the input's length past the last line)."""
+        if line == 0:
+            return 0
+        if line >= self.count:
+            return len(self.data)
+        return self._ends[line - 1] + line
+
     def size(self, start: int, end: int) -> int:
-        """Bytes of lines [start, end), each with its newline (the last may have none)."""
-        newlines = end - start - (end == self.count and not self.final_newline and end > start)
-        return sum(map(len, self.items[start:end])) + newlines
+        """Bytes of lines [start, end), newlines excluded."""
+        return self._ends[end - 1] - (self._ends[start - 1] if start else 0) if end > start else 0
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -198,13 +214,8 @@ def plan_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> Diff
     renderer = _Renderer(lines, granularity, config)
     cuts = [cut for section in _scan(lines) for cut in renderer.cuts(section)]
     bounds: list[int] = []  # byte offsets: each cut's start and end, in order
-    position = offset = 0
     for cut in cuts:
-        offset += lines.size(position, cut.start)
-        bounds.append(offset)
-        offset += lines.size(cut.start, cut.end)
-        bounds.append(offset)
-        position = cut.end
+        bounds += (lines.offset(cut.start), lines.offset(cut.end))
     return DiffPlan(renderer, cuts, bounds)
 
 
@@ -223,9 +234,8 @@ class DiffPlan:
 # --- parsing -----------------------------------------------------------------------------
 
 
-def _scan(lines: _Lines) -> list[_Section]:
+def _scan(lines: _Lines) -> Iterator[_Section]:
     items, count = lines.items, lines.count
-    sections: list[_Section] = []
     i = 0
     while i < count:
         line = items[i]
@@ -236,9 +246,8 @@ def _scan(lines: _Lines) -> list[_Section]:
             i += 1
             continue
         section = _parse_section(items, i, count)
-        sections.append(section)
+        yield section
         i = section.end
-    return sections
 
 
 def _parse_section(items: list[bytes], i: int, count: int) -> _Section:
@@ -425,11 +434,10 @@ class _Renderer:
                 folded.append(section.diff_line)
         cuts = [_Cut(start, end, _CutKind.META) for start, end in _ranges(sorted(folded))]
         keep = self.config.context_keep
-        items = self.lines.items
         for run in section.runs:
             start = run.start + (keep if run.after_change else 0)
             end = run.end - (keep if run.before_change else 0)
-            if end > start and sum(map(len, items[start:end])) >= self.min_fold_bytes:
+            if end > start and self.lines.size(start, end) >= self.min_fold_bytes:
                 cuts.append(_Cut(start, end, _CutKind.CONTEXT))
         cuts.sort(key=lambda cut: cut.start)
         return cuts
@@ -437,14 +445,14 @@ class _Renderer:
     def _assemble(self, cuts: list[_Cut], bounds: list[int]) -> list[Part]:
         data = self.lines.data
         body: list[Part] = []
-        shown = _Shown()
+        shown = _Shown(data)
         meta: list[tuple[bytes, Span]] = []
         context: list[tuple[bytes, Span]] = []
         context_lines = 0
         offset = 0  # where the input not yet placed begins
         for cut, start, end in zip(cuts, bounds[0::2], bounds[1::2], strict=True):
             if start > offset:
-                shown.add_input(data, offset, start)
+                shown.add_input(offset, start)
             span, size = (start, end), cut.end - cut.start
             if cut.kind is _CutKind.META:
                 meta.append((data[start:end], span))
@@ -464,36 +472,42 @@ class _Renderer:
                 context_lines += size
             offset = end
         if offset < len(data):
-            shown.add_input(data, offset, len(data))
+            shown.add_input(offset, len(data))
         return _summary(meta, context, context_lines) + body + shown.flush()
 
 
 class _Shown:
-    """Visible text between two omissions, and the runs of input bytes it shows unchanged."""
+    """Visible text between two omissions, and the runs of input bytes it shows unchanged.
 
-    def __init__(self) -> None:
-        self.pieces: list[str] = []
+    Kept in bytes and decoded once: every stretch of input placed here ends at a line end
+    (or the input's end), so decoding the whole equals decoding each stretch.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pieces: list[bytes] = []
         self.runs: list[Run] = []
-        self.size = 0  # UTF-8 bytes so far
+        self.size = 0
 
     def add(self, text: str) -> None:
-        self.pieces.append(text)
-        self.size += len(text.encode())
-
-    def add_input(self, data: bytes, start: int, end: int) -> None:
-        raw = data[start:end]
-        text = visible(raw)
-        self.pieces.append(text)
-        encoded = raw if raw.isascii() else text.encode()
-        if encoded == raw:  # undecodable bytes are shown as U+FFFD, not as themselves
-            self.runs.append((self.size, start, end - start))
+        encoded = text.encode()
+        self.pieces.append(encoded)
         self.size += len(encoded)
 
+    def add_input(self, start: int, end: int) -> None:
+        self.pieces.append(self.data[start:end])
+        self.runs.append((self.size, start, end - start))
+        self.size += end - start
+
     def flush(self) -> list[Part]:
-        text = "".join(self.pieces)
-        part: list[Part] = [Excerpt(text, tuple(self.runs)) if self.runs else text] if text else []
+        joined = b"".join(self.pieces)
+        text = visible(joined)
+        # Undecodable bytes are shown as U+FFFD, not as themselves: no run is claimed then.
+        runs = tuple(self.runs) if joined.isascii() or text.encode() == joined else ()
         self.pieces, self.runs, self.size = [], [], 0
-        return part
+        if not text:
+            return []
+        return [Excerpt(text, runs) if runs else text]
 
 
 def _grouped(pieces: list[tuple[bytes, Span]], reason: str) -> Omission:
