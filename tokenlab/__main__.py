@@ -1,5 +1,5 @@
 """Allow `python -m tokenlab`."""
 
-from tokenlab.cli import app
+from tokenlab.entry import main
 
-app(prog_name="tokens")
+main()

@@ -12,8 +12,9 @@ from typing import Annotated
 
 import typer
 
-from tokenlab.cli_common import JsonOption, StoreOption, domain_errors, emit_json
-from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
+from tokenlab.entry import emit_json, run_analyze
+from tokenlab.optimizers import Granularity
 
 app = typer.Typer(
     name="tokens",
@@ -22,6 +23,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
 
 @app.command()
 @domain_errors
@@ -41,29 +43,16 @@ def analyze(
     as_json: JsonOption = False,
 ) -> None:
     """Compress FILE: visible text on stdout, the stage trace on stderr."""
-    from tokenlab.packet import Status
-    from tokenlab.pipeline import analyze as run_pipeline
-    from tokenlab.sources import read_input, signals_for
-    from tokenlab.store import Store
-
-    label, data = read_input(source)
-    packet = run_pipeline(
-        data,
-        source=label,
-        store=Store.resolve(store),
-        config=OptimizerConfig(granularity=granularity),
-        signals=signals_for(label, signals),
-        redact_secrets=not no_redact,
+    code = run_analyze(
+        source,
+        granularity=granularity,
+        signals=signals,
+        redact=not no_redact,
+        store=store,
+        as_json=as_json,
     )
-    if as_json:
-        emit_json(packet.as_dict())
-    else:
-        sys.stdout.write(packet.visible)
-        sys.stdout.flush()
-        for entry in packet.trace:
-            typer.echo(f"{entry.stage:<12} {entry.detail}", err=True)
-    if Status.FAIL in (packet.signal_status, packet.recovery_status):
-        raise typer.Exit(1)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("show-ref")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
-from tokenlab.errors import TokenlabError
+from tokenlab.errors import TokenlabError, error_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,7 +26,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.
 
 def fail(error: TokenlabError) -> typer.Exit:
     """Render a domain error as one line on stderr; return the Exit to raise."""
-    typer.echo(f"tokens: {error}", err=True)
+    typer.echo(error_line(error), err=True)
     return typer.Exit(error.exit_code)
 
 
@@ -42,10 +41,3 @@ def domain_errors(command: F) -> F:
             raise fail(error) from None
 
     return wrapper  # type: ignore[return-value]
-
-
-def emit_json(payload: object) -> None:
-    import orjson
-
-    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-    sys.stdout.buffer.flush()

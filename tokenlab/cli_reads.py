@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from tokenlab.cli_common import JsonOption, StoreOption, domain_errors, emit_json
+from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
+from tokenlab.entry import emit_json
 
 
 class ReadView(str, Enum):

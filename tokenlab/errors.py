@@ -25,3 +25,8 @@ class InvariantError(TokenlabError):
     """SIGNAL, RECOVERY or RESTORE failed (exit 1)."""
 
     exit_code = 1
+
+
+def error_line(error: TokenlabError) -> str:
+    """How the command line reports a domain error: one line, no traceback."""
+    return f"tokens: {error}"

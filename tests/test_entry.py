@@ -1,0 +1,109 @@
+"""The console entry: a plain `tokens analyze` skips typer and behaves exactly like it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from tokenlab.cli import app
+from tokenlab.entry import ANALYZE_OPTIONS, plain_analyze, run
+from tokenlab.optimizers import Granularity
+
+LOG = b"INFO request served\n" * 300 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 9
+
+
+def test_fast_path_knows_exactly_the_typer_commands_options() -> None:
+    command = typer.main.get_command(app).commands["analyze"]  # type: ignore[attr-defined]
+    options = {
+        name: not parameter.is_flag
+        for parameter in command.params
+        if parameter.param_type_name == "option"
+        for name in parameter.opts
+    }
+    assert options == ANALYZE_OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["analyze", "x.log"], {"source": "x.log", "granularity": Granularity.COARSE, "as_json": False}),
+        (["analyze", "--json", "-", "--granularity=fine"], {"source": "-", "granularity": Granularity.FINE}),
+        (["analyze", "x", "--store", "s", "--no-redact"], {"store": Path("s"), "redact": False}),
+        (["analyze", "x", "--signals=sig"], {"signals": Path("sig"), "redact": True}),
+    ],
+)
+def test_plain_command_lines_are_parsed(argv: list[str], expected: dict[str, object]) -> None:
+    parsed = plain_analyze(argv)
+    assert parsed is not None
+    assert {key: parsed[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--help"],
+        ["analyze"],
+        ["analyze", "--help"],
+        ["analyze", "a", "b"],
+        ["analyze", "a", "--json", "--json"],
+        ["analyze", "a", "--store"],
+        ["analyze", "a", "--store", "--json"],
+        ["analyze", "a", "--granularity", "bogus"],
+        ["analyze", "a", "--no-redact=yes"],
+        ["analyze", "-x"],
+        ["analyze", "a", "--"],
+        ["show-ref", "ctx_abcdef"],
+    ],
+)
+def test_anything_else_goes_to_typer(argv: list[str]) -> None:
+    assert plain_analyze(argv) is None
+
+
+@pytest.mark.parametrize(
+    "options", [[], ["--json"], ["--granularity", "fine", "--no-redact"], ["--signals", "missing.signals"]]
+)
+def test_fast_path_output_equals_typers(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], options: list[str]
+) -> None:
+    source = tmp_path / "app.log"
+    source.write_bytes(LOG)
+    argv = ["analyze", str(source), *options]
+    assert plain_analyze(argv) is not None
+    code = run(argv)
+    fast = capsysbinary.readouterr()
+    typed = CliRunner().invoke(app, argv)
+    assert (code, fast.out, fast.err.decode()) == (typed.exit_code, typed.stdout_bytes, typed.stderr)
+
+
+def test_errors_are_one_line_with_typers_exit_code(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["analyze", str(tmp_path / "missing.log")]
+    code = run(argv)
+    typed = CliRunner().invoke(app, argv)
+    assert (code, capsys.readouterr().err) == (typed.exit_code, typed.stderr) == (2, typed.stderr)
+    assert re.fullmatch(r"tokens: .*missing\.log.*\n", typed.stderr)
+
+
+def test_the_installed_command_exits_with_the_commands_code(tmp_path: Path) -> None:
+    source = tmp_path / "app.log"
+    source.write_bytes(LOG)
+    ran = subprocess.run(
+        [sys.executable, "-m", "tokenlab", "analyze", str(source)], capture_output=True, check=False
+    )
+    assert ran.returncode == 0
+    assert b"ERROR PaymentService line 421" in ran.stdout
+    assert b"RECOVERY" in ran.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "tokenlab", "analyze", str(tmp_path / "nope")],
+        capture_output=True,
+        check=False,
+    )
+    assert (missing.returncode, missing.stdout) == (2, b"")
