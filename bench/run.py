@@ -26,6 +26,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -645,6 +646,10 @@ def main() -> None:
     args = parser.parse_args()
 
     WORK.mkdir(parents=True, exist_ok=True)
+    # An installed wheel ships compiled bytecode; an editable install under
+    # PYTHONDONTWRITEBYTECODE=1 (as on this machine) would recompile tokenlab on every run
+    # of both children. Compile once, as installing would.
+    compileall.compile_dir(REPO / "tokenlab", quiet=1)
     about = machine()
     print(about)
     cases = []
