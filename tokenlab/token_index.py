@@ -33,8 +33,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
-from itertools import accumulate, pairwise, repeat
+from functools import cached_property, partial
+from itertools import accumulate, compress, pairwise, repeat
+from operator import add, not_, sub
 from typing import Self
 
 from tokenlab import tokens
@@ -175,6 +176,46 @@ def _index_block(
         texts = [str(view[a:b], "utf-8", "replace") for a, b in pairwise(cuts)]
     del block
     return cuts[1:], _count_decoded(texts)
+
+
+def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, int, int]]:
+    """Runs whose ends are not safe cuts, counted from the safe cuts just inside them.
+
+    A diff's blank context line (" \\n") next to a fold makes such a run; the index has
+    those inner cuts too (`start_raw`). A run that does not match the input is skipped.
+    """
+    mapped = []
+    safe_after, size = tokens.SAFE_CUT_RE.match, len(data)
+    for start, raw_start, length in runs:
+        end, raw_end = start + length, raw_start + length
+        if not raw.startswith(data[start:end], raw_start):
+            continue
+        first: int | None = start
+        if (start and not safe_after(data, start - 1)) or (raw_start and not safe_after(raw, raw_start - 1)):
+            found = tokens.SAFE_CUT_RE.search(data, start, end)
+            first = found.end() if found else None
+        last: int | None = end
+        if (end < size and not safe_after(data, end - 1)) or (
+            raw_end < len(raw) and not safe_after(raw, raw_end - 1)
+        ):
+            last = _last_safe_cut(data, start, end - 1)
+        if first is not None and last is not None and first < last:
+            mapped.append((first, last, raw_start + first - start))
+    return mapped
+
+
+def _joined_where_safe(pieces: list[bytes]) -> list[memoryview]:
+    """Pieces to be counted each on its own, as a few long texts: joined at safe cuts."""
+    if len(pieces) > 1:
+        tails = [piece[-2:] for piece in pieces[:-1]]  # the cut's look-behind...
+        heads = [piece[:_LOOKAHEAD_BYTES] for piece in pieces[1:]]  # ...and look-ahead
+        at = [len(tail) - 1 for tail in tails]
+        if all(map(tokens.SAFE_CUT_RE.match, map(add, tails, heads), at)):
+            return [memoryview(b"".join(pieces))]
+    joined = _Joined()
+    for piece in pieces:
+        joined.add(piece)
+    return joined.texts()
 
 
 class _Joined:
@@ -368,41 +409,40 @@ class TokenCounter:
         return _Pending(spans, self._tokenize([piece for piece in rest if len(piece)]))
 
     def _start_mapped(self, text: MappedText) -> _Pending:
-        """Runs that begin and end at safe cuts of the text come from the index."""
+        """Runs that begin and end at safe cuts of the text come from the index.
+
+        Runs come by the hundred thousand (a large diff's kept and folded lines), so the
+        common case is checked with C-level maps over all runs at once; only runs whose
+        ends are not safe cuts of the text take the loop in `_careful_spans`. (An end that
+        is not a safe cut of the input is not a cut of the index: `_finish` counts the few
+        bytes from it to the next cut.)
+        """
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
-        spans: list[Span] = []
-        rest = _Joined()
-        done = 0  # data[:done] is accounted for
-        # Runs come by the hundred thousand (a large diff's kept and folded lines): one tight loop.
-        safe_after, size = tokens.SAFE_CUT_RE.match, len(data)
-        for start, raw_start, length in text.runs:
-            end = start + length
-            if not length or not raw.startswith(data[start:end], raw_start):
-                continue  # tokenized with the bytes around it
-            raw_end = raw_start + length
-            # Count from the safe cuts just inside the run where its ends are not safe cuts
-            # of the text or of the input (the index has those inner cuts: `start_raw`).
-            first: int | None = start
-            if (start and not safe_after(data, start - 1)) or (
-                raw_start and not safe_after(raw, raw_start - 1)
-            ):
-                found = tokens.SAFE_CUT_RE.search(data, start, end)
-                first = found.end() if found else None
-            last: int | None = end
-            if (end < size and not safe_after(data, end - 1)) or (
-                raw_end < len(raw) and not safe_after(raw, raw_end - 1)
-            ):
-                last = _last_safe_cut(data, start, end - 1)
-            if first is None or last is None or last <= first:
-                continue
-            if first > done:
-                rest.add(data[done:first])
-            spans.append((raw_start + first - start, raw_start + last - start))
-            done = last
-        if done < size:
-            rest.add(data[done:])
-        return _Pending(spans, self._tokenize(rest.texts()))
+        runs = [run for run in text.runs if run[2]]
+        starts, raw_starts, lengths = ([run[field] for run in runs] for field in range(3))
+        ends = list(map(add, starts, lengths))
+        safe_at = partial(map, tokens.SAFE_CUT_RE.match)  # at offset - 1: is offset a safe cut?
+        before = partial(map, sub)
+        good = list(
+            map(
+                all,
+                zip(
+                    safe_at(repeat(data), before(starts, repeat(1))),
+                    safe_at(repeat(data), before(ends, repeat(1))),
+                    map(raw.startswith, map(data.__getitem__, map(slice, starts, ends)), raw_starts),
+                ),
+            )
+        )
+        # (start in text, end in text, start in raw) of every run counted from the index
+        mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
+        if not all(good):
+            mapped = sorted(mapped + _careful_spans(data, raw, list(compress(runs, map(not_, good)))))
+        gap_starts = [0, *(end for _, end, _ in mapped)]
+        gap_ends = [*(start for start, _, _ in mapped), len(data)]
+        gaps = [gap for gap in map(data.__getitem__, map(slice, gap_starts, gap_ends)) if gap]
+        spans = [(raw_start, raw_start + end - start) for start, end, raw_start in mapped]
+        return _Pending(spans, self._tokenize(_joined_where_safe(gaps)))
 
     def _finish(self, pending: _Pending) -> int:
         """The count: spans from the index (their edges tokenized now), plus the rest."""
