@@ -100,3 +100,22 @@ def test_resolve_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOKENLAB_STORE")
     assert Store.resolve().root == Path("var") / "context"
     assert os.getcwd()
+
+
+def test_new_folders_and_acknowledged_refs_are_fsynced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokenlab import store as store_module
+
+    synced: list[Path] = []
+    monkeypatch.setattr(store_module, "_fsync_dir", synced.append)
+    store = Store(tmp_path / "deep" / "store")
+    ref_id = store.put(b"payload", source="t", content_type="text", reason="r")
+    shard = store.refs_dir / ref_id[len("ctx_") :][:2]
+    # every folder created on the way, through the shard, has its entry made durable
+    for created in (tmp_path / "deep", tmp_path / "deep" / "store", store.refs_dir, shard):
+        assert created.parent in synced
+    assert shard in synced  # the ref's own link
+    synced.clear()
+    assert store.put(b"payload", source="t", content_type="text", reason="r") == ref_id
+    assert synced == [shard]  # written by someone else or earlier: made durable before acknowledging

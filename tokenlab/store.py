@@ -135,7 +135,11 @@ class Store:
         return self.refs_dir / hex_id[:2] / hex_id
 
     def _private_folder(self, folder: Path) -> Path:
-        """Create `folder` owner-only (0700) level by level where missing."""
+        """Create `folder` owner-only (0700) level by level where missing.
+
+        Each new folder's parent is fsynced: a ref written into a new shard is durable only
+        once the folder's own entry is.
+        """
         missing = []
         level = folder
         while not level.is_dir():
@@ -143,6 +147,7 @@ class Store:
             level = level.parent
         for path in reversed(missing):
             path.mkdir(mode=0o700, exist_ok=True)
+            _fsync_dir(path.parent)
         return folder
 
     def put(self, data: bytes, *, source: str, content_type: str, reason: str) -> str:
@@ -185,6 +190,7 @@ class Store:
         existing = _header_sha(path)
         if existing == sha:
             os.utime(path)  # written again: counts as recent use for `store gc`
+            _fsync_dir(path.parent)  # another writer's link may not be durable yet
         return existing == sha
 
     def load(self, ref_id: str) -> RefRecord:
