@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from tokenlab import markers
 from tokenlab.classify import classify
@@ -170,12 +171,8 @@ def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
 
 def _source_runs(source: tuple[Span, ...]) -> list[Run]:
     """The runs of an omission made of input ranges, by offset in its bytes."""
-    runs: list[Run] = []
-    offset = 0
-    for start, end in source:
-        runs.append((offset, start, end - start))
-        offset += end - start
-    return runs
+    lengths = [end - start for start, end in source]
+    return list(zip(accumulate(lengths, initial=0), (start for start, _ in source), lengths))
 
 
 def _masked(packet: ContextPacket, run: RunSettings, text: str) -> str:

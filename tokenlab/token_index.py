@@ -455,12 +455,10 @@ class TokenCounter:
             firsts = list(map(index.before_offset.get, starts, repeat(-1)))
             lasts = list(map(index.before_offset.get, ends, repeat(-1)))
             total = sum(lasts) - sum(firsts)
-            if -1 in firsts or -1 in lasts:
-                for first, last, start, end in zip(firsts, lasts, starts, ends, strict=True):
-                    if first < 0 or last < 0:
-                        indexed, partial = index.span(start, end)
-                        total += indexed - (last - first)
-                        edges += [piece for piece in partial if len(piece)]
+            for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
+                indexed, partial = index.span(starts[at], ends[at])
+                total += indexed - (lasts[at] - firsts[at])
+                edges += [piece for piece in partial if len(piece)]
         jobs = pending.jobs + (self._tokenize(edges) if edges else [])
         return total + sum(sum(job.result()) for job in jobs)
 
