@@ -12,12 +12,13 @@ arranged around it: MEASURE_RAW starts the exact raw count on worker threads and
 at once (the tokenizer releases the GIL, so it runs on the other cores while OPTIMIZE
 works); its trace detail is filled in when MEASURE_OPT needs the count. For types whose
 optimizer maps its output to input ranges (`MAPS_INPUT`: diffs, whose kept and folded
-lines alternate every few lines), the count starts as soon as the optimizer returns, cut
-where those ranges begin and end. MEASURE_OPT counts the visible text and the omissions
-from the raw count's index rather than tokenizing them again (see `token_index`). Trace
-entries are still recorded in stage order. The cyclic garbage collector is paused during
-a run: optimizers build many small acyclic objects, and repeated full collections made
-large inputs cost more than linear time.
+lines alternate every few lines), OPTIMIZE starts the count once the optimizer has
+planned which lines it leaves out, cut where they begin and end, and renders the text
+meanwhile. MEASURE_OPT counts the visible text and the omissions from the raw count's
+index rather than tokenizing them again (see `token_index`). Trace entries are still
+recorded in stage order. The cyclic garbage collector is paused during a run: optimizers
+build many small acyclic objects, and repeated full collections made large inputs cost
+more than linear time.
 """
 
 from __future__ import annotations
@@ -162,10 +163,9 @@ def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
     """The excerpts' runs, by offset in the visible text's UTF-8 bytes."""
     runs: list[Run] = []
     for part in parts:
-        text = part.text if isinstance(part, Excerpt) else part
         if isinstance(part, Excerpt):
             runs += [(offset + start, raw_start, length) for start, raw_start, length in part.runs]
-        offset += _utf8_length(text)
+        offset += _utf8_length(part.text if isinstance(part, Excerpt) else part)
     return runs
 
 
