@@ -624,6 +624,24 @@ def machine() -> str:
     )
 
 
+_SPIN = "sum(range(3 * 10**7))"
+
+
+def parallel_throughput() -> float:
+    """How much work two CPU-bound processes get done together, relative to one alone.
+
+    About 2 when the two vCPUs run on separate cores; about 1.3 when they share one core's
+    two hyperthreads, which this VM sometimes does for minutes: a multi-threaded analyze
+    then slows down far more than the single-threaded baseline.
+    """
+    alone = run_child([str(PYTHON), "-c", _SPIN]).seconds
+    start = time.perf_counter()
+    spinners = [subprocess.Popen([str(PYTHON), "-c", _SPIN]) for _ in range(2)]
+    for spinner in spinners:
+        spinner.wait()
+    return 2 * alone / (time.perf_counter() - start)
+
+
 def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     for row in (header, *rows):
@@ -651,7 +669,8 @@ def main() -> None:
     # of both children. Compile once, as installing would.
     compileall.compile_dir(REPO / "tokenlab", quiet=1)
     about = machine()
-    print(about)
+    throughput_before = parallel_throughput()
+    print(about, f"(parallel throughput {throughput_before:.2f}x)")
     cases = []
     rows = []
     for size in (int(s) * MB for s in args.sizes.split(",")):
@@ -660,6 +679,8 @@ def main() -> None:
             cases.append(case)
             rows.append(case_row(case))
             print_table(HEADER, rows[-1:])
+    about += f"; two CPU-bound processes ran at {throughput_before:.2f}x one before the cases, "
+    about += f"{parallel_throughput():.2f}x after them"
     print()
     print_table(HEADER, rows)
     linear = linearity(cases)
