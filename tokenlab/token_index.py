@@ -205,42 +205,25 @@ def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, 
 
 
 def _joined_where_safe(pieces: list[bytes]) -> list[memoryview]:
-    """Pieces to be counted each on its own, as a few long texts: joined at safe cuts."""
-    if len(pieces) > 1:
-        tails = [piece[-2:] for piece in pieces[:-1]]  # the cut's look-behind...
-        heads = [piece[:_LOOKAHEAD_BYTES] for piece in pieces[1:]]  # ...and look-ahead
-        at = [len(tail) - 1 for tail in tails]
-        if all(map(tokens.SAFE_CUT_RE.match, map(add, tails, heads), at)):
-            return [memoryview(b"".join(pieces))]
-    joined = _Joined()
-    for piece in pieces:
-        joined.add(piece)
-    return joined.texts()
-
-
-class _Joined:
-    """Pieces to be counted each on its own, joined wherever the join is a safe cut.
+    """Pieces to be counted each on its own, as few long texts: joined where that is a safe cut.
 
     Between the mapped runs of a text lie many short pieces (a diff's `… N lines`); their
-    counts add up to the count of their concatenation wherever that joins them at safe
-    cuts, so they are tokenized as a few long texts rather than one by one.
+    counts add up to the count of their concatenation wherever the joins are safe cuts.
+    Each join is checked on the last two bytes before it and the next piece's first bytes
+    only: a look-ahead that would need more fails, and those pieces stay apart.
     """
-
-    def __init__(self) -> None:
-        self._groups: list[list[bytes]] = []
-
-    def add(self, piece: bytes) -> None:
-        if self._groups:
-            # The cut looks one byte behind its newline and ahead over this piece only: a
-            # look-ahead that would need the next piece fails, and the pieces stay apart.
-            tail = self._groups[-1][-1][-2:]
-            if tokens.is_safe_cut(tail + piece[:_LOOKAHEAD_BYTES], len(tail)):
-                self._groups[-1].append(piece)
-                return
-        self._groups.append([piece])
-
-    def texts(self) -> list[memoryview]:
-        return [memoryview(b"".join(group)) for group in self._groups]
+    if not pieces:
+        return []
+    tails = [piece[-2:] for piece in pieces[:-1]]
+    heads = [piece[:_LOOKAHEAD_BYTES] for piece in pieces[1:]]
+    joins = map(tokens.SAFE_CUT_RE.match, map(add, tails, heads), [len(tail) - 1 for tail in tails])
+    groups = [[pieces[0]]]
+    for piece, safe in zip(pieces[1:], joins):
+        if safe:
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    return [memoryview(b"".join(group)) for group in groups]
 
 
 _LOOKAHEAD_BYTES = 64
