@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenlab import pipeline, tokens
+from tokenlab import pipeline, token_index, tokens
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
@@ -138,6 +140,73 @@ def test_default_limits_on_a_long_log_with_gaps() -> None:
             exact(raw[1000:-1000]),
             exact(raw),
         ]
+
+
+def test_helper_threads_count_exactly_with_encodings_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+
+    def new_encoding() -> object:
+        built.append(threading.current_thread().name)
+        return tokens.new_encoding.__wrapped__()  # type: ignore[attr-defined]
+
+    new_encoding.__wrapped__ = tokens.new_encoding  # type: ignore[attr-defined]
+    tokens.encoding()  # the shared one, built before counting
+    monkeypatch.setattr(tokens, "new_encoding", new_encoding)
+    raw = "".join(f"worker {i} counted line {i * 7}\n  detail {i}\n" for i in range(3000)).encode()
+    limits = dataclasses.replace(TINY, chunk_bytes=512, block_bytes=4096, parallel_bytes=len(raw))
+    with TokenCounter(limits, workers=2) as counter:
+        counter.start_raw(raw)
+        assert counter.raw_index().total == exact(raw)
+        assert counter.count_texts([raw[100:-100]]) == [exact(raw[100:-100])]
+    assert built == ["tokenlab-tokenizer-1_0"]
+    with TokenCounter(limits, workers=2) as counter:
+        counter.start_raw(raw, helpers=False)
+        assert counter.raw_index().total == exact(raw)
+    assert len(built) == 1
+
+
+def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "new_encoding", object)  # these jobs never tokenize
+    crew = token_index._Crew()
+    gate = threading.Event()
+    where: dict[str, list[str]] = {"raw": [], "other": []}
+
+    def job(kind: str) -> str:
+        gate.wait(5)
+        where[kind].append(threading.current_thread().name)
+        return kind
+
+    jobs = [crew.submit(job, "raw", raw=True) for _ in range(40)]
+    crew.add_helpers(1)
+    jobs += [crew.submit(job, "other") for _ in range(10)]
+    gate.set()
+    assert [future.result(5) for future in jobs] == ["raw"] * 40 + ["other"] * 10
+    assert set(where["other"]) == {"tokenlab-tokenizer-0_0"}
+    crew.close()
+
+
+def test_crew_close_cancels_queued_jobs_and_errors_reach_the_caller() -> None:
+    crew = token_index._Crew()
+    failing = crew.submit(int, "not a number")
+    with pytest.raises(ValueError):
+        failing.result(5)
+    started, gate = threading.Event(), threading.Event()
+
+    def blocker() -> bool:
+        started.set()
+        return gate.wait(5)
+
+    running = crew.submit(blocker)
+    queued = crew.submit(str, "never run")
+    assert started.wait(5)
+    closing = threading.Thread(target=crew.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()  # waits for the running job
+    gate.set()
+    closing.join(5)
+    assert running.result() is True
+    assert queued.cancelled()
 
 
 def test_sentinel_text_in_the_input_is_counted_as_ordinary_text() -> None:

@@ -1,4 +1,5 @@
 import hashlib
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -55,12 +56,9 @@ def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
 PIECES = ["a", "Z", "7", " ", "\n", "\n\n", "/", "\t", "é", "日本", "!", "'s", "  \n", "\r\n", "-", "\u00a0", "\u2028", "\x85", "#ref:ctx_"]
 
 
-@given(
-    st.lists(st.sampled_from(PIECES), max_size=120),
-    st.binary(max_size=4),
-    st.integers(min_value=1, max_value=24),
-)
-def test_parallel_count_equals_one_pass(pieces: list[str], junk: bytes, chunk: int) -> None:
+@given(st.lists(st.sampled_from(PIECES), max_size=120), st.binary(max_size=4))
+def test_counts_of_pieces_cut_at_every_safe_cut_add_up(pieces: list[str], junk: bytes) -> None:
     data = "".join(pieces).encode() + junk + "".join(reversed(pieces)).encode()
-    one_pass = tokens.count(data.decode("utf-8", errors="replace"))
-    assert tokens.count_bytes(data, chunk_bytes=chunk) == one_pass
+    cuts = [0, *(found.end() for found in tokens.SAFE_CUT_RE.finditer(data)), len(data)]
+    pieces_counted = [tokens.count(data[a:b].decode("utf-8", errors="replace")) for a, b in pairwise(cuts)]
+    assert sum(pieces_counted) == tokens.count(data.decode("utf-8", errors="replace"))

@@ -8,9 +8,9 @@ the store: it stores each omission, renders its marker, and stores the whole ori
 so that `restore` can rebuild it byte for byte.
 
 The cost floor of an analysis is one tokenizer pass over the input, so the stages are
-arranged around it: MEASURE_RAW starts the exact raw count on worker threads and returns
-at once (the tokenizer releases the GIL, so it runs on the other cores while OPTIMIZE
-works); its trace detail is filled in when MEASURE_OPT needs the count. For types whose
+arranged around it: MEASURE_RAW starts the exact raw count on a tokenizer thread (with
+helpers for large inputs, see `token_index`) and returns at once (the tokenizer releases
+the GIL, so it runs on another core while OPTIMIZE works); its trace detail is filled in when MEASURE_OPT needs the count. For types whose
 optimizer maps its output to input ranges (`MAPS_INPUT`: diffs, whose kept and folded
 lines alternate every few lines), OPTIMIZE starts the count once the optimizer has
 planned which lines it leaves out, cut where they begin and end, and renders the text
@@ -44,7 +44,7 @@ from tokenlab.optimizers import (
     optimizer_for,
     planner_for,
 )
-from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
+from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.store import Store
 from tokenlab.token_index import MappedText, Run, TokenCounter
@@ -75,9 +75,15 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={found.content_type.value} ({found.reason})"
 
 
+# A large input's raw count gets helper tokenizer threads, each with an encoding of its own
+# (`token_index`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
+# pass, and that memory would break its bound of twice the input plus 150 MB.
+UNHELPED_COUNTS = frozenset({ContentType.LOG})
+
+
 def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> Detail:
     if packet.content_type not in MAPS_INPUT:  # else OPTIMIZE starts it, with the cuts
-        run.counter.start_raw(packet.raw)
+        run.counter.start_raw(packet.raw, helpers=packet.content_type not in UNHELPED_COUNTS)
 
     def detail() -> str:
         m = _raw_measure(packet, run)
@@ -104,7 +110,7 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
         omits = any(True for _ in result.omissions)
-    # Omissions are counted on the workers while this thread masks and stores.
+    # Omissions are counted on the tokenizer thread while this thread masks and stores.
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     original = Omission(packet.raw, "original input, byte for byte")
     with ThreadPoolExecutor(max_workers=1) as io:
@@ -210,12 +216,13 @@ def _store_secret(packet: ContextPacket, run: RunSettings, secret: Omission) -> 
 
 
 def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
-    _raw_measure(packet, run)
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.data for ref in packet.refs]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
+    # Mapping the texts onto the input needs only its bytes: it runs while the raw count does.
     counts = run.counter.count_texts([shown, *refs, *marker_text])
+    _raw_measure(packet, run)
     packet.visible_measure = Measurement(len(visible), counts[0])
     packet.referenced_tokens = sum(counts[1 : 1 + len(packet.refs)])
     packet.marker_tokens = sum(counts[1 + len(packet.refs) :])

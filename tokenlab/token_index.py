@@ -4,8 +4,8 @@ An analysis counts the raw input, the visible text and every omission. For a
 well-compressed input the omissions hold almost the whole input again, so counting them
 naively is a second tokenizer pass. Instead:
 
-* The raw input is counted once, on worker threads (tiktoken releases the GIL, so this
-  runs beside the optimizer), and the count is kept as an index: the exact count of each
+* The raw input is counted once, on tokenizer threads (tiktoken releases the GIL, so
+  this runs beside the optimizer; see "tokenizer threads" below), and the count is kept as an index: the exact count of each
   ~4 KB chunk, cut at safe cuts (`tokens.SAFE_CUT_RE`), where o200k_base's pre-tokenizer
   always splits. One tokenizer call counts a whole block of chunks: they are joined with
   the special token `<|endoftext|>`, which the tokenizer never merges with its
@@ -28,15 +28,17 @@ in isolation have equal counts. Nothing is estimated.
 from __future__ import annotations
 
 import os
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import accumulate, compress, pairwise, repeat
 from operator import add, not_, sub
-from typing import Self
+from typing import Any, Self, TypeVar
 
 from tokenlab import tokens
 
@@ -53,11 +55,14 @@ class IndexLimits:
     """Tunables; the defaults suit inputs from kilobytes to gigabytes on a few cores."""
 
     chunk_bytes: int = 4096  # index granularity: a chunk ends at the first safe cut past this
-    block_bytes: int = 1 << 20  # one worker task; its transient memory is a few times this
+    block_bytes: int = 1 << 20  # one tokenizer job; its transient memory is a few times this
     min_aligned_bytes: int = 256 * 1024  # smaller texts are simply tokenized
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
     runs_per_mb: int = 24  # more runs than this means the text is too fragmented to map
+    # Inputs this large are also counted on further tokenizer threads (`_Crew`), each of
+    # which builds its own encoding once per process (about 0.2 s and 55 MB).
+    parallel_bytes: int = 32 << 20
 
 
 DEFAULT_LIMITS = IndexLimits()
@@ -108,7 +113,7 @@ class RawIndex:
 
 def _encode_with_sentinels(text: str) -> memoryview:
     """Token ids of `text` as native uint32 bytes; `SENTINEL` in it is the special token."""
-    encoder = tokens.encoding()
+    encoder = _thread_encoding()
     core = getattr(encoder, "_core_bpe", None)
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
     if to_buffer is not None:  # skips building a list of ints; releases the GIL likewise
@@ -119,10 +124,10 @@ def _encode_with_sentinels(text: str) -> memoryview:
 
 def _count_one(text: str) -> int:
     """`tokens.count`, holding 4 bytes per token rather than a list of ints when it can."""
-    core = getattr(tokens.encoding(), "_core_bpe", None)
+    core = getattr(_thread_encoding(), "_core_bpe", None)
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
     if to_buffer is None:
-        return tokens.count(text)
+        return len(_thread_encoding().encode_ordinary(text))
     return memoryview(to_buffer(text, set())).nbytes // 4
 
 
@@ -248,6 +253,90 @@ def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]
     return found
 
 
+# --- tokenizer threads --------------------------------------------------------------------
+#
+# tiktoken's pre-tokenizer regex keeps a lock-free match cache for the first thread that
+# uses it and makes every other thread take a lock for each match. Threads sharing one
+# encoding contend on that lock: measured here, two together tokenize slower than one
+# alone, and a later thread alone runs a third slower than the first. So all counting
+# runs on one long-lived tokenizer thread, the first user of the process's encoding, and
+# a large raw count (`IndexLimits.parallel_bytes`) gets helpers: further threads that
+# each build an encoding of their own (about 0.2 s and 55 MB) and free it when the raw
+# count's blocks run out.
+
+_thread_state = threading.local()
+_lanes: list[ThreadPoolExecutor] = []
+_lanes_lock = threading.Lock()
+T = TypeVar("T")
+
+
+def _thread_encoding() -> Any:
+    """This thread's encoding: a helper's own, else the process's shared one."""
+    return getattr(_thread_state, "encoding", None) or tokens.encoding()
+
+
+def _lane(number: int) -> ThreadPoolExecutor:
+    """Tokenizer thread `number` (0 runs every analysis's jobs; helpers from 1), started on first use."""
+    with _lanes_lock:
+        while len(_lanes) <= number:
+            _lanes.append(ThreadPoolExecutor(1, f"tokenlab-tokenizer-{len(_lanes)}"))
+        return _lanes[number]
+
+
+class _Crew:
+    """One analysis's tokenizer jobs, run in order on thread 0, with helpers for raw counts."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: deque[tuple[Future[Any], Callable[[], Any], bool]] = deque()
+        self._draining = False  # thread 0 is taking this crew's jobs
+        self._started: list[Future[None]] = []
+
+    def submit(self, function: Callable[..., T], *args: Any, raw: bool = False) -> Future[T]:
+        """Queue a job; `raw` jobs (blocks of the raw count) may also go to helpers."""
+        future: Future[T] = Future()
+        with self._lock:
+            self._jobs.append((future, partial(function, *args), raw))
+            wake, self._draining = not self._draining, True
+        if wake:
+            self._started.append(_lane(0).submit(self._drain, False))
+        return future
+
+    def add_helpers(self, count: int) -> None:
+        """Let `count` helper threads take raw jobs from the front of the queue."""
+        self._started += [_lane(number).submit(self._drain, True) for number in range(1, count + 1)]
+
+    def _next(self, helper: bool) -> tuple[Future[Any], Callable[[], Any], bool] | None:
+        with self._lock:
+            if self._jobs and (self._jobs[0][2] or not helper):
+                return self._jobs.popleft()
+            if not helper:
+                self._draining = False
+            return None
+
+    def _drain(self, helper: bool) -> None:
+        if helper:
+            _thread_state.encoding = tokens.new_encoding()
+        try:
+            while (job := self._next(helper)) is not None:
+                future, work, _ = job
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(work())
+                    except Exception as error:  # noqa: BLE001 (passed on: raised where the result is read)
+                        future.set_exception(error)
+        finally:
+            _thread_state.encoding = None
+
+    def close(self) -> None:
+        """Cancel the jobs not started and wait for the running ones."""
+        with self._lock:
+            for future, _, _ in self._jobs:
+                future.cancel()
+            self._jobs.clear()
+        wait(self._started)
+
+
 @dataclass(frozen=True)
 class _Pending:
     """A text being counted: raw spans to look up in the index, and submitted pieces."""
@@ -257,12 +346,15 @@ class _Pending:
 
 
 class TokenCounter:
-    """Counts for one analysis on every core; close it (or use `with`) to stop its threads."""
+    """Counts for one analysis; close it (or use `with`) to cancel what it left queued.
+
+    `workers` bounds the tokenizer threads a large raw count uses (default: one per core).
+    """
 
     def __init__(self, limits: IndexLimits = DEFAULT_LIMITS, workers: int | None = None) -> None:
         self.limits = limits
         self._workers = workers or os.cpu_count() or 2
-        self._pool = ThreadPoolExecutor(max_workers=self._workers)
+        self._crew = _Crew()
         self._raw_blocks: list[Future[tuple[list[int], list[int]]]] = []
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
@@ -276,35 +368,39 @@ class TokenCounter:
         self.close()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._crew.close()
 
-    def start_raw(self, data: bytes, cuts: Sequence[int] = ()) -> None:
-        """Begin indexing `data` on the worker threads and return at once (once per data).
+    def start_raw(self, data: bytes, cuts: Sequence[int] = (), *, helpers: bool = True) -> None:
+        """Begin indexing `data` on the tokenizer threads and return at once (once per data).
 
         `cuts` are offsets where the runs of `MappedText`s counted later begin and end;
-        the index is cut there too, wherever that is a safe cut.
+        the index is cut there too, wherever that is a safe cut. With `helpers`, data of
+        `limits.parallel_bytes` or more is also counted on helper threads.
         """
         if self._raw is data:
             return
-        tokens.encoding()  # load the vocabulary once, here, not in every worker
+        tokens.encoding()  # load the vocabulary here, not in a tokenizer thread
         self._raw = data
-        # Small inputs still use every worker: at least two blocks each, when there is room.
+        # At least two blocks per thread when helpers may join, when there is room.
         block_bytes = max(
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
         blocks = _cuts(data, 0, len(data), block_bytes)
         extra = sorted(set(cuts))
         self._raw_blocks = [
-            self._pool.submit(
+            self._crew.submit(
                 _index_block,
                 data,
                 a,
                 b,
                 self.limits.chunk_bytes,
                 extra[bisect_right(extra, a) : bisect_left(extra, b)],
+                raw=True,
             )
             for a, b in pairwise(blocks)
         ]
+        if helpers and len(data) >= self.limits.parallel_bytes:
+            self._crew.add_helpers(self._workers - 1)
 
     def raw_index(self) -> RawIndex:
         """The index of the data given to `start_raw`, once every block is counted."""
@@ -357,7 +453,7 @@ class TokenCounter:
             batches[-1][0].append(position)
             batches[-1][1].append(memoryview(text))
             size += len(text)
-        return [(where, self._pool.submit(count_each, views)) for where, views in batches]
+        return [(where, self._crew.submit(count_each, views)) for where, views in batches]
 
     def prefetch(self, texts: Sequence[bytes]) -> None:
         """Start counting texts now (they must stay unchanged); `count_texts` collects them."""
@@ -366,7 +462,7 @@ class TokenCounter:
                 self._prefetched[id(text)] = (text, self._start(text))
 
     def _start(self, text: bytes | MappedText) -> _Pending:
-        """Find the text's long runs of raw bytes and submit the rest to the workers.
+        """Find the text's long runs of raw bytes and submit the rest to be tokenized.
 
         Needs only the raw bytes, not their index: it may run while the raw count does.
         """
@@ -457,7 +553,7 @@ class TokenCounter:
                     size = 0
                 batches[-1].append(piece[a:b])
                 size += b - a
-        return [self._pool.submit(count_each, batch) for batch in batches if batch]
+        return [self._crew.submit(count_each, batch) for batch in batches if batch]
 
 
 def _common_prefix(a: bytes, i: int, b: bytes, j: int) -> int:
