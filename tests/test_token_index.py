@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,7 +114,7 @@ def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
 def test_mapped_texts_count_exactly(case: tuple[bytes, MappedText, list[int]], limits: IndexLimits) -> None:
     raw, mapped, cuts = case
     with TokenCounter(limits) as counter:
-        counter.start_raw(raw, cuts)
+        counter.start_raw(raw, sorted(cuts))
         assert counter.count_texts([mapped, mapped.data]) == [exact(mapped.data)] * 2
         assert counter.raw_index().total == exact(raw)
 
@@ -163,6 +164,32 @@ def test_helper_threads_count_exactly_with_encodings_of_their_own(monkeypatch: p
         counter.start_raw(raw, helpers=False)
         assert counter.raw_index().total == exact(raw)
     assert len(built) == 1
+
+
+def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = "".join(f"line {i}\n" for i in range(2000)).encode()
+    limits = dataclasses.replace(TINY, chunk_bytes=64, block_bytes=1024)
+    first_block_counted = threading.Event()
+    index_block = token_index._index_block
+
+    def counted(*args: object) -> tuple[list[int], list[int]]:
+        result = index_block(*args)  # type: ignore[arg-type]
+        first_block_counted.set()
+        return result
+
+    monkeypatch.setattr(token_index, "_index_block", counted)
+    seen_while_planning: list[bool] = []
+
+    def planner() -> Iterator[int]:
+        offsets = [at for at in range(0, len(raw), 7) if raw[at - 1 : at] == b"\n"]
+        yield from offsets[: len(offsets) // 2]
+        seen_while_planning.append(first_block_counted.wait(5))
+        yield from offsets[len(offsets) // 2 :]
+
+    with TokenCounter(limits) as counter:
+        counter.start_raw(raw, planner())
+        assert counter.raw_index().total == exact(raw)
+    assert seen_while_planning == [True]
 
 
 def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -104,12 +104,11 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     mapped = packet.content_type in MAPS_INPUT
     if mapped:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
-        run.counter.start_raw(packet.raw, plan.input_cuts)  # counts while the text is built
-        omits = bool(plan.input_cuts)
+        run.counter.start_raw(packet.raw, plan.input_cuts())  # counts while the rest is planned
         result = plan.render()
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
-        omits = any(True for _ in result.omissions)
+    omits = any(True for _ in result.omissions)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     original = Omission(packet.raw, "original input, byte for byte")

@@ -32,7 +32,7 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -370,12 +370,14 @@ class TokenCounter:
     def close(self) -> None:
         self._crew.close()
 
-    def start_raw(self, data: bytes, cuts: Sequence[int] = (), *, helpers: bool = True) -> None:
-        """Begin indexing `data` on the tokenizer threads and return at once (once per data).
+    def start_raw(self, data: bytes, cuts: Iterable[int] = (), *, helpers: bool = True) -> None:
+        """Begin indexing `data` on the tokenizer threads (once per data).
 
-        `cuts` are offsets where the runs of `MappedText`s counted later begin and end;
-        the index is cut there too, wherever that is a safe cut. With `helpers`, data of
-        `limits.parallel_bytes` or more is also counted on helper threads.
+        `cuts` are ascending offsets where the runs of `MappedText`s counted later begin
+        and end; the index is cut there too, wherever that is a safe cut. Each block is
+        submitted as soon as `cuts` has passed it, so a planner that yields its cuts as it
+        goes overlaps the count; this returns when `cuts` is exhausted. With `helpers`,
+        data of `limits.parallel_bytes` or more is also counted on helper threads.
         """
         if self._raw is data:
             return
@@ -385,22 +387,24 @@ class TokenCounter:
         block_bytes = max(
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
-        blocks = _cuts(data, 0, len(data), block_bytes)
-        extra = sorted(set(cuts))
-        self._raw_blocks = [
-            self._crew.submit(
-                _index_block,
-                data,
-                a,
-                b,
-                self.limits.chunk_bytes,
-                extra[bisect_right(extra, a) : bisect_left(extra, b)],
-                raw=True,
-            )
-            for a, b in pairwise(blocks)
-        ]
+        unsubmitted = deque(pairwise(_cuts(data, 0, len(data), block_bytes)))
+        self._raw_blocks = []
+        inside: list[int] = []  # cuts strictly inside the first unsubmitted block
+        for cut in cuts:
+            while unsubmitted and cut >= unsubmitted[0][1]:
+                self._submit_block(data, *unsubmitted.popleft(), inside)
+                inside = []
+            if unsubmitted and cut > unsubmitted[0][0]:
+                inside.append(cut)
+        while unsubmitted:
+            self._submit_block(data, *unsubmitted.popleft(), inside)
+            inside = []
         if helpers and len(data) >= self.limits.parallel_bytes:
             self._crew.add_helpers(self._workers - 1)
+
+    def _submit_block(self, data: bytes, start: int, end: int, inside: list[int]) -> None:
+        job = self._crew.submit(_index_block, data, start, end, self.limits.chunk_bytes, inside, raw=True)
+        self._raw_blocks.append(job)
 
     def raw_index(self) -> RawIndex:
         """The index of the data given to `start_raw`, once every block is counted."""

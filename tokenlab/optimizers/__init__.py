@@ -11,13 +11,14 @@ input bytes its text shows unchanged, and an omission's `source` lists the input
 it is made of. Counting then reuses the raw input's count for those runs instead of
 tokenizing them again (see `token_index`). The types in `MAPS_INPUT` do this, and their
 modules split the work in two: `plan(data, config)` decides what leaves the visible text
-and says at which input offsets (`input_cuts`), then `render()` builds the parts, so that
-the raw count can start, cut at those offsets, while the text is built.
+and yields the input offsets where it does as it goes (`input_cuts()`), then `render()`
+builds the parts, so that the raw count runs, cut at those offsets, while the rest is
+planned and the text is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from importlib import import_module
@@ -97,8 +98,7 @@ Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 class Plan(Protocol):
     """A mapping optimizer's decisions, made before any text is built."""
 
-    @property
-    def input_cuts(self) -> Sequence[int]: ...
+    def input_cuts(self) -> Iterator[int]: ...
 
     def render(self) -> OptimizeResult: ...
 

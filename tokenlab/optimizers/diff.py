@@ -211,24 +211,32 @@ def optimize_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> 
 
 def plan_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> DiffPlan:
     lines = _Lines(data)
-    renderer = _Renderer(lines, granularity, config)
-    cuts = [cut for section in _scan(lines) for cut in renderer.cuts(section)]
-    bounds: list[int] = []  # byte offsets: each cut's start and end, in order
-    for cut in cuts:
-        bounds += (lines.offset(cut.start), lines.offset(cut.end))
-    return DiffPlan(renderer, cuts, bounds)
+    return DiffPlan(_Renderer(lines, granularity, config), _scan(lines))
 
 
-@dataclass(frozen=True)
 class DiffPlan:
-    """Which lines leave the visible text, decided before any text is built."""
+    """Which lines leave the visible text, decided file by file before any text is built."""
 
-    renderer: _Renderer
-    cuts: list[_Cut]
-    input_cuts: list[int]  # byte offsets where each cut starts and ends
+    def __init__(self, renderer: _Renderer, sections: Iterator[_Section]) -> None:
+        self.renderer = renderer
+        self._sections = sections
+        self._cuts: list[_Cut] = []
+        self._bounds: list[int] = []  # byte offsets: each cut's start and end, in order
+
+    def input_cuts(self) -> Iterator[int]:
+        """Where each cut starts and ends in the input, ascending, planned as they are read."""
+        offset = self.renderer.lines.offset
+        for section in self._sections:
+            for cut in self.renderer.cuts(section):
+                bounds = (offset(cut.start), offset(cut.end))
+                self._cuts.append(cut)
+                self._bounds += bounds
+                yield from bounds
 
     def render(self) -> OptimizeResult:
-        return self.renderer.render(self.cuts, self.input_cuts)
+        for _ in self.input_cuts():  # plan whatever was not read yet
+            pass
+        return self.renderer.render(self._cuts, self._bounds)
 
 
 # --- parsing -----------------------------------------------------------------------------
