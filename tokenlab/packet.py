@@ -67,6 +67,8 @@ class ContextPacket:
     visible_runs: list[tuple[int, int, int]] = field(default_factory=list)
     refs: list[StoredRef] = field(default_factory=list)
     original_ref: StoredRef | None = None
+    # Refs reloaded and compared right after they were written: id -> failure, or None.
+    reload_failures: dict[str, str | None] = field(default_factory=dict)
     raw_measure: Measurement | None = None
     visible_measure: Measurement | None = None
     marker_tokens: int = 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -112,13 +112,13 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     original = Omission(packet.raw, "original input, byte for byte")
-    with ThreadPoolExecutor(max_workers=1) as io:
-        # Storing the original (hashing, writing, fsync: all without the GIL) overlaps the
-        # masking and storing below whenever it is certainly needed.
-        stored_early = io.submit(_store, packet, run, original) if omits else None
-        visible = _visible_text(packet, run, result.parts, mapped)
+    # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
+    # threads, the original on one and the omissions on the other, while this thread masks.
+    with ThreadPoolExecutor(max_workers=2) as io:
+        stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
+        visible = _visible_text(packet, run, result.parts, mapped, io)
         if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
-            stored = stored_early.result() if stored_early else _store(packet, run, original)
+            stored = _settled(packet, stored_early) if stored_early else _store(packet, run, original)
             packet.original_ref = stored
             if visible and not visible.endswith("\n"):
                 visible += "\n"
@@ -128,21 +128,37 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
-def _visible_text(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool) -> str:
-    """The parts as visible text: omissions stored behind markers, the rest masked."""
-    pieces: list[str] = []
-    size = 0  # UTF-8 bytes of the visible text so far, tracked for mapped types
+def _visible_text(
+    packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool, io: ThreadPoolExecutor
+) -> str:
+    """The parts as visible text: omissions stored on `io` behind markers, the rest masked.
+
+    Markers are filled in once every group is masked, so storing overlaps masking; refs
+    keep the order of their markers.
+    """
+    pieces: list[str | Future[Stored]] = []
+    refs: list[StoredRef | Future[Stored]] = []
+    unchanged: dict[int, list[str | Excerpt]] = {}  # piece -> its excerpts, still input bytes
     for group in _between_omissions(parts):
         if isinstance(group, Omission):
-            pieces.append(_store_omission(packet, run, group))
-        else:
-            text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
-            pieces.append(_masked(packet, run, text))
-            if mapped and pieces[-1] == text:  # unchanged: its excerpts are still input bytes
-                packet.visible_runs += _excerpt_runs(group, size)
+            stored = io.submit(_store_and_reload, packet, run, group)
+            pieces.append(stored)
+            refs.append(stored)
+            continue
+        text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
+        pieces.append(_masked(packet, run, text, refs))
+        if mapped and pieces[-1] == text:
+            unchanged[len(pieces) - 1] = group
+    texts: list[str] = []
+    size = 0  # UTF-8 bytes of the visible text so far, tracked for mapped types
+    for at, piece in enumerate(pieces):
+        texts.append(piece if isinstance(piece, str) else _settled(packet, piece).marker)
+        if at in unchanged:
+            packet.visible_runs += _excerpt_runs(unchanged[at], size)
         if mapped:
-            size += _utf8_length(pieces[-1])
-    return "".join(pieces)
+            size += _utf8_length(texts[-1])
+    packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
+    return "".join(texts)
 
 
 def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str | Excerpt]]:
@@ -180,13 +196,13 @@ def _source_runs(source: tuple[Span, ...]) -> list[Run]:
     return list(zip(accumulate(lengths, initial=0), (start for start, _ in source), lengths))
 
 
-def _masked(packet: ContextPacket, run: RunSettings, text: str) -> str:
+def _masked(packet: ContextPacket, run: RunSettings, text: str, refs: list[StoredRef | Future[Stored]]) -> str:
     """Visible text with marker look-alikes escaped and secrets stored behind refs."""
     text = markers.escape_literal_markers(text)
     if not run.redact_secrets:
         return text
     return "".join(
-        piece if isinstance(piece, str) else _store_secret(packet, run, piece) for piece in redact(text)
+        piece if isinstance(piece, str) else _store_secret(packet, run, piece, refs) for piece in redact(text)
     )
 
 
@@ -201,16 +217,35 @@ def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> Store
     return StoredRef(ref_id, omission.reason, omission.data, omission.source)
 
 
-def _store_omission(packet: ContextPacket, run: RunSettings, omission: Omission) -> str:
+# A stored ref, and why it failed to reload byte-exactly (None: it reloaded).
+Stored = tuple[StoredRef, str | None]
+
+
+def _store_and_reload(packet: ContextPacket, run: RunSettings, omission: Omission) -> Stored:
+    """Store an omission and check at once that it reloads (RECOVERY reports the result)."""
     stored = _store(packet, run, omission)
-    packet.refs.append(stored)
-    return stored.marker
+    return stored, _reload_failure(run, stored)
 
 
-def _store_secret(packet: ContextPacket, run: RunSettings, secret: Omission) -> str:
+def _settled(packet: ContextPacket, job: Future[Stored]) -> StoredRef:
+    stored, failure = job.result()
+    packet.reload_failures[stored.id] = failure
+    return stored
+
+
+def _reload_failure(run: RunSettings, ref: StoredRef) -> str | None:
+    try:
+        return None if run.store.holds(ref.id, ref.data) else f"{ref.id}: reloaded bytes differ"
+    except TokenlabError as error:
+        return str(error)
+
+
+def _store_secret(
+    packet: ContextPacket, run: RunSettings, secret: Omission, refs: list[StoredRef | Future[Stored]]
+) -> str:
     packet.secrets_masked += 1
     stored = _store(packet, run, secret)
-    packet.refs.append(stored)
+    refs.append(stored)
     return f"[{secret.reason} {stored.marker}]"
 
 
@@ -244,13 +279,12 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
-    failures: list[str] = []
-    for ref in packet.unique_refs:
-        try:
-            if not run.store.holds(ref.id, ref.data):
-                failures.append(f"{ref.id}: reloaded bytes differ")
-        except TokenlabError as error:
-            failures.append(str(error))
+    checked = packet.reload_failures  # refs the Optimize stage reloaded right after writing
+    failures = [
+        failure
+        for ref in packet.unique_refs
+        if (failure := checked[ref.id] if ref.id in checked else _reload_failure(run, ref))
+    ]
     packet.recovery_failures = tuple(failures)
     packet.recovery_status = Status.FAIL if failures else Status.PASS
     if failures:
