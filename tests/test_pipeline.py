@@ -109,15 +109,15 @@ def test_signals_pass_and_fail() -> None:
 
 def test_recovery_fails_loudly_when_a_ref_is_damaged(monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store.resolve()
-    real_put = store.put
+    real_put = store._put  # every write, whether reloaded at once (omissions) or by RECOVERY
 
-    def damaging_put(data: bytes, **kwargs: str) -> str:
-        ref_id = real_put(data, **kwargs)
+    def damaging_put(data: bytes, **kwargs: str) -> tuple[str, str]:
+        ref_id, sha = real_put(data, **kwargs)
         path = store.ref_path(ref_id)
         path.write_bytes(path.read_bytes()[:-1] + b"!")
-        return ref_id
+        return ref_id, sha
 
-    monkeypatch.setattr(store, "put", damaging_put)
+    monkeypatch.setattr(store, "_put", damaging_put)
     packet = analyze(b"INFO tick\n" * 100 + b"ERROR x\n", source="t", store=store)
     assert packet.recovery_status is Status.FAIL
     assert "ctx_" in packet.recovery_failures[0]

@@ -65,6 +65,19 @@ def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
         store.load(ref_id)
 
 
+def test_put_and_reload_reports_a_ref_that_does_not_reload_exactly(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    meta = {"source": "test", "content_type": "text", "reason": "unit test"}
+    ref_id, failure = store.put_and_reload(b"important bytes", **meta)
+    assert (ref_id, failure) == (put(store, b"important bytes"), None)
+    obj = store.ref_path(ref_id)
+    for damaged in (obj.read_bytes()[:-1] + b"!", obj.read_bytes()[:-1], obj.read_bytes() + b"!"):
+        obj.write_bytes(damaged)  # already written: put keeps the file, the reload finds it damaged
+        again, failure = store.put_and_reload(b"important bytes", **meta)
+        assert again == ref_id
+        assert failure is not None and ref_id in failure
+
+
 def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
     store = Store(tmp_path)
     ref_id = put(store, b"0123456789")

@@ -196,7 +196,9 @@ def _source_runs(source: tuple[Span, ...]) -> list[Run]:
     return list(zip(accumulate(lengths, initial=0), (start for start, _ in source), lengths))
 
 
-def _masked(packet: ContextPacket, run: RunSettings, text: str, refs: list[StoredRef | Future[Stored]]) -> str:
+def _masked(
+    packet: ContextPacket, run: RunSettings, text: str, refs: list[StoredRef | Future[Stored]]
+) -> str:
     """Visible text with marker look-alikes escaped and secrets stored behind refs."""
     text = markers.escape_literal_markers(text)
     if not run.redact_secrets:
@@ -207,13 +209,7 @@ def _masked(packet: ContextPacket, run: RunSettings, text: str, refs: list[Store
 
 
 def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> StoredRef:
-    assert packet.content_type is not None
-    ref_id = run.store.put(
-        omission.data,
-        source=packet.source,
-        content_type=packet.content_type.value,
-        reason=omission.reason,
-    )
+    ref_id = run.store.put(omission.data, **_ref_meta(packet, omission))
     return StoredRef(ref_id, omission.reason, omission.data, omission.source)
 
 
@@ -223,8 +219,13 @@ Stored = tuple[StoredRef, str | None]
 
 def _store_and_reload(packet: ContextPacket, run: RunSettings, omission: Omission) -> Stored:
     """Store an omission and check at once that it reloads (RECOVERY reports the result)."""
-    stored = _store(packet, run, omission)
-    return stored, _reload_failure(run, stored)
+    ref_id, failure = run.store.put_and_reload(omission.data, **_ref_meta(packet, omission))
+    return StoredRef(ref_id, omission.reason, omission.data, omission.source), failure
+
+
+def _ref_meta(packet: ContextPacket, omission: Omission) -> dict[str, str]:
+    assert packet.content_type is not None
+    return {"source": packet.source, "content_type": packet.content_type.value, "reason": omission.reason}
 
 
 def _settled(packet: ContextPacket, job: Future[Stored]) -> StoredRef:

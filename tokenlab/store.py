@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from tokenlab.errors import InputError, RefNotFoundError, StoreCorruptionError
+from tokenlab.errors import InputError, RefNotFoundError, StoreCorruptionError, TokenlabError
 
 LAYOUT = "v1"
 ID_PREFIX = "ctx_"
@@ -152,6 +152,25 @@ class Store:
 
     def put(self, data: bytes, *, source: str, content_type: str, reason: str) -> str:
         """Store `data` (idempotent) and return its ref id, e.g. `ctx_31154f`."""
+        return self._put(data, source=source, content_type=content_type, reason=reason)[0]
+
+    def put_and_reload(
+        self, data: bytes, *, source: str, content_type: str, reason: str
+    ) -> tuple[str, str | None]:
+        """`put`, then reload the ref and compare it with `data` byte for byte, streaming.
+
+        Returns the ref id and why it does not reload as exactly `data` (None if it does).
+        The sha256 that named the ref stands in for hashing the file again: bytes equal to
+        `data` under a header naming that sha are intact.
+        """
+        ref_id, sha = self._put(data, source=source, content_type=content_type, reason=reason)
+        try:
+            _stream_check(self.ref_path(ref_id), self.root, memoryview(data).cast("B"), sha)
+        except TokenlabError as error:
+            return ref_id, str(error)
+        return ref_id, None
+
+    def _put(self, data: bytes, *, source: str, content_type: str, reason: str) -> tuple[str, str]:
         sha = hashlib.sha256(data).hexdigest()
         header = orjson.dumps(
             {
@@ -165,7 +184,7 @@ class Store:
         )
         for digits in range(MIN_ID_DIGITS, len(sha) + 1):
             if self._claim(sha[:digits], sha, header, data):
-                return ID_PREFIX + sha[:digits]
+                return ID_PREFIX + sha[:digits], sha
         raise StoreCorruptionError(f"every id prefix of {sha} names other bytes; store is corrupt")
 
     def _claim(self, hex_id: str, sha: str, header: bytes, data: bytes) -> bool:
@@ -229,20 +248,29 @@ class Store:
                     yield from entries
 
 
-def _stream_check(path: Path, root: Path, expected: memoryview | None) -> bool:
-    """Verify the ref file at `path` block by block; True if it holds exactly `expected`."""
-    digest = hashlib.sha256()
+def _stream_check(path: Path, root: Path, expected: memoryview | None, sha_of_expected: str = "") -> bool:
+    """Verify the ref file at `path` block by block; True if it holds exactly `expected`.
+
+    Given `sha_of_expected`, the file must hold exactly `expected` under a header naming
+    that sha, and is not hashed again; anything else is corruption.
+    """
+    digest = None if sha_of_expected else hashlib.sha256()
     same, done = True, 0
     if not path.is_file():
         raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {root}")
     with open(path, "rb") as handle:
         meta, sha = _header(path.name, handle.readline())
         while block := handle.read(_VERIFY_BLOCK):
-            digest.update(block)
+            if digest:
+                digest.update(block)
             if expected is not None:
                 same = same and block == expected[done : done + len(block)]
             done += len(block)
-    if done != meta.get("bytes") or digest.hexdigest() != sha:
+    if digest is None:
+        intact = sha == sha_of_expected and same and done == len(expected or b"")
+    else:
+        intact = digest.hexdigest() == sha
+    if done != meta.get("bytes") or not intact:
         raise _mismatch(path.name)
     return expected is None or (same and done == len(expected))
 
