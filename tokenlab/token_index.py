@@ -31,13 +31,13 @@ import os
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import accumulate, compress, pairwise, repeat
-from operator import add, not_, sub
+from operator import add, mul, not_, sub
 from typing import Any, Self, TypeVar
 
 from tokenlab import tokens
@@ -209,29 +209,12 @@ def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, 
     return mapped
 
 
-def _joined_where_safe(pieces: list[bytes]) -> list[memoryview]:
-    """Pieces to be counted each on its own, as few long texts: joined where that is a safe cut.
-
-    Between the mapped runs of a text lie many short pieces (a diff's `… N lines`); their
-    counts add up to the count of their concatenation wherever the joins are safe cuts.
-    Each join is checked on the last two bytes before it and the next piece's first bytes
-    only: a look-ahead that would need more fails, and those pieces stay apart.
-    """
-    if not pieces:
-        return []
-    tails = [piece[-2:] for piece in pieces[:-1]]
-    heads = [piece[:_LOOKAHEAD_BYTES] for piece in pieces[1:]]
-    joins = map(tokens.SAFE_CUT_RE.match, map(add, tails, heads), [len(tail) - 1 for tail in tails])
-    groups = [[pieces[0]]]
-    for piece, safe in zip(pieces[1:], joins):
-        if safe:
-            groups[-1].append(piece)
-        else:
-            groups.append([piece])
-    return [memoryview(b"".join(group)) for group in groups]
+def _count_times(pieces: list[bytes], times: list[int]) -> list[int]:
+    """The total count of pieces that occur `times` times each, as a one-item list."""
+    return [sum(map(mul, count_each(pieces), times))]
 
 
-_LOOKAHEAD_BYTES = 64
+_REPEATED_GAP_BYTES = 256
 
 
 def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]) -> list[int]:
@@ -448,16 +431,10 @@ class TokenCounter:
 
     def _batches(self, texts: list[bytes], positions: list[int]) -> list[tuple[list[int], Future[list[int]]]]:
         """Whole texts, submitted together in batches of about one block."""
-        batches: list[tuple[list[int], list[memoryview]]] = []
-        size = 0
-        for position, text in zip(positions, texts):
-            if not batches or size + len(text) > self.limits.block_bytes:
-                batches.append(([], []))
-                size = 0
-            batches[-1][0].append(position)
-            batches[-1][1].append(memoryview(text))
-            size += len(text)
-        return [(where, self._crew.submit(count_each, views)) for where, views in batches]
+        return [
+            ([positions[at] for at in batch], self._crew.submit(count_each, [texts[at] for at in batch]))
+            for batch in _batched(list(map(len, texts)), self.limits.block_bytes)
+        ]
 
     def prefetch(self, texts: Sequence[bytes]) -> None:
         """Start counting texts now (they must stay unchanged); `count_texts` collects them."""
@@ -524,8 +501,12 @@ class TokenCounter:
         gap_starts = [0, *(end for _, end, _ in mapped)]
         gap_ends = [*(start for start, _, _ in mapped), len(data)]
         gaps = [gap for gap in map(data.__getitem__, map(slice, gap_starts, gap_ends)) if gap]
+        # Short gaps repeat (a diff's `… 3 lines`): each distinct one is counted once.
+        repeated = Counter(gap for gap in gaps if len(gap) <= _REPEATED_GAP_BYTES)
+        jobs = self._tokenize([memoryview(gap) for gap in gaps if len(gap) > _REPEATED_GAP_BYTES])
+        jobs += self._count_repeated(repeated)
         spans = [(raw_start, raw_start + end - start) for start, end, raw_start in mapped]
-        return _Pending(spans, self._tokenize(_joined_where_safe(gaps)))
+        return _Pending(spans, jobs)
 
     def _finish(self, pending: _Pending) -> int:
         """The count: spans from the index (their edges tokenized now), plus the rest."""
@@ -545,19 +526,41 @@ class TokenCounter:
         jobs = pending.jobs + (self._tokenize(edges) if edges else [])
         return total + sum(sum(job.result()) for job in jobs)
 
+    def _count_repeated(self, repeated: Counter[bytes]) -> list[Future[list[int]]]:
+        """Jobs that count each distinct piece once, in batches of about one block."""
+        pieces = list(repeated)
+        return [
+            self._crew.submit(
+                _count_times, [pieces[at] for at in batch], [repeated[pieces[at]] for at in batch]
+            )
+            for batch in _batched(list(map(len, pieces)), self.limits.block_bytes)
+        ]
+
     def _tokenize(self, pieces: list[memoryview]) -> list[Future[list[int]]]:
         """Submit pieces in batches of about one block, big pieces cut at safe cuts."""
-        batches: list[list[memoryview]] = [[]]
-        size = 0
-        for piece in pieces:
-            cuts = _cuts(piece, 0, len(piece), self.limits.block_bytes)
-            for a, b in pairwise(cuts):
-                if size and size + b - a > self.limits.block_bytes:
-                    batches.append([])
-                    size = 0
-                batches[-1].append(piece[a:b])
-                size += b - a
-        return [self._crew.submit(count_each, batch) for batch in batches if batch]
+        cut = [
+            piece[a:b]
+            for piece in pieces
+            for a, b in pairwise(_cuts(piece, 0, len(piece), self.limits.block_bytes))
+        ]
+        return [
+            self._crew.submit(count_each, [cut[at] for at in batch])
+            for batch in _batched(list(map(len, cut)), self.limits.block_bytes)
+        ]
+
+
+def _batched(sizes: Sequence[int], limit: int) -> list[range]:
+    """Consecutive items in batches of at most `limit` bytes (an item alone may pass it)."""
+    batches: list[range] = []
+    first, size = 0, 0
+    for at, item in enumerate(sizes):
+        if at > first and size + item > limit:
+            batches.append(range(first, at))
+            first, size = at, 0
+        size += item
+    if first < len(sizes):
+        batches.append(range(first, len(sizes)))
+    return batches
 
 
 def _common_prefix(a: bytes, i: int, b: bytes, j: int) -> int:
