@@ -324,7 +324,8 @@ class _Crew:
 class _Pending:
     """A text being counted: raw spans to look up in the index, and submitted pieces."""
 
-    spans: list[Span]
+    starts: Sequence[int]  # [starts[i], ends[i]) of the raw input, counted from the index
+    ends: Sequence[int]
     jobs: list[Future[list[int]]]
 
 
@@ -452,21 +453,22 @@ class TokenCounter:
         raw = self._raw if self._raw is not None and len(text) >= self.limits.min_aligned_bytes else None
         view = memoryview(text)
         if raw is None:
-            return _Pending([], self._tokenize([view]))
+            return _Pending([], [], self._tokenize([view]))
         if len(text) == len(raw) and text == raw:
-            return _Pending([(0, len(raw))], [])
+            return _Pending([0], [len(raw)], [])
         runs = _find_runs(text, raw, self.limits, self._hint)
         if runs is None:
-            return _Pending([], self._tokenize([view]))
+            return _Pending([], [], self._tokenize([view]))
         if runs:
             self._hint = runs[-1][1] + runs[-1][2]
-        spans, rest, done = [], [], 0
+        starts, ends, rest, done = [], [], [], 0
         for start, end, raw_start in _aligned_segments(text, runs, self.limits):
             rest.append(view[done:start])
-            spans.append((raw_start, raw_start + end - start))
+            starts.append(raw_start)
+            ends.append(raw_start + end - start)
             done = end
         rest.append(view[done:])
-        return _Pending(spans, self._tokenize([piece for piece in rest if len(piece)]))
+        return _Pending(starts, ends, self._tokenize([piece for piece in rest if len(piece)]))
 
     def _start_mapped(self, text: MappedText) -> _Pending:
         """Runs that begin and end at safe cuts of the text come from the index.
@@ -480,7 +482,7 @@ class TokenCounter:
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
         runs = [run for run in text.runs if run[2]]
-        starts, raw_starts, lengths = ([run[field] for run in runs] for field in range(3))
+        starts, raw_starts, lengths = zip(*runs) if runs else ((), (), ())
         ends = list(map(add, starts, lengths))
         safe_at = partial(map, tokens.SAFE_CUT_RE.match)  # at offset - 1: is offset a safe cut?
         before = partial(map, sub)
@@ -494,27 +496,28 @@ class TokenCounter:
                 ),
             )
         )
-        # (start in text, end in text, start in raw) of every run counted from the index
-        mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
+        # Where each run counted from the index starts and ends in the text, and starts in raw.
+        firsts: Sequence[int] = starts
+        lasts: Sequence[int] = ends
+        raw_firsts: Sequence[int] = raw_starts
         if not all(good):
+            mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
             mapped = sorted(mapped + _careful_spans(data, raw, list(compress(runs, map(not_, good)))))
-        gap_starts = [0, *(end for _, end, _ in mapped)]
-        gap_ends = [*(start for start, _, _ in mapped), len(data)]
-        gaps = [gap for gap in map(data.__getitem__, map(slice, gap_starts, gap_ends)) if gap]
+            firsts, lasts, raw_firsts = zip(*mapped) if mapped else ((), (), ())
+        gaps = [gap for gap in map(data.__getitem__, map(slice, [0, *lasts], [*firsts, len(data)])) if gap]
         # Short gaps repeat (a diff's `… 3 lines`): each distinct one is counted once.
         repeated = Counter(gap for gap in gaps if len(gap) <= _REPEATED_GAP_BYTES)
         jobs = self._tokenize([memoryview(gap) for gap in gaps if len(gap) > _REPEATED_GAP_BYTES])
         jobs += self._count_repeated(repeated)
-        spans = [(raw_start, raw_start + end - start) for start, end, raw_start in mapped]
-        return _Pending(spans, jobs)
+        raw_lasts = list(map(add, raw_firsts, map(sub, lasts, firsts)))
+        return _Pending(raw_firsts, raw_lasts, jobs)
 
     def _finish(self, pending: _Pending) -> int:
         """The count: spans from the index (their edges tokenized now), plus the rest."""
         total, edges = 0, list[memoryview]()
-        if pending.spans:
+        if pending.starts:
             index = self.raw_index()
-            starts = [start for start, _ in pending.spans]
-            ends = [end for _, end in pending.spans]
+            starts, ends = pending.starts, pending.ends
             # Spans that start and end at cuts of the index: two lookups each, in C.
             firsts = list(map(index.before_offset.get, starts, repeat(-1)))
             lasts = list(map(index.before_offset.get, ends, repeat(-1)))
