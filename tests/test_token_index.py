@@ -114,7 +114,8 @@ def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
 def test_mapped_texts_count_exactly(case: tuple[bytes, MappedText, list[int]], limits: IndexLimits) -> None:
     raw, mapped, cuts = case
     with TokenCounter(limits) as counter:
-        counter.start_raw(raw, sorted(cuts))
+        ordered = sorted(cuts)
+        counter.start_raw(raw, [ordered[: len(ordered) // 2], ordered[len(ordered) // 2 :]])
         assert counter.count_texts([mapped, mapped.data]) == [exact(mapped.data)] * 2
         assert counter.raw_index().total == exact(raw)
 
@@ -123,7 +124,7 @@ def test_a_run_that_does_not_match_the_input_is_tokenized() -> None:
     raw = b"alpha\nbeta\ngamma\n" * 20
     text = b"ALPHA\nBETA\n" + raw[12:]
     with TokenCounter() as counter:
-        counter.start_raw(raw, [0, 12])
+        counter.start_raw(raw, [[0, 12]])
         assert counter.count_texts([MappedText(text, [(0, 0, 11), (11, 12, len(raw) - 12)])]) == [exact(text)]
 
 
@@ -180,11 +181,12 @@ def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch
     monkeypatch.setattr(token_index, "_index_block", counted)
     seen_while_planning: list[bool] = []
 
-    def planner() -> Iterator[int]:
+    def planner() -> Iterator[list[int]]:
         offsets = [at for at in range(0, len(raw), 7) if raw[at - 1 : at] == b"\n"]
-        yield from offsets[: len(offsets) // 2]
+        yield offsets[: len(offsets) // 3]
+        yield offsets[len(offsets) // 3 : len(offsets) // 2]
         seen_while_planning.append(first_block_counted.wait(5))
-        yield from offsets[len(offsets) // 2 :]
+        yield offsets[len(offsets) // 2 :]
 
     with TokenCounter(limits) as counter:
         counter.start_raw(raw, planner())

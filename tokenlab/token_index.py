@@ -354,14 +354,15 @@ class TokenCounter:
     def close(self) -> None:
         self._crew.close()
 
-    def start_raw(self, data: bytes, cuts: Iterable[int] = (), *, helpers: bool = True) -> None:
+    def start_raw(self, data: bytes, cuts: Iterable[Sequence[int]] = (), *, helpers: bool = True) -> None:
         """Begin indexing `data` on the tokenizer threads (once per data).
 
-        `cuts` are ascending offsets where the runs of `MappedText`s counted later begin
-        and end; the index is cut there too, wherever that is a safe cut. Each block is
-        submitted as soon as `cuts` has passed it, so a planner that yields its cuts as it
-        goes overlaps the count; this returns when `cuts` is exhausted. With `helpers`,
-        data of `limits.parallel_bytes` or more is also counted on helper threads.
+        `cuts` are batches of offsets, ascending across batches, where the runs of
+        `MappedText`s counted later begin and end; the index is cut there too, wherever
+        that is a safe cut. Each block is submitted as soon as `cuts` has passed it, so a
+        planner that yields its cuts as it goes overlaps the count; this returns when `cuts`
+        is exhausted. With `helpers`, data of `limits.parallel_bytes` or more is also
+        counted on helper threads.
         """
         if self._raw is data:
             return
@@ -374,12 +375,17 @@ class TokenCounter:
         unsubmitted = deque(pairwise(_cuts(data, 0, len(data), block_bytes)))
         self._raw_blocks = []
         inside: list[int] = []  # cuts strictly inside the first unsubmitted block
-        for cut in cuts:
-            while unsubmitted and cut >= unsubmitted[0][1]:
+        for batch in cuts:
+            done = 0  # cuts of this batch already placed
+            while unsubmitted:
+                start, end = unsubmitted[0]
+                first = bisect_right(batch, start, done)
+                done = bisect_left(batch, end, first)
+                inside += batch[first:done]
+                if done == len(batch):  # the batch ends inside this block
+                    break
                 self._submit_block(data, *unsubmitted.popleft(), inside)
                 inside = []
-            if unsubmitted and cut > unsubmitted[0][0]:
-                inside.append(cut)
         while unsubmitted:
             self._submit_block(data, *unsubmitted.popleft(), inside)
             inside = []

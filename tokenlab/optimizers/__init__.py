@@ -11,9 +11,9 @@ input bytes its text shows unchanged, and an omission's `source` lists the input
 it is made of. Counting then reuses the raw input's count for those runs instead of
 tokenizing them again (see `token_index`). The types in `MAPS_INPUT` do this, and their
 modules split the work in two: `plan(data, config)` decides what leaves the visible text
-and yields the input offsets where it does as it goes (`input_cuts()`), then `render()`
-builds the parts, so that the raw count runs, cut at those offsets, while the rest is
-planned and the text is built.
+and yields the input offsets where it does, in batches as it goes (`input_cuts()`), then
+`render()` builds the parts, so that the raw count runs, cut at those offsets, while the
+rest is planned and the text is built.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 class Plan(Protocol):
     """A mapping optimizer's decisions, made before any text is built."""
 
-    def input_cuts(self) -> Iterator[int]: ...
+    def input_cuts(self) -> Iterator[list[int]]: ...
 
     def render(self) -> OptimizeResult: ...
 

@@ -223,15 +223,15 @@ class DiffPlan:
         self._cuts: list[_Cut] = []
         self._bounds: list[int] = []  # byte offsets: each cut's start and end, in order
 
-    def input_cuts(self) -> Iterator[int]:
-        """Where each cut starts and ends in the input, ascending, planned as they are read."""
+    def input_cuts(self) -> Iterator[list[int]]:
+        """Where each cut starts and ends in the input, file by file, planned as they are read."""
         offset = self.renderer.lines.offset
         for section in self._sections:
-            for cut in self.renderer.cuts(section):
-                bounds = (offset(cut.start), offset(cut.end))
-                self._cuts.append(cut)
-                self._bounds += bounds
-                yield from bounds
+            cuts = self.renderer.cuts(section)
+            bounds = [at for cut in cuts for at in (offset(cut.start), offset(cut.end))]
+            self._cuts += cuts
+            self._bounds += bounds
+            yield bounds
 
     def render(self) -> OptimizeResult:
         for _ in self.input_cuts():  # plan whatever was not read yet
@@ -406,7 +406,7 @@ class _CutKind(Enum):
     FILE = "file"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Cut:
     """Lines [start, end) that leave the visible text."""
 
@@ -475,7 +475,7 @@ class _Renderer:
                 body += [*shown.flush(), Omission(data[start:end], reason, (span,))]
                 shown.add("\n")
             else:
-                shown.add(f"… {size} lines\n")
+                shown.add_encoded(b"\xe2\x80\xa6 %d lines\n" % size)  # "… N lines", once per fold
                 context.append((data[start:end], span))
                 context_lines += size
             offset = end
@@ -498,9 +498,11 @@ class _Shown:
         self.size = 0
 
     def add(self, text: str) -> None:
-        encoded = text.encode()
-        self.pieces.append(encoded)
-        self.size += len(encoded)
+        self.add_encoded(text.encode())
+
+    def add_encoded(self, text: bytes) -> None:
+        self.pieces.append(text)
+        self.size += len(text)
 
     def add_input(self, start: int, end: int) -> None:
         self.pieces.append(self.data[start:end])
