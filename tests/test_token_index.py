@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -212,6 +213,20 @@ def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.Monk
     assert [future.result(5) for future in jobs] == ["raw"] * 40 + ["other"] * 10
     assert set(where["other"]) == {"tokenlab-tokenizer-0_0"}
     crew.close()
+
+
+def test_a_small_analysis_is_not_kept_waiting_behind_a_large_one() -> None:
+    large, small = token_index._Crew(), token_index._Crew()
+    gate = threading.Event()
+    first = large.submit(gate.wait, 5)
+    rest = [large.submit(time.sleep, 0.01) for _ in range(30)]
+    quick = small.submit(str, "done")
+    gate.set()
+    assert quick.result(5) == "done"
+    assert not rest[-1].done()  # the small crew's job ran between the large crew's jobs
+    large.close()
+    small.close()
+    assert first.result() is True
 
 
 def test_crew_close_cancels_queued_jobs_and_errors_reach_the_caller() -> None:

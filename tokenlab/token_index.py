@@ -267,47 +267,54 @@ def _lane(number: int) -> ThreadPoolExecutor:
 
 
 class _Crew:
-    """One analysis's tokenizer jobs, run in order on thread 0, with helpers for raw counts."""
+    """One analysis's tokenizer jobs, run in order on thread 0, with helpers for raw counts.
+
+    Thread 0 serves every analysis in the process: it runs one job of a crew, then queues
+    the crew behind the others, so a small analysis is not kept waiting for a large one.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: deque[tuple[Future[Any], Callable[[], Any], bool]] = deque()
-        self._draining = False  # thread 0 is taking this crew's jobs
-        self._started: list[Future[None]] = []
+        self._queued = False  # a turn on thread 0 is queued or running
+        self._futures: list[Future[Any]] = []
 
     def submit(self, function: Callable[..., T], *args: Any, raw: bool = False) -> Future[T]:
         """Queue a job; `raw` jobs (blocks of the raw count) may also go to helpers."""
         future: Future[T] = Future()
+        self._futures.append(future)
         with self._lock:
             self._jobs.append((future, partial(function, *args), raw))
-            wake, self._draining = not self._draining, True
+            wake, self._queued = not self._queued, True
         if wake:
-            self._started.append(_lane(0).submit(self._drain, False))
+            _lane(0).submit(self._take_turn)
         return future
 
     def add_helpers(self, count: int) -> None:
         """Let `count` helper threads take raw jobs from the front of the queue."""
-        self._started += [_lane(number).submit(self._drain, True) for number in range(1, count + 1)]
+        for number in range(1, count + 1):
+            _lane(number).submit(self._help)
 
     def _next(self, helper: bool) -> tuple[Future[Any], Callable[[], Any], bool] | None:
         with self._lock:
             if self._jobs and (self._jobs[0][2] or not helper):
                 return self._jobs.popleft()
             if not helper:
-                self._draining = False
+                self._queued = False
             return None
 
-    def _drain(self, helper: bool) -> None:
-        if helper:
-            _thread_state.encoding = tokens.new_encoding()
+    def _take_turn(self) -> None:
+        """Run this crew's next job on thread 0, then queue its next turn."""
+        if (job := self._next(helper=False)) is not None:
+            _run(*job[:2])
+            _lane(0).submit(self._take_turn)
+
+    def _help(self) -> None:
+        """Run raw jobs with an encoding of this thread's own while they lead the queue."""
+        _thread_state.encoding = tokens.new_encoding()
         try:
-            while (job := self._next(helper)) is not None:
-                future, work, _ = job
-                if future.set_running_or_notify_cancel():
-                    try:
-                        future.set_result(work())
-                    except Exception as error:  # noqa: BLE001 (passed on: raised where the result is read)
-                        future.set_exception(error)
+            while (job := self._next(helper=True)) is not None:
+                _run(*job[:2])
         finally:
             _thread_state.encoding = None
 
@@ -316,8 +323,17 @@ class _Crew:
         with self._lock:
             for future, _, _ in self._jobs:
                 future.cancel()
+                future.set_running_or_notify_cancel()  # as an executor would: now it is done
             self._jobs.clear()
-        wait(self._started)
+        wait(self._futures)
+
+
+def _run(future: Future[T], job: Callable[[], T]) -> None:
+    if future.set_running_or_notify_cancel():
+        try:
+            future.set_result(job())
+        except Exception as error:  # noqa: BLE001 (passed on: raised where the result is read)
+            future.set_exception(error)
 
 
 @dataclass(frozen=True)
