@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -217,13 +216,14 @@ def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.Monk
 
 def test_a_small_analysis_is_not_kept_waiting_behind_a_large_one() -> None:
     large, small = token_index._Crew(), token_index._Crew()
-    gate = threading.Event()
-    first = large.submit(gate.wait, 5)
-    rest = [large.submit(time.sleep, 0.01) for _ in range(30)]
+    first_done, rest_released = threading.Event(), threading.Event()
+    first = large.submit(first_done.wait, 5)
+    rest = [large.submit(rest_released.wait, 5) for _ in range(3)]
     quick = small.submit(str, "done")
-    gate.set()
-    assert quick.result(5) == "done"
-    assert not rest[-1].done()  # the small crew's job ran between the large crew's jobs
+    first_done.set()
+    assert quick.result(5) == "done"  # ran between the large crew's jobs, not after them
+    assert not any(job.done() for job in rest)
+    rest_released.set()
     large.close()
     small.close()
     assert first.result() is True
