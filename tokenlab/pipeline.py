@@ -10,15 +10,17 @@ so that `restore` can rebuild it byte for byte.
 The cost floor of an analysis is one tokenizer pass over the input, so the stages are
 arranged around it: MEASURE_RAW starts the exact raw count on a tokenizer thread (with
 helpers for large inputs, see `token_index`) and returns at once (the tokenizer releases
-the GIL, so it runs on another core while OPTIMIZE works); its trace detail is filled in when MEASURE_OPT needs the count. For types whose
-optimizer maps its output to input ranges (`MAPS_INPUT`: diffs, whose kept and folded
-lines alternate every few lines), OPTIMIZE starts the count once the optimizer has
-planned which lines it leaves out, cut where they begin and end, and renders the text
-meanwhile. MEASURE_OPT counts the visible text and the omissions from the raw count's
-index rather than tokenizing them again (see `token_index`). Trace entries are still
-recorded in stage order. The cyclic garbage collector is paused during a run: optimizers
-build many small acyclic objects, and repeated full collections made large inputs cost
-more than linear time.
+the GIL, so it runs on another core while OPTIMIZE works); its trace detail is filled in
+when MEASURE_OPT needs the count. For types whose optimizer maps its output to input
+ranges (`MAPS_INPUT`: diffs, whose kept and folded lines alternate every few lines),
+OPTIMIZE starts the count instead, as the optimizer plans file by file which lines it
+leaves out, cut where they begin and end, and then renders the text. Omissions are
+stored and reloaded on I/O threads while the visible text is masked. MEASURE_OPT counts
+the visible text and the omissions from the raw count's index rather than tokenizing
+them again (see `token_index`), and RECOVERY reports the reloads. Trace entries are
+still recorded in stage order. The cyclic garbage collector is paused during a run:
+optimizers build many small acyclic objects, and repeated full collections made large
+inputs cost more than linear time.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
     original = Omission(packet.raw, "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
-    # threads, the original on one and the omissions on the other, while this thread masks.
+    # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
         visible = _visible_text(packet, run, result.parts, mapped, io)

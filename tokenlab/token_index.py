@@ -5,16 +5,17 @@ well-compressed input the omissions hold almost the whole input again, so counti
 naively is a second tokenizer pass. Instead:
 
 * The raw input is counted once, on tokenizer threads (tiktoken releases the GIL, so
-  this runs beside the optimizer; see "tokenizer threads" below), and the count is kept as an index: the exact count of each
-  ~4 KB chunk, cut at safe cuts (`tokens.SAFE_CUT_RE`), where o200k_base's pre-tokenizer
-  always splits. One tokenizer call counts a whole block of chunks: they are joined with
-  the special token `<|endoftext|>`, which the tokenizer never merges with its
-  neighbours, and each chunk's count is the distance between two of them.
+  this runs beside the optimizer; see "tokenizer threads" below), and the count is kept
+  as an index: the exact count of each ~4 KB chunk, cut at safe cuts
+  (`tokens.SAFE_CUT_RE`), where o200k_base's pre-tokenizer always splits. One tokenizer
+  call counts a whole block of chunks: they are joined with the special token
+  `<|endoftext|>`, which the tokenizer never merges with its neighbours, and each
+  chunk's count is the distance between two of them.
 * A text whose long runs are byte-for-byte runs of the raw input (an omission holding
   folded lines in their original order, a JSON subtree) is cut at its own safe cuts
   inside those runs; each run's middle is counted from the index, and only what lies
   between runs (where they join, or bytes that are not in the input) is tokenized again.
-  A text that does not decompose into long runs is tokenized whole, in parallel chunks.
+  A text that does not decompose into long runs is tokenized whole, in chunks.
 * An optimizer that knows which input ranges it shows or omits (a diff's kept and folded
   lines: runs too short for the search above) hands the counter those ranges: the raw
   count is then also cut at their ends, and a `MappedText` is counted run by run from the
@@ -60,8 +61,8 @@ class IndexLimits:
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
     runs_per_mb: int = 24  # more runs than this means the text is too fragmented to map
-    # Inputs this large are also counted on further tokenizer threads (`_Crew`), each of
-    # which builds its own encoding once per process (about 0.2 s and 55 MB).
+    # Raw counts of inputs this large get helper threads (`_Crew`), each of which builds an
+    # encoding of its own for the count (about 0.2 s and 55 MB).
     parallel_bytes: int = 32 << 20
 
 
