@@ -246,7 +246,9 @@ def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]
 # runs on one long-lived tokenizer thread, the first user of the process's encoding, and
 # a large raw count (`IndexLimits.parallel_bytes`) gets helpers: further threads that
 # each build an encoding of their own (about 0.2 s and 55 MB) and free it when the raw
-# count's blocks run out.
+# count's blocks run out. (In a process that tokenized on another thread first, such as
+# a server that answered a budgeted read, thread 0 takes the slower path; counts are the
+# same.)
 
 _thread_state = threading.local()
 _lanes: list[ThreadPoolExecutor] = []
