@@ -454,8 +454,8 @@ class _Renderer:
         data = self.lines.data
         body: list[Part] = []
         shown = _Shown(data)
-        meta: list[tuple[bytes, Span]] = []
-        context: list[tuple[bytes, Span]] = []
+        meta: list[Span] = []
+        context: list[Span] = []
         context_lines = 0
         offset = 0  # where the input not yet placed begins
         for cut, start, end in zip(cuts, bounds[0::2], bounds[1::2], strict=True):
@@ -463,7 +463,7 @@ class _Renderer:
                 shown.add_input(offset, start)
             span, size = (start, end), cut.end - cut.start
             if cut.kind is _CutKind.META:
-                meta.append((data[start:end], span))
+                meta.append(span)
             elif cut.kind is _CutKind.FILE:
                 reason = f"whole-file diff, {cut.label[1:-2]}"
                 shown.add(cut.label)
@@ -476,12 +476,12 @@ class _Renderer:
                 shown.add("\n")
             else:
                 shown.add_encoded(b"\xe2\x80\xa6 %d lines\n" % size)  # "… N lines", once per fold
-                context.append((data[start:end], span))
+                context.append(span)
                 context_lines += size
             offset = end
         if offset < len(data):
             shown.add_input(offset, len(data))
-        return _summary(meta, context, context_lines) + body + shown.flush()
+        return _summary(data, meta, context, context_lines) + body + shown.flush()
 
 
 class _Shown:
@@ -492,8 +492,8 @@ class _Shown:
     """
 
     def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pieces: list[bytes] = []
+        self.data = memoryview(data)  # input stretches are joined without a copy each first
+        self.pieces: list[bytes | memoryview] = []
         self.runs: list[Run] = []
         self.size = 0
 
@@ -520,25 +520,24 @@ class _Shown:
         return [Excerpt(text, runs) if runs else text]
 
 
-def _grouped(pieces: list[tuple[bytes, Span]], reason: str) -> Omission:
-    return Omission(b"".join(data for data, _ in pieces), reason, tuple(span for _, span in pieces))
+def _grouped(data: bytes, spans: list[Span], reason: str) -> Omission:
+    view = memoryview(data)  # joined straight from the input: no copy of each piece first
+    return Omission(b"".join([view[start:end] for start, end in spans]), reason, tuple(spans))
 
 
-def _summary(
-    meta: list[tuple[bytes, Span]], context: list[tuple[bytes, Span]], context_lines: int
-) -> list[Part]:
+def _summary(data: bytes, meta: list[Span], context: list[Span], context_lines: int) -> list[Part]:
     """The first line: where the grouped omissions went."""
     parts: list[Part] = []
     if meta:
         reason = f"git metadata lines from {len(meta)} places, concatenated in original order"
-        parts += ["[diff: git metadata in ", _grouped(meta, reason)]
+        parts += ["[diff: git metadata in ", _grouped(data, meta, reason)]
     if context:
         reason = (
             f"{context_lines} unchanged context lines from {len(context)} runs "
             "(each shown as `… N lines`), concatenated in original order"
         )
         lead = "; " if parts else "[diff: "
-        parts += [lead + "unchanged lines shown as `… N lines` in ", _grouped(context, reason)]
+        parts += [lead + "unchanged lines shown as `… N lines` in ", _grouped(data, context, reason)]
     if parts:
         parts.append("]\n")
     return parts
