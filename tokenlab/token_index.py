@@ -224,11 +224,9 @@ def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]
     A mapped run that begins or ends at a cut that is not safe (a diff's blank context line
     " \\n" next to a fold) is counted from the safe cuts just inside it.
     """
-    safe_after = tokens.SAFE_CUT_RE.match
-    found = [at for at in offsets if safe_after(data, at - 1)]
-    for at in offsets:
-        if safe_after(data, at - 1):
-            continue
+    safe = list(map(tokens.SAFE_CUT_RE.match, repeat(data), map(sub, offsets, repeat(1))))
+    found = list(compress(offsets, safe))
+    for at in compress(offsets, map(not_, safe)):
         after = tokens.SAFE_CUT_RE.search(data, at, end)
         before = _last_safe_cut(data, start, at)
         found += [
