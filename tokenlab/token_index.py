@@ -69,7 +69,6 @@ class IndexLimits:
 DEFAULT_LIMITS = IndexLimits()
 
 
-Span = tuple[int, int]  # [start, end) of the raw input
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
 
@@ -125,10 +124,10 @@ def _encode_with_sentinels(text: str) -> memoryview:
 
 def _count_one(text: str) -> int:
     """`tokens.count`, holding 4 bytes per token rather than a list of ints when it can."""
-    core = getattr(_thread_encoding(), "_core_bpe", None)
-    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
+    encoder = _thread_encoding()
+    to_buffer = getattr(getattr(encoder, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
     if to_buffer is None:
-        return len(_thread_encoding().encode_ordinary(text))
+        return len(encoder.encode_ordinary(text))
     return memoryview(to_buffer(text, set())).nbytes // 4
 
 
