@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
-from itertools import accumulate
+from itertools import accumulate, compress, islice, repeat
+from operator import add, is_, is_not, mul, sub
 
 from tokenlab.optimizers import (
     Excerpt,
@@ -47,7 +47,6 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
-    Run,
     Span,
     visible,
 )
@@ -139,14 +138,6 @@ def _header_kind(line: bytes) -> _Header | None:
 
 
 @dataclass(slots=True)
-class _ContextRun:
-    start: int
-    end: int
-    after_change: bool
-    before_change: bool
-
-
-@dataclass(slots=True)
 class _Section:
     """One file's part of the diff: line index range plus what the renderer needs."""
 
@@ -165,11 +156,13 @@ class _Section:
     binary_patch: bool = False
     added: int = 0
     removed: int = 0
-    runs: list[_ContextRun] = field(default_factory=list)
+    # Unchanged context runs, four ints each: first line, line after, and whether a change
+    # comes before and after it in the hunk. Flat, so a batch of files is cut in C-level maps.
+    runs: list[int] = field(default_factory=list)
 
 
 class _Lines:
-    """The input split on b"\\n" only, with the byte size of line ranges."""
+    """The input split on b"\\n" only, with where each line starts."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -178,23 +171,17 @@ class _Lines:
         if self.final_newline:
             self.items.pop()
         self.count = len(self.items) if data else 0
-
-    @cached_property
-    def _ends(self) -> array[int]:
-        """Bytes before the end of each line, newlines excluded: prefix sums of lengths."""
-        return array("q", accumulate(map(len, self.items)))
+        # before[i]: bytes of the lines before line i, newlines excluded.
+        self.before = array("q", accumulate(map(len, self.items), initial=0))
 
     def offset(self, line: int) -> int:
         """Byte offset of line `line` (the input's length past the last line)."""
-        if line == 0:
-            return 0
-        if line >= self.count:
-            return len(self.data)
-        return self._ends[line - 1] + line
+        return self.before[line] + line if line < self.count else len(self.data)
 
-    def size(self, start: int, end: int) -> int:
-        """Bytes of lines [start, end), newlines excluded."""
-        return self._ends[end - 1] - (self._ends[start - 1] if start else 0) if end > start else 0
+    def offsets(self, lines: Sequence[int]) -> list[int]:
+        """`offset` of each line."""
+        at = map(add, map(self.before.__getitem__, lines), lines)
+        return list(map(min, at, repeat(len(self.data))))
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -215,28 +202,29 @@ def plan_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> Diff
 
 
 class DiffPlan:
-    """Which lines leave the visible text, decided file by file before any text is built."""
+    """Which lines leave the visible text, decided a batch of files at a time before any text is built."""
 
     def __init__(self, renderer: _Renderer, sections: Iterator[_Section]) -> None:
         self.renderer = renderer
         self._sections = sections
-        self._cuts: list[_Cut] = []
-        self._bounds: list[int] = []  # byte offsets: each cut's start and end, in order
+        self._cuts = _Cuts()
 
     def input_cuts(self) -> Iterator[list[int]]:
-        """Where each cut starts and ends in the input, file by file, planned as they are read."""
-        offset = self.renderer.lines.offset
-        for section in self._sections:
-            cuts = self.renderer.cuts(section)
-            bounds = [at for cut in cuts for at in (offset(cut.start), offset(cut.end))]
-            self._cuts += cuts
-            self._bounds += bounds
-            yield bounds
+        """Where each cut starts and ends in the input, a batch of files at a time, as they are read."""
+        while batch := list(islice(self._sections, _SECTIONS_PER_BATCH)):
+            cuts = self.renderer.cuts(batch)
+            self._cuts.extend(cuts)
+            yield [at for pair in zip(cuts.starts, cuts.ends) for at in pair]
 
     def render(self) -> OptimizeResult:
         for _ in self.input_cuts():  # plan whatever was not read yet
             pass
-        return self.renderer.render(self._cuts, self._bounds)
+        return self.renderer.render(self._cuts)
+
+
+# Files planned together: enough that the per-batch maps cost little per file, few enough
+# that the count starts on the first ones early.
+_SECTIONS_PER_BATCH = 256
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -341,12 +329,12 @@ def _walk_counted(
         elif first != b"\\":
             break
         if run_start >= 0:
-            section.runs.append(_ContextRun(run_start, i, seen_change, True))
+            section.runs += (run_start, i, seen_change, True)
             run_start = -1
         seen_change = True
         i += 1
     if run_start >= 0:
-        section.runs.append(_ContextRun(run_start, i, seen_change, not seen_change))
+        section.runs += (run_start, i, seen_change, not seen_change)
     return i
 
 
@@ -368,12 +356,12 @@ def _walk_prefixed(items: list[bytes], i: int, count: int, section: _Section, wi
         section.added += b"+" in prefix
         section.removed += b"-" in prefix
         if run_start >= 0:
-            section.runs.append(_ContextRun(run_start, i, seen_change, True))
+            section.runs += (run_start, i, seen_change, True)
             run_start = -1
         seen_change = True
         i += 1
     if run_start >= 0:
-        section.runs.append(_ContextRun(run_start, i, seen_change, not seen_change))
+        section.runs += (run_start, i, seen_change, not seen_change)
     return i
 
 
@@ -407,13 +395,24 @@ class _CutKind(Enum):
 
 
 @dataclass(slots=True)
-class _Cut:
-    """Lines [start, end) that leave the visible text."""
+class _Cuts:
+    """Line ranges that leave the visible text, in input order, as parallel sequences."""
 
-    start: int
-    end: int
-    kind: _CutKind
-    label: str = ""
+    starts: list[int] = field(default_factory=list)  # byte offsets in the input
+    ends: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # lines in each cut
+    kinds: list[_CutKind] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # a whole-file cut's label, else ""
+
+    def extend(self, other: _Cuts) -> None:
+        self.starts += other.starts
+        self.ends += other.ends
+        self.lines += other.lines
+        self.kinds += other.kinds
+        self.labels += other.labels
+
+
+_FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context run leaves
 
 
 class _Renderer:
@@ -423,101 +422,124 @@ class _Renderer:
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
 
-    def render(self, cuts: list[_Cut], bounds: list[int]) -> OptimizeResult:
-        if not cuts:
-            whole = visible(self.lines.data)
-            return OptimizeResult((whole,) if whole else ())
-        return OptimizeResult(tuple(self._assemble(cuts, bounds)))
+    def cuts(self, sections: list[_Section]) -> _Cuts:
+        """A batch of files' cuts: bookkeeping and whole files file by file, context all at once."""
+        firsts: list[int] = []  # each cut's first line and the line after it
+        lasts: list[int] = []
+        kinds: list[_CutKind] = []
+        labels: list[str] = []
+        runs: list[int] = []
+        for section in sections:
+            fold = _fold_kind(section, self.lines, self.config)
+            if fold:
+                counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
+                firsts.append(section.start)
+                lasts.append(section.end)
+                kinds.append(_CutKind.FILE)
+                labels.append(f"[{_display_path(section)}: {fold}{counts}] ")
+                continue
+            folded = list(section.meta_lines)
+            if section.has_path_lines or section.binary_notice:
+                folded.extend(section.naming_lines)
+                if section.diff_line >= 0:
+                    folded.append(section.diff_line)
+            for start, end in _ranges(sorted(folded)):
+                firsts.append(start)
+                lasts.append(end)
+                kinds.append(_CutKind.META)
+                labels.append("")
+            runs += section.runs
+        context_firsts, context_lasts = self._context_cuts(runs)
+        firsts += context_firsts
+        lasts += context_lasts
+        kinds += repeat(_CutKind.CONTEXT, len(context_firsts))
+        labels += repeat("", len(context_firsts))
+        order = sorted(range(len(firsts)), key=firsts.__getitem__)
+        firsts, lasts = list(map(firsts.__getitem__, order)), list(map(lasts.__getitem__, order))
+        return _Cuts(
+            self.lines.offsets(firsts),
+            self.lines.offsets(lasts),
+            list(map(sub, lasts, firsts)),
+            list(map(kinds.__getitem__, order)),
+            list(map(labels.__getitem__, order)),
+        )
 
-    def cuts(self, section: _Section) -> list[_Cut]:
-        fold = _fold_kind(section, self.lines, self.config)
-        if fold:
-            counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
-            label = f"[{_display_path(section)}: {fold}{counts}] "
-            return [_Cut(section.start, section.end, _CutKind.FILE, label)]
-        folded = list(section.meta_lines)
-        if section.has_path_lines or section.binary_notice:
-            folded.extend(section.naming_lines)
-            if section.diff_line >= 0:
-                folded.append(section.diff_line)
-        cuts = [_Cut(start, end, _CutKind.META) for start, end in _ranges(sorted(folded))]
+    def _context_cuts(self, runs: list[int]) -> tuple[list[int], list[int]]:
+        """The line ranges folded out of context runs (`_Section.runs`): all but `context_keep`
+        lines next to each change, where that leaves enough bytes to be worth a fold."""
         keep = self.config.context_keep
-        for run in section.runs:
-            start = run.start + (keep if run.after_change else 0)
-            end = run.end - (keep if run.before_change else 0)
-            if end > start and self.lines.size(start, end) >= self.min_fold_bytes:
-                cuts.append(_Cut(start, end, _CutKind.CONTEXT))
-        cuts.sort(key=lambda cut: cut.start)
-        return cuts
+        firsts = list(map(add, runs[0::4], map(mul, runs[2::4], repeat(keep))))
+        lasts = list(map(max, firsts, map(sub, runs[1::4], map(mul, runs[3::4], repeat(keep)))))
+        counts = list(map(sub, lasts, firsts))
+        before = self.lines.before.__getitem__
+        sizes = map(sub, map(before, lasts), map(before, firsts))  # newlines excluded
+        folds = [count > 0 and size >= self.min_fold_bytes for count, size in zip(counts, sizes)]
+        return list(compress(firsts, folds)), list(compress(lasts, folds))
 
-    def _assemble(self, cuts: list[_Cut], bounds: list[int]) -> list[Part]:
+    def render(self, cuts: _Cuts) -> OptimizeResult:
         data = self.lines.data
+        if not cuts.starts:
+            whole = visible(data)
+            return OptimizeResult((whole,) if whole else ())
+        spans = list(zip(cuts.starts, cuts.ends))
+        meta = list(compress(spans, map(is_, cuts.kinds, repeat(_CutKind.META))))
+        folds_here = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))  # else behind refs of their own
+        if self.fine:
+            context: list[Span] = []
+            gaps = [b""] * len(spans)
+            omitted = compress(range(len(spans)), map(is_not, cuts.kinds, repeat(_CutKind.META)))
+        else:
+            context = list(compress(spans, folds_here))
+            gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), folds_here))
+            omitted = compress(range(len(spans)), map(is_, cuts.kinds, repeat(_CutKind.FILE)))
+        view = memoryview(data)  # input stretches are joined without a copy each first
         body: list[Part] = []
-        shown = _Shown(data)
-        meta: list[Span] = []
-        context: list[Span] = []
-        context_lines = 0
-        offset = 0  # where the input not yet placed begins
-        for cut, start, end in zip(cuts, bounds[0::2], bounds[1::2], strict=True):
-            if start > offset:
-                shown.add_input(offset, start)
-            span, size = (start, end), cut.end - cut.start
-            if cut.kind is _CutKind.META:
-                meta.append(span)
-            elif cut.kind is _CutKind.FILE:
-                reason = f"whole-file diff, {cut.label[1:-2]}"
-                shown.add(cut.label)
-                body += [*shown.flush(), Omission(data[start:end], reason, (span,))]
-                shown.add("\n")
-            elif self.fine:
-                shown.add(f"… {size} lines ")
-                reason = f"{size} unchanged context lines"
-                body += [*shown.flush(), Omission(data[start:end], reason, (span,))]
-                shown.add("\n")
+        lead, done = b"", 0  # text after the last omission; the first cut not yet placed
+        for at in [*omitted, len(spans)]:
+            shown_starts = [cuts.ends[done - 1] if done else 0, *cuts.ends[done:at]]
+            shown_ends = [*cuts.starts[done:at], cuts.starts[at] if at < len(spans) else len(data)]
+            if at == len(spans):
+                body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
+                break
+            start, end = spans[at]
+            if cuts.kinds[at] is _CutKind.FILE:
+                label = cuts.labels[at]
+                omission = Omission(data[start:end], f"whole-file diff, {label[1:-2]}", (spans[at],))
             else:
-                shown.add_encoded(b"\xe2\x80\xa6 %d lines\n" % size)  # "… N lines", once per fold
-                context.append(span)
-                context_lines += size
-            offset = end
-        if offset < len(data):
-            shown.add_input(offset, len(data))
-        return _summary(data, meta, context, context_lines) + body + shown.flush()
+                label = f"\u2026 {cuts.lines[at]} lines "
+                omission = Omission(
+                    data[start:end], f"{cuts.lines[at]} unchanged context lines", (spans[at],)
+                )
+            body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
+            body.append(omission)
+            lead, done = b"\n", at + 1
+        context_lines = sum(compress(cuts.lines, folds_here)) if context else 0
+        return OptimizeResult(tuple(_summary(data, meta, context, context_lines) + body))
 
 
-class _Shown:
-    """Visible text between two omissions, and the runs of input bytes it shows unchanged.
+def _excerpt(
+    view: memoryview, lead: bytes, starts: list[int], ends: list[int], gaps: list[bytes], tail: bytes
+) -> list[Part]:
+    """Visible text between two omissions: `lead`, each stretch of input [starts[i], ends[i])
+    followed by gaps[i] (`tail` after the last), as one Excerpt that names its runs of input.
 
-    Kept in bytes and decoded once: every stretch of input placed here ends at a line end
-    (or the input's end), so decoding the whole equals decoding each stretch.
+    Kept in bytes and decoded once: every stretch of input ends at a line end (or the
+    input's end), so decoding the whole equals decoding each stretch.
     """
-
-    def __init__(self, data: bytes) -> None:
-        self.data = memoryview(data)  # input stretches are joined without a copy each first
-        self.pieces: list[bytes | memoryview] = []
-        self.runs: list[Run] = []
-        self.size = 0
-
-    def add(self, text: str) -> None:
-        self.add_encoded(text.encode())
-
-    def add_encoded(self, text: bytes) -> None:
-        self.pieces.append(text)
-        self.size += len(text)
-
-    def add_input(self, start: int, end: int) -> None:
-        self.pieces.append(self.data[start:end])
-        self.runs.append((self.size, start, end - start))
-        self.size += end - start
-
-    def flush(self) -> list[Part]:
-        joined = b"".join(self.pieces)
-        text = visible(joined)
-        # Undecodable bytes are shown as U+FFFD, not as themselves: no run is claimed then.
-        runs = tuple(self.runs) if joined.isascii() or text.encode() == joined else ()
-        self.pieces, self.runs, self.size = [], [], 0
-        if not text:
-            return []
-        return [Excerpt(text, runs) if runs else text]
+    pieces: list[bytes | memoryview] = [lead] * (2 * len(starts) + 1)
+    pieces[1::2] = map(view.__getitem__, map(slice, starts, ends))
+    pieces[2::2] = [*gaps, tail]
+    lengths = list(map(sub, ends, starts))
+    at_in_text = accumulate(map(len, pieces), initial=0)
+    runs = tuple(compress(zip(islice(at_in_text, 1, None, 2), starts, lengths), lengths))
+    joined = b"".join(pieces)
+    try:
+        text = joined.decode("utf-8")
+    except UnicodeDecodeError:  # shown as U+FFFD, not as themselves: no run is claimed then
+        text, runs = visible(joined), ()
+    if not text:
+        return []
+    return [Excerpt(text, runs) if runs else text]
 
 
 def _grouped(data: bytes, spans: list[Span], reason: str) -> Omission:
