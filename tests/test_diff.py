@@ -14,6 +14,7 @@ from unidiff.patch import PatchSet
 from tests.conftest import Golden, render_preview
 from tokenlab import tokens
 from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers import diff as diff_module
 from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -470,3 +471,29 @@ def test_generated_diffs_never_raise_and_stay_covered(lines: list[bytes], newlin
 def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
     result = optimize(data, OptimizerConfig(granularity))
     assert all(isinstance(part, str | Excerpt | Omission) for part in result.parts)
+
+
+def _planned_in_segments(data: bytes, segment_bytes: int) -> list[OptimizeResult]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(diff_module, "_SEGMENT_BYTES", segment_bytes)
+        return [optimize(data, config) for config in (COARSE, FINE)]
+
+
+@pytest.mark.parametrize("name", DIFF_FIXTURES)
+@pytest.mark.parametrize("segment_bytes", [0, 1, 100, 1000])
+def test_fixtures_planned_segment_by_segment_plan_the_same_as_whole(name: str, segment_bytes: int) -> None:
+    data = (FIXTURES / name).read_bytes()
+    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(data, len(data) + 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(_DIFF_LINE, st.binary(max_size=12)), max_size=80),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.integers(min_value=0, max_value=200),
+)
+def test_planning_segment_by_segment_plans_the_same_as_the_whole(
+    lines: list[bytes], newline: bytes, segment_bytes: int
+) -> None:
+    data = newline.join(lines)
+    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(data, len(data) + 1)

@@ -162,26 +162,22 @@ class _Section:
 
 
 class _Lines:
-    """The input split on b"\\n" only, with where each line starts."""
+    """Input bytes [start, end) split on b"\\n" only, with where each line starts."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.items = data.split(b"\n")
-        self.final_newline = data.endswith(b"\n")
-        if self.final_newline:
+    def __init__(self, data: bytes, start: int = 0, end: int | None = None) -> None:
+        self.start = start
+        self.end = len(data) if end is None else end
+        self.items = data[start : self.end].split(b"\n")
+        if data[start : self.end].endswith(b"\n"):
             self.items.pop()
-        self.count = len(self.items) if data else 0
+        self.count = len(self.items) if self.end > start else 0
         # before[i]: bytes of the lines before line i, newlines excluded.
         self.before = array("q", accumulate(map(len, self.items), initial=0))
 
-    def offset(self, line: int) -> int:
-        """Byte offset of line `line` (the input's length past the last line)."""
-        return self.before[line] + line if line < self.count else len(self.data)
-
     def offsets(self, lines: Sequence[int]) -> list[int]:
-        """`offset` of each line."""
+        """Where each line starts in the input (the end, past the last line)."""
         at = map(add, map(self.before.__getitem__, lines), lines)
-        return list(map(min, at, repeat(len(self.data))))
+        return list(map(min, map(add, at, repeat(self.start)), repeat(self.end)))
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -197,22 +193,21 @@ def optimize_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> 
 
 
 def plan_diff(data: bytes, granularity: Granularity, config: DiffConfig) -> DiffPlan:
-    lines = _Lines(data)
-    return DiffPlan(_Renderer(lines, granularity, config), _scan(lines))
+    return DiffPlan(data, _Renderer(data, granularity, config))
 
 
 class DiffPlan:
     """Which lines leave the visible text, decided a batch of files at a time before any text is built."""
 
-    def __init__(self, renderer: _Renderer, sections: Iterator[_Section]) -> None:
+    def __init__(self, data: bytes, renderer: _Renderer) -> None:
+        self.data = data
         self.renderer = renderer
-        self._sections = sections
         self._cuts = _Cuts()
+        self._batches = self._planned()
 
     def input_cuts(self) -> Iterator[list[int]]:
         """Where each cut starts and ends in the input, a batch of files at a time, as they are read."""
-        while batch := list(islice(self._sections, _SECTIONS_PER_BATCH)):
-            cuts = self.renderer.cuts(batch)
+        for cuts in self._batches:
             self._cuts.extend(cuts)
             yield [at for pair in zip(cuts.starts, cuts.ends) for at in pair]
 
@@ -221,10 +216,35 @@ class DiffPlan:
             pass
         return self.renderer.render(self._cuts)
 
+    def _planned(self) -> Iterator[_Cuts]:
+        for start, end in _segments(self.data):
+            lines = _Lines(self.data, start, end)
+            sections = _scan(lines)
+            while batch := list(islice(sections, _SECTIONS_PER_BATCH)):
+                yield self.renderer.cuts(lines, batch)
+
 
 # Files planned together: enough that the per-batch maps cost little per file, few enough
 # that the count starts on the first ones early.
 _SECTIONS_PER_BATCH = 256
+# The input is split into lines a segment at a time, so that counting starts after the
+# first segment is split rather than the whole input, and the lines of one segment at a
+# time are held.
+_SEGMENT_BYTES = 4 << 20
+
+
+def _segments(data: bytes) -> Iterator[tuple[int, int]]:
+    """Stretches of about `_SEGMENT_BYTES`, each after the first beginning with a `diff ` line.
+
+    No file's part of the diff crosses such a line (every parser state ends at it), so
+    planning the segments one by one plans the same files as planning the whole.
+    """
+    start = 0
+    while start < len(data):
+        found = data.find(b"\ndiff ", start + _SEGMENT_BYTES)
+        end = len(data) if found < 0 else found + 1
+        yield start, end
+        start = end
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -416,13 +436,13 @@ _FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context 
 
 
 class _Renderer:
-    def __init__(self, lines: _Lines, granularity: Granularity, config: DiffConfig) -> None:
-        self.lines = lines
+    def __init__(self, data: bytes, granularity: Granularity, config: DiffConfig) -> None:
+        self.data = data
         self.fine = granularity is Granularity.FINE
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
 
-    def cuts(self, sections: list[_Section]) -> _Cuts:
+    def cuts(self, lines: _Lines, sections: list[_Section]) -> _Cuts:
         """A batch of files' cuts: bookkeeping and whole files file by file, context all at once."""
         firsts: list[int] = []  # each cut's first line and the line after it
         lasts: list[int] = []
@@ -430,7 +450,7 @@ class _Renderer:
         labels: list[str] = []
         runs: list[int] = []
         for section in sections:
-            fold = _fold_kind(section, self.lines, self.config)
+            fold = _fold_kind(section, lines, self.config)
             if fold:
                 counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
                 firsts.append(section.start)
@@ -449,7 +469,7 @@ class _Renderer:
                 kinds.append(_CutKind.META)
                 labels.append("")
             runs += section.runs
-        context_firsts, context_lasts = self._context_cuts(runs)
+        context_firsts, context_lasts = self._context_cuts(lines, runs)
         firsts += context_firsts
         lasts += context_lasts
         kinds += repeat(_CutKind.CONTEXT, len(context_firsts))
@@ -457,27 +477,27 @@ class _Renderer:
         order = sorted(range(len(firsts)), key=firsts.__getitem__)
         firsts, lasts = list(map(firsts.__getitem__, order)), list(map(lasts.__getitem__, order))
         return _Cuts(
-            self.lines.offsets(firsts),
-            self.lines.offsets(lasts),
+            lines.offsets(firsts),
+            lines.offsets(lasts),
             list(map(sub, lasts, firsts)),
             list(map(kinds.__getitem__, order)),
             list(map(labels.__getitem__, order)),
         )
 
-    def _context_cuts(self, runs: list[int]) -> tuple[list[int], list[int]]:
+    def _context_cuts(self, lines: _Lines, runs: list[int]) -> tuple[list[int], list[int]]:
         """The line ranges folded out of context runs (`_Section.runs`): all but `context_keep`
         lines next to each change, where that leaves enough bytes to be worth a fold."""
         keep = self.config.context_keep
         firsts = list(map(add, runs[0::4], map(mul, runs[2::4], repeat(keep))))
         lasts = list(map(max, firsts, map(sub, runs[1::4], map(mul, runs[3::4], repeat(keep)))))
         counts = list(map(sub, lasts, firsts))
-        before = self.lines.before.__getitem__
+        before = lines.before.__getitem__
         sizes = map(sub, map(before, lasts), map(before, firsts))  # newlines excluded
         folds = [count > 0 and size >= self.min_fold_bytes for count, size in zip(counts, sizes)]
         return list(compress(firsts, folds)), list(compress(lasts, folds))
 
     def render(self, cuts: _Cuts) -> OptimizeResult:
-        data = self.lines.data
+        data = self.data
         if not cuts.starts:
             whole = visible(data)
             return OptimizeResult((whole,) if whole else ())
