@@ -194,6 +194,44 @@ def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch
     assert seen_while_planning == [True]
 
 
+def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = "".join(f"line {i}\n" for i in range(2000)).encode()
+    limits = dataclasses.replace(TINY, chunk_bytes=64, block_bytes=1024)
+    last_block_done, looked_up = threading.Event(), threading.Event()
+    index_block = token_index._index_block
+
+    def last_block_waits(data: bytes, start: int, end: int, *rest: object) -> tuple[list[int], list[int]]:
+        if end == len(data):
+            looked_up.wait(5)
+        result = index_block(data, start, end, *rest)  # type: ignore[arg-type]
+        if end == len(data):
+            last_block_done.set()
+        return result
+
+    looked_up_before_the_last_block: list[bool] = []
+    lookup = TokenCounter._looked_up
+
+    def noted(
+        index: token_index.RawIndex, starts: list[int], ends: list[int]
+    ) -> tuple[int, list[memoryview]]:
+        if starts:
+            looked_up_before_the_last_block.append(not last_block_done.is_set())
+            looked_up.set()
+        return lookup(index, starts, ends)
+
+    monkeypatch.setattr(token_index, "_index_block", last_block_waits)
+    monkeypatch.setattr(TokenCounter, "_looked_up", staticmethod(noted))
+    line_starts = [0] + [at + 1 for at in range(len(raw)) if raw[at] == 10]
+    runs = [(start, start, end - start) for start, end in zip(line_starts[::50], line_starts[50::50])]
+    text = MappedText(raw, runs)
+    with TokenCounter(limits) as counter:
+        counter.start_raw(raw)
+        assert counter.count_texts([text]) == [exact(raw)]
+    assert looked_up_before_the_last_block[0] is True
+
+
 def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokens, "new_encoding", object)  # these jobs never tokenize
     crew = token_index._Crew()

@@ -36,9 +36,9 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from functools import cached_property, partial
-from itertools import accumulate, compress, pairwise, repeat
-from operator import add, mul, not_, sub
+from functools import partial
+from itertools import accumulate, compress, islice, pairwise, repeat
+from operator import add, le, mul, not_, sub
 from typing import Any, Self, TypeVar
 
 from tokenlab import tokens
@@ -80,22 +80,30 @@ class MappedText:
     runs: Sequence[Run]
 
 
-@dataclass(frozen=True)
 class RawIndex:
-    """The exact token count of `data` and of every chunk between its `offsets`."""
+    """The exact token count of `data` and of every chunk between its `offsets`.
 
-    data: bytes
-    offsets: array[int]  # 0, …, len(data): safe cuts, ascending
-    before: array[int]  # tokens in data[:offsets[i]]
+    Built block by block in input order (`TokenCounter`), so spans in the blocks counted
+    so far can be counted before the rest of the input is.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.offsets = array("q", [0])  # 0, …: safe cuts, ascending
+        self.before = array("q", [0])  # tokens in data[:offsets[i]]
+        # `before` by offset: spans that start and end at cuts are counted by two lookups.
+        self.before_offset = {0: 0}
 
     @property
     def total(self) -> int:
         return self.before[-1]
 
-    @cached_property
-    def before_offset(self) -> dict[int, int]:
-        """`before` by offset: spans that start and end at cuts are counted by two lookups."""
-        return dict(zip(self.offsets, self.before))
+    def extend(self, ends: list[int], counts: list[int]) -> None:
+        """Add the next block's chunks: where each ends and its count."""
+        befores = list(accumulate(counts, initial=self.before[-1]))[1:]
+        self.offsets.extend(ends)
+        self.before.extend(befores)
+        self.before_offset.update(zip(ends, befores))
 
     def span(self, start: int, end: int) -> tuple[int, list[memoryview]]:
         """Tokens of `data[start:end]` counted in isolation: (indexed part, rest to tokenize)."""
@@ -355,7 +363,7 @@ class TokenCounter:
         self.limits = limits
         self._workers = workers or os.cpu_count() or 2
         self._crew = _Crew()
-        self._raw_blocks: list[Future[tuple[list[int], list[int]]]] = []
+        self._raw_blocks: deque[Future[tuple[list[int], list[int]]]] = deque()  # not yet in the index
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
         self._hint = 0  # where the last text's last run ended in the raw input
@@ -384,12 +392,13 @@ class TokenCounter:
             return
         tokens.encoding()  # load the vocabulary here, not in a tokenizer thread
         self._raw = data
+        self._index = RawIndex(data)
         # At least two blocks per thread when helpers may join, when there is room.
         block_bytes = max(
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
         unsubmitted = deque(pairwise(_cuts(data, 0, len(data), block_bytes)))
-        self._raw_blocks = []
+        self._raw_blocks.clear()
         inside: list[int] = []  # cuts strictly inside the first unsubmitted block
         for batch in cuts:
             done = 0  # cuts of this batch already placed
@@ -414,15 +423,16 @@ class TokenCounter:
 
     def raw_index(self) -> RawIndex:
         """The index of the data given to `start_raw`, once every block is counted."""
-        if self._index is None:
-            assert self._raw is not None, "start_raw() first"
-            offsets, counts = array("q", [0]), array("q", [0])
-            for block in self._raw_blocks:
-                ends, block_counts = block.result()
-                offsets.extend(ends)
-                counts.extend(block_counts)
-            self._index = RawIndex(self._raw, offsets, array("q", accumulate(counts)))
-            self._raw_blocks = []
+        index = self._next_block()
+        while self._raw_blocks:
+            index = self._next_block()
+        return index
+
+    def _next_block(self) -> RawIndex:
+        """The index with the next block in input order added (waiting for it), if any is left."""
+        assert self._index is not None, "start_raw() first"
+        if self._raw_blocks:
+            self._index.extend(*self._raw_blocks.popleft().result())
         return self._index
 
     def count_texts(self, texts: Sequence[bytes | MappedText]) -> list[int]:
@@ -445,11 +455,12 @@ class TokenCounter:
                 small_texts.append(text)
         self._prefetched.clear()
         counts = [0] * len(texts)
-        for batch, job in self._batches(small_texts, small):
+        batches = self._batches(small_texts, small)  # queued behind the raw count's blocks
+        for position, count in zip(pending, self._finish(list(pending.values()))):
+            counts[position] = count
+        for batch, job in batches:
             for position, count in zip(batch, job.result()):
                 counts[position] = count
-        for position, found in pending.items():
-            counts[position] = self._finish(found)
         return counts
 
     def _batches(self, texts: list[bytes], positions: list[int]) -> list[tuple[list[int], Future[list[int]]]]:
@@ -534,22 +545,49 @@ class TokenCounter:
         raw_lasts = list(map(add, raw_firsts, map(sub, lasts, firsts)))
         return _Pending(raw_firsts, raw_lasts, jobs)
 
-    def _finish(self, pending: _Pending) -> int:
-        """The count: spans from the index (their edges tokenized now), plus the rest."""
-        total, edges = 0, list[memoryview]()
-        if pending.starts:
-            index = self.raw_index()
-            starts, ends = pending.starts, pending.ends
-            # Spans that start and end at cuts of the index: two lookups each, in C.
-            firsts = list(map(index.before_offset.get, starts, repeat(-1)))
-            lasts = list(map(index.before_offset.get, ends, repeat(-1)))
-            total = sum(lasts) - sum(firsts)
-            for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
-                indexed, partial = index.span(starts[at], ends[at])
-                total += indexed - (lasts[at] - firsts[at])
-                edges += [piece for piece in partial if len(piece)]
-        jobs = pending.jobs + (self._tokenize(edges) if edges else [])
-        return total + sum(sum(job.result()) for job in jobs)
+    def _finish(self, pending: list[_Pending]) -> list[int]:
+        """The counts: spans from the index (their edges tokenized now), plus the rest.
+
+        Spans in input order (a diff's) are looked up block by block as the raw count
+        finishes them, so this overlaps the count's last blocks.
+        """
+        totals = [0] * len(pending)
+        edges = [list[memoryview]() for _ in pending]
+        done = [0] * len(pending)  # spans looked up so far
+        in_order = [all(map(le, found.ends, islice(found.ends, 1, None))) for found in pending]
+        while True:
+            index = self._next_block()
+            counted = index.offsets[-1] if self._raw_blocks else len(index.data) + 1
+            for at, found in enumerate(pending):
+                if in_order[at] or not self._raw_blocks:
+                    stop = bisect_right(found.ends, counted, done[at])
+                    indexed, more_edges = self._looked_up(
+                        index, found.starts[done[at] : stop], found.ends[done[at] : stop]
+                    )
+                    totals[at] += indexed
+                    edges[at] += more_edges
+                    done[at] = stop
+            if not self._raw_blocks:
+                break
+        jobs = [found.jobs + (self._tokenize(more) if more else []) for found, more in zip(pending, edges)]
+        return [
+            total + sum(sum(job.result()) for job in found_jobs) for total, found_jobs in zip(totals, jobs)
+        ]
+
+    @staticmethod
+    def _looked_up(
+        index: RawIndex, starts: Sequence[int], ends: Sequence[int]
+    ) -> tuple[int, list[memoryview]]:
+        """Spans [starts[i], ends[i]) counted from the index, and their edges left to tokenize."""
+        # Spans that start and end at cuts of the index: two lookups each, in C.
+        firsts = list(map(index.before_offset.get, starts, repeat(-1)))
+        lasts = list(map(index.before_offset.get, ends, repeat(-1)))
+        total, edges = sum(lasts) - sum(firsts), list[memoryview]()
+        for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
+            indexed, partial = index.span(starts[at], ends[at])
+            total += indexed - (lasts[at] - firsts[at])
+            edges += [piece for piece in partial if len(piece)]
+        return total, edges
 
     def _count_repeated(self, repeated: Counter[bytes]) -> list[Future[list[int]]]:
         """Jobs that count each distinct piece once, in batches of about one block."""
