@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add, itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
@@ -187,15 +188,17 @@ def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
     runs: list[Run] = []
     for part in parts:
         if isinstance(part, Excerpt):
-            runs += [(offset + start, raw_start, length) for start, raw_start, length in part.runs]
+            starts = map(add, map(itemgetter(0), part.runs), repeat(offset))
+            runs += zip(starts, map(itemgetter(1), part.runs), map(itemgetter(2), part.runs))
         offset += _utf8_length(part.text if isinstance(part, Excerpt) else part)
     return runs
 
 
 def _source_runs(source: tuple[Span, ...]) -> list[Run]:
     """The runs of an omission made of input ranges, by offset in its bytes."""
-    lengths = [end - start for start, end in source]
-    return list(zip(accumulate(lengths, initial=0), (start for start, _ in source), lengths))
+    starts = list(map(itemgetter(0), source))
+    lengths = list(map(sub, map(itemgetter(1), source), starts))
+    return list(zip(accumulate(lengths, initial=0), starts, lengths))
 
 
 def _masked(

@@ -38,7 +38,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate, compress, islice, pairwise, repeat
-from operator import add, le, mul, not_, sub
+from operator import add, itemgetter, le, mul, not_, sub
 from typing import Any, Self, TypeVar
 
 from tokenlab import tokens
@@ -514,7 +514,7 @@ class TokenCounter:
         """
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
-        runs = [run for run in text.runs if run[2]]
+        runs = list(compress(text.runs, map(itemgetter(2), text.runs)))
         starts, raw_starts, lengths = zip(*runs) if runs else ((), (), ())
         ends = list(map(add, starts, lengths))
         safe_at = partial(map, tokens.SAFE_CUT_RE.match)  # at offset - 1: is offset a safe cut?
@@ -537,11 +537,11 @@ class TokenCounter:
             mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
             mapped = sorted(mapped + _careful_spans(data, raw, list(compress(runs, map(not_, good)))))
             firsts, lasts, raw_firsts = zip(*mapped) if mapped else ((), (), ())
-        gaps = [gap for gap in map(data.__getitem__, map(slice, [0, *lasts], [*firsts, len(data)])) if gap]
+        gaps = Counter(filter(None, map(data.__getitem__, map(slice, [0, *lasts], [*firsts, len(data)]))))
         # Short gaps repeat (a diff's `… 3 lines`): each distinct one is counted once.
-        repeated = Counter(gap for gap in gaps if len(gap) <= _REPEATED_GAP_BYTES)
-        jobs = self._tokenize([memoryview(gap) for gap in gaps if len(gap) > _REPEATED_GAP_BYTES])
-        jobs += self._count_repeated(repeated)
+        long = [gap for gap in gaps if len(gap) > _REPEATED_GAP_BYTES]
+        jobs = self._tokenize([memoryview(gap) for gap in long for _ in range(gaps.pop(gap))])
+        jobs += self._count_repeated(gaps)
         raw_lasts = list(map(add, raw_firsts, map(sub, lasts, firsts)))
         return _Pending(raw_firsts, raw_lasts, jobs)
 
