@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -10,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
-from tokenlab.optimizers.file_list import FileListConfig, looks_like_file_list, optimize
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, file_list
+from tokenlab.optimizers.file_list import DEFAULT_LIMITS, FileListConfig, looks_like_file_list, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -44,9 +45,7 @@ def _assert_fine_covers(data: bytes, result: OptimizeResult) -> None:
     for omission in result.omissions:
         remaining = iter(data.splitlines())
         assert all(line in remaining for line in omission.data.splitlines()), "out of listing order"
-    assert b"".join(omission.data for omission in result.omissions).count(b"\n") == data.count(
-        b"\n"
-    )
+    assert b"".join(omission.data for omission in result.omissions).count(b"\n") == data.count(b"\n")
 
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
@@ -64,9 +63,7 @@ def test_golden_fixture(golden: Golden, granularity: Granularity) -> None:
         ("absolute_root", _project(), "/srv/app/", "\n"),
     ],
 )
-def test_golden_small_trees(
-    golden: Golden, case: str, paths: list[str], prefix: str, newline: str
-) -> None:
+def test_golden_small_trees(golden: Golden, case: str, paths: list[str], prefix: str, newline: str) -> None:
     data = _listing(paths, prefix, newline)
     golden.check(f"file_list/{case}.txt", render_preview(optimize(data, FINE)))
 
@@ -96,9 +93,7 @@ def test_notable_files_keep_their_full_path_and_skip_vendored_ones() -> None:
 
 def test_counts_per_folder_and_extension() -> None:
     text = render_preview(optimize(_listing(_project()), COARSE))
-    assert text.startswith(
-        "107 files in 8 folders under ./ (91 .py, 11 .md, 3 no ext, 1 .toml, 1 .yml)"
-    )
+    assert text.startswith("107 files in 8 folders under ./ (91 .py, 11 .md, 3 no ext, 1 .toml, 1 .yml)")
     assert "src/pkg/ (60 files: 60 .py)" in text
     assert "docs/ (11 files: 10 .md, 1 .py)" in text
     assert "top-level files: README.md, pyproject.toml, Makefile, .gitignore\n" in text
@@ -179,9 +174,7 @@ def test_hostile_input_never_raises_and_stays_covered(name: str, granularity: Gr
         assert [omission.data for omission in result.omissions] == [data]
 
 
-_SEGMENT = st.sampled_from(
-    ["src", "lib", "a", ".git", "node_modules", "x.y", "README.md", "", "..", "é"]
-)
+_SEGMENT = st.sampled_from(["src", "lib", "a", ".git", "node_modules", "x.y", "README.md", "", "..", "é"])
 _PATH = st.lists(_SEGMENT, min_size=1, max_size=6).map("/".join)
 
 
@@ -228,3 +221,41 @@ def test_looks_like_file_list_accepts_listings() -> None:
 )
 def test_looks_like_file_list_rejects_other_content(data: bytes) -> None:
     assert not looks_like_file_list(data)
+
+
+def _notable_by_pattern(data: bytes, limits: FileListConfig) -> list[tuple[int, int]]:
+    """The definition of a notable line as one regex: slow on big listings, plain to read."""
+    names = b"|".join(re.escape(name.encode()) for name in limits.notable_names)
+    prefixes = b"|".join(re.escape(prefix.encode()) for prefix in limits.notable_prefixes)
+    workflow = rb"\.github/workflows/[^/\n]+"
+    pattern = re.compile(
+        rb"(?:^|(?<=[/\n]))(?:" + names + rb"|(?:" + prefixes + rb")[^/\n]*|" + workflow + rb")\r?$",
+        re.MULTILINE,
+    )
+    spans = []
+    for match in pattern.finditer(data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if not spans or spans[-1][0] != line_start:
+            spans.append((line_start, match.end()))
+    return spans
+
+
+_PATH_PART = st.sampled_from(
+    ["src", "a", "README.md", "README", "Makefile", "Makefile\r", "LICENSE", ".github/workflows",
+     ".github", "workflows", "ci.yml", "node_modules", "package.json", "x.py", "docker-compose.yml",
+     "", "\r", ".", "requirements-dev.txt"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(_PATH_PART, min_size=1, max_size=5).map("/".join), max_size=40),
+    st.sampled_from(["", "./"]),
+    st.integers(min_value=1, max_value=64),
+)
+def test_notable_lines_are_those_the_pattern_defines(paths: list[str], prefix: str, chunk_bytes: int) -> None:
+    data = "\n".join(prefix + path for path in paths).encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(file_list, "_CHUNK_BYTES", chunk_bytes)  # many slices, cut between lines
+        found = file_list._scan_lines(data, Counter(), DEFAULT_LIMITS)
+    assert found == _notable_by_pattern(data, DEFAULT_LIMITS)

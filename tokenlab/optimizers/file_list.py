@@ -17,7 +17,9 @@ lines, the root's own entry).
 
 Counting is done by one regex pass that yields (folder, extension) per line and a
 `Counter` over those pairs, so the per-path work stays in C; the tree is built from the
-distinct folders only. Listings shorter than `small_listing_lines` stay verbatim.
+distinct folders only. A second pass splits the lines once to find folder entries and
+notable file names with set lookups and C-level maps. Listings shorter than
+`small_listing_lines` stay verbatim.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate, compress, repeat
+from operator import or_
 
 from tokenlab.optimizers import (
     Granularity,
@@ -71,18 +75,14 @@ DEFAULT_LIMITS = FileListConfig()
 # One match per line: the folder part (without a leading "./") and the extension, if any.
 # The extension needs one character before its dot, so ".gitignore" has none. Greedy runs
 # that backtrack to the last "/" and "." keep this linear even on a 5 MB line.
-_ENTRY_RE = re.compile(
-    rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE
-)
+_ENTRY_RE = re.compile(rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE)
 _CHUNK_BYTES = 1 << 22
 _MAX_PARSE_DEPTH = 64
 _MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
 _BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
 _EXT_OK_RE = re.compile(rb"\.[A-Za-z0-9_+-]{1,10}")
 # looks_like_file_list: a path is one line of path characters, with at most a few spaces.
-_PATH_LINE_RE = re.compile(
-    rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?"
-)
+_PATH_LINE_RE = re.compile(rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?")
 _ENDS_LIKE_FILE_RE = re.compile(rb"/|\.[A-Za-z0-9]{1,8}$|^[A-Z][A-Za-z]+$")
 
 
@@ -95,17 +95,11 @@ def looks_like_file_list(data: bytes) -> bool:
     if len(lines) < 5:
         return False
     path_like = sum(
-        1
-        for line in lines
-        if len(line) <= 400 and line.count(b" ") <= 2 and _PATH_LINE_RE.fullmatch(line)
+        1 for line in lines if len(line) <= 400 and line.count(b" ") <= 2 and _PATH_LINE_RE.fullmatch(line)
     )
     file_like = sum(1 for line in lines if _ENDS_LIKE_FILE_RE.search(line))
     with_slash = sum(1 for line in lines if b"/" in line)
-    return (
-        path_like >= 0.9 * len(lines)
-        and file_like >= 0.8 * len(lines)
-        and with_slash >= 0.5 * len(lines)
-    )
+    return path_like >= 0.9 * len(lines) and file_like >= 0.8 * len(lines) and with_slash >= 0.5 * len(lines)
 
 
 @dataclass
@@ -152,19 +146,18 @@ class _Listing:
     tree: _Folder
     paths: int
     extensions: Counter[bytes]
+    notable: list[tuple[int, int]]  # (start, end) of each line naming a notable file
 
 
-def optimize(
-    data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFAULT_LIMITS
-) -> OptimizeResult:
+def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFAULT_LIMITS) -> OptimizeResult:
     if data.count(b"\n") < limits.small_listing_lines:
         return OptimizeResult((visible(data),) if data else ())
-    listing = _parse(data)
+    listing = _parse(data, limits)
     wanted = min(limits.max_top_files, sum(listing.tree.direct.values()))
     top_files = _top_files(data, listing.root, listing.tree.children, wanted)
     layout = _Layout.plan(listing.tree, limits, top_files)
     parts: list[Part] = [_header(listing, limits)]
-    parts += _notable_section(data, limits)
+    parts += _notable_section(data, listing.notable, limits)
     parts.append(f"tree (files counted recursively; folders to depth {limits.max_depth}):\n")
     fine = config.granularity is Granularity.FINE
     buckets = _bucket_lines(data, listing.root, layout) if fine else {}
@@ -199,15 +192,13 @@ def _chunks(data: bytes) -> Iterator[tuple[int, int]]:
         start = end + 1
 
 
-def _parse(data: bytes) -> _Listing:
+def _parse(data: bytes, limits: FileListConfig) -> _Listing:
     pairs: Counter[tuple[bytes, bytes]] = Counter()
     for start, end in _chunks(data):
         pairs.update(_ENTRY_RE.findall(data, start, end))
     if pairs[(b"", b"")]:  # blank lines match as top-level files without an extension
-        pairs[(b"", b"")] -= sum(
-            len(_BLANK_RE.findall(data, start, end)) for start, end in _chunks(data)
-        )
-    _discount_folder_entries(data, pairs)
+        pairs[(b"", b"")] -= sum(len(_BLANK_RE.findall(data, start, end)) for start, end in _chunks(data))
+    notable = _scan_lines(data, pairs, limits)
     root = _common_folder([folder for (folder, _ext), count in pairs.items() if count > 0])
     tree = _Folder(b"", 0)
     extensions: Counter[bytes] = Counter()
@@ -225,11 +216,32 @@ def _parse(data: bytes) -> _Listing:
             node.files += count
         node.direct[ext] += count
         extensions[ext] += count
-    return _Listing(root, tree, tree.files, extensions)
+    return _Listing(root, tree, tree.files, extensions, notable)
 
 
-def _discount_folder_entries(data: bytes, pairs: Counter[tuple[bytes, bytes]]) -> None:
-    """`find` without `-type f` also prints folders; they were counted as files, undo that."""
+def _scan_lines(
+    data: bytes, pairs: Counter[tuple[bytes, bytes]], limits: FileListConfig
+) -> list[tuple[int, int]]:
+    """One pass over the listing's lines, each slice split once: folder entries are taken
+    out of `pairs`, and the (start, end) of each line naming a notable file is returned."""
+    forms = _folder_entry_forms(pairs)
+    names, prefixes = _notable_names(limits)
+    present: set[bytes] = set()
+    notable: list[tuple[int, int]] = []
+    for start, end in _chunks(data):
+        lines = data[start:end].split(b"\n")
+        present |= forms.intersection(lines)
+        notable += _notable_lines(data, start, end, lines, names, prefixes)
+    for form in present:
+        match = _ENTRY_RE.match(form)
+        if match:
+            pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
+    return notable
+
+
+def _folder_entry_forms(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
+    """How a folder's own line may read: `find` without `-type f` prints folders too,
+    which were counted as files and are taken out again."""
     folders = {b""}
     for folder, _ext in pairs:
         end = folder.find(b"/", 0, _MAX_PATH_BYTES)
@@ -240,13 +252,7 @@ def _discount_folder_entries(data: bytes, pairs: Counter[tuple[bytes, bytes]]) -
     for folder in folders:
         for entry in {folder, folder[:-1]} - {b""} if folder else (b".", b"./"):
             forms.update((entry, b"./" + entry, entry + b"\r", b"./" + entry + b"\r"))
-    present: set[bytes] = set()
-    for start, end in _chunks(data):
-        present |= forms.intersection(data[start:end].split(b"\n"))
-    for form in present:
-        match = _ENTRY_RE.match(form)
-        if match:
-            pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
+    return forms
 
 
 def _common_folder(folders: list[bytes]) -> bytes:
@@ -289,34 +295,50 @@ def _ext_summary(extensions: Counter[bytes], shown: int) -> str:
 
 
 @lru_cache(maxsize=8)
-def _notable_re(limits: FileListConfig) -> re.Pattern[bytes]:
-    names = b"|".join(re.escape(name.encode()) for name in limits.notable_names)
-    prefixes = b"|".join(re.escape(prefix.encode()) for prefix in limits.notable_prefixes)
-    workflow = rb"\.github/workflows/[^/\n]+"
-    # Anchored on the "/" or newline before the name: a literal-led search is much faster
-    # than trying every position of every line. The first line is checked on its own.
-    return re.compile(
-        rb"[/\n](?:(?:" + names + rb")|(?:" + prefixes + rb")[^/\n]*|" + workflow + rb")\r?$",
-        re.MULTILINE,
+def _notable_names(limits: FileListConfig) -> tuple[frozenset[bytes], tuple[bytes, ...]]:
+    """File names that are notable as they stand (also with a CR after them), and prefixes."""
+    names = [name.encode() for name in limits.notable_names]
+    return frozenset(names + [name + b"\r" for name in names]), tuple(
+        p.encode() for p in limits.notable_prefixes
     )
 
 
-def _notable_spans(data: bytes, pattern: re.Pattern[bytes]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line whose file name is notable, in listing order."""
-    first_end = data.find(b"\n")
-    first_end = first_end if first_end >= 0 else len(data)
-    if pattern.match(b"\n" + data[:first_end]):  # a bare name on the first line
-        yield 0, first_end
-    for match in pattern.finditer(data):
-        start = match.start()
-        line_start = start + 1 if data[start] == 0x0A else data.rfind(b"\n", 0, start) + 1
-        yield line_start, match.end()
+_WORKFLOW = b".github/workflows/"
 
 
-def _notable_section(data: bytes, limits: FileListConfig) -> list[Part]:
+def _in_workflows(folder: bytes) -> bool:
+    return folder == _WORKFLOW or folder.endswith(b"/" + _WORKFLOW)
+
+
+def _notable_lines(
+    data: bytes,
+    start: int,
+    end: int,
+    lines: list[bytes],
+    names: frozenset[bytes],
+    prefixes: tuple[bytes, ...],
+) -> list[tuple[int, int]]:
+    """(start, end) of the lines of data[start:end] (split into `lines`) that name a notable
+    file: a notable name or prefix after the last "/", or a file right in .github/workflows/."""
+    tails = [line[line.rfind(b"/") + 1 :] for line in lines]
+    notable = map(or_, map(names.__contains__, tails), map(bytes.startswith, tails, repeat(prefixes)))
+    found = set(compress(range(len(lines)), notable))
+    if data.find(_WORKFLOW, start, end) >= 0:
+        found.update(
+            at
+            for at, (line, tail) in enumerate(zip(lines, tails))
+            if tail and _in_workflows(line[: len(line) - len(tail)])
+        )
+    if not found:
+        return []
+    line_starts = list(accumulate(map((1).__add__, map(len, lines)), initial=start))
+    return [(line_starts[at], line_starts[at] + len(lines[at])) for at in sorted(found)]
+
+
+def _notable_section(data: bytes, spans: list[tuple[int, int]], limits: FileListConfig) -> list[Part]:
     vendor = tuple(f"/{name}/".encode() for name in limits.vendor_dirs)
     found = []
-    for order, (start, end) in enumerate(_notable_spans(data, _notable_re(limits))):
+    for order, (start, end) in enumerate(spans):
         path = data[start:end].rstrip(b"\r")
         if any(marker in b"/" + path for marker in vendor):
             continue
@@ -390,8 +412,7 @@ class _Layout:
     def _vendored(self, folder: _Folder) -> bool:
         """Vendored trees (node_modules/, .git/…) are shown as one line, never expanded."""
         return (
-            folder.path.rstrip(b"/").rpartition(b"/")[2].decode("utf-8", "replace")
-            in self.limits.vendor_dirs
+            folder.path.rstrip(b"/").rpartition(b"/")[2].decode("utf-8", "replace") in self.limits.vendor_dirs
         )
 
     def _render(self, folder: _Folder, indent: int) -> None:
@@ -425,9 +446,7 @@ class _Layout:
         if folder is self.tree:
             names = [visible(name) for name in self.top_files[: self.limits.max_top_files]]
             more = count - len(names)
-            text = f"{pad}top-level files: {', '.join(names)}" + (
-                f", … {more:,} more" if more > 0 else ""
-            )
+            text = f"{pad}top-level files: {', '.join(names)}" + (f", … {more:,} more" if more > 0 else "")
             reason = "top-level files, in listing order"
         else:
             where = visible(folder.path)
