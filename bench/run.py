@@ -12,7 +12,8 @@ side and alternately:
   runs one single-threaded `encode_ordinary` over it. Both sides pay interpreter start and
   vocabulary load; the child also reports the pure in-process encode time (ENCODE s).
 
-RATIO = median ANALYZE / median TOKENIZER. Peak RSS is the child's `ru_maxrss` from
+RATIO = median ANALYZE / median TOKENIZER, over --repeat alternating runs at 100 MB and
+--small-repeat below (their share of the VM's noise is larger). Peak RSS is the child's `ru_maxrss` from
 `os.wait4`. The raw token count in analyze's trace must equal the baseline's count, so an
 approximate count cannot pass unnoticed.
 
@@ -557,6 +558,7 @@ HEADER = (
     "SAVED%",
     "ENCODE s",
     "BASE RSS",
+    "RUNS",
 )
 
 
@@ -573,6 +575,7 @@ def case_row(case: CaseResult) -> tuple[str, ...]:
         case.saved_pct,
         f"{case.encode_s:.2f}",
         f"{base_rss:,.0f} MB",
+        str(len(case.analyze)),
     )
 
 
@@ -656,6 +659,13 @@ def main() -> None:
     parser.add_argument("--types", default=",".join(INPUT_TYPES))
     parser.add_argument("--sizes", default="1,10,100", help="sizes in MB (1 MB = 10^6 bytes)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; medians are reported")
+    parser.add_argument(
+        "--small-repeat",
+        type=int,
+        default=7,
+        help="runs per case under 100 MB (at least --repeat): one such run takes about a second, "
+        "and the VM's noise is a larger share of it",
+    )
     parser.add_argument("--gigabyte", action="store_true", help="also analyze a 1 GB log (one run)")
     parser.add_argument("--no-startup", action="store_true")
     parser.add_argument("--no-store", action="store_true")
@@ -675,7 +685,8 @@ def main() -> None:
     rows = []
     for size in (int(s) * MB for s in args.sizes.split(",")):
         for name in args.types.split(","):
-            case = run_case(INPUT_TYPES[name], size, args.repeat)
+            repeat = args.repeat if size >= 100 * MB else max(args.repeat, args.small_repeat)
+            case = run_case(INPUT_TYPES[name], size, repeat)
             cases.append(case)
             rows.append(case_row(case))
             print_table(HEADER, rows[-1:])
@@ -733,7 +744,7 @@ def write_results(
         "/dev/null. TOKENIZER: a whole process that loads the same offline vocabulary",
         "(`tokenlab.tokens.encoding()`), reads and decodes the file (U+FFFD replacement) and runs",
         "one single-threaded `encode_ordinary` over it; ENCODE is that pass alone, timed inside",
-        "the process. Both are medians of alternating runs; RATIO = ANALYZE / TOKENIZER. PEAK RSS",
+        "the process. Both are medians of RUNS alternating runs; RATIO = ANALYZE / TOKENIZER. PEAK RSS",
         "is analyze's `ru_maxrss` (BASE RSS the tokenizer process's). analyze's exact raw token",
         "count was checked equal to the tokenizer pass's in every case. 1 MB = 10^6 bytes.",
         "",
