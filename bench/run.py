@@ -780,7 +780,7 @@ def write_results(
         ]
         parts.append("")
     parts += ["## Targets", "", *verdicts(cases, giga, start, store), ""]
-    parts += ["Why the misses, and where the time goes: `bench/README.md`.", ""]
+    parts += ["Where the time goes, what was tried and what is left: `bench/README.md`.", ""]
     (REPO / "bench" / "RESULTS.md").write_text("\n".join(parts))
 
 
