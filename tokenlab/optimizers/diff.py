@@ -503,14 +503,14 @@ class _Renderer:
             return OptimizeResult((whole,) if whole else ())
         spans = list(zip(cuts.starts, cuts.ends))
         meta = list(compress(spans, map(is_, cuts.kinds, repeat(_CutKind.META))))
-        folds_here = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))  # else behind refs of their own
+        is_context = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))
         if self.fine:
             context: list[Span] = []
             gaps = [b""] * len(spans)
             omitted = compress(range(len(spans)), map(is_not, cuts.kinds, repeat(_CutKind.META)))
         else:
-            context = list(compress(spans, folds_here))
-            gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), folds_here))
+            context = list(compress(spans, is_context))  # one ref for all, a fold line each
+            gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), is_context))
             omitted = compress(range(len(spans)), map(is_, cuts.kinds, repeat(_CutKind.FILE)))
         view = memoryview(data)  # input stretches are joined without a copy each first
         body: list[Part] = []
@@ -533,7 +533,7 @@ class _Renderer:
             body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
             body.append(omission)
             lead, done = b"\n", at + 1
-        context_lines = sum(compress(cuts.lines, folds_here)) if context else 0
+        context_lines = sum(compress(cuts.lines, is_context)) if context else 0
         return OptimizeResult(tuple(_summary(data, meta, context, context_lines) + body))
 
 
