@@ -88,6 +88,12 @@ def test_counts_from_the_index_equal_tokenizing_each_text(
         assert counter.raw_index().total == exact(raw)
 
 
+def test_texts_are_counted_without_a_raw_count_too() -> None:
+    texts = [b"words of a long text\n" * 20_000, b"short", b""]
+    with TokenCounter(TINY) as counter:
+        assert counter.count_texts(texts) == [exact(text) for text in texts]
+
+
 @st.composite
 def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
     """A text built from raw ranges (cut anywhere) and foreign bytes, with its runs."""

@@ -555,7 +555,8 @@ class TokenCounter:
         edges = [list[memoryview]() for _ in pending]
         done = [0] * len(pending)  # spans looked up so far
         in_order = [all(map(le, found.ends, islice(found.ends, 1, None))) for found in pending]
-        while True:
+        spans = any(found.starts for found in pending)  # none without a raw count
+        while spans:
             index = self._next_block()
             counted = index.offsets[-1] if self._raw_blocks else len(index.data) + 1
             for at, found in enumerate(pending):
