@@ -103,6 +103,10 @@ def test_anchor_scan_finds_exactly_what_the_full_pattern_finds(text: str) -> Non
         "Client-Secret: abcd1234; AuthToken=efgh5678",
         "token=xoxb-123456789012-abcdefghijkl",
         "\u00e9\u00e9 https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXX",
+        "Authorization: Bearer abcdefghijklmnop0123456789",
+        "curl -H 'authorization: bearer abcdefghijklmnop0123456789=='",
+        "\u00e9 eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
     ],
 )
 def test_anchor_scan_handles_case_folding_and_non_ascii(text: str) -> None:

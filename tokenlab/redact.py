@@ -76,47 +76,66 @@ def _span_and_kind(match: re.Match[str]) -> tuple[int, int, str] | None:
 # Every secret match starts at a fixed offset from a literal in or just before it: for each
 # literal, the offsets at which a match can start. Trying `_SECRET_RE` only there finds the
 # same matches as scanning every position, many times faster (a new pattern needs its
-# literal here). Literals are lowercase because they are looked for in an ASCII-lowercased
-# copy of the text, as the key names are case-insensitive; for the other patterns that only
-# adds candidates that `_SECRET_RE` then rejects.
-_ANCHOR_STARTS: dict[bytes, tuple[int, ...]] = {
-    b"-----begin": (0,),
-    **dict.fromkeys((b"akia", b"asia", b"aida", b"aroa", b"aiza"), (0,)),
+# literal here). The token formats are case-sensitive, so their literals are looked for in
+# the text as it is, on rare bytes where one serves (the `J` of `eyJ`, `BEGIN`); the key
+# names are case-insensitive, so theirs are looked for in an ASCII-lowercased copy.
+_EXACT_ANCHORS: dict[bytes, tuple[int, ...]] = {
+    b"BEGIN": (-5,),  # -----BEGIN
+    **dict.fromkeys((b"AKIA", b"ASIA", b"AIDA", b"AROA", b"AIza"), (0,)),
     **dict.fromkeys((b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_", b"glpat-"), (0,)),
     b"xox": (0,),
     **dict.fromkeys((b"k_live_", b"k_test_"), (-1,)),  # [sr]k_live_
-    b"eyj": (0,),
+    b"J": (-2,),  # eyJ
     b"earer ": (6,),  # the token follows "Bearer "
     b"://": (-5, 3),  # "https://hooks…"; the password follows "://"
+}
+_FOLDED_ANCHORS: dict[bytes, tuple[int, ...]] = {
     b"secret": (0, -4, -6, -7),  # aws_secret, clientsecret, client_secret
     b"token": (0, -4, -5, -6, -7),  # authtoken, auth_token, accesstoken, access_token
     **dict.fromkeys((b"passw", b"pwd", b"api", b"private"), (0,)),
 }
+Scanner = tuple[re.Pattern[bytes], tuple[int, ...]]
 
 
-def _anchor_scanners() -> list[tuple[re.Pattern[bytes], tuple[int, ...]]]:
+def _anchor_scanners(anchors: dict[bytes, tuple[int, ...]]) -> list[Scanner]:
     """One scanner per first byte of the literals, with the offsets of all its literals.
 
-    Python's `re` searches a pattern that begins with a literal byte far faster than an
-    alternation without one. Each match consumes only that byte, so occurrences that
-    overlap (`xoxox`, `akiapi`) are all found.
+    Python's `re` searches a pattern that begins with a literal far faster than an
+    alternation without one, and checks a whole literal prefix without entering its
+    matching engine. Where literals share a first byte, or a literal can overlap itself
+    (`xoxox`), a match consumes only that byte, so overlapping occurrences are all found.
     """
     by_first: dict[bytes, list[bytes]] = {}
-    for literal in _ANCHOR_STARTS:
+    for literal in anchors:
         by_first.setdefault(literal[:1], []).append(literal)
-    return [
-        (
-            re.compile(re.escape(first) + b"(?=" + b"|".join(re.escape(lit[1:]) for lit in literals) + b")"),
-            tuple(sorted({offset for lit in literals for offset in _ANCHOR_STARTS[lit]})),
-        )
-        for first, literals in by_first.items()
-    ]
+    scanners = []
+    for first, literals in by_first.items():
+        offsets = tuple(sorted({offset for literal in literals for offset in anchors[literal]}))
+        if len(literals) == 1 and not _overlaps_itself(literals[0]):
+            scanners.append((re.compile(re.escape(literals[0])), offsets))
+            continue
+        ahead = b"|".join(re.escape(literal[1:]) for literal in literals)
+        scanners.append((re.compile(re.escape(first) + b"(?=" + ahead + b")"), offsets))
+    return scanners
 
 
-_ANCHOR_SCANNERS = _anchor_scanners()
+def _overlaps_itself(literal: bytes) -> bool:
+    return any(literal[:size] == literal[-size:] for size in range(1, len(literal)))
+
+
+_EXACT_SCANNERS = _anchor_scanners(_EXACT_ANCHORS)
+_FOLDED_SCANNERS = _anchor_scanners(_FOLDED_ANCHORS)
 # The non-ASCII characters that `re.IGNORECASE` equates with an ASCII letter, so that the
 # key names also match as "ſecret" or "toKen".
 _ASCII_LETTER_TWINS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+
+
+def _ascii(text: str) -> bytes:
+    """`text` as ASCII, one byte per character so positions agree: letter twins become their
+    letter, other non-ASCII characters `?`."""
+    for twin, letter in _ASCII_LETTER_TWINS.items():
+        text = text.replace(twin, letter)
+    return text.encode("ascii", errors="replace")
 
 
 def _ascii_lowercase(text: str) -> bytes:
@@ -124,19 +143,18 @@ def _ascii_lowercase(text: str) -> bytes:
 
     `str.lower()` would not do: it turns "İ" into two characters.
     """
-    for twin, letter in _ASCII_LETTER_TWINS.items():
-        text = text.replace(twin, letter)
-    return text.encode("ascii", errors="replace").lower()
+    return _ascii(text).lower()
 
 
 def _candidate_starts(text: str) -> list[int]:
     """Every position where a secret match can start, in order (and some where none can)."""
-    folded = _ascii_lowercase(text)
+    exact = _ascii(text)
     starts: list[int] = []
-    for scanner, offsets in _ANCHOR_SCANNERS:
-        positions = [found.start() for found in scanner.finditer(folded)]
-        for offset in offsets:
-            starts.extend([position + offset for position in positions])
+    for scanners, haystack in ((_EXACT_SCANNERS, exact), (_FOLDED_SCANNERS, exact.lower())):
+        for scanner, offsets in scanners:
+            positions = [found.start() for found in scanner.finditer(haystack)]
+            for offset in offsets:
+                starts.extend([position + offset for position in positions])
     return sorted(set(starts))
 
 
