@@ -13,8 +13,8 @@ helpers for large inputs, see `token_index`) and returns at once (the tokenizer 
 the GIL, so it runs on another core while OPTIMIZE works); its trace detail is filled in
 when MEASURE_OPT needs the count. For types whose optimizer maps its output to input
 ranges (`MAPS_INPUT`: diffs, whose kept and folded lines alternate every few lines),
-OPTIMIZE starts the count instead, as the optimizer plans file by file which lines it
-leaves out, cut where they begin and end, and then renders the text. Omissions are
+OPTIMIZE starts the count instead, as the optimizer plans a batch of files at a time
+which lines it leaves out, cut where they begin and end, and then renders the text. Omissions are
 stored and reloaded on I/O threads while the visible text is masked. MEASURE_OPT counts
 the visible text and the omissions from the raw count's index rather than tokenizing
 them again (see `token_index`), and RECOVERY reports the reloads. Trace entries are

@@ -423,10 +423,9 @@ class TokenCounter:
 
     def raw_index(self) -> RawIndex:
         """The index of the data given to `start_raw`, once every block is counted."""
-        index = self._next_block()
         while self._raw_blocks:
-            index = self._next_block()
-        return index
+            self._next_block()
+        return self._next_block()
 
     def _next_block(self) -> RawIndex:
         """The index with the next block in input order added (waiting for it), if any is left."""
@@ -555,8 +554,8 @@ class TokenCounter:
         edges = [list[memoryview]() for _ in pending]
         done = [0] * len(pending)  # spans looked up so far
         in_order = [all(map(le, found.ends, islice(found.ends, 1, None))) for found in pending]
-        spans = any(found.starts for found in pending)  # none without a raw count
-        while spans:
+        has_spans = any(found.starts for found in pending)  # none without a raw count
+        while has_spans:
             index = self._next_block()
             counted = index.offsets[-1] if self._raw_blocks else len(index.data) + 1
             for at, found in enumerate(pending):
