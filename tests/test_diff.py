@@ -473,9 +473,15 @@ def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Gran
     assert all(isinstance(part, str | Excerpt | Omission) for part in result.parts)
 
 
-def _planned_in_segments(data: bytes, segment_bytes: int) -> list[OptimizeResult]:
+def _planned_in_segments(
+    data: bytes, segment_bytes: int, sections_per_batch: int = 1
+) -> list[OptimizeResult]:
+    """Planned with segments and batches growing from the sizes given to four times them."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(diff_module, "_SEGMENT_BYTES", segment_bytes)
+        patch.setattr(diff_module, "_FIRST_SEGMENT_BYTES", segment_bytes)
+        patch.setattr(diff_module, "_SEGMENT_BYTES", 4 * segment_bytes)
+        patch.setattr(diff_module, "_FIRST_SECTIONS_PER_BATCH", sections_per_batch)
+        patch.setattr(diff_module, "_SECTIONS_PER_BATCH", 4 * sections_per_batch)
         return [optimize(data, config) for config in (COARSE, FINE)]
 
 
@@ -483,7 +489,9 @@ def _planned_in_segments(data: bytes, segment_bytes: int) -> list[OptimizeResult
 @pytest.mark.parametrize("segment_bytes", [0, 1, 100, 1000])
 def test_fixtures_planned_segment_by_segment_plan_the_same_as_whole(name: str, segment_bytes: int) -> None:
     data = (FIXTURES / name).read_bytes()
-    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(data, len(data) + 1)
+    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(
+        data, len(data) + 1, len(data) + 1
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -496,4 +504,6 @@ def test_planning_segment_by_segment_plans_the_same_as_the_whole(
     lines: list[bytes], newline: bytes, segment_bytes: int
 ) -> None:
     data = newline.join(lines)
-    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(data, len(data) + 1)
+    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(
+        data, len(data) + 1, len(data) + 1
+    )

@@ -217,34 +217,39 @@ class DiffPlan:
         return self.renderer.render(self._cuts)
 
     def _planned(self) -> Iterator[_Cuts]:
+        batch_size = _FIRST_SECTIONS_PER_BATCH
         for start, end in _segments(self.data):
             lines = _Lines(self.data, start, end)
             sections = _scan(lines)
-            while batch := list(islice(sections, _SECTIONS_PER_BATCH)):
+            while batch := list(islice(sections, batch_size)):
                 yield self.renderer.cuts(lines, batch)
+                batch_size = min(2 * batch_size, _SECTIONS_PER_BATCH)
 
 
 # Files planned together: enough that the per-batch maps cost little per file, few enough
-# that the count starts on the first ones early.
+# that the count starts on the first ones early. The first batches, and the first
+# segments, are smaller still: the count waits for the first cuts.
+_FIRST_SECTIONS_PER_BATCH = 16
 _SECTIONS_PER_BATCH = 256
 # The input is split into lines a segment at a time, so that counting starts after the
 # first segment is split rather than the whole input, and the lines of one segment at a
 # time are held.
+_FIRST_SEGMENT_BYTES = 256 << 10
 _SEGMENT_BYTES = 4 << 20
 
 
 def _segments(data: bytes) -> Iterator[tuple[int, int]]:
-    """Stretches of about `_SEGMENT_BYTES`, each after the first beginning with a `diff ` line.
+    """Stretches of up to about `_SEGMENT_BYTES`, each after the first beginning with a `diff ` line.
 
     No file's part of the diff crosses such a line (every parser state ends at it), so
     planning the segments one by one plans the same files as planning the whole.
     """
-    start = 0
+    start, size = 0, _FIRST_SEGMENT_BYTES
     while start < len(data):
-        found = data.find(b"\ndiff ", start + _SEGMENT_BYTES)
+        found = data.find(b"\ndiff ", start + size)
         end = len(data) if found < 0 else found + 1
         yield start, end
-        start = end
+        start, size = end, min(2 * size, _SEGMENT_BYTES)
 
 
 # --- parsing -----------------------------------------------------------------------------
