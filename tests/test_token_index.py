@@ -21,7 +21,13 @@ from tokenlab.token_index import SENTINEL, IndexLimits, MappedText, TokenCounter
 
 # Tiny limits, so that short examples cross chunk, block and run boundaries.
 TINY = IndexLimits(
-    chunk_bytes=8, block_bytes=64, min_aligned_bytes=0, min_run_bytes=6, probe_bytes=4, runs_per_mb=1 << 24
+    chunk_bytes=8,
+    block_bytes=64,
+    first_block_bytes=16,
+    min_aligned_bytes=0,
+    min_run_bytes=6,
+    probe_bytes=4,
+    runs_per_mb=1 << 24,
 )
 
 LINE_PIECES = [
@@ -179,8 +185,8 @@ def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch
     first_block_counted = threading.Event()
     index_block = token_index._index_block
 
-    def counted(*args: object) -> tuple[list[int], list[int]]:
-        result = index_block(*args)  # type: ignore[arg-type]
+    def counted(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+        result = index_block(data, cuts)
         first_block_counted.set()
         return result
 
@@ -200,6 +206,30 @@ def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch
     assert seen_while_planning == [True]
 
 
+def test_raw_blocks_start_small_and_double_when_cuts_are_planned(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = "".join(f"line {i:04}\n" for i in range(4000)).encode()
+    limits = dataclasses.replace(TINY, chunk_bytes=64, block_bytes=4096, first_block_bytes=256)
+    sizes: list[int] = []
+    index_block = token_index._index_block
+
+    def noted(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+        sizes.append(cuts[-1] - cuts[0])
+        return index_block(data, cuts)
+
+    monkeypatch.setattr(token_index, "_index_block", noted)
+    with TokenCounter(limits) as counter:
+        counter.start_raw(raw, [[]])
+        assert counter.raw_index().total == exact(raw)
+    # Lines are 10 bytes, and a block ends at the first line end past its size.
+    assert sizes[:7] == [260, 520, 1030, 2050, 4100, 4100, 4100]
+    assert sum(sizes) == len(raw)
+    sizes.clear()
+    with TokenCounter(limits) as counter:  # nothing planned: whole blocks from the start
+        counter.start_raw(raw)
+        assert counter.raw_index().total == exact(raw)
+    assert sizes[:2] == [4100, 4100]
+
+
 def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -208,11 +238,11 @@ def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counti
     last_block_done, looked_up = threading.Event(), threading.Event()
     index_block = token_index._index_block
 
-    def last_block_waits(data: bytes, start: int, end: int, *rest: object) -> tuple[list[int], list[int]]:
-        if end == len(data):
+    def last_block_waits(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+        if cuts[-1] == len(data):
             looked_up.wait(5)
-        result = index_block(data, start, end, *rest)  # type: ignore[arg-type]
-        if end == len(data):
+        result = index_block(data, cuts)
+        if cuts[-1] == len(data):
             last_block_done.set()
         return result
 
@@ -238,23 +268,28 @@ def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counti
     assert looked_up_before_the_last_block[0] is True
 
 
-def test_crew_helpers_take_only_raw_jobs_from_the_front(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crew_helpers_share_the_queue_and_leave_when_it_runs_empty(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokens, "new_encoding", object)  # these jobs never tokenize
     crew = token_index._Crew()
-    gate = threading.Event()
-    where: dict[str, list[str]] = {"raw": [], "other": []}
+    first_taken, helper_ran = threading.Event(), threading.Event()
 
-    def job(kind: str) -> str:
-        gate.wait(5)
-        where[kind].append(threading.current_thread().name)
-        return kind
+    def job(number: int) -> tuple[int, str]:
+        name = threading.current_thread().name
+        if number == 0:  # thread 0 holds the first job until the helper has run one
+            first_taken.set()
+            helper_ran.wait(5)
+        elif name != "tokenlab-tokenizer-0_0":
+            helper_ran.set()
+        return number, name
 
-    jobs = [crew.submit(job, "raw", raw=True) for _ in range(40)]
+    jobs = [crew.submit(job, number) for number in range(40)]
+    assert first_taken.wait(5)
     crew.add_helpers(1)
-    jobs += [crew.submit(job, "other") for _ in range(10)]
-    gate.set()
-    assert [future.result(5) for future in jobs] == ["raw"] * 40 + ["other"] * 10
-    assert set(where["other"]) == {"tokenlab-tokenizer-0_0"}
+    results = [future.result(5) for future in jobs]
+    assert [number for number, _ in results] == list(range(40))
+    assert {name for _, name in results} == {"tokenlab-tokenizer-0_0", "tokenlab-tokenizer-1_0"}
+    token_index._lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
+    assert crew.submit(job, 40).result(5) == (40, "tokenlab-tokenizer-0_0")
     crew.close()
 
 

@@ -57,6 +57,9 @@ class IndexLimits:
 
     chunk_bytes: int = 4096  # index granularity: a chunk ends at the first safe cut past this
     block_bytes: int = 1 << 20  # one tokenizer job; its transient memory is a few times this
+    # The raw count's first block when a planner gives cuts; the next ones double up to
+    # `block_bytes`, so counting starts on its first cuts, not after a whole block of them.
+    first_block_bytes: int = 64 << 10
     min_aligned_bytes: int = 256 * 1024  # smaller texts are simply tokenized
     min_run_bytes: int = 16 * 1024  # shorter runs of raw bytes are not worth looking up
     probe_bytes: int = 64  # how much of a text is searched for in the raw input
@@ -150,45 +153,62 @@ def _count_decoded(texts: list[str]) -> list[int]:
     Inputs cut into many short pieces (a diff's kept and folded lines) make thousands of
     pieces per block, so the work per piece stays in C: one join, one split, one map.
     """
-    joined = SENTINEL.join(texts)
-    if len(texts) < 2 or joined.count(SENTINEL) != len(texts) - 1:  # the sentinel is in a text
-        return [_count_one(text) for text in texts]
-    count = len(texts)
-    del texts  # only the joined copy goes to the tokenizer
+    counts = _counts_between_sentinels(SENTINEL.join(texts), len(texts)) if len(texts) > 1 else None
+    return [_count_one(text) for text in texts] if counts is None else counts
+
+
+def _counts_between_sentinels(joined: str, count: int) -> list[int] | None:
+    """The count of each of `count` texts joined by `SENTINEL`; None if a text holds one."""
+    if joined.count(SENTINEL) != count - 1:
+        return None
     ids = bytes(_encode_with_sentinels(joined))
     counts = [size >> 2 for size in map(len, ids.split(_SENTINEL_TOKEN))]
-    if len(counts) != count:  # cannot happen; count one by one rather than guess
-        return [_count_one(text) for text in joined.split(SENTINEL)]
-    return counts
+    return counts if len(counts) == count else None  # a mismatch cannot happen; never guess
 
 
-def _cuts(data: bytes | memoryview, start: int, end: int, every: int) -> list[int]:
-    """Safe cuts of data[start:end], at least `every` bytes apart, with both ends."""
+def _cuts(data: bytes | memoryview, start: int, end: int, every: int, growing_to: int = 0) -> list[int]:
+    """Safe cuts of data[start:end], at least `every` bytes apart, with both ends.
+
+    With `growing_to`, the gaps double after each cut, up to that many bytes.
+    """
     cuts = [start]
     while end - cuts[-1] > every:
         found = tokens.SAFE_CUT_RE.search(data, cuts[-1] + every, end)
         if found is None:
             break
         cuts.append(found.end())
+        every = max(every, min(2 * every, growing_to))
     cuts.append(end)
     return cuts
 
 
-def _index_block(
-    data: bytes, start: int, end: int, chunk_bytes: int, extra: Sequence[int] = ()
-) -> tuple[list[int], list[int]]:
+def _block_cuts(data: bytes, start: int, end: int, chunk_bytes: int, extra: Sequence[int] = ()) -> list[int]:
+    """Where a block of the raw input is cut into chunks: at safe cuts about `chunk_bytes`
+    apart, and at each of `extra` (or the safe cuts around it, where it is not one)."""
     cuts = _cuts(data, start, end, chunk_bytes)
     if extra:  # strictly inside the block, so the look-behind byte and the end exist
         cuts = sorted(set(cuts).union(_nearest_safe_cuts(data, start, end, extra)))
-    block = data[start:end]
-    if block.isascii():  # offsets in the decoded text are byte offsets: slice it
-        text = block.decode("ascii")
-        texts = [text[a - start : b - start] for a, b in pairwise(cuts)]
-    else:
-        view = memoryview(data)
-        texts = [str(view[a:b], "utf-8", "replace") for a, b in pairwise(cuts)]
-    del block
-    return cuts[1:], _count_decoded(texts)
+    return cuts
+
+
+_SENTINEL_BYTES = SENTINEL.encode()
+
+
+def _index_block(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+    """Each chunk between `cuts`: where it ends, and its count.
+
+    Runs on a tokenizer thread, which waits for the GIL whenever it needs it: so the cuts
+    are found by the thread that submits the block, and the chunks are joined and decoded
+    in a few C calls, not one Python string each. Every cut follows a newline, so no UTF-8
+    sequence spans two chunks and decoding them joined decodes each as if alone.
+    """
+    chunks = map(data.__getitem__, map(slice, cuts, islice(cuts, 1, None)))
+    joined = _SENTINEL_BYTES.join(chunks).decode("utf-8", "replace")
+    counts = _counts_between_sentinels(joined, len(cuts) - 1)
+    if counts is None:  # the input holds the sentinel's text
+        del joined
+        counts = count_each([memoryview(data)[a:b] for a, b in pairwise(cuts)])
+    return cuts[1:], counts
 
 
 def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, int, int]]:
@@ -250,8 +270,8 @@ def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]
 # alone, and a later thread alone runs a third slower than the first. So all counting
 # runs on one long-lived tokenizer thread, the first user of the process's encoding, and
 # a large raw count (`IndexLimits.parallel_bytes`) gets helpers: further threads that
-# each build an encoding of their own (about 0.2 s and 55 MB) and free it when the raw
-# count's blocks run out. (In a process that tokenized on another thread first, such as
+# each build an encoding of their own (about 0.2 s and 55 MB), take the analysis's jobs
+# beside thread 0 and free the encoding when its queue runs empty. (In a process that tokenized on another thread first, such as
 # a server that answered a budgeted read, thread 0 takes the slower path; counts are the
 # same.)
 
@@ -275,7 +295,7 @@ def _lane(number: int) -> ThreadPoolExecutor:
 
 
 class _Crew:
-    """One analysis's tokenizer jobs, run in order on thread 0, with helpers for raw counts.
+    """One analysis's tokenizer jobs, run in order on thread 0, with helpers for large ones.
 
     Thread 0 serves every analysis in the process: it runs one job of a crew, then queues
     the crew behind the others, so a small analysis is not kept waiting for a large one.
@@ -283,29 +303,29 @@ class _Crew:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._jobs: deque[tuple[Future[Any], Callable[[], Any], bool]] = deque()
+        self._jobs: deque[tuple[Future[Any], Callable[[], Any]]] = deque()
         self._queued = False  # a turn on thread 0 is queued or running
         self._futures: list[Future[Any]] = []
 
-    def submit(self, function: Callable[..., T], *args: Any, raw: bool = False) -> Future[T]:
-        """Queue a job; `raw` jobs (blocks of the raw count) may also go to helpers."""
+    def submit(self, function: Callable[..., T], *args: Any) -> Future[T]:
+        """Queue a job."""
         future: Future[T] = Future()
         self._futures.append(future)
         with self._lock:
-            self._jobs.append((future, partial(function, *args), raw))
+            self._jobs.append((future, partial(function, *args)))
             wake, self._queued = not self._queued, True
         if wake:
             _lane(0).submit(self._take_turn)
         return future
 
     def add_helpers(self, count: int) -> None:
-        """Let `count` helper threads take raw jobs from the front of the queue."""
+        """Let `count` helper threads take this crew's jobs too, until its queue runs empty."""
         for number in range(1, count + 1):
             _lane(number).submit(self._help)
 
-    def _next(self, helper: bool) -> tuple[Future[Any], Callable[[], Any], bool] | None:
+    def _next(self, helper: bool) -> tuple[Future[Any], Callable[[], Any]] | None:
         with self._lock:
-            if self._jobs and (self._jobs[0][2] or not helper):
+            if self._jobs:
                 return self._jobs.popleft()
             if not helper:
                 self._queued = False
@@ -314,22 +334,22 @@ class _Crew:
     def _take_turn(self) -> None:
         """Run this crew's next job on thread 0, then queue its next turn."""
         if (job := self._next(helper=False)) is not None:
-            _run(*job[:2])
+            _run(*job)
             _lane(0).submit(self._take_turn)
 
     def _help(self) -> None:
-        """Run raw jobs with an encoding of this thread's own while they lead the queue."""
+        """Run jobs with an encoding of this thread's own while any are queued."""
         _thread_state.encoding = tokens.new_encoding()
         try:
             while (job := self._next(helper=True)) is not None:
-                _run(*job[:2])
+                _run(*job)
         finally:
             _thread_state.encoding = None
 
     def close(self) -> None:
         """Cancel the jobs not started and wait for the running ones."""
         with self._lock:
-            for future, _, _ in self._jobs:
+            for future, _ in self._jobs:
                 future.cancel()
                 future.set_running_or_notify_cancel()  # as an executor would: now it is done
             self._jobs.clear()
@@ -378,15 +398,18 @@ class TokenCounter:
     def close(self) -> None:
         self._crew.close()
 
-    def start_raw(self, data: bytes, cuts: Iterable[Sequence[int]] = (), *, helpers: bool = True) -> None:
+    def start_raw(
+        self, data: bytes, cuts: Iterable[Sequence[int]] | None = None, *, helpers: bool = True
+    ) -> None:
         """Begin indexing `data` on the tokenizer threads (once per data).
 
         `cuts` are batches of offsets, ascending across batches, where the runs of
         `MappedText`s counted later begin and end; the index is cut there too, wherever
         that is a safe cut. Each block is submitted as soon as `cuts` has passed it, so a
-        planner that yields its cuts as it goes overlaps the count; this returns when `cuts`
-        is exhausted. With `helpers`, data of `limits.parallel_bytes` or more is also
-        counted on helper threads.
+        planner that yields its cuts as it goes overlaps the count (its first blocks are
+        small, so that counting starts on its first cuts); this returns when `cuts` is
+        exhausted. With `helpers`, data of `limits.parallel_bytes` or more is also counted
+        on helper threads.
         """
         if self._raw is data:
             return
@@ -397,10 +420,11 @@ class TokenCounter:
         block_bytes = max(
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
-        unsubmitted = deque(pairwise(_cuts(data, 0, len(data), block_bytes)))
+        first_block_bytes = block_bytes if cuts is None else min(self.limits.first_block_bytes, block_bytes)
+        unsubmitted = deque(pairwise(_cuts(data, 0, len(data), first_block_bytes, growing_to=block_bytes)))
         self._raw_blocks.clear()
         inside: list[int] = []  # cuts strictly inside the first unsubmitted block
-        for batch in cuts:
+        for batch in cuts or ():
             done = 0  # cuts of this batch already placed
             while unsubmitted:
                 start, end = unsubmitted[0]
@@ -418,7 +442,8 @@ class TokenCounter:
             self._crew.add_helpers(self._workers - 1)
 
     def _submit_block(self, data: bytes, start: int, end: int, inside: list[int]) -> None:
-        job = self._crew.submit(_index_block, data, start, end, self.limits.chunk_bytes, inside, raw=True)
+        cuts = _block_cuts(data, start, end, self.limits.chunk_bytes, inside)
+        job = self._crew.submit(_index_block, data, cuts)
         self._raw_blocks.append(job)
 
     def raw_index(self) -> RawIndex:
@@ -545,13 +570,16 @@ class TokenCounter:
         return _Pending(raw_firsts, raw_lasts, jobs)
 
     def _finish(self, pending: list[_Pending]) -> list[int]:
-        """The counts: spans from the index (their edges tokenized now), plus the rest.
+        """The counts: spans from the index (their edges tokenized as they are found), plus the rest.
 
         Spans in input order (a diff's) are looked up block by block as the raw count
-        finishes them, so this overlaps the count's last blocks.
+        finishes them, so this overlaps the count's last blocks, and their edges are
+        queued in batches meanwhile, for helpers to share.
         """
         totals = [0] * len(pending)
         edges = [list[memoryview]() for _ in pending]
+        edge_bytes = [0] * len(pending)
+        jobs = [list(found.jobs) for found in pending]
         done = [0] * len(pending)  # spans looked up so far
         in_order = [all(map(le, found.ends, islice(found.ends, 1, None))) for found in pending]
         has_spans = any(found.starts for found in pending)  # none without a raw count
@@ -566,13 +594,14 @@ class TokenCounter:
                     )
                     totals[at] += indexed
                     edges[at] += more_edges
+                    edge_bytes[at] += sum(map(len, more_edges))
                     done[at] = stop
+                if edge_bytes[at] >= self.limits.block_bytes // 4 or not self._raw_blocks:
+                    jobs[at] += self._tokenize(edges[at])
+                    edges[at], edge_bytes[at] = [], 0
             if not self._raw_blocks:
                 break
-        jobs = [found.jobs + (self._tokenize(more) if more else []) for found, more in zip(pending, edges)]
-        return [
-            total + sum(sum(job.result()) for job in found_jobs) for total, found_jobs in zip(totals, jobs)
-        ]
+        return [total + sum(sum(job.result()) for job in text_jobs) for total, text_jobs in zip(totals, jobs)]
 
     @staticmethod
     def _looked_up(
