@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -392,13 +393,13 @@ def test_store_holds_compares_streaming(tmp_path: Path) -> None:
         store.holds("ctx_000000", b"")
 
 
-def test_analysis_restores_the_garbage_collector_state(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store.resolve()
-    seen: list[bool] = []
+    seen: list[tuple[bool, float]] = []
     real_classify = pipeline.classify_stage
 
     def classify_noting_gc(packet: ContextPacket, run: pipeline.RunSettings) -> str:
-        seen.append(gc.isenabled())
+        seen.append((gc.isenabled(), sys.getswitchinterval()))
         return real_classify(packet, run)
 
     monkeypatch.setattr(
@@ -406,12 +407,14 @@ def test_analysis_restores_the_garbage_collector_state(monkeypatch: pytest.Monke
         "STAGES",
         tuple((n, classify_noting_gc if n == "CLASSIFY" else s) for n, s in pipeline.STAGES),
     )
-    monkeypatch.setattr(pipeline, "GC_PAUSE_BYTES", 500)
+    monkeypatch.setattr(pipeline, "LARGE_INPUT_BYTES", 500)
+    interval = sys.getswitchinterval()
     assert gc.isenabled()
-    analyze(b"INFO tick\n" * 100, source="t", store=store)  # 1,000 bytes: paused
-    analyze(b"INFO tick\n", source="t", store=store)  # small: left on
-    assert seen == [False, True]
+    analyze(b"INFO tick\n" * 100, source="t", store=store)  # 1,000 bytes: large
+    analyze(b"INFO tick\n", source="t", store=store)  # small: left as it is
+    assert seen == [(False, pipeline._SWITCH_INTERVAL), (True, interval)]
     assert gc.isenabled()
+    assert sys.getswitchinterval() == interval
     gc.disable()
     try:
         analyze(b"INFO tick\n" * 100, source="t", store=store)
