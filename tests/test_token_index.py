@@ -410,7 +410,9 @@ def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pyt
     monkeypatch.setattr(pipeline, "LARGE_INPUT_BYTES", 500)
     interval = sys.getswitchinterval()
     assert gc.isenabled()
-    analyze(b"INFO tick\n" * 100, source="t", store=store)  # 1,000 bytes: large
+    packet = analyze(b"INFO tick\n" * 100, source="t", store=store)  # 1,000 bytes: large
+    # What it allocated is moved to the oldest generation, not left for one long young scan.
+    assert any(tracked is packet for tracked in gc.get_objects(generation=2))
     analyze(b"INFO tick\n", source="t", store=store)  # small: left as it is
     assert seen == [(False, pipeline._SWITCH_INTERVAL), (True, interval)]
     assert gc.isenabled()
