@@ -539,7 +539,7 @@ class TokenCounter:
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
         runs = list(compress(text.runs, map(itemgetter(2), text.runs)))
-        starts, raw_starts, lengths = zip(*runs) if runs else ((), (), ())
+        starts, raw_starts, lengths = _columns(runs)
         ends = list(map(add, starts, lengths))
         safe_at = partial(map, tokens.SAFE_CUT_RE.match)  # at offset - 1: is offset a safe cut?
         before = partial(map, sub)
@@ -560,7 +560,7 @@ class TokenCounter:
         if not all(good):
             mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
             mapped = sorted(mapped + _careful_spans(data, raw, list(compress(runs, map(not_, good)))))
-            firsts, lasts, raw_firsts = zip(*mapped) if mapped else ((), (), ())
+            firsts, lasts, raw_firsts = _columns(mapped)
         gaps = Counter(filter(None, map(data.__getitem__, map(slice, [0, *lasts], [*firsts, len(data)]))))
         # Short gaps repeat (a diff's `… 3 lines`): each distinct one is counted once.
         long = [gap for gap in gaps if len(gap) > _REPEATED_GAP_BYTES]
@@ -587,7 +587,7 @@ class TokenCounter:
             index = self._next_block()
             counted = index.offsets[-1] if self._raw_blocks else len(index.data) + 1
             for at, found in enumerate(pending):
-                if in_order[at] or not self._raw_blocks:
+                if done[at] < len(found.ends) and (in_order[at] or not self._raw_blocks):
                     stop = bisect_right(found.ends, counted, done[at])
                     indexed, more_edges = self._looked_up(
                         index, found.starts[done[at] : stop], found.ends[done[at] : stop]
@@ -596,7 +596,7 @@ class TokenCounter:
                     edges[at] += more_edges
                     edge_bytes[at] += sum(map(len, more_edges))
                     done[at] = stop
-                if edge_bytes[at] >= self.limits.block_bytes // 4 or not self._raw_blocks:
+                if edges[at] and (edge_bytes[at] >= self.limits.block_bytes // 4 or not self._raw_blocks):
                     jobs[at] += self._tokenize(edges[at])
                     edges[at], edge_bytes[at] = [], 0
             if not self._raw_blocks:
@@ -639,6 +639,11 @@ class TokenCounter:
             self._crew.submit(count_each, [cut[at] for at in batch])
             for batch in _batched(list(map(len, cut)), self.limits.block_bytes)
         ]
+
+
+def _columns(rows: list[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:
+    """The three columns of `rows` (a third of the time of `zip(*rows)` on long lists)."""
+    return list(map(itemgetter(0), rows)), list(map(itemgetter(1), rows)), list(map(itemgetter(2), rows))
 
 
 def _batched(sizes: Sequence[int], limit: int) -> list[range]:
