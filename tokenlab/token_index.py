@@ -271,9 +271,9 @@ def _nearest_safe_cuts(data: bytes, start: int, end: int, offsets: Sequence[int]
 # runs on one long-lived tokenizer thread, the first user of the process's encoding, and
 # a large raw count (`IndexLimits.parallel_bytes`) gets helpers: further threads that
 # each build an encoding of their own (about 0.2 s and 55 MB), take the analysis's jobs
-# beside thread 0 and free the encoding when its queue runs empty. (In a process that tokenized on another thread first, such as
-# a server that answered a budgeted read, thread 0 takes the slower path; counts are the
-# same.)
+# beside thread 0 and free the encoding when its queue runs empty. (In a process that
+# tokenized on another thread first, such as a server that answered a budgeted read,
+# thread 0 takes the slower path; counts are the same.)
 
 _thread_state = threading.local()
 _lanes: list[ThreadPoolExecutor] = []
