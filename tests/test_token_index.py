@@ -423,3 +423,10 @@ def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pyt
         assert not gc.isenabled()
     finally:
         gc.enable()
+    gc.freeze()  # a process that froze objects of its own keeps them frozen
+    try:
+        frozen = gc.get_freeze_count()
+        analyze(b"INFO tick\n" * 100, source="t", store=store)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -369,7 +369,9 @@ def _tuned_for_a_large_input(large: bool = True) -> Iterator[None]:
                 if _gc_was_enabled:
                     # What the analyses allocated meanwhile is all in the youngest
                     # generation: the first collection would scan it at once (about 50 ms
-                    # after a 100 MB diff). Move it to the oldest, as if it had survived.
-                    gc.freeze()
-                    gc.unfreeze()
+                    # after a 100 MB diff). Move it to the oldest, as if it had survived,
+                    # unless the process froze objects of its own, which must stay frozen.
+                    if gc.get_freeze_count() == 0:
+                        gc.freeze()
+                        gc.unfreeze()
                     gc.enable()
