@@ -11,6 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from tokenlab import tokens
 from tokenlab.cli import app
 from tokenlab.entry import ANALYZE_OPTIONS, plain_analyze, run
 from tokenlab.optimizers import Granularity
@@ -80,6 +81,17 @@ def test_fast_path_output_equals_typers(
     fast = capsysbinary.readouterr()
     typed = CliRunner().invoke(app, argv)
     assert (code, fast.out, fast.err.decode()) == (typed.exit_code, typed.stdout_bytes, typed.stderr)
+
+
+def test_analyze_reads_the_vocabulary_while_it_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    source = tmp_path / "app.log"
+    source.write_bytes(LOG)
+    prefetched: list[bool] = []
+    monkeypatch.setattr(tokens, "prefetch_vocabulary", lambda: prefetched.append(True))
+    assert run(["analyze", str(source), "--store", str(tmp_path / "store")]) == 0
+    assert prefetched == [True]
 
 
 def test_errors_are_one_line_with_typers_exit_code(

@@ -1,4 +1,5 @@
 import hashlib
+import threading
 from itertools import pairwise
 from pathlib import Path
 
@@ -49,6 +50,35 @@ def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(tokens, "_bundled_vocabulary", lambda: None)
     monkeypatch.setattr(tokens, "_user_cache_candidates", list)
+    with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
+        tokens.vocabulary_bytes()
+
+
+def test_a_prefetched_vocabulary_is_read_on_its_own_thread_and_taken_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readers: list[str] = []
+    read = tokens._read_vocabulary
+
+    def noted() -> bytes:
+        readers.append(threading.current_thread().name)
+        return read()
+
+    monkeypatch.setattr(tokens, "_read_vocabulary", noted)
+    tokens.prefetch_vocabulary()
+    assert hashlib.sha256(tokens.vocabulary_bytes()).hexdigest() == tokens._VOCAB_SHA256
+    assert readers == ["tokenlab-vocabulary"]
+    tokens.vocabulary_bytes()
+    assert readers == ["tokenlab-vocabulary", threading.current_thread().name]
+
+
+def test_a_failed_prefetch_is_read_again_and_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tokens, "_bundled_vocabulary", lambda: None)
+    monkeypatch.setattr(tokens, "_user_cache_candidates", list)
+    tokens.prefetch_vocabulary()
     with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
         tokens.vocabulary_bytes()
 

@@ -42,6 +42,9 @@ def run_analyze(
     as_json: bool = False,
 ) -> int:
     """Analyze SOURCE: visible text on stdout, the trace on stderr; the exit code."""
+    from tokenlab import tokens
+
+    tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
     from tokenlab.packet import Status
     from tokenlab.pipeline import analyze
     from tokenlab.sources import read_input, signals_for

@@ -15,6 +15,7 @@ import importlib.util
 import os
 import re
 import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,7 +64,50 @@ def _bundled_vocabulary() -> bytes | None:
 
 
 def vocabulary_bytes() -> bytes:
-    """The o200k_base vocabulary, hash-checked; the user's tiktoken cache is preferred."""
+    """The o200k_base vocabulary, hash-checked; the user's tiktoken cache is preferred.
+
+    The first call after `prefetch_vocabulary()` takes what the prefetch read.
+    """
+    global _prefetch
+    prefetch, _prefetch = _prefetch, None
+    data = prefetch.take() if prefetch is not None else None
+    return data if data is not None else _read_vocabulary()
+
+
+def prefetch_vocabulary() -> None:
+    """Start reading the vocabulary on a thread, for the next `vocabulary_bytes()` call.
+
+    Reading, decompressing and hashing it (about 17 ms) release the GIL, so a command that
+    imports its modules meanwhile gets the vocabulary at no cost in time.
+    """
+    global _prefetch
+    if _prefetch is None:
+        _prefetch = _Prefetch()
+
+
+class _Prefetch:
+    """The vocabulary, being read on a thread of its own."""
+
+    def __init__(self) -> None:
+        self.data: bytes | None = None
+        self.thread = threading.Thread(target=self._read, name="tokenlab-vocabulary", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            self.data = _read_vocabulary()
+        except Exception:  # noqa: BLE001 (the caller reads again, and reports what fails)
+            self.data = None
+
+    def take(self) -> bytes | None:
+        self.thread.join()
+        return self.data
+
+
+_prefetch: _Prefetch | None = None
+
+
+def _read_vocabulary() -> bytes:
     for candidate in _user_cache_candidates():
         if candidate.is_file():
             data = candidate.read_bytes()
