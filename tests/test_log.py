@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, log
-from tokenlab.optimizers.log import LogLimits, optimize
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, line_shapes, log
+from tokenlab.optimizers.log import LogLimits
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 LOG_FIXTURES = (
@@ -28,6 +28,15 @@ FINE = OptimizerConfig(Granularity.FINE)
 CONFIGS = pytest.mark.parametrize("config", [COARSE, FINE], ids=["coarse", "fine"])
 VISIBLE_LINE_END = re.compile("\r\n|\r|\n")
 ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+# Most tests exercise the folding rules on short inputs: without the small-input rule, and
+# without the last lines that stay visible when no separator rule closes the log.
+FOLDING = LogLimits(small_input_bytes=0, closing_lines_default=0)
+
+
+def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = FOLDING) -> OptimizeResult:
+    return log.optimize(data, config, limits)
 
 
 def omissions(result: OptimizeResult) -> list[Omission]:
@@ -79,8 +88,8 @@ def test_fixture_golden(name: str, config: OptimizerConfig, golden: Golden) -> N
 @pytest.mark.parametrize("name", LOG_FIXTURES)
 def test_fixture_signals_stay_visible(name: str, config: OptimizerConfig) -> None:
     signals = (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines()
-    shown = render_preview(optimize((FIXTURES / name).read_bytes(), config))
-    assert [signal for signal in signals if signal and signal not in shown] == []
+    shown = render_preview(log.optimize((FIXTURES / name).read_bytes(), config))
+    assert line_shapes.not_shown(tuple(signal for signal in signals if signal), shown) == ()
 
 
 @CONFIGS
@@ -340,7 +349,7 @@ def test_memory_besides_the_omission_is_a_fraction_of_the_input() -> None:
 
 def test_limits_are_tunable() -> None:
     data = b"".join(service_lines(10))
-    shown = render_preview(optimize(data, COARSE, LogLimits(min_group=11)))
+    shown = render_preview(optimize(data, COARSE, LogLimits(min_group=11, small_input_bytes=0, closing_lines_default=0)))
     assert shown == data.decode()
 
 

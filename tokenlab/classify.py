@@ -47,16 +47,36 @@ class Classification:
 
 
 def _try_binary(data: bytes, sample: bytes) -> Classification | None:
+    """Binary is content that is not text: not line-structured text with a few odd bytes.
+
+    A tool that writes Latin-1 (`café`) or a stray NUL on every line still writes lines a
+    person reads; random or packed bytes have no lines that are mostly characters.
+    """
     if not sample:
         return None
-    controls = len(sample) - len(sample.translate(None, _CONTROL_BYTES))
-    if b"\x00" in sample and controls / len(sample) > 0.01:
-        return Classification(ContentType.BINARY, f"{controls} control bytes in first {len(sample)}")
     text = sample.decode("utf-8", errors="replace")
-    bad = text.count("\ufffd")
-    if controls / len(sample) > 0.1 or bad / max(len(text), 1) > 0.1:
-        return Classification(ContentType.BINARY, f"{bad} undecodable and {controls} control bytes")
-    return None
+    if _odd_characters(text) <= len(text) // 100:
+        return None
+    lines = text.split("\n")
+    if len(lines) > 2:
+        lines.pop()  # the sample may end inside a line
+    texty = sum(1 for line in lines if _odd_characters(line) * _TEXT_LINE_ODD_SHARE <= len(line))
+    if len(lines) >= 2 and texty >= 0.9 * len(lines):
+        return None
+    odd = _odd_characters(text)
+    return Classification(
+        ContentType.BINARY, f"{odd} undecodable or control bytes in the first {len(sample)}, not in text lines"
+    )
+
+
+# A text line may have up to a quarter of odd characters (`café` in Latin-1 is one in four).
+_TEXT_LINE_ODD_SHARE = 4
+_ODD_CHARACTERS = str.maketrans("", "", "\ufffd" + _CONTROL_BYTES.decode("latin-1"))
+
+
+def _odd_characters(text: str) -> int:
+    """Undecodable bytes (shown as U+FFFD) and control characters other than whitespace."""
+    return len(text) - len(text.translate(_ODD_CHARACTERS))
 
 
 def _try_json(data: bytes, sample: bytes) -> Classification | None:

@@ -74,7 +74,8 @@ class ContextPacket:
     marker_tokens: int = 0
     referenced_tokens: int = 0
     secrets_masked: int = 0
-    signals: tuple[str, ...] = ()
+    signals: tuple[str, ...] = ()  # expected strings given by the caller
+    automatic_signals: tuple[str, ...] = ()  # failures and summaries the optimizer's rules found
     signal_status: Status = Status.SKIP
     missing_signals: tuple[str, ...] = ()
     recovery_status: Status = Status.SKIP
@@ -119,7 +120,12 @@ class ContextPacket:
                 {"id": ref.id, "reason": ref.reason, "bytes": len(ref.data)} for ref in self.unique_refs
             ],
             "secrets_masked": self.secrets_masked,
-            "signal": {"status": self.signal_status.value, "missing": list(self.missing_signals)},
+            "signal": {
+                "status": self.signal_status.value,
+                "missing": list(self.missing_signals),
+                "expected": list(self.signals),
+                "automatic": list(self.automatic_signals),
+            },
             "recovery": {
                 "status": self.recovery_status.value,
                 "failures": list(self.recovery_failures),

@@ -47,8 +47,10 @@ from tokenlab.optimizers import (
     Part,
     Span,
     optimizer_for,
+    line_shapes,
     planner_for,
 )
+from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
 from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.store import Store
@@ -113,15 +115,23 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
         result = plan.render()
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
-    omits = any(True for _ in result.omissions)
+    packet.automatic_signals = result.signals
+    _render(packet, run, result.parts, mapped)
+    secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
+    return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
+
+
+def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool) -> None:
+    """Store the omissions behind markers, mask the rest, and add the footer if needed."""
+    omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    run.counter.prefetch([omission.data for omission in result.omissions if not omission.source])
+    run.counter.prefetch([part.data for part in parts if isinstance(part, Omission) and not part.source])
     original = Omission(packet.raw, "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
-        visible = _visible_text(packet, run, result.parts, mapped, io)
+        visible = _visible_text(packet, run, parts, mapped, io)
         if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
             stored = _settled(packet, stored_early) if stored_early else _store(packet, run, original)
             packet.original_ref = stored
@@ -129,8 +139,6 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
                 visible += "\n"
             visible += markers.footer(len(packet.raw), stored.id)
     packet.visible = visible
-    secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
-    return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
 def _visible_text(
@@ -258,6 +266,20 @@ def _store_secret(
 
 
 def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
+    _measure_visible(packet, run)
+    raw_tokens = _raw_measure(packet, run).tokens
+    shown_tokens = packet.visible_measure.tokens if packet.visible_measure else 0
+    passed_through = ""
+    if shown_tokens >= raw_tokens and _show_the_input_instead(packet, run):
+        passed_through = f" (the optimized text had {shown_tokens} tokens: the input is shown instead)"
+    assert packet.visible_measure is not None
+    return (
+        f"visible_tokens={packet.visible_measure.tokens} marker_tokens={packet.marker_tokens} "
+        f"referenced_tokens={packet.referenced_tokens} saved={packet.saved_pct:.1f}%{passed_through}"
+    )
+
+
+def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.data for ref in packet.refs]
@@ -268,22 +290,47 @@ def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
     packet.visible_measure = Measurement(len(visible), counts[0])
     packet.referenced_tokens = sum(counts[1 : 1 + len(packet.refs)])
     packet.marker_tokens = sum(counts[1 + len(packet.refs) :])
-    return (
-        f"visible_tokens={packet.visible_measure.tokens} marker_tokens={packet.marker_tokens} "
-        f"referenced_tokens={packet.referenced_tokens} saved={packet.saved_pct:.1f}%"
-    )
+
+
+def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
+    """Never show more than the input: when the optimized text is no smaller, show the input
+    itself (still masked and escaped, so it keeps a footer only if those changed it).
+
+    Returns whether the input replaced the optimized text. Refs the optimizer wrote stay in
+    the store, unreferenced, until `store gc` removes them.
+    """
+    trial = ContextPacket(source=packet.source, raw=packet.raw, content_type=packet.content_type)
+    trial.raw_measure = packet.raw_measure
+    _render(trial, run, (visible_text(packet.raw),), mapped=False)
+    if trial.visible == packet.visible:
+        return False
+    _measure_visible(trial, run)
+    assert trial.visible_measure is not None and packet.visible_measure is not None
+    if trial.visible_measure.tokens > packet.visible_measure.tokens:
+        return False
+    packet.visible, packet.visible_runs = trial.visible, trial.visible_runs
+    packet.refs, packet.original_ref = trial.refs, trial.original_ref
+    packet.reload_failures.update(trial.reload_failures)
+    packet.secrets_masked = trial.secrets_masked
+    packet.visible_measure = trial.visible_measure
+    packet.referenced_tokens, packet.marker_tokens = trial.referenced_tokens, trial.marker_tokens
+    return True
 
 
 def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
-    if not packet.signals:
+    """Every expected signal, and every one the optimizer's rules found in the input
+    (failures, summaries), must be visible: as itself, or by its values in a group line."""
+    expected = tuple(dict.fromkeys([*packet.signals, *packet.automatic_signals]))
+    if not expected:
         packet.signal_status = Status.SKIP
-        return "SKIP (no expected signals given)"
-    missing = tuple(s for s in packet.signals if s not in packet.visible)
+        return "SKIP (no expected signals given, none found in the input)"
+    missing = line_shapes.not_shown(expected, packet.visible)
     packet.missing_signals = missing
     packet.signal_status = Status.FAIL if missing else Status.PASS
+    counts = f"{len(packet.signals)} given, {len(packet.automatic_signals)} found"
     if missing:
-        return f"FAIL missing {len(missing)}/{len(packet.signals)}: " + "; ".join(map(repr, missing))
-    return f"PASS {len(packet.signals)}/{len(packet.signals)} signals visible"
+        return f"FAIL missing {len(missing)}/{len(expected)} ({counts}): " + "; ".join(map(repr, missing))
+    return f"PASS {len(expected)}/{len(expected)} signals visible ({counts})"
 
 
 def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:

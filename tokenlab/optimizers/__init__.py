@@ -69,6 +69,9 @@ class OptimizeResult:
     """Visible text as a sequence of literal strings and omissions, in reading order."""
 
     parts: tuple[Part, ...]
+    # Lines of the input a person reads first (failures, summaries), found by this type's
+    # rules: the SIGNAL stage checks that the visible text shows each of them.
+    signals: tuple[str, ...] = ()
 
     @property
     def omissions(self) -> Iterator[Omission]:

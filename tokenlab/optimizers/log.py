@@ -35,6 +35,7 @@ from tokenlab.optimizers import (
     OptimizeResult,
     Part,
     join_literals,
+    line_shapes,
     visible,
 )
 
@@ -61,6 +62,19 @@ class LogLimits:
     # Visible bytes of one line; the rest of a longer line is behind a ref.
     line_bytes: int = 1000
     preview_chars: int = 80
+    # Below this size folding cannot pay for its labels: only exact repeats fold.
+    small_input_bytes: int = 2048
+    # A summary shape seen up to this many times stays visible each time; more often it
+    # is progress, and its last line stays visible.
+    summary_lines: int = 5
+    # The closing region (the last lines after the last separator rule, searched this far
+    # from the end) stays visible; without a rule, the last `closing_lines_default` lines.
+    closing_search: int = 20
+    closing_lines_default: int = 3
+    # A folded group of up to this many lines shows every varying value inline; a larger
+    # one shows this many (failures show all of theirs, up to `failure_values`).
+    inline_values: int = 6
+    failure_values: int = 1000
 
 
 DEFAULT_LIMITS = LogLimits()
@@ -76,6 +90,8 @@ _VARYING_RE = re.compile(rb"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
 # Whitespace runs count as one space. Two patterns with literal prefixes, because an
 # alternation would be tried at every byte: that alone cost a fifth of the run time.
 _SPACES_RE = re.compile(rb"  +")
+_LOCATION_RE = re.compile(line_shapes.LOCATION_PATTERN.encode(), re.MULTILINE)
+_QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
 _TABS_RE = re.compile(rb"[ \t]*\t[ \t]*")
 # Passing tests fold together whatever their names: unittest -v and pytest -v lines.
 # They are independent of their neighbours, so they are never taken as context either.
@@ -92,7 +108,8 @@ _ANOMALY_RE = re.compile(
     rb"|^[E>] "
     rb"|^ ?[=_-]{3,} \S.* [=_-]{3,}$"
     rb"|During handling of the above exception|The above exception was the direct cause"
-    rb"|Segmentation fault|core dumped|npm ERR!"
+    rb"|Segmentation fault|core dumped|npm ERR!|panicked at|^\s*not ok\b"
+    rb"|\xe2\x9c[\x95\x97\x96]"  # the cross marks of failed tests
 )
 _TRACEBACK = b"Traceback (most recent call last)"
 # A line that starts a new record ends an exception message's continuation lines.
@@ -100,6 +117,13 @@ _RECORD_START_RE = re.compile(
     rb"\s*(?:\[?\d|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|ERROR|FATAL|CRITICAL)\b|[=_-]{3,}"
     rb"|Traceback|During handling|The above exception)"
 )
+
+# Control bytes other than tab are shown as U+FFFD's first byte, which decodes to U+FFFD.
+_CONTROLS = bytes([*range(9), *range(10, 32), 127])
+_SHOWN_CONTROLS = bytes.maketrans(_CONTROLS, b"\xff" * len(_CONTROLS))
+
+# A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
+_RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
@@ -134,13 +158,15 @@ class _Lines:
         return self.raw(index).rstrip(b"\r\n")  # a line holds no `\r`/`\n` but its terminator
 
     def text(self, index: int, limit: int) -> str:
+        """The line as shown, cut at `limit` bytes; control bytes (a stray NUL) as U+FFFD."""
         line = self.clean(index)
-        if len(line) <= limit:
-            return visible(line)
-        cut = limit
-        while cut > 0 and 0x80 <= line[cut] < 0xC0:  # do not split a UTF-8 sequence
-            cut -= 1
-        return visible(line[:cut]) + "…"
+        cut = len(line)
+        if cut > limit:
+            cut = limit
+            while cut > 0 and 0x80 <= line[cut] < 0xC0:  # do not split a UTF-8 sequence
+                cut -= 1
+        shown = visible(line[:cut].translate(_SHOWN_CONTROLS))
+        return shown if cut == len(line) else shown + "…"
 
 
 @dataclass(frozen=True)
@@ -178,6 +204,7 @@ class _Group:
     lines: array[int]
     identical: bool = False
     units: int = 0  # for REPEAT: how many anomaly units; each may span several lines
+    heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
     blanks: int = 0  # stray blank lines appended to the group (out of order)
 
     @property
@@ -194,39 +221,44 @@ class _Plan:
     role: bytearray
     groups: list[_Group] = field(default_factory=list)
     anomalous: set[int] = field(default_factory=set)  # template numbers
+    signals: tuple[str, ...] = ()  # failure and summary lines, as shown
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
-    lines, templates = _split(data)
+    small = len(data) < limits.small_input_bytes
+    lines, templates = _split(data, exact=small)
     if not len(lines):
         return OptimizeResult(())
     plan = _plan(lines, templates, limits)
     # The per-line template numbers go before the coarse omission, nearly a copy of the
     # input, is built.
     del templates
-    items = _fold_runs(_items(lines, plan), plan, limits)
+    items = _items(lines, plan)
+    if not small:
+        items = _fold_runs(items, plan, limits)
     items = _fold_stray_blanks(items, lines, plan)
     _fold_long_lines(items, lines, plan, limits)
     for group in plan.groups:
         if group.blanks:
             group.lines = array("q", sorted(group.lines))
     if not plan.groups:
-        return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),))
+        return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),), plan.signals)
     return _render(items, lines, plan, config.granularity, limits)
 
 
-def _split(data: bytes) -> tuple[_Lines, _Templates]:
+def _split(data: bytes, exact: bool = False) -> tuple[_Lines, _Templates]:
+    """The lines and their templates; with `exact`, a line's template is the line itself."""
     lines = _Lines(data, array("q"), [] if b"\x1b" in data else None)
     templates = _Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
         cleaned = chunk if lines.stripped is None else _ANSI_RE.sub(b"", chunk)
-        keys = _template(cleaned).splitlines()
+        keys = (cleaned if exact else _template(cleaned)).splitlines()
         stripped = cleaned.splitlines() if lines.stripped is not None else []
         if len(keys) != len(raw) or (lines.stripped is not None and len(stripped) != len(raw)):
             # Removing an escape between `\r` and `\n` can merge two line ends; redo per line.
             stripped = [_ANSI_RE.sub(b"", line).rstrip(b"\r\n") for line in raw]
-            keys = [_template(line) for line in stripped]
+            keys = stripped if exact else [_template(line) for line in stripped]
         if lines.stripped is not None:
             lines.stripped.extend(stripped)
         _index(lines, templates, raw, keys)
@@ -261,7 +293,12 @@ def _index(lines: _Lines, templates: _Templates, raw: list[bytes], keys: list[by
 
 
 def _template(text: bytes) -> bytes:
-    """Lines that differ only in numbers, ids, times or spacing get the same template."""
+    """Lines that differ only in numbers, ids, times, spacing, a leading `file:line:col`
+    location or short quoted names get the same template (see `line_shapes.slots`)."""
+    if b":" in text or b"(" in text:
+        text = _LOCATION_RE.sub(rb"\1@:", text)
+    if b"'" in text or b'"' in text or b"`" in text or b"\xe2\x80\x98" in text:
+        text = _QUOTED_RE.sub(rb"\1#\2", text)
     template = _VARYING_RE.sub(b"#", text)
     if b"\t" in template:
         template = _TABS_RE.sub(b" ", template)
@@ -278,6 +315,9 @@ def _plan(lines: _Lines, templates: _Templates, limits: LogLimits) -> _Plan:
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     kept = _place_anomalies(lines, templates, plan, limits)
     _mark_context(kept, templates, plan, limits)
+    summaries = _keep_summaries(lines, templates, plan, limits)
+    _keep_closing_region(lines, plan, limits)
+    plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
     role = plan.role
     for number, key in enumerate(templates.keys):
         if number in plan.anomalous or not key.strip():
@@ -324,6 +364,7 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
                 group = repeats[key] = _Group(_Kind.REPEAT, array("q"))
                 plan.groups.append(group)
             group.lines.extend(unit)
+            group.heads.append(unit.start)
             group.units += 1
         else:
             kept.append(unit)
@@ -347,6 +388,47 @@ def _unit_end(lines: _Lines, start: int, traceback: bool, limits: LogLimits) -> 
     while end < message_stop and clean(end).strip() and not _RECORD_START_RE.match(clean(end)):
         end += 1
     return end
+
+
+def _keep_summaries(lines: _Lines, templates: _Templates, plan: _Plan, limits: LogLimits) -> list[str]:
+    """Keep summary lines (counts, verdicts) visible: every line of a shape seen up to
+    `summary_lines` times, else its last line. Returns them as shown."""
+    shown: list[str] = []
+    for number, members in enumerate(templates.members):
+        if number in plan.anomalous:  # kept, or folded with its values shown
+            continue
+        candidates = members if len(members) <= limits.summary_lines else members[-1:]
+        first = lines.text(candidates[0], limits.line_bytes)
+        if not line_shapes.is_summary(first):
+            continue
+        for i in candidates:
+            if not plan.role[i]:
+                plan.role[i] = KEEP
+            shown.append(lines.text(i, limits.line_bytes).strip())
+    return shown
+
+
+def _failure_lines(lines: _Lines, templates: _Templates, plan: _Plan, limits: LogLimits) -> list[str]:
+    """Every failure line (a subset of the anomalies), as shown."""
+    found: list[str] = []
+    for number in sorted(plan.anomalous, key=lambda n: templates.members[n][0]):
+        members = templates.members[number]
+        if line_shapes.is_failure(lines.text(members[0], limits.line_bytes)):
+            found += [lines.text(i, limits.line_bytes).strip() for i in members]
+    return found
+
+
+def _keep_closing_region(lines: _Lines, plan: _Plan, limits: LogLimits) -> None:
+    """Keep the last lines after the last separator rule near the end (or the last few)."""
+    last = len(lines)
+    start = max(0, last - limits.closing_lines_default)
+    for i in range(last - 1, max(-1, last - 1 - limits.closing_search), -1):
+        if _RULE_RE.match(lines.clean(i)):
+            start = i
+            break
+    for i in range(start, last):
+        if not plan.role[i]:
+            plan.role[i] = KEEP
 
 
 def _indent(line: bytes) -> int:
@@ -466,7 +548,7 @@ def _render(
             parts += _group_parts(item, lines, coarse, limits)
         else:
             parts.append(lines.text(item, limits.line_bytes) + "\n")
-    return OptimizeResult(tuple(join_literals(parts)))
+    return OptimizeResult(tuple(join_literals(parts)), plan.signals)
 
 
 def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) -> list[Part]:
@@ -477,14 +559,14 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     elif group.kind is _Kind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
+    elif group.kind is _Kind.REPEAT:
+        label = f"[×{group.count:,} more"
+        shown = _repeats_shown(group, lines, limits)
     else:
+        label = f"[×{group.count:,}" + (" identical" if group.identical else "")
         shown = lines.text(first, limits.line_bytes)
-        if group.kind is _Kind.REPEAT:
-            label = f"[×{group.count:,} more"
-        else:
-            label = f"[×{group.count:,}" + (" identical" if group.identical else "")
-            if not group.identical:
-                shown = _abbreviate_ids(shown)
+        if not group.identical:
+            shown = _template_shown(group, lines, limits) or _abbreviate_ids(shown)
     if coarse:
         head: list[Part] = [label + "]"]
     else:
@@ -492,6 +574,36 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     if group.kind is _Kind.LONG:
         return [shown + " ", *head, "\n"]
     return [*head, (" " + shown if shown else "") + "\n"]
+
+
+def _template_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str | None:
+    """A small group, or one of summary lines, shown with its varying values inline."""
+    texts = [lines.text(i, limits.line_bytes) for i in group.lines[: limits.inline_values + 1]]
+    if len(group.lines) > limits.inline_values:
+        if not line_shapes.is_summary(texts[0]):
+            return None
+        texts = [lines.text(i, limits.line_bytes) for i in group.lines]
+    return line_shapes.with_values(texts, limits.inline_values)
+
+
+def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
+    """Further repeats of an anomaly, by what varies: the first line of each, and each
+    failure line inside them (a traceback's exception) where the units line up."""
+    heads = list(group.heads) or [group.lines[0]]
+    first = lines.text(heads[0], limits.line_bytes)
+    failing = line_shapes.is_failure(first)
+    cap = limits.failure_values if failing else limits.inline_values
+    shown = [line_shapes.with_values([lines.text(i, limits.line_bytes) for i in heads], cap) or first]
+    blank_free = [i for i in group.lines if lines.clean(i).strip()]
+    size, extra = divmod(len(blank_free), len(heads))
+    if size > 1 and not extra:
+        units = [blank_free[at : at + size] for at in range(0, len(blank_free), size)]
+        for position in range(1, size):
+            texts = [lines.text(unit[position], limits.line_bytes) for unit in units]
+            if line_shapes.is_failure(texts[0]):
+                cap = limits.failure_values
+                shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
+    return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
 
 
 # Ids differ on every line of a template, so its representative need not spell them out.

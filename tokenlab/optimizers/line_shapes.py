@@ -1,0 +1,148 @@
+"""What a person reads first in line-structured tool output, recognised by shape.
+
+Any tool's output, not a list of tools: a *failure* line names an error-severity
+diagnostic, a failed test, an exception or a crash; a *summary* line counts things with
+a count noun (`22 failed`, `added 2 packages`, `Found 3 errors in 2 files`) or states a
+verdict (`OK`, `BUILD FAILURE`, `Successfully installed …`, `exit code 2`). The log
+optimizer keeps these visible, and the pipeline's SIGNAL stage checks that they are.
+
+Lines are also split into *slots*: the parts that vary between lines of one shape (a
+`file:line:col` location, words holding a digit, short quoted names) and the constant
+text around them. A folded group shows its slots' values inline, and a line counts as
+visible when a group line shows its constant text and its values.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Error severities, failed tests and crashes; not warnings, and not counts like "0 errors".
+FAILURE_RE = re.compile(
+    r"\b(?:ERROR|ERR!|FATAL|CRITICAL|PANIC|EMERG|FAIL|FAILED|FAILURE)\b"
+    r"|\b(?:[Ee]rror|[Ff]atal(?: error)?|panic)(?:\[[\w-]+\])?:"
+    r"|\berror\s+[A-Z]+\d+\b"  # `error TS2322`, `error CS0103`
+    r"|^\s*\d+:\d+\s+error\b"  # `12:5  error  message  rule`
+    r"|\b[A-Z]\w*(?:Error|Exception)\b(?::|$)"
+    r"|Traceback \(most recent call last\)|\bpanicked at\b|\bSegmentation fault\b"
+    r"|^\s*not ok\b|[✕✗✖]"
+)
+
+_COUNT_NOUNS = (
+    r"tests?|errors?|warnings?|failures?|failed|passed|passing|failing|skipped|pending|todo"
+    r"|xfailed|xpassed|deselected|broken|packages?|files?|modules?|problems?|issues?|violations?"
+    r"|suites?|assertions?|examples?|specs?|checks?|crates?|targets?|dependencies|vulnerabilit(?:y|ies)"
+    r"|insertions?|deletions?|succeeded|snapshots?|fixable|notes?|cases?|commits?"
+)
+SUMMARY_RE = re.compile(
+    rf"\b\d[\d,]*\s+(?:{_COUNT_NOUNS})\b"
+    r"|\b(?:Tests? run|Tests|Failures|Errors|Skipped|Passed|Failed|Total|Warnings)\s*:\s*\d"
+    r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
+    r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
+    r"|\baborting due to\b|\bexit(?:ed)?(?: with)? (?:code|status):? -?\d"
+    r"|\b(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
+)
+
+# A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
+# when a severity or a rule code follows it on the line. One pattern for text and bytes.
+LOCATION_PATTERN = (
+    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:|\(\d+,\d+\):)"
+    r"(?=[^\n]*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b"
+    r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\]))"
+)
+LOCATION_RE = re.compile(LOCATION_PATTERN)
+# Values that differ on every line whatever happened (clock times, long hex ids): a group
+# shows its first one, and a line counts as shown without them.
+_INCIDENTAL_RE = re.compile(
+    r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9a-f]*[a-f][0-9a-f]*"
+)
+# A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
+_VARYING_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
+# A short quoted name: `x`, 'os', ‘y’, "foo".
+_QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
+
+
+def is_failure(line: str) -> bool:
+    return FAILURE_RE.search(line) is not None
+
+
+def is_summary(line: str) -> bool:
+    return SUMMARY_RE.search(line) is not None
+
+
+def slots(line: str) -> tuple[list[str], list[str]]:
+    """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`."""
+    constants: list[str] = []
+    values: list[str] = []
+    start = 0
+    location = LOCATION_RE.match(line)
+    if location:
+        begin = location.end(1)
+        constants.append(line[:begin])
+        values.append(line[begin : location.end() - 1])
+        start = location.end() - 1
+    for match in _varying_or_quoted(line, start):
+        constants.append(line[start : match.start()])
+        values.append(match.group())
+        start = match.end()
+    constants.append(line[start:])
+    return constants, values
+
+
+def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
+    found = [*_VARYING_RE.finditer(line, start), *_QUOTED_RE.finditer(line, start)]
+    found.sort(key=lambda match: match.start())
+    kept: list[re.Match[str]] = []
+    for match in found:
+        if not kept or match.start() >= kept[-1].end():
+            kept.append(match)
+    return kept
+
+
+def with_values(lines: list[str], cap: int) -> str | None:
+    """One line standing for `lines` of one shape: each slot's value where all agree, else
+    `{a, b, c}` in line order (at most `cap` of them, then `… +N`). None if their constant
+    texts differ."""
+    split = [slots(line) for line in lines]
+    constants = split[0][0]
+    folded = [_squeezed(text) for text in constants]
+    if any(len(values) != len(split[0][1]) or list(map(_squeezed, texts)) != folded for texts, values in split):
+        return None
+    shown = [constants[0]]
+    for position in range(len(split[0][1])):
+        values = [values[position] for _, values in split]
+        if all(value == values[0] for value in values) or incidental(values[0]):
+            shown.append(values[0])
+        else:
+            listed = ", ".join(values[:cap])
+            more = f", … +{len(values) - cap}" if len(values) > cap else ""
+            shown.append("{" + listed + more + "}")
+        shown.append(constants[position + 1])
+    return "".join(shown)
+
+
+def incidental(value: str) -> bool:
+    """A clock time, date or long hex id: it says when, or which object, not what happened."""
+    return len(value) >= 8 and _INCIDENTAL_RE.fullmatch(value) is not None
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def shown_by(line: str, group_line: str) -> bool:
+    """Whether `group_line` shows `line`: its constant texts and every one of its values."""
+    constants, values = slots(line)
+    squeezed = _squeezed(group_line)
+    return all(_squeezed(text) in squeezed for text in constants) and all(
+        value in group_line for value in values if not incidental(value)
+    )
+
+
+def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
+    """The expected strings that the visible text neither contains nor shows by its values
+    in a folded group's line."""
+    missing = [text for text in expected if text not in visible]
+    if not missing:
+        return ()
+    group_lines = [line for line in visible.splitlines() if "{" in line]
+    return tuple(text for text in missing if not any(shown_by(text, line) for line in group_lines))
