@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tokenlab.optimizers.line_shapes import ANSI_RE
 from tokenlab.packet import ContentType
 
 SAMPLE_BYTES = 64 * 1024
@@ -29,9 +30,16 @@ _LOG_LINE_RE = re.compile(
       |\S+\.\w+:\d+:                                  # path.ext:line: diagnostics
       |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
       |\xe2\x94\x81                                     # progress bar
+      |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
+      |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
+      |\d+:\d+\s+(?:error|warning)\b                      # line:col severity (eslint)
+      |(?:not\ )?ok\ \d+|(?:---|\.\.\.)\s*$|\#\ (?:Subtest|tests|pass|fail|skipped|todo|suites)\b # TAP
+      |\xe2\x9c[\x93\x94\x95\x96\x97]|\xe2\x88\x9a      # test result marks
+      |at\ \S.*[(:]\d+                                   # stack frames
+      |\w*make(?:\[\d+\])?:\ |\S*(?:cc|gcc|g\+\+|clang|javac|rustc)\ .*-\w  # build steps
       |=+\ |-{5,}|\#\d+\ |\$\ |>\ |npm\ |error|warning|note:
       )
-      |.*\ \.\.\.\ (?:ok|FAIL|ERROR|skipped)
+      |.*\ \.\.\.\ (?:ok|FAIL|ERROR|skipped|ignored)
       |.*\b(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b
     )""",
     re.VERBOSE | re.MULTILINE,
@@ -90,6 +98,34 @@ def _try_json(data: bytes, sample: bytes) -> Classification | None:
     return None
 
 
+def _try_git_log(data: bytes, sample: bytes) -> Classification | None:
+    from tokenlab.optimizers.git_log import looks_like_git_log
+
+    if looks_like_git_log(sample):
+        return Classification(ContentType.GIT_LOG, "git log or git show: commit lines with headers or hashes")
+    return None
+
+
+def _try_xml(data: bytes, sample: bytes) -> Classification | None:
+    if sample.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"<":
+        return None
+    from tokenlab.optimizers.xml_report import looks_like_xml
+
+    if looks_like_xml(data):
+        return Classification(ContentType.XML, "one well-formed XML document")
+    return None
+
+
+def _try_yaml(data: bytes, sample: bytes) -> Classification | None:
+    if b":" not in sample:
+        return None
+    from tokenlab.optimizers.yaml_doc import looks_like_yaml
+
+    if looks_like_yaml(sample):
+        return Classification(ContentType.YAML, "key: value and - item lines with consistent indentation")
+    return None
+
+
 def _try_diff(data: bytes, sample: bytes) -> Classification | None:
     if _DIFF_START_RE.search(sample) and _HUNK_RE.search(sample):
         return Classification(ContentType.DIFF, "diff file headers and @@ hunk headers")
@@ -98,13 +134,20 @@ def _try_diff(data: bytes, sample: bytes) -> Classification | None:
 
 def _try_filelist(data: bytes, sample: bytes) -> Classification | None:
     from tokenlab.optimizers.file_list import looks_like_file_list
+    from tokenlab.optimizers.long_listing import looks_like_long_listing, looks_like_tree
 
     if looks_like_file_list(sample):
         return Classification(ContentType.FILELIST, "most lines are file paths")
+    if looks_like_long_listing(sample):
+        return Classification(ContentType.FILELIST, "most lines are `ls -l` entries")
+    if looks_like_tree(sample):
+        return Classification(ContentType.FILELIST, "a `tree` drawing of paths")
     return None
 
 
 def _try_log(data: bytes, sample: bytes) -> Classification | None:
+    if b"\x1b" in sample:
+        sample = ANSI_RE.sub(b"", sample)
     lines = [line for line in sample.splitlines() if line.strip()]
     if len(lines) < 3:
         return None
@@ -117,8 +160,11 @@ def _try_log(data: bytes, sample: bytes) -> Classification | None:
 _CHAIN: tuple[Callable[[bytes, bytes], Classification | None], ...] = (
     _try_binary,
     _try_json,
+    _try_xml,
+    _try_git_log,
     _try_diff,
     _try_filelist,
+    _try_yaml,
     _try_log,
 )
 

@@ -13,9 +13,12 @@ class ContentType(str, Enum):
     LOG = "log"
     JSON = "json"
     DIFF = "diff"
+    GIT_LOG = "gitlog"
     FILELIST = "filelist"
     TEXT = "text"
     BINARY = "binary"
+    XML = "xml"
+    YAML = "yaml"
 
 
 class Status(str, Enum):

@@ -113,9 +113,12 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.LOG: "tokenlab.optimizers.log",
     ContentType.JSON: "tokenlab.optimizers.json_doc",
     ContentType.DIFF: "tokenlab.optimizers.diff",
+    ContentType.GIT_LOG: "tokenlab.optimizers.git_log",
     ContentType.FILELIST: "tokenlab.optimizers.file_list",
     ContentType.TEXT: "tokenlab.optimizers.text",
     ContentType.BINARY: "tokenlab.optimizers.binary",
+    ContentType.XML: "tokenlab.optimizers.xml_report",
+    ContentType.YAML: "tokenlab.optimizers.yaml_doc",
 }
 
 

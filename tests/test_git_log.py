@@ -1,0 +1,420 @@
+"""Git log optimizer: real histories in every form, subjects and paths visible, exact refs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview, run_git
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.git_log import GitLogLimits, optimize, optimize_git_log
+from tokenlab.packet import ContentType
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import Store
+
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+CONFIGS = pytest.mark.parametrize("config", [COARSE, FINE], ids=["coarse", "fine"])
+UNICODE_AUTHOR = "Zoë Ångström <zoe@example.com>"
+AREAS = ("parser", "store", "cli", "docs", "render", "pipeline")
+WORDS = (
+    "handle", "empty", "input", "keep", "order", "when", "reading", "large",
+    "files", "and", "report", "the", "missing", "entry", "clearly",
+)  # fmt: skip
+
+# The forms a log comes in: `git` arguments after `log`/`show`, on the small history.
+FORMS = {
+    "plain": ("log",),
+    "stat": ("log", "--stat"),
+    "patch": ("log", "-p"),
+    "oneline_stat": ("log", "--oneline", "--stat"),
+    "fuller": ("log", "--format=fuller", "--stat"),
+    "name_status": ("log", "--name-status"),
+    "show": ("show", "HEAD~2"),
+    "show_stat_patch": ("show", "--stat", "-p", "HEAD~3"),
+}
+
+
+def commit(
+    repo: Path, n: int, subject: str, body: str = "", author: str = "", files: dict[str, str] | None = None
+) -> None:
+    """One commit on a fixed date (day `n`), so that hashes and goldens never change."""
+    for name, text in (files or {}).items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    hour, minute = 12 + len(subject) % 8, len(subject) % 60
+    date = f"2024-{1 + n // 28 % 12:02d}-{1 + n % 28:02d}T{hour}:{minute:02d}:00+02:00"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_AUTHOR_DATE", date)
+        env.setenv("GIT_COMMITTER_DATE", date)
+        run_git(repo, "add", "-A")
+        args = ["commit", "-q", "--allow-empty", "-m", subject] + (["-m", body] if body else [])
+        run_git(repo, *args, *(["--author", author] if author else []))
+
+
+def small_history(repo: Path) -> Path:
+    """Bodies, a rename, a binary file, a merge, a unicode author and an empty commit."""
+    run_git(repo, "init", "-q", "-b", "main")
+    lines = "".join(f"line {i} of the parser module\n" for i in range(40))
+    commit(
+        repo,
+        1,
+        "Add the parser",
+        "It reads tokens one at a time\nand never backtracks.",
+        files={"src/parser.py": lines},
+    )
+    commit(repo, 2, "Add docs and a logo", files={"docs/guide.md": "# Guide\n", "docs/logo.png": "\x00PNG"})
+    commit(
+        repo,
+        3,
+        "parser: handle empty input",
+        "Empty input used to raise IndexError.\n\nFixes #12.",
+        files={"src/parser.py": lines.replace("line 20", "line twenty")},
+    )
+    run_git(repo, "mv", "src/parser.py", "src/lexer.py")
+    commit(repo, 4, "Rename the parser to lexer")
+    run_git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, 5, "Add a CLI flag", author=UNICODE_AUTHOR, files={"src/cli.py": "flag = True\n"})
+    run_git(repo, "checkout", "-q", "main")
+    commit(repo, 6, "Tune the guide", files={"docs/guide.md": "# Guide\n\nUse it.\n"})
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_AUTHOR_DATE", "2024-01-07T09:00:00+02:00")
+        env.setenv("GIT_COMMITTER_DATE", "2024-01-07T09:00:00+02:00")
+        run_git(repo, "merge", "-q", "--no-ff", "feature", "-m", "Merge branch 'feature'")
+    run_git(repo, "tag", "v1")
+    commit(repo, 8, "Release notes for v1 — café", author=UNICODE_AUTHOR, files={"NOTES.md": "v1\n"})
+    for n, subject in enumerate(
+        ("lexer: keep the line number of every token", "lexer: report where a string ends"), 9
+    ):
+        body = "The error message names the line and the column,\nso that editors can jump to it."
+        commit(
+            repo, n, subject, body, files={"src/lexer.py": lines.replace(f"line {n}", f"line {n}, column 1")}
+        )
+    commit(
+        repo,
+        11,
+        "docs: explain the line numbers",
+        files={"docs/guide.md": "# Guide\n\nLines count from 1.\n"},
+    )
+    commit(repo, 12, "Bump the version", files={"VERSION": "1.1\n", "NOTES.md": "v1\nv1.1\n"})
+    return repo
+
+
+def realistic_history(repo: Path, count: int) -> Path:
+    """`count` commits in the shape of a working project's: three a day, a subject, often a
+    body, one to three files, a second author now and then."""
+    run_git(repo, "init", "-q", "-b", "main")
+    for n in range(count):
+        area = AREAS[n % len(AREAS)]
+        subject = f"{area}: " + " ".join(WORDS[(n * 3 + k) % len(WORDS)] for k in range(5 + n % 7))
+        body = "\n".join(
+            " ".join(WORDS[(n + line * 5 + k) % len(WORDS)] for k in range(11)) for line in range(n % 4 * 2)
+        )
+        files = {
+            f"{folder}/{area}_{(n + k) % 5}.py": "".join(
+                f"value_{n}_{i} = {i * n}\n" for i in range(3 + n % 9)
+            )
+            for k, folder in enumerate(("src/tokenlab", "tests", "docs")[: 1 + n % 3])
+        }
+        commit(
+            repo,
+            n // 3,
+            subject,
+            body,
+            author="Test <test@example.com>" if n % 5 else UNICODE_AUTHOR,
+            files=files,
+        )
+    return repo
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return small_history(tmp_path_factory.mktemp("small"))
+
+
+@pytest.fixture(scope="module")
+def realistic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return realistic_history(tmp_path_factory.mktemp("realistic"), 120)
+
+
+def git_output(repo: Path, *args: str) -> bytes:
+    return (run_git(repo, "-c", "core.pager=cat", *args) + "\n").encode("utf-8")
+
+
+def subjects(repo: Path, *rev: str) -> list[str]:
+    return run_git(repo, "log", "--format=%s", *rev).splitlines()
+
+
+def omissions(result: OptimizeResult) -> list[Omission]:
+    return list(result.omissions)
+
+
+def assert_lines_in_order(data: bytes, omission: Omission) -> None:
+    """An omission is the input's lines, some of them, in input order (a slice is a special case)."""
+    raw = iter(data.splitlines(keepends=True))
+    for line in omission.data.splitlines(keepends=True):
+        assert any(candidate == line for candidate in raw), f"not an input line in order: {line!r}"
+
+
+def analyzed(data: bytes, tmp_path: Path, config: OptimizerConfig = COARSE) -> str:
+    store = Store(tmp_path / "store")
+    packet = analyze(data, source="git", store=store, config=config)
+    assert packet.content_type is ContentType.GIT_LOG
+    assert restore(packet.visible.encode("utf-8"), store) == data
+    return packet.visible
+
+
+# --- goldens and what must stay visible ---------------------------------------------------
+
+
+@CONFIGS
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_golden(form: str, config: OptimizerConfig, small: Path, golden: Golden) -> None:
+    """Rendered as if the small history were large: tiny inputs are otherwise shown as they are."""
+    result = optimize_git_log(
+        git_output(small, *FORMS[form]), config.granularity, GitLogLimits(verbatim_bytes=0)
+    )
+    golden.check(f"git_log/{form}.{config.granularity.value}.txt", render_preview(result))
+
+
+@CONFIGS
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_subject_visible_and_every_byte_recoverable(
+    form: str, config: OptimizerConfig, small: Path, tmp_path: Path
+) -> None:
+    data = git_output(small, *FORMS[form])
+    result = optimize(data, config)
+    shown = render_preview(result)
+    wanted = subjects(small, "-1", FORMS[form][-1]) if form.startswith("show") else subjects(small)
+    for subject in wanted:
+        assert subject in shown
+    for omission in omissions(result):
+        assert_lines_in_order(data, omission)
+    visible = analyzed(data, tmp_path, config)
+    for subject in wanted:
+        assert subject in visible
+
+
+@CONFIGS
+def test_log_refs_hold_each_commit_exactly(config: OptimizerConfig, small: Path) -> None:
+    data = git_output(small, "log", "--stat")
+    held = omissions(optimize(data, config))
+    assert b"".join(omission.data for omission in held) == data
+    if config is FINE:
+        assert len(held) == len(subjects(small))
+        assert all(omission.data.startswith(b"commit ") for omission in held)
+    else:
+        assert len(held) == 1
+
+
+def test_log_line_names_hash_date_author_and_changes(small: Path) -> None:
+    data = git_output(small, "log", "--stat", "--decorate")
+    shown = render_preview(optimize_git_log(data, Granularity.COARSE, GitLogLimits(detail_share=1.0)))
+    head = run_git(small, "rev-parse", "--short=7", "HEAD")
+    assert shown.startswith("[git log: 12 commits, 2024-01-02 .. 2024-01-13; every commit in full: #ref:ctx_")
+    assert (
+        f"2024-01-13:\n{head} (HEAD -> main) Test: Bump the version [2 files +2 -0: NOTES.md, VERSION]\n"
+        in shown
+    )
+    assert "Zoë Ångström: Release notes for v1 — café [1 file +1 -0: NOTES.md]" in shown
+    assert "Test: parser: handle empty input … [1 file +1 -1: src/parser.py]" in shown
+    assert "Rename the parser to lexer [1 file: src/{parser.py => lexer.py}]" in shown
+    assert "[2 files +1 -0: docs/guide.md, docs/logo.png]" in shown  # the binary logo counts as a file
+
+
+def test_merge_commit_is_one_line(small: Path) -> None:
+    shown = render_preview(optimize(git_output(small, "log", "--stat", "--decorate"), COARSE))
+    merge = run_git(small, "rev-parse", "--short=7", "v1")
+    assert f"{merge} (tag: v1) Test: Merge branch 'feature'\n" in shown
+
+
+# --- a single commit: message and every path -----------------------------------------------
+
+
+def test_show_keeps_message_and_every_path(small: Path, tmp_path: Path) -> None:
+    data = git_output(small, "show", "--stat", "-p", "HEAD~8")
+    shown = analyzed(data, tmp_path)
+    assert "    Empty input used to raise IndexError.\n" in shown
+    assert "src/parser.py" in shown
+    assert "Fixes #12." in shown
+
+
+@pytest.fixture(scope="module")
+def huge_commit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("huge")
+    run_git(repo, "init", "-q", "-b", "main")
+    commit(repo, 1, "Start", files={"README.md": "start\n"})
+    files = {f"pkg{n % 7}/module_{n:04d}.py": f"x = {n}\n" for n in range(1500)}
+    commit(repo, 2, "Vendor 1,500 modules at once", "Generated by the importer.", files=files)
+    commit(repo, 3, "Follow-up fix", files={"README.md": "fixed\n"})
+    return repo
+
+
+def test_show_stat_of_1500_files_keeps_subject_first_and_every_path(
+    huge_commit: Path, tmp_path: Path
+) -> None:
+    data = git_output(huge_commit, "show", "--stat=200", "HEAD~1")
+    shown = analyzed(data, tmp_path)
+    assert shown.index("Vendor 1,500 modules at once") < shown.index("module_0000.py")
+    assert " 1500 files changed, 1500 insertions(+)\n" in shown
+    for n in range(1500):
+        assert f"module_{n:04d}.py" in shown
+    assert len(shown) < 0.7 * len(data)  # the stat graph and the header are behind refs
+
+
+@CONFIGS
+def test_log_stat_with_a_1500_file_commit_shows_every_subject(
+    config: OptimizerConfig, huge_commit: Path, tmp_path: Path
+) -> None:
+    data = git_output(huge_commit, "log", "--stat")
+    shown = analyzed(data, tmp_path, config)
+    for subject in subjects(huge_commit):
+        assert subject in shown
+    assert "[1500 files +1500 -0: pkg0/, pkg1/, pkg2/ …]" in shown
+    assert "module_0000.py" not in shown
+
+
+def test_show_patch_names_every_file(huge_commit: Path, tmp_path: Path) -> None:
+    data = git_output(huge_commit, "show", "HEAD~1")
+    shown = analyzed(data, tmp_path)
+    assert "Vendor 1,500 modules at once" in shown
+    for n in range(0, 1500, 7):
+        assert f"module_{n:04d}.py" in shown
+
+
+# --- how much is saved ------------------------------------------------------------------
+
+
+def test_120_commit_stat_log_saves_80_percent_with_every_subject(realistic: Path, tmp_path: Path) -> None:
+    data = git_output(realistic, "log", "--stat")
+    store = Store(tmp_path / "store")
+    packet = analyze(data, source="git-log-stat", store=store)
+    assert packet.content_type is ContentType.GIT_LOG
+    for subject in subjects(realistic):
+        assert subject in packet.visible
+    print(f"saved {packet.saved_pct:.1f}%")
+    assert packet.saved_pct >= 80.0, packet.saved_pct
+    assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+@pytest.mark.parametrize(
+    "args", [("log",), ("log", "-p"), ("log", "--format=fuller")], ids=["plain", "patch", "fuller"]
+)
+def test_120_commit_logs_keep_every_subject(args: tuple[str, ...], realistic: Path, tmp_path: Path) -> None:
+    data = git_output(realistic, *args)
+    shown = analyzed(data, tmp_path)
+    for subject in subjects(realistic):
+        assert subject in shown
+
+
+def test_oneline_log_is_shown_as_it_is(realistic: Path) -> None:
+    data = git_output(realistic, "log", "--oneline", "--decorate")
+    assert classify(data).content_type is ContentType.GIT_LOG
+    assert render_preview(optimize(data, COARSE)) == data.decode("utf-8")
+
+
+def test_a_few_commits_are_shown_as_they_are(small: Path) -> None:
+    data = git_output(small, "log", "-2")
+    assert render_preview(optimize(data, COARSE)) == data.decode("utf-8")
+
+
+# --- hostile and unusual input --------------------------------------------------------------
+
+
+@CONFIGS
+def test_crlf_log(config: OptimizerConfig, small: Path, tmp_path: Path) -> None:
+    data = git_output(small, "log", "--stat").replace(b"\n", b"\r\n")
+    shown = analyzed(data, tmp_path, config)
+    for subject in subjects(small):
+        assert subject + " " in shown or subject + "\n" in shown
+    assert "\r" not in shown
+
+
+@CONFIGS
+@pytest.mark.parametrize("cut", [0.33, 0.5, 0.77, 0.99])
+def test_log_cut_off_mid_commit(cut: float, config: OptimizerConfig, realistic: Path, tmp_path: Path) -> None:
+    full = git_output(realistic, "log", "--stat", "-30")
+    data = full[: int(len(full) * cut)]
+    result = optimize(data, config)
+    for omission in omissions(result):
+        assert omission.data in data
+    shown = analyzed(data, tmp_path, config)
+    complete = data[: data.rfind(b"\ncommit ")].decode("utf-8", errors="replace")
+    for subject in subjects(realistic, "-30"):
+        if "\n    " + subject + "\n" in complete:
+            assert subject in shown
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A <a@b>\n",
+        b"commit 0123456789abcdef0123456789abcdef01234567\n" * 200,
+        b"commit 0123456789abcdef0123456789abcdef01234567\nAuthor: \xff\xfe <x>\nDate: nonsense\n\n    \xc3\n"
+        * 100,
+        b"0123abc \n" * 500,
+        b"commit 0123456789abcdef0123456789abcdef01234567\nDate:   yesterday\n\n    s\n\n diff --git x\n"
+        * 50,
+    ],
+    ids=["headers-only", "bare-commit-lines", "undecodable", "empty-subjects", "odd-tail"],
+)
+def test_odd_input_never_raises_and_round_trips(data: bytes, tmp_path: Path) -> None:
+    for config in (COARSE, FINE):
+        result = optimize(data, config)
+        for omission in omissions(result):
+            assert omission.data in data
+    store = Store(tmp_path / "store")
+    packet = analyze(data, source="odd", store=store)
+    assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+# --- classification -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_forms_classify_as_git_log(form: str, small: Path) -> None:
+    data = git_output(small, *FORMS[form])
+    assert classify(data).content_type is ContentType.GIT_LOG
+
+
+def test_oneline_patch_and_raw_classify_as_git_log(small: Path) -> None:
+    for args in (("log", "--oneline", "-p"), ("log", "--format=raw"), ("show", "--oneline", "HEAD~3")):
+        assert classify(git_output(small, *args)).content_type is ContentType.GIT_LOG, args
+
+
+def test_plain_diff_is_still_a_diff(small: Path) -> None:
+    data = git_output(small, "diff", "HEAD~8", "HEAD")
+    assert classify(data).content_type is ContentType.DIFF
+
+
+def not_git_logs() -> Iterator[bytes]:
+    yield b"".join(b"%064x  dist/file_%d.tar.gz\n" % (n * 7919, n) for n in range(50))  # sha256sum
+    yield b"".join(
+        b"%08x (Test 2024-01-01 12:00:00 +0000 %3d) x = %d\n" % (n * 7919 + 0xA0, n, n) for n in range(50)
+    )
+    yield b"We reverted commit 0123456789abcdef0123456789abcdef01234567 last week.\nIt broke the build.\n" * 5
+    yield b"".join(b"%d total items in batch\n" % (1234567 + n) for n in range(50))
+
+
+@pytest.mark.parametrize("data", list(not_git_logs()), ids=["sha256sum", "blame", "prose", "numbers"])
+def test_lookalikes_are_not_git_logs(data: bytes) -> None:
+    assert classify(data).content_type is not ContentType.GIT_LOG
+
+
+def test_dates_in_other_formats(small: Path) -> None:
+    for args in (
+        ("log", "--date=iso"),
+        ("log", "--date=rfc"),
+        ("log", "--format=raw"),
+        ("log", "--date=short"),
+    ):
+        shown = render_preview(optimize(git_output(small, *args), COARSE))
+        assert "2024-01-02 .. 2024-01-13" in shown, args
+    relative = render_preview(optimize(git_output(small, "log", "--date=relative"), COARSE))
+    assert re.search(r"^\d+ \w+(?:, \d+ \w+)? ago:$", relative, re.MULTILINE)

@@ -1,0 +1,349 @@
+"""XML optimizer: test and lint reports keep their failures visible, passing runs fold.
+
+JUnit/surefire reports are mostly passing `<testcase>` elements and long system-out
+blocks; checkstyle reports are mostly clean `<file>` elements and repeated warnings.
+What an agent needs is the suite counts, every failing or erroring test with its name
+and message, and each kind of finding once. So the document is spliced, never
+re-serialised: start tags and kept elements stay byte for byte, runs of folded siblings
+become one `<!-- 137 passing testcases: #ref:ctx_… -->` line, and long text bodies keep
+their first and last lines around a ref.
+
+The scanner is our own and deliberately small: it finds tags, comments, CDATA, processing
+instructions and a prolog DOCTYPE, and never expands an entity (so no external entity is
+ever fetched and "billion laughs" stays a few bytes of text). Anything it cannot follow
+(mismatched tags, text outside the root, an unterminated construct) makes the input
+"not XML": the optimizer then shows it whole. Time is linear: each byte is scanned once
+and each tag matched once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers.json_records import RecordsConfig
+
+_NAME = rb"[A-Za-z_:\x80-\xff][-A-Za-z0-9_:.\x80-\xff]*"
+_TAG_RE = re.compile(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTR_RE = re.compile(rb"(" + _NAME + rb")\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_SPACE = b" \t\r\n"
+_FAILURE_VALUE = re.compile(RecordsConfig().failure_value_pattern, re.IGNORECASE)
+# Children that make a testcase worth showing; `skipped` is shown too, up to a limit.
+_FAILING_TAGS = frozenset({"failure", "error", "flakyFailure", "flakyError", "rerunFailure", "rerunError"})
+_STATUS_ATTRS = ("status", "result", "outcome", "state", "severity", "level", "type")
+
+
+@dataclass(frozen=True)
+class XmlReportConfig:
+    min_fold_bytes: int = 160  # a shorter run of siblings costs less shown than as a marker
+    generic_min_run: int = 8  # same-tag siblings needed before a generic run folds
+    max_skipped_shown: int = 20  # skipped testcases shown whole, per document
+    body_max_lines: int = 16  # longer text bodies keep a head and a tail
+    body_head_lines: int = 6
+    body_tail_lines: int = 4
+    body_max_bytes: int = 4000  # bodies of few but long lines keep a byte head and tail
+    body_head_bytes: int = 1200
+    body_tail_bytes: int = 400
+    max_depth: int = 64  # deeper elements are shown whole, never walked
+
+
+DEFAULT_CONFIG = XmlReportConfig()
+
+
+@dataclass(slots=True, eq=False)
+class Element:
+    tag: str
+    attr_bytes: bytes
+    start: int  # "<" of the start tag
+    inner_start: int  # just after the start tag
+    inner_end: int = -1  # "<" of the end tag (inner_start for an empty element)
+    end: int = -1  # just after the end tag
+    children: list[Element] = field(default_factory=list)
+    notable: bool = False  # this element or one below it is a failure, an error or a finding
+    parsed: dict[str, str] | None = None
+
+    def attrs(self) -> dict[str, str]:
+        """Attribute values as written (entities are never expanded), parsed once."""
+        if self.parsed is None:
+            self.parsed = {
+                m[1].decode("utf-8", "replace"): (m[2] if m[2] is not None else m[3]).decode(
+                    "utf-8", "replace"
+                )
+                for m in _ATTR_RE.finditer(self.attr_bytes)
+            } if b"=" in self.attr_bytes else {}
+        return self.parsed
+
+
+class NotXml(Exception):
+    """The scanner could not follow the input as one well-formed XML document."""
+
+
+def parse(data: bytes) -> Element:
+    """The root element of `data`, with byte offsets; raises `NotXml`."""
+    stack: list[Element] = []
+    root: Element | None = None
+    pos = 0
+    size = len(data)
+    while pos < size:
+        lt = data.find(b"<", pos)
+        text_end = size if lt < 0 else lt
+        if not stack and data[pos:text_end].strip(_SPACE) and not (pos == 0 and _only_bom(data, text_end)):
+            raise NotXml("text outside the root element")
+        if lt < 0:
+            break
+        pos = _skip_markup(data, lt, prolog=root is None)
+        if pos >= 0:
+            continue
+        match = _TAG_RE.match(data, lt)
+        if match is None:
+            raise NotXml(f"unreadable tag at byte {lt}")
+        pos = match.end()
+        closing, name, rest = match[1], match[2].decode("utf-8", "replace"), match[3]
+        if closing:
+            if not stack or stack[-1].tag != name or rest.strip(_SPACE):
+                raise NotXml(f"unexpected end tag at byte {lt}")
+            _close(stack.pop(), lt, pos, stack)
+            continue
+        if root is not None and not stack:
+            raise NotXml("a second root element")
+        empty = rest.endswith(b"/")
+        element = Element(name, rest[:-1] if empty else rest, lt, pos)
+        if stack:
+            stack[-1].children.append(element)
+        else:
+            root = element
+        if empty:
+            _close(element, pos, pos, stack)
+        else:
+            stack.append(element)
+    if stack or root is None:
+        raise NotXml("unclosed element" if stack else "no root element")
+    return root
+
+
+def _only_bom(data: bytes, end: int) -> bool:
+    return data[:end].lstrip(b"\xef\xbb\xbf").strip(_SPACE) == b""
+
+
+def _skip_markup(data: bytes, lt: int, prolog: bool) -> int:
+    """The end of a comment, CDATA, processing instruction or DOCTYPE at `lt`, else -1."""
+    for opener, closer in ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>")):
+        if data.startswith(opener, lt):
+            end = data.find(closer, lt + len(opener))
+            if end < 0:
+                raise NotXml(f"unterminated {opener.decode()} at byte {lt}")
+            return end + len(closer)
+    if data.startswith(b"<!", lt):
+        if not prolog or not data.startswith(b"<!DOCTYPE", lt):
+            raise NotXml(f"unexpected declaration at byte {lt}")
+        close = data.find(b">", lt)
+        bracket = data.find(b"[", lt, close if close >= 0 else len(data))
+        if bracket >= 0:  # an internal subset: kept as text, its entities never expanded
+            subset_end = data.find(b"]", bracket)
+            close = -1 if subset_end < 0 else data.find(b">", subset_end)
+        if close < 0:
+            raise NotXml("unterminated DOCTYPE")
+        return close + 1
+    return -1
+
+
+def _close(element: Element, inner_end: int, end: int, stack: list[Element]) -> None:
+    element.inner_end, element.end = inner_end, end
+    if not element.notable:
+        element.notable = _local(element.tag) in _FAILING_TAGS or _failing_attr(element)
+    if element.notable and stack:
+        stack[-1].notable = True
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition(":")[2]
+
+
+def _failing_attr(element: Element) -> bool:
+    if b"=" not in element.attr_bytes:
+        return False
+    attrs = element.attrs()
+    return any(_FAILURE_VALUE.fullmatch(attrs.get(name, "")) for name in _STATUS_ATTRS[:6])
+
+
+def looks_like_xml(data: bytes) -> bool:
+    try:
+        parse(data)
+    except NotXml:
+        return False
+    return True
+
+
+# --- layout --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """Input bytes [start, end) left out, shown as `prefix + marker + suffix`."""
+
+    start: int
+    end: int
+    prefix: str
+    suffix: str
+    reason: str
+
+
+class _Layout:
+    def __init__(self, data: bytes, root: Element, config: XmlReportConfig) -> None:
+        self.data = data
+        self.config = config
+        self.folds: list[Fold] = []
+        self.skipped_shown = 0
+        self.checkstyle = _local(root.tag) == "checkstyle"
+        self._majorities: dict[int, dict[str, str | None]] = {}  # id of a run's first element
+        self._first_findings: dict[int, dict[tuple[str, str], Element]] = {}  # id of a <file>
+
+    def element(self, element: Element, depth: int) -> None:
+        if depth > self.config.max_depth:
+            return
+        if not element.children:
+            self.body(element.inner_start, element.inner_end)
+            return
+        verdicts = [self.verdict(element, child, run) for child, run in _runs(element.children)]
+        index = 0
+        while index < len(verdicts):
+            label = verdicts[index]
+            stop = index + 1
+            while stop < len(verdicts) and label and verdicts[stop] == label:
+                stop += 1
+            group = element.children[index:stop]
+            if label and group[-1].end - group[0].start >= self.config.min_fold_bytes:
+                self.fold_siblings(group, label)
+            else:
+                for child in group:
+                    self.element(child, depth + 1)
+            index = stop
+
+    def verdict(self, parent: Element, child: Element, run: list[Element]) -> str:
+        """The fold label of `child` ("" to keep it), judged beside its run of same-tag siblings."""
+        name = _local(child.tag)
+        if name == "testcase":
+            if child.notable:
+                return ""
+            if any(_local(c.tag) == "skipped" for c in child.children):
+                if self.skipped_shown < self.config.max_skipped_shown:
+                    self.skipped_shown += 1
+                    return ""
+                return "skipped testcases"
+            return "passing testcases"
+        if self.checkstyle and name == "error" and _local(parent.tag) == "file":
+            return self.checkstyle_verdict(parent, child, run)
+        if self.checkstyle and name == "file" and not child.notable:
+            return "files without findings"
+        if len(run) < self.config.generic_min_run or child is run[0] or child.notable:
+            return ""
+        if self.anomalous(child, run):
+            return ""
+        return f"{child.tag} elements"
+
+    def checkstyle_verdict(self, parent: Element, child: Element, run: list[Element]) -> str:
+        attrs = child.attrs()
+        if attrs.get("severity", "error") == "error":
+            return ""
+        firsts = self._first_findings.get(id(parent))
+        if firsts is None:
+            firsts = {}
+            for sibling in parent.children:
+                firsts.setdefault(_finding_kind(sibling), sibling)
+            self._first_findings[id(parent)] = firsts
+        return "" if firsts[_finding_kind(child)] is child else "repeated findings"
+
+    def anomalous(self, child: Element, run: list[Element]) -> bool:
+        """A status-like attribute whose value differs from what most of the run holds."""
+        majority = self._majorities.get(id(run[0]))
+        if majority is None:
+            counts: dict[str, Counter[str | None]] = {name: Counter() for name in _STATUS_ATTRS}
+            for sibling in run:
+                attrs = sibling.attrs()
+                for name in _STATUS_ATTRS:
+                    counts[name][attrs.get(name)] += 1
+            majority = {name: count.most_common(1)[0][0] for name, count in counts.items()}
+            self._majorities[id(run[0])] = majority
+        attrs = child.attrs()
+        return any(attrs.get(name) != value for name, value in majority.items())
+
+    def fold_siblings(self, group: list[Element], label: str) -> None:
+        counts = Counter(_summary(element, label) for element in group)
+        detail = ", ".join(f"{name} ×{count}" for name, count in counts.most_common(3) if name)
+        more = " …" if len(counts) > 3 else ""
+        text = f"{len(group)} {label}" + (f" ({detail}{more})" if detail else "")
+        self.folds.append(Fold(group[0].start, group[-1].end, f"<!-- {text}: ", " -->", text))
+
+    def body(self, start: int, end: int) -> None:
+        """Keep a long text body's first and last lines; its middle goes behind a ref."""
+        config = self.config
+        text = self.data[start:end]
+        if text.count(b"\n") > config.body_max_lines:
+            lines = text.splitlines(keepends=True)
+            head = sum(map(len, lines[: config.body_head_lines]))
+            tail = sum(map(len, lines[-config.body_tail_lines :]))
+            hidden = len(lines) - config.body_head_lines - config.body_tail_lines
+            if end - tail - start - head >= config.min_fold_bytes:
+                label = f"[… {hidden} lines: "
+                self.folds.append(Fold(start + head, end - tail, label, "]\n", "long text"))
+        elif len(text) > config.body_max_bytes:
+            cut_start = _char_boundary(self.data, start + config.body_head_bytes)
+            cut_end = _char_boundary(self.data, end - config.body_tail_bytes)
+            hidden = cut_end - cut_start
+            self.folds.append(Fold(cut_start, cut_end, f"[… {hidden} bytes: ", "]", "long text"))
+
+
+def _runs(children: list[Element]) -> list[tuple[Element, list[Element]]]:
+    """Each child with the run of consecutive same-tag siblings it belongs to."""
+    paired: list[tuple[Element, list[Element]]] = []
+    run: list[Element] = []
+    for child in children:
+        if run and run[-1].tag != child.tag:
+            paired += [(element, run) for element in run]
+            run = []
+        run.append(child)
+    paired += [(element, run) for element in run]
+    return paired
+
+
+def _finding_kind(element: Element) -> tuple[str, str]:
+    attrs = element.attrs()
+    return attrs.get("source", ""), attrs.get("severity", "")
+
+
+def _summary(element: Element, label: str) -> str:
+    if label == "repeated findings":
+        return _finding_kind(element)[0].rpartition(".")[2]
+    return ""
+
+
+def _char_boundary(data: bytes, at: int) -> int:
+    while 0 < at < len(data) and data[at] & 0xC0 == 0x80:
+        at -= 1
+    return at
+
+
+# --- optimizer -----------------------------------------------------------------------------
+
+
+def optimize(
+    data: bytes, config: OptimizerConfig, report_config: XmlReportConfig = DEFAULT_CONFIG
+) -> OptimizeResult:
+    try:
+        root = parse(data)
+    except NotXml:
+        return OptimizeResult((visible(data),) if data else ())
+    layout = _Layout(data, root, report_config)
+    layout.element(root, 0)
+    parts: list[Part] = []
+    position = 0
+    for fold in sorted(layout.folds, key=lambda f: f.start):
+        if fold.start < position or fold.end <= fold.start:
+            continue
+        parts += [visible(data[position : fold.start]), fold.prefix]
+        parts += [Omission(data[fold.start : fold.end], fold.reason), fold.suffix]
+        position = fold.end
+    parts.append(visible(data[position:]))
+    return OptimizeResult(tuple(join_literals(parts)))
