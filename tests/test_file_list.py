@@ -96,7 +96,36 @@ def test_counts_per_folder_and_extension() -> None:
     assert text.startswith("107 files in 8 folders under ./ (91 .py, 11 .md, 3 no ext, 1 .toml, 1 .yml)")
     assert "src/pkg/ (60 files: 60 .py)" in text
     assert "docs/ (11 files: 10 .md, 1 .py)" in text
-    assert "top-level files: README.md, pyproject.toml, Makefile, .gitignore\n" in text
+    assert "top-level files (4): .gitignore, Makefile, README.md, pyproject.toml\n" in text
+
+
+def _stdlib_like(top: int) -> list[str]:
+    """A listing in `find` order: top-level modules between package folders."""
+    paths = []
+    for i in range(top):
+        paths.append(f"mod_{i:03d}.py")
+        if i % 10 == 0:
+            paths += [f"pkg{i}/__init__.py", f"pkg{i}/__pycache__/__init__.cpython-311.pyc"]
+    return paths
+
+
+@pytest.mark.parametrize("prefix", ["./", ""], ids=["dot_slash", "bare"])
+def test_all_top_level_files_are_named_sorted_when_they_fit(prefix: str) -> None:
+    paths = list(reversed(_stdlib_like(169)))
+    text = render_preview(optimize(_listing(paths, prefix), COARSE))
+    assert f"top-level files (169): {prefix}mod_000.py, {prefix}mod_001.py, {prefix}mod_002.py," in text
+    named = re.findall(r"(?:\./)?mod_\d{3}\.py", text[text.index("top-level files") :])
+    assert named == [f"{prefix}mod_{i:03d}.py" for i in range(169)]  # as the tool printed them
+    assert max(len(line) for line in text.splitlines()[:-1]) <= 110  # several names a line
+
+
+@pytest.mark.parametrize("prefix", ["./", ""], ids=["dot_slash", "bare"])
+def test_too_many_top_level_files_name_the_first_and_count_the_rest(prefix: str) -> None:
+    text = render_preview(optimize(_listing(_stdlib_like(250), prefix), FINE))
+    line = text[text.index("top-level files") :]
+    assert line.startswith(f"top-level files (250): {prefix}mod_000.py, {prefix}mod_001.py,")
+    assert f"{prefix}mod_019.py, … 230 more #ref:ctx_" in line
+    assert "mod_020.py" not in line
 
 
 def test_folder_entries_from_find_are_not_counted_as_files() -> None:

@@ -51,7 +51,8 @@ class FileListConfig:
     max_children: int = 12  # subfolders shown under one folder; the rest are summed on one line
     max_exts: int = 3  # extensions named on a folder line; the rest are "other"
     max_notable: int = 64
-    max_top_files: int = 20  # top-level files named one by one
+    max_top_names: int = 200  # a root holding at most this many files names them all, sorted
+    max_top_files: int = 20  # ...else this many are named, in listing order
     notable_names: tuple[str, ...] = (
         "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod",
         "Makefile", "CMakeLists.txt", "Dockerfile", "tsconfig.json", "pom.xml",
@@ -152,8 +153,12 @@ class _Listing:
 def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFAULT_LIMITS) -> OptimizeResult:
     if data.count(b"\n") < limits.small_listing_lines:
         return OptimizeResult((visible(data),) if data else ())
+    drawn = _drawn_listing(data, config, limits)
+    if drawn is not None:
+        return drawn
     listing = _parse(data, limits)
-    wanted = min(limits.max_top_files, sum(listing.tree.direct.values()))
+    direct = sum(listing.tree.direct.values())
+    wanted = direct if direct <= limits.max_top_names else min(limits.max_top_files, direct)
     top_files = _top_files(data, listing.root, listing.tree.children, wanted)
     layout = _Layout.plan(listing.tree, limits, top_files)
     parts: list[Part] = [_header(listing, limits)]
@@ -175,6 +180,33 @@ def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFA
         lines = data.count(b"\n") + (not data.endswith(b"\n"))
         parts += ["full listing: ", Omission(data, f"full file listing, {lines:,} lines"), "\n"]
     return OptimizeResult(tuple(parts))
+
+
+# `ls -l` permission columns and `tree` connectors, looked for in the head of the input only.
+_DRAWN_HINT_RE = re.compile(rb"^[-dl][-rwxsStT]{9}[.+@]? |\xe2\x94\x9c\xe2\x94\x80|^\|-- ", re.MULTILINE)
+
+
+def _drawn_listing(data: bytes, config: OptimizerConfig, limits: FileListConfig) -> OptimizeResult | None:
+    """`ls -l` and `tree` output, which `long_listing` summarises; None for a list of paths."""
+    if not _DRAWN_HINT_RE.search(data, 0, 8192):
+        return None
+    from tokenlab.optimizers import long_listing
+
+    if long_listing.looks_like_long_listing(data):
+        return long_listing.optimize_long(data, config)
+    if not long_listing.looks_like_tree(data):
+        return None
+    first, paths, last = long_listing.tree_paths(data)
+    inner = optimize(paths, OptimizerConfig(Granularity.COARSE), limits)
+    if not any(True for _omission in inner.omissions):
+        return OptimizeResult((visible(data),))
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    whole = Omission(data, f"full tree drawing, {lines:,} lines")
+    first, last = first.rstrip(b"\r"), last.rstrip(b"\r")
+    parts: list[Part] = [f"tree of {visible(first)}\n" if first else ""]
+    parts += [whole if isinstance(part, Omission) else part for part in inner.parts]
+    parts.append(f"{visible(last)}\n" if last else "")
+    return OptimizeResult(tuple(part for part in parts if part != ""))
 
 
 def _chunks(data: bytes) -> Iterator[tuple[int, int]]:
@@ -444,9 +476,7 @@ class _Layout:
         self.bucket_of[folder.path] = key
         count = sum(folder.direct.values())
         if folder is self.tree:
-            names = [visible(name) for name in self.top_files[: self.limits.max_top_files]]
-            more = count - len(names)
-            text = f"{pad}top-level files: {', '.join(names)}" + (f", … {more:,} more" if more > 0 else "")
+            text = self._top_line(count, pad)
             reason = "top-level files, in listing order"
         else:
             where = visible(folder.path)
@@ -454,6 +484,23 @@ class _Layout:
             text = f"{pad}({_files(count)} directly in {where}: {summary})"
             reason = f"files directly in {where}, in listing order"
         self.lines.append(_TreeLine(text, key, reason))
+
+    def _top_line(self, count: int, pad: str) -> str:
+        """All top-level file names, sorted and packed several per line, when they fit;
+        else the first ones in listing order and how many more."""
+        names = [visible(name) for name in self.top_files]
+        if len(names) >= count:
+            names.sort(key=lambda name: name.removeprefix("./"))
+        more = count - len(names)
+        lines, current = [], f"{pad}top-level files ({count:,}): "
+        for at, name in enumerate(names):
+            word = name + ("," if at < len(names) - 1 or more > 0 else "")
+            if len(current) + len(word) > 100 and not current.endswith(": "):
+                lines.append(current.rstrip())
+                current = pad + "  "
+            current += word + " "
+        lines.append(current + (f"… {more:,} more" if more > 0 else ""))
+        return "\n".join(lines).rstrip()
 
     def _register(self, folder: _Folder, key: bytes) -> None:
         """Send the lines of this folder and every folder below it to `key`."""
@@ -465,15 +512,16 @@ class _Layout:
 
 
 def _top_files(data: bytes, root: bytes, folders: dict[bytes, _Folder], wanted: int) -> list[bytes]:
-    """The first `wanted` file names directly under the root, in listing order."""
+    """The first `wanted` file names directly under the root, in listing order; under the
+    working folder (no common root) as the tool printed them, with any "./"."""
     if wanted <= 0:
         return []
-    pattern = re.compile(rb"^(?:\./)?" + re.escape(root) + rb"([^/\n]*[^/\n\r])\r?$", re.MULTILINE)
+    pattern = re.compile(rb"^((?:\./)?" + re.escape(root) + rb")([^/\n]*[^/\n\r])\r?$", re.MULTILINE)
     names = []
     for match in pattern.finditer(data):
         # `find` also prints the folders themselves, and "." for the root.
-        if match.group(1) not in folders and match.group(1) not in (b".", b".."):
-            names.append(match.group(1))
+        if match.group(2) not in folders and match.group(2) not in (b".", b".."):
+            names.append(match.group(2) if root else match.group(1) + match.group(2))
             if len(names) >= wanted:
                 break
     return names

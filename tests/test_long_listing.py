@@ -1,0 +1,157 @@
+"""Long listings (`ls -l`, `ls -laR`) and `tree` drawings: recognised, summarised, restored."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers.file_list import optimize
+from tokenlab.optimizers.long_listing import looks_like_long_listing, looks_like_tree, tree_paths
+from tokenlab.packet import ContentType
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import Store
+
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+
+
+def _entry(mode: str, size: int, name: str, links: int = 1) -> str:
+    return f"{mode} {links:2d} root root {size:6d} Apr 28  2025 {name}\n"
+
+
+def _block(header: str | None, files: list[tuple[str, int]], folders: list[str], extra: str = "") -> str:
+    lines = [f"{header}:\n"] if header is not None else []
+    lines.append(f"total {sum(size for _name, size in files) // 1024}\n")
+    lines += [_entry("drwxr-xr-x", 4096, "."), _entry("drwxr-xr-x", 4096, "..")]
+    lines += [_entry("drwxr-xr-x", 4096, name, 2) for name in folders]
+    lines += [_entry("-rw-r--r--", size, name) for name, size in files]
+    return "".join(lines) + extra
+
+
+def _ls_l_one_folder() -> bytes:
+    files = [(f"module_{i:02d}.py", 1000 + 37 * i) for i in range(50)] + [("README.md", 812), ("big.db", 9_000_000)]
+    extra = _entry("-rwxr-xr-x", 2048, "run.sh") + _entry("lrwxrwxrwx", 9, "latest -> big.db")
+    return _block(None, files, ["docs", "tests", "__pycache__"], extra).encode()
+
+
+def _ls_lar() -> bytes:
+    blocks = [
+        _block("/srv/app", [("Makefile", 900), ("pyproject.toml", 1200)], ["src", "docs"]),
+        _block("/srv/app/docs", [(f"page_{i}.md", 3000 + i) for i in range(30)], []),
+        _block("/srv/app/src", [("main.py", 5000)], ["pkg"]),
+        _block("/srv/app/src/pkg", [(f"m{i}.py", 800 * i) for i in range(8)], []),
+    ]
+    return ("\n".join(blocks) + "ls: cannot open directory '/srv/app/secret': Permission denied\n").encode()
+
+
+def test_golden_ls_l(golden: Golden) -> None:
+    golden.check("long_listing/ls_l.txt", render_preview(optimize(_ls_l_one_folder(), FINE)))
+
+
+def test_golden_ls_lar(golden: Golden) -> None:
+    golden.check("long_listing/ls_laR.txt", render_preview(optimize(_ls_lar(), FINE)))
+
+
+def test_ls_l_names_entries_largest_and_notable() -> None:
+    text = render_preview(optimize(_ls_l_one_folder(), COARSE))
+    assert text.startswith("ls -l listing: 3 folders, 53 files, 1 symlink,")
+    assert "largest: big.db (8.6 MiB)" in text
+    assert "README.md" in text and "run.sh" in text and "latest -> big.db" in text
+    assert "module_49.py" in text  # 57 entries: all fit, so all are named
+    assert "\ntotal 8882\n" in text  # one folder: ls's own total stays
+    assert "root root" not in text and "Apr 28" not in text
+
+
+def test_ls_lar_keeps_every_folder_header_and_error_lines() -> None:
+    text = render_preview(optimize(_ls_lar(), COARSE))
+    for header in ("/srv/app:", "/srv/app/docs:", "/srv/app/src:", "/srv/app/src/pkg:"):
+        assert f"\n{header} " in text
+    assert "ls: cannot open directory '/srv/app/secret': Permission denied\n" in text
+    assert "/srv/app/src/pkg: 8 files, 21.9 KiB\n  m0.py, m1.py" in text
+    assert "total " not in text and "root root" not in text
+
+
+def test_folders_past_the_line_budget_are_named_together() -> None:
+    data = "\n".join(_block(f"/d/f{i:03d}", [("a.txt", 10)], []) for i in range(150)).encode()
+    text = render_preview(optimize(data, FINE))
+    assert "other folders under /d/ (30, 30 entries):\n  f120, f121," in text
+    assert text.count(" 1 file, 10 B") == 120
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_refs_cover_the_listing_exactly(granularity: Granularity) -> None:
+    data = b"\n" + _ls_lar()
+    result = optimize(data, OptimizerConfig(granularity))
+    joined = sorted(omission.data for omission in result.omissions)
+    if granularity is Granularity.COARSE:
+        assert joined == [data]
+    else:
+        assert sum(len(part) for part in joined) == len(data)
+        assert all(part in data for part in joined)
+
+
+def test_classify_recognises_ls_l_and_tree_but_not_logs_or_text() -> None:
+    assert classify(_ls_l_one_folder()).content_type is ContentType.FILELIST
+    assert classify(_ls_lar()).content_type is ContentType.FILELIST
+    assert classify(_tree()).content_type is ContentType.FILELIST
+    log = b"".join(b"Apr 28 12:00:%02d host app[42]: request %d done\n" % (i % 60, i) for i in range(50))
+    prose = b"Total 12 items were read.\nThe -rw-r--r-- mode means read-only for others.\n" * 10
+    assert classify(log).content_type is not ContentType.FILELIST
+    assert classify(prose).content_type is not ContentType.FILELIST
+    assert not looks_like_long_listing(prose) and not looks_like_tree(prose)
+
+
+def _tree() -> bytes:
+    lines = ["/srv/app"]
+    lines += ["├── Makefile", "├── docs"] + [f"│   ├── page_{i}.md" for i in range(20)] + ["│   └── index.md"]
+    lines += ["├── src", "│   └── pkg"] + [f"│       ├── m{i}.py" for i in range(20)] + ["│       └── z.py"]
+    lines += ["└── README.md", "", "3 directories, 44 files"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_tree_drawing_becomes_a_folder_tree() -> None:
+    first, paths, last = tree_paths(_tree())
+    assert (first, last) == (b"/srv/app", b"3 directories, 44 files")
+    assert b"src/pkg/m3.py\n" in paths and b"docs\n" not in paths
+    text = render_preview(optimize(_tree(), COARSE))
+    assert text.startswith("tree of /srv/app\n44 files in 3 folders under ./")
+    assert "src/pkg/ (21 files: 21 .py)" in text
+    assert "top-level files (2): Makefile, README.md" in text
+    assert text.endswith("3 directories, 44 files\n")
+
+
+@pytest.mark.parametrize("make", [_ls_l_one_folder, _ls_lar, _tree], ids=["ls_l", "ls_laR", "tree"])
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_analyze_then_restore_is_byte_exact(make: object, granularity: Granularity) -> None:
+    data = make().replace(b"\n", b"\r\n") if granularity is Granularity.FINE else make()  # type: ignore[operator]
+    store = Store.resolve()
+    packet = analyze(data, source="listing", store=store, config=OptimizerConfig(granularity))
+    assert packet.content_type is ContentType.FILELIST
+    assert packet.recovery_status.value == "PASS", packet.recovery_failures
+    assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+_LINE = st.sampled_from(
+    ["total 8", "", "/a:", "/a/b:", "drwxr-xr-x 2 u g 4096 Jan  1 12:00 b",
+     "-rwxr-xr-x 1 u g 12K 2024-01-01 12:00 x -> y", "crw-rw-rw- 1 u g 1, 3 Jan  1  2024 null",
+     "ls: cannot access", "├── a", "│   └── b.py", "-rw-r--r-- 1 u g 5 Jan 1 12:00 é\r", ".:"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, min_size=40, max_size=120), st.sampled_from(list(Granularity)))
+def test_generated_long_listings_never_raise_and_stay_covered(lines: list[str], granularity: Granularity) -> None:
+    data = "\n".join(lines).encode()
+    result = optimize(data, OptimizerConfig(granularity))
+    render_preview(result)
+    if data.count(b"\n") < 40:
+        assert result.parts == (data.decode(),)
+    elif granularity is Granularity.COARSE:
+        assert [omission.data for omission in result.omissions] == [data]
+    else:
+        assert sum(len(omission.data) for omission in result.omissions) in (0, len(data))
