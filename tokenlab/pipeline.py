@@ -46,8 +46,8 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     Part,
     Span,
-    optimizer_for,
     line_shapes,
+    optimizer_for,
     planner_for,
 )
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here

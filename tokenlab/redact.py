@@ -47,9 +47,11 @@ _CODE_LIKE_RE = re.compile(
     r"|^(?:str|int|bytes|bool|float|string|String|char|number|boolean|object|dict|list|Any|None"
     r"|Optional|undefined|required|optional)$"
 )
-# Values that are already masked or are obvious placeholders are not secrets.
+# Values that are already masked, obvious placeholders, or access levels (`id-token: write`
+# in a CI config's permissions) are not secrets.
 _PLACEHOLDER_RE = re.compile(
-    r"(?i)^(?:\*+|x+|<[^>]*>|\$\{?[\w.]+\}?|%\(?\w+\)?s?|null|none|true|false|redacted|changeme|\[secret:.*)$"
+    r"(?i)^(?:\*+|x+|<[^>]*>|\$\{?[\w.]+\}?|%\(?\w+\)?s?|null|none|true|false|redacted|changeme|\[secret:.*"
+    r"|read|write|read-?only|write-?only|read-?write)$"
 )
 
 

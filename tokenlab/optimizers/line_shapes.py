@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import re
 
+# Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
+ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
 # Error severities, failed tests and crashes; not warnings, and not counts like "0 errors".
 FAILURE_RE = re.compile(
     r"\b(?:ERROR|ERR!|FATAL|CRITICAL|PANIC|EMERG|FAIL|FAILED|FAILURE)\b"
@@ -57,6 +60,8 @@ _INCIDENTAL_RE = re.compile(
 )
 # A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
 _VARYING_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
+# A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`.
+_LOCATION_TOKEN_RE = re.compile(r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b")
 # A short quoted name: `x`, 'os', ‘y’, "foo".
 _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 
@@ -89,8 +94,12 @@ def slots(line: str) -> tuple[list[str], list[str]]:
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
-    found = [*_VARYING_RE.finditer(line, start), *_QUOTED_RE.finditer(line, start)]
-    found.sort(key=lambda match: match.start())
+    found = [
+        *_LOCATION_TOKEN_RE.finditer(line, start),
+        *_VARYING_RE.finditer(line, start),
+        *_QUOTED_RE.finditer(line, start),
+    ]
+    found.sort(key=lambda match: (match.start(), -match.end()))
     kept: list[re.Match[str]] = []
     for match in found:
         if not kept or match.start() >= kept[-1].end():
@@ -98,10 +107,15 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
     return kept
 
 
-def with_values(lines: list[str], cap: int) -> str | None:
+# A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`.
+_LOCATION_VALUE_RE = re.compile(r"(.*[./][^:]*:)(\d+(?::\d+)?)")
+
+
+def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:
     """One line standing for `lines` of one shape: each slot's value where all agree, else
-    `{a, b, c}` in line order (at most `cap` of them, then `… +N`). None if their constant
-    texts differ."""
+    `{a, b, c}` in line order (at most `cap` of them, then `… +N`; locations up to
+    `location_cap`, a file named once for its next lines: `{a.c:3:1, :9:2, b.c:4:4}`).
+    None if their constant texts differ."""
     split = [slots(line) for line in lines]
     constants = split[0][0]
     folded = [_squeezed(text) for text in constants]
@@ -113,11 +127,31 @@ def with_values(lines: list[str], cap: int) -> str | None:
         if all(value == values[0] for value in values) or incidental(values[0]):
             shown.append(values[0])
         else:
-            listed = ", ".join(values[:cap])
-            more = f", … +{len(values) - cap}" if len(values) > cap else ""
-            shown.append("{" + listed + more + "}")
+            shown.append(_listed(values, cap, cap if location_cap is None else location_cap))
         shown.append(constants[position + 1])
     return "".join(shown)
+
+
+def _listed(values: list[str], cap: int, location_cap: int) -> str:
+    located = [_LOCATION_VALUE_RE.fullmatch(value) for value in values]
+    if all(located):
+        cap = location_cap
+        listed = _locations([match for match in located[:cap] if match])
+    else:
+        listed = values[:cap]
+    more = f", … +{len(values) - cap}" if len(values) > cap else ""
+    return "{" + ", ".join(listed) + more + "}"
+
+
+def _locations(located: list[re.Match[str]]) -> list[str]:
+    """Locations with each file named once for a run of them: `a.c:3:1`, `:9:2`."""
+    listed: list[str] = []
+    previous = None
+    for match in located:
+        path, place = match.groups()
+        listed.append(f":{place}" if path == previous else path + place)
+        previous = path
+    return listed
 
 
 def incidental(value: str) -> bool:
@@ -134,8 +168,15 @@ def shown_by(line: str, group_line: str) -> bool:
     constants, values = slots(line)
     squeezed = _squeezed(group_line)
     return all(_squeezed(text) in squeezed for text in constants) and all(
-        value in group_line for value in values if not incidental(value)
+        _value_shown(value, group_line) for value in values if not incidental(value)
     )
+
+
+def _value_shown(value: str, group_line: str) -> bool:
+    if value in group_line:
+        return True
+    located = _LOCATION_VALUE_RE.fullmatch(value)
+    return located is not None and located[1] in group_line and f":{located[2]}" in group_line
 
 
 def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:

@@ -48,6 +48,9 @@ class LogLimits:
     context_after: int = 1
     # An anomaly (or traceback) seen this many times verbatim folds its further repeats.
     verbatim_repeats: int = 3
+    # A diagnostic (`file:line:col: severity message`) shows one example in full, code
+    # frame included; its further repeats are listed by location and what else varies.
+    diagnostic_repeats: int = 1
     # Indented lines following an anomaly (compiler excerpts, stack frames) kept with it.
     continuation_lines: int = 6
     traceback_lines: int = 400
@@ -63,7 +66,7 @@ class LogLimits:
     line_bytes: int = 1000
     preview_chars: int = 80
     # Below this size folding cannot pay for its labels: only exact repeats fold.
-    small_input_bytes: int = 2048
+    small_input_bytes: int = 4096
     # A summary shape seen up to this many times stays visible each time; more often it
     # is progress, and its last line stays visible.
     summary_lines: int = 5
@@ -75,6 +78,8 @@ class LogLimits:
     # one shows this many (failures show all of theirs, up to `failure_values`).
     inline_values: int = 6
     failure_values: int = 1000
+    # A warning's locations are all listed up to this many; beyond, `inline_values` of them.
+    warning_locations: int = 24
 
 
 DEFAULT_LIMITS = LogLimits()
@@ -82,7 +87,7 @@ DEFAULT_LIMITS = LogLimits()
 # chunks raised the peak memory on a 100 MB log by 16 MB and were no faster.
 _CHUNK = 1 << 18
 
-_ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ANSI_RE = line_shapes.ANSI_RE
 # A word holding a digit (number, timestamp part, hex id, duration, version), chained
 # through `.:/-` so that a timestamp, IP:port or UUID becomes a single `#`. Anchored at
 # a word boundary so that a long run of letters is scanned once, not once per position.
@@ -357,7 +362,8 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
-        if seen[key] > limits.verbatim_repeats:
+        diagnostic = key.lstrip(b" \t").startswith(b"@:")
+        if seen[key] > (limits.diagnostic_repeats if diagnostic else limits.verbatim_repeats):
             role = FOLD
             group = repeats.get(key)
             if group is None:
@@ -577,13 +583,25 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
 
 
 def _template_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str | None:
-    """A small group, or one of summary lines, shown with its varying values inline."""
+    """A small group, one of summary lines, or one of lone paths (the files a tool names
+    as it goes) shown with its varying values inline."""
     texts = [lines.text(i, limits.line_bytes) for i in group.lines[: limits.inline_values + 1]]
+    cap = located = limits.inline_values
     if len(group.lines) > limits.inline_values:
-        if not line_shapes.is_summary(texts[0]):
+        if _LONE_PATH_RE.fullmatch(texts[0]):
+            cap = limits.warning_locations
+        elif _POINTER_RE.match(texts[0]):
+            located = limits.failure_values
+        elif not line_shapes.is_summary(texts[0]):
             return None
         texts = [lines.text(i, limits.line_bytes) for i in group.lines]
-    return line_shapes.with_values(texts, limits.inline_values)
+    return line_shapes.with_values(texts, cap, located)
+
+
+# A line pointing at a source location (` --> src/a.rs:3:5`, `at src/a.js:3:5`): where a
+# diagnostic is, listed compactly for each member of its group.
+_POINTER_RE = re.compile(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
+_LONE_PATH_RE = re.compile(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
 
 
 def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
@@ -591,9 +609,12 @@ def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
     failure line inside them (a traceback's exception) where the units line up."""
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
-    failing = line_shapes.is_failure(first)
-    cap = limits.failure_values if failing else limits.inline_values
-    shown = [line_shapes.with_values([lines.text(i, limits.line_bytes) for i in heads], cap) or first]
+    if line_shapes.is_failure(first):
+        cap = located = limits.failure_values
+    else:
+        cap = limits.inline_values
+        located = len(heads) if len(heads) <= limits.warning_locations else cap
+    shown = [line_shapes.with_values([lines.text(i, limits.line_bytes) for i in heads], cap, located) or first]
     blank_free = [i for i in group.lines if lines.clean(i).strip()]
     size, extra = divmod(len(blank_free), len(heads))
     if size > 1 and not extra:
