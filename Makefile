@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench-perf clean
+.PHONY: run test bench-perf bench-peer clean
 
 $(BIN)/tokens: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,17 @@ test: $(BIN)/tokens
 
 bench-perf: $(BIN)/tokens
 	$(BIN)/python bench/run.py
+
+# The peer comparison (bench/peer.py) runs headroom-ai in a venv of its own, beside tokenlab.
+PEER_VENV := .venv-peer
+$(PEER_VENV)/.installed: bench/requirements-peer.txt pyproject.toml
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install --quiet --upgrade pip
+	$(PEER_VENV)/bin/pip install --quiet -r bench/requirements-peer.txt -e .
+	touch $@
+
+bench-peer: $(PEER_VENV)/.installed
+	$(PEER_VENV)/bin/python bench/peer.py
 
 clean:
 	rm -rf $(VENV) var/context
