@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContentType, Status
@@ -149,3 +151,55 @@ def test_granularity_fine_gives_at_least_as_many_refs() -> None:
     _, fine = run(data, config=OptimizerConfig(Granularity.FINE))
     assert coarse.content_type is ContentType.LOG
     assert len(fine.refs) > len(coarse.refs) >= 1
+
+
+# --- never larger, automatic signals -------------------------------------------------------
+
+LINE = st.sampled_from(
+    [
+        "2026-03-14 09:00:01 INFO served request 17 in 3 ms",
+        "  ",
+        "",
+        "error: build failed",
+        "   2 |   int x;",
+        "Ran 12 tests in 0.5s",
+        "café ok",
+        "x" * 40,
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(st.text(max_size=3000), st.lists(LINE, max_size=400).map("\n".join)))
+def test_visible_text_is_never_larger_than_the_input(tmp_path: Path, text: str) -> None:
+    data = text.encode("utf-8", errors="surrogatepass")
+    packet = analyze(data, source="t", store=Store(tmp_path / "s"), redact_secrets=False)
+    assert packet.visible_measure is not None and packet.raw_measure is not None
+    if "#ref:" not in text:  # an escaped marker look-alike needs the footer to restore
+        assert packet.visible_measure.tokens <= packet.raw_measure.tokens
+    assert restore(packet.visible.encode(), Store(tmp_path / "s")) == data
+
+
+def test_output_that_would_grow_passes_through_unchanged(tmp_path: Path) -> None:
+    data = b"error: x\n" + b"   |  \n" * 3 + b"note:    spaced     out\n"
+    packet = analyze(data, source="t", store=Store(tmp_path))
+    assert packet.visible == data.decode()
+    assert packet.saved_pct == 0.0
+
+
+def test_failures_and_summaries_are_checked_without_given_signals(tmp_path: Path) -> None:
+    body = b"".join(b"2026-03-14 09:00:%02d INFO step %d done\n" % (n % 60, n) for n in range(400))
+    data = body + b"2026-03-14 09:10:00 ERROR disk full on /var\n" + body + b"== 3 failed, 40 passed in 2.1s ==\n"
+    packet = analyze(data, source="t", store=Store(tmp_path))
+    assert "2026-03-14 09:10:00 ERROR disk full on /var" in packet.automatic_signals
+    assert "== 3 failed, 40 passed in 2.1s ==" in packet.automatic_signals
+    assert packet.signal_status is Status.PASS
+    assert packet.as_dict()["signal"]["automatic"] == list(packet.automatic_signals)
+
+
+def test_a_log_with_one_latin1_byte_a_line_is_a_log(tmp_path: Path) -> None:
+    data = b"".join(b"2026-03-14 09:00:%02d INFO caf\xe9 order %d served\n" % (n % 60, n) for n in range(300))
+    data += b"2026-03-14 09:10:00 [ERROR] payment gateway timeout\n"
+    packet = analyze(data, source="t", store=Store(tmp_path))
+    assert packet.content_type is ContentType.LOG
+    assert "[ERROR] payment gateway timeout" in packet.visible

@@ -401,14 +401,12 @@ def _keep_summaries(lines: _Lines, templates: _Templates, plan: _Plan, limits: L
     `summary_lines` times, else its last line. Returns them as shown."""
     shown: list[str] = []
     for number, members in enumerate(templates.members):
-        if number in plan.anomalous:  # kept, or folded with its values shown
-            continue
         candidates = members if len(members) <= limits.summary_lines else members[-1:]
         first = lines.text(candidates[0], limits.line_bytes)
         if not line_shapes.is_summary(first):
             continue
         for i in candidates:
-            if not plan.role[i]:
+            if not plan.role[i]:  # an anomaly is kept, or folded with its values shown
                 plan.role[i] = KEEP
             shown.append(lines.text(i, limits.line_bytes).strip())
     return shown
