@@ -37,7 +37,7 @@ _COUNT_NOUNS = (
     r"|insertions?|deletions?|succeeded|snapshots?|fixable|notes?|cases?|commits?"
 )
 SUMMARY_RE = re.compile(
-    rf"\b\d[\d,]*\s+(?:{_COUNT_NOUNS})\b"
+    rf"(?<![:.])\b\d[\d,]*\s+(?:{_COUNT_NOUNS})\b"  # not `12:3  warning`
     r"|\b(?:Tests? run|Tests|Failures|Errors|Skipped|Passed|Failed|Total|Warnings)\s*:\s*\d"
     r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
