@@ -51,8 +51,12 @@ class LogLimits:
     # A diagnostic (`file:line:col: severity message`) shows one example in full, code
     # frame included; its further repeats are listed by location and what else varies.
     diagnostic_repeats: int = 1
-    # Indented lines following an anomaly (compiler excerpts, stack frames) kept with it.
+    # Lines of a diagnostic shown in full (header, pointer, frame); its further notes fold.
+    diagnostic_lines: int = 8
+    # Indented lines following an anomaly (compiler excerpts, stack frames) kept with it,
+    # and the most lines of its code frame.
     continuation_lines: int = 6
+    frame_lines: int = 24
     traceback_lines: int = 400
     # Lines after a traceback's exception line that continue its message (diffs, notes).
     exception_message_lines: int = 20
@@ -79,7 +83,9 @@ class LogLimits:
     inline_values: int = 6
     failure_values: int = 1000
     # A warning's locations are all listed up to this many; beyond, `inline_values` of them.
-    warning_locations: int = 24
+    warning_locations: int = 8
+    # Lone paths (the files a tool names as it goes) listed in a group line.
+    paths_listed: int = 200
 
 
 DEFAULT_LIMITS = LogLimits()
@@ -127,6 +133,10 @@ _RECORD_START_RE = re.compile(
 _CONTROLS = bytes([*range(9), *range(10, 32), 127])
 _SHOWN_CONTROLS = bytes.maketrans(_CONTROLS, b"\xff" * len(_CONTROLS))
 
+# A code frame's line, at any indentation: `  |`, `12 |   code`, `= note: …`, `help: …`,
+# or a pointer to where the diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
+_POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
+_FRAME_RE = re.compile(rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S")
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
 _RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 
@@ -199,6 +209,7 @@ class _Kind(Enum):
     REPEAT = "repeat"  # an anomaly beyond `verbatim_repeats`
     RUN = "run"  # the middle of a long run of distinct lines
     LONG = "long"  # a line cut at `line_bytes`
+    TAIL = "tail"  # the end of a long diagnostic shown in full
 
 
 @dataclass
@@ -362,7 +373,9 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
-        diagnostic = key.lstrip(b" \t").startswith(b"@:")
+        diagnostic = key.lstrip(b" \t").startswith(b"@:") or any(
+            _POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3]
+        )
         if seen[key] > (limits.diagnostic_repeats if diagnostic else limits.verbatim_repeats):
             role = FOLD
             group = repeats.get(key)
@@ -373,6 +386,12 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
             group.heads.append(unit.start)
             group.units += 1
         else:
+            if diagnostic and len(unit) > limits.diagnostic_lines:
+                tail = array("q", unit[limits.diagnostic_lines :])
+                plan.groups.append(_Group(_Kind.TAIL, tail))
+                unit = unit[: limits.diagnostic_lines]
+                for i in tail:
+                    plan.role[i] = FOLD
             kept.append(unit)
         for i in unit:
             plan.role[i] = role
@@ -380,14 +399,25 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
 
 
 def _unit_end(lines: _Lines, start: int, traceback: bool, limits: LogLimits) -> int:
-    """End (exclusive) of the anomaly starting at `start`: a traceback or indented follow-up."""
+    """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
+    follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
     clean = lines.clean
     base = _indent(clean(start))
-    stop = min(len(lines), start + 1 + (limits.traceback_lines if traceback else limits.continuation_lines))
+    if not traceback:
+        end, indented = start + 1, 0
+        stop = min(len(lines), start + 1 + limits.frame_lines)
+        while end < stop and clean(end).strip():
+            if not _FRAME_RE.match(clean(end)):
+                if _indent(clean(end)) <= base or indented == limits.continuation_lines:
+                    break
+                indented += 1
+            end += 1
+        return end
+    stop = min(len(lines), start + 1 + limits.traceback_lines)
     end = start + 1
     while end < stop and clean(end).strip() and _indent(clean(end)) > base:
         end += 1
-    if not traceback or end >= stop or not clean(end).strip():
+    if end >= stop or not clean(end).strip():
         return end
     end += 1  # the exception line, back at the header's indentation
     message_stop = min(len(lines), end + limits.exception_message_lines)
@@ -560,6 +590,8 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     first = group.lines[0]
     if group.kind is _Kind.RUN:
         label, shown = f"[… {group.count:,} more lines", ""
+    elif group.kind is _Kind.TAIL:
+        label, shown = f"[… {group.count:,} more lines of this diagnostic", ""
     elif group.kind is _Kind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
@@ -587,7 +619,7 @@ def _template_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str | No
     cap = located = limits.inline_values
     if len(group.lines) > limits.inline_values:
         if _LONE_PATH_RE.fullmatch(texts[0]):
-            cap = limits.warning_locations
+            cap = limits.paths_listed
         elif _POINTER_RE.match(texts[0]):
             located = limits.failure_values
         elif not line_shapes.is_summary(texts[0]):
@@ -613,6 +645,10 @@ def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
         cap = limits.inline_values
         located = len(heads) if len(heads) <= limits.warning_locations else cap
     shown = [line_shapes.with_values([lines.text(i, limits.line_bytes) for i in heads], cap, located) or first]
+    pointers = _unit_pointers(group, lines)
+    if pointers:
+        texts = [lines.text(i, limits.line_bytes) for i in pointers]
+        shown.append(line_shapes.with_values(texts, cap, located) or texts[0].strip())
     blank_free = [i for i in group.lines if lines.clean(i).strip()]
     size, extra = divmod(len(blank_free), len(heads))
     if size > 1 and not extra:
@@ -623,6 +659,23 @@ def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
                 cap = limits.failure_values
                 shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+def _unit_pointers(group: _Group, lines: _Lines) -> list[int]:
+    """Each folded unit's line pointing at its location (` --> src/a.rs:3:5`), if every
+    unit has one after its first line."""
+    starts = set(group.heads)
+    pointers: list[int] = []
+    found = True
+    for i in group.lines:
+        if i in starts:
+            if not found:
+                return []
+            found = False
+        elif not found and _POINTER_LINE_RE.match(lines.clean(i)):
+            pointers.append(i)
+            found = True
+    return pointers if found and len(pointers) == len(group.heads) else []
 
 
 # Ids differ on every line of a template, so its representative need not spell them out.
@@ -648,7 +701,7 @@ def _reason(group: _Group, lines: _Lines, limits: LogLimits) -> str:
         return f"one log line of {len(lines.raw(first)):,} bytes: {preview}"
     if group.kind is _Kind.REPEAT:
         reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
-    elif group.kind is _Kind.RUN:
+    elif group.kind in (_Kind.RUN, _Kind.TAIL):
         reason = f"{size:,} distinct log lines, the first: {preview}"
     else:
         reason = f"{size:,} log lines like: {preview}"
