@@ -133,10 +133,14 @@ _RECORD_START_RE = re.compile(
 _CONTROLS = bytes([*range(9), *range(10, 32), 127])
 _SHOWN_CONTROLS = bytes.maketrans(_CONTROLS, b"\xff" * len(_CONTROLS))
 
-# A code frame's line, at any indentation: `  |`, `12 |   code`, `= note: …`, `help: …`,
-# or a pointer to where the diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
+# A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 _POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
-_FRAME_RE = re.compile(rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S")
+# A code frame's line, at any indentation: `  |`, `12 |   code`, `12 + edit`, `...`,
+# `= note: …`, `help: …`, or a pointer.
+_FRAME_RE = re.compile(
+    rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*\d+\s+[-+~](?:\s|$)|\s*\.\.\.\s*$"  # source, suggested edits, gaps
+    rb"|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S"
+)
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
 _RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 
@@ -565,18 +569,16 @@ def _render(
     folded_count = plan.role.count(FOLD)
     coarse = granularity is Granularity.COARSE
     groups = len(plan.groups)
-    summary = (
-        f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,}"
-        f" group{'s' if groups > 1 else ''} (×N = N lines like the one shown)"
-    )
+    legend = "(×N = N lines like the one shown)"
     parts: list[Part] = []
     if coarse:
         runs = _FOLDED_RUN_RE.finditer(plan.role)
         data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
-        parts += [summary + "; all folded lines: ", Omission(data, reason), "]\n"]
+        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded {legend}: ", Omission(data, reason), "]\n"]
     else:
-        parts.append(summary + "; each group has its own ref]\n")
+        plural = "s" if groups > 1 else ""
+        parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural} {legend}]\n")
     for item in items:
         if isinstance(item, _Group):
             parts += _group_parts(item, lines, coarse, limits)
@@ -591,7 +593,8 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
     if group.kind is _Kind.RUN:
         label, shown = f"[… {group.count:,} more lines", ""
     elif group.kind is _Kind.TAIL:
-        label, shown = f"[… {group.count:,} more lines of this diagnostic", ""
+        label = f"[… {group.count:,} more line{'s' if group.count > 1 else ''} of this diagnostic"
+        shown = ""
     elif group.kind is _Kind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
