@@ -101,7 +101,13 @@ _VARYING_RE = re.compile(rb"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
 # Whitespace runs count as one space. Two patterns with literal prefixes, because an
 # alternation would be tried at every byte: that alone cost a fifth of the run time.
 _SPACES_RE = re.compile(rb"  +")
-_LOCATION_RE = re.compile(line_shapes.LOCATION_PATTERN.encode(), re.MULTILINE)
+# A diagnostic's leading location in a template (`src/a.c:#:`, `a.ts(#,#):`; numbers are
+# already `#`), when a severity or a rule code (`[-Wunused]`, `F401` now `#`) follows:
+# `line_shapes.LOCATION_PATTERN` as it reads a template.
+_LOCATION_RE = re.compile(
+    rb"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::#:|\(#,#\):)"
+    rb"(?=.*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b|\[[\w#-]+\]|\s#\s))"
+)
 _QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
 _TABS_RE = re.compile(rb"[ \t]*\t[ \t]*")
 # Passing tests fold together whatever their names: unittest -v and pytest -v lines.
@@ -282,7 +288,7 @@ def _split(data: bytes, exact: bool = False) -> tuple[_Lines, _Templates]:
         if lines.stripped is not None:
             lines.stripped.extend(stripped)
         _index(lines, templates, raw, keys)
-    return lines, templates
+    return lines, templates if exact else _merge_located_and_quoted(templates)
 
 
 def _chunks(data: bytes) -> Iterator[bytes]:
@@ -313,12 +319,7 @@ def _index(lines: _Lines, templates: _Templates, raw: list[bytes], keys: list[by
 
 
 def _template(text: bytes) -> bytes:
-    """Lines that differ only in numbers, ids, times, spacing, a leading `file:line:col`
-    location or short quoted names get the same template (see `line_shapes.slots`)."""
-    if b":" in text or b"(" in text:
-        text = _LOCATION_RE.sub(rb"\1@:", text)
-    if b"'" in text or b'"' in text or b"`" in text or b"\xe2\x80\x98" in text:
-        text = _QUOTED_RE.sub(rb"\1#\2", text)
+    """Lines that differ only in numbers, ids, times or spacing get the same template."""
     template = _VARYING_RE.sub(b"#", text)
     if b"\t" in template:
         template = _TABS_RE.sub(b" ", template)
@@ -328,6 +329,31 @@ def _template(text: bytes) -> bytes:
     if b"::" in template:
         template = _PYTEST_OUTCOME_RE.sub(rb"\1::<test> \2", template)
     return template
+
+
+def _merge_located_and_quoted(templates: _Templates) -> _Templates:
+    """Templates that differ only in a diagnostic's leading location or in short quoted
+    names become one (see `line_shapes.slots`). Done on the distinct templates, a few
+    hundred regex calls, rather than on every line."""
+    merged = _Templates()
+    target_of: list[int] = []
+    for number, key in enumerate(templates.keys):
+        if b":" in key or b"(" in key:
+            key = _LOCATION_RE.sub(rb"\1@:", key)
+        if b"'" in key or b'"' in key or b"`" in key or b"\xe2\x80\x98" in key:
+            key = _QUOTED_RE.sub(rb"\1#\2", key)
+        target = merged.numbers.get(key)
+        if target is None:
+            target = merged.numbers[key] = len(merged.keys)
+            merged.keys.append(key)
+            merged.members.append(templates.members[number])
+        else:
+            merged.members[target] = array("q", sorted(merged.members[target] + templates.members[number]))
+        target_of.append(target)
+    if len(merged.keys) == len(templates.keys):  # nothing merged: numbers are unchanged
+        return _Templates(merged.keys, merged.numbers, merged.members, templates.of_line)
+    merged.of_line.extend(map(target_of.__getitem__, templates.of_line))
+    return merged
 
 
 def _plan(lines: _Lines, templates: _Templates, limits: LogLimits) -> _Plan:
