@@ -418,3 +418,16 @@ def test_dates_in_other_formats(small: Path) -> None:
         assert "2024-01-02 .. 2024-01-13" in shown, args
     relative = render_preview(optimize(git_output(small, "log", "--date=relative"), COARSE))
     assert re.search(r"^\d+ \w+(?:, \d+ \w+)? ago:$", relative, re.MULTILINE)
+
+
+def test_show_of_a_40_file_commit_names_every_path(tmp_path: Path) -> None:
+    repo = tmp_path / "forty"
+    repo.mkdir()
+    run_git(repo, "init", "-q", "-b", "main")
+    commit(repo, 1, "Start", files={"README.md": "start\n"})
+    files = {f"lib/{'xy'[n % 2]}/module_{n:02d}.py": f"x = {n}\ny = {n}\n" for n in range(40)}
+    commit(repo, 2, "Add 40 library modules", files=files)
+    for args in (("show",), ("show", "--stat"), ("show", "--name-status"), ("show", "--stat", "-p")):
+        shown = analyzed(git_output(repo, *args), tmp_path)
+        missing = [name for name in files if name.rsplit("/", 1)[1] not in shown]
+        assert missing == [], args

@@ -106,6 +106,14 @@ def _try_git_log(data: bytes, sample: bytes) -> Classification | None:
     return None
 
 
+def _try_git_status(data: bytes, sample: bytes) -> Classification | None:
+    from tokenlab.optimizers.git_status import looks_like_git_status
+
+    if looks_like_git_status(sample):
+        return Classification(ContentType.GIT_STATUS, "git status: branch line and sections, or XY path lines")
+    return None
+
+
 def _try_xml(data: bytes, sample: bytes) -> Classification | None:
     if sample.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"<":
         return None
@@ -129,6 +137,23 @@ def _try_yaml(data: bytes, sample: bytes) -> Classification | None:
 def _try_diff(data: bytes, sample: bytes) -> Classification | None:
     if _DIFF_START_RE.search(sample) and _HUNK_RE.search(sample):
         return Classification(ContentType.DIFF, "diff file headers and @@ hunk headers")
+    return None
+
+
+def _try_dependency_tree(data: bytes, sample: bytes) -> Classification | None:
+    from tokenlab.optimizers.dependency_tree import looks_like_dependency_tree
+
+    if looks_like_dependency_tree(sample):
+        return Classification(ContentType.DEPENDENCY_TREE, "a tree drawing of package@version entries")
+    return None
+
+
+def _try_table(data: bytes, sample: bytes) -> Classification | None:
+    from tokenlab.optimizers.table import sniff
+
+    delimiter = sniff(sample)
+    if delimiter is not None:
+        return Classification(ContentType.TABLE, f"a header row and records of equal field count split by {delimiter!r}")
     return None
 
 
@@ -162,7 +187,10 @@ _CHAIN: tuple[Callable[[bytes, bytes], Classification | None], ...] = (
     _try_json,
     _try_xml,
     _try_git_log,
+    _try_git_status,
     _try_diff,
+    _try_dependency_tree,
+    _try_table,
     _try_filelist,
     _try_yaml,
     _try_log,

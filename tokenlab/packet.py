@@ -14,11 +14,14 @@ class ContentType(str, Enum):
     JSON = "json"
     DIFF = "diff"
     GIT_LOG = "gitlog"
+    GIT_STATUS = "gitstatus"
     FILELIST = "filelist"
     TEXT = "text"
     BINARY = "binary"
     XML = "xml"
     YAML = "yaml"
+    TABLE = "table"
+    DEPENDENCY_TREE = "deptree"
 
 
 class Status(str, Enum):

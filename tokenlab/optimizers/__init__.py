@@ -114,11 +114,14 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.JSON: "tokenlab.optimizers.json_doc",
     ContentType.DIFF: "tokenlab.optimizers.diff",
     ContentType.GIT_LOG: "tokenlab.optimizers.git_log",
+    ContentType.GIT_STATUS: "tokenlab.optimizers.git_status",
     ContentType.FILELIST: "tokenlab.optimizers.file_list",
     ContentType.TEXT: "tokenlab.optimizers.text",
     ContentType.BINARY: "tokenlab.optimizers.binary",
     ContentType.XML: "tokenlab.optimizers.xml_report",
     ContentType.YAML: "tokenlab.optimizers.yaml_doc",
+    ContentType.TABLE: "tokenlab.optimizers.table",
+    ContentType.DEPENDENCY_TREE: "tokenlab.optimizers.dependency_tree",
 }
 
 

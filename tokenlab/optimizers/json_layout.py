@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, cast
 
-from tokenlab.optimizers import OptimizerConfig, json_records, json_scan
+from tokenlab.optimizers import OptimizerConfig, json_compact, json_records, json_scan
 from tokenlab.optimizers.json_records import KeyKind
 
 
@@ -51,6 +51,11 @@ class JsonDocConfig:
     listing_budget: float = 0.05
     listing_sample: int = 16
     max_records_listed: int = 2000
+    # Else, up to this many records that carry decision fields show one line each (those
+    # fields only) when the lines cost at most `lines_budget` of the items (on a sample).
+    max_records_lined: int = 1000
+    lines_budget: float = 0.5
+    lines: json_compact.LineLimits = field(default_factory=json_compact.LineLimits)
     max_anomalies: int = 40  # anomalous records shown per array
     bulky_chars: int = 1000  # a folded field this large gets its own ref in DETAIL mode
     min_fold_chars: int = 48  # folding less than this would cost more than it saves
@@ -64,6 +69,7 @@ DEFAULT_CONFIG = JsonDocConfig()
 class Mode(Enum):
     DETAIL = "detail"
     RECORD = "record"
+    LINE = "line"  # an array item as one line of its decision fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +180,7 @@ class _Layout:
         self.cfg = doc_config
         self.keys = json_records.KeyClassifier(doc_config.records)
         self._deep_ends: dict[int, int] = {}
+        self.lines = json_compact.LineMaker(text, self.keys, self._scan, doc_config.lines)
 
     def document(self) -> list[Segment]:
         start = _skip(_WS, self.text, 0)
@@ -210,7 +217,7 @@ class _Layout:
         if opener == "{":
             return self._object(pos, depth, mode, path)
         if opener == "[":
-            return self._array(pos, depth, path)
+            return self._array(pos, depth, mode, path)
         value, end = self._scan(pos)
         return self._scalar(value, pos, end, mode, path)
 
@@ -268,7 +275,10 @@ class _Layout:
         kind = self.keys.kind(key)
         opener = self.text[value_start]
         if kind is KeyKind.NOISE or (
-            mode is Mode.RECORD and kind is not KeyKind.DECISION and opener != "{"
+            mode is Mode.RECORD
+            and kind is not KeyKind.DECISION
+            and opener != "{"
+            and not self._holds_records(value_start)
         ):
             value, end = self._scan(value_start)
             label = _count_label(value) or {"{": "{…}", "[": "[…]"}.get(opener, "")
@@ -286,6 +296,18 @@ class _Layout:
         bulky = laid.end - value_start >= self.cfg.bulky_chars
         segments = laid.segments if laid.kept else None
         return _Member(key, key_start, value_start, laid.end, segments, laid.label, bulky)
+
+    def _holds_records(self, pos: int) -> bool:
+        """An array whose first item is an object with a decision field: a nested list of
+        records (the findings of one file, say), which a record lists like any other."""
+        if self.text[pos] != "[":
+            return False
+        first = _skip(_WS, self.text, pos + 1)
+        if self.text[first] != "{":
+            return False
+        item, _ = self._scan(first)
+        kind = self.keys.kind
+        return type(item) is dict and any(kind(key) is KeyKind.DECISION for key in item)
 
     def _thin_members(self, members: list[_Member]) -> None:
         """Fold the middle of an object with very many visible fields, keeping decisions."""
@@ -357,7 +379,7 @@ class _Layout:
 
     # -- arrays ---------------------------------------------------------------------------
 
-    def _array(self, start: int, depth: int, path: str) -> _Laid:
+    def _array(self, start: int, depth: int, mode: Mode, path: str) -> _Laid:
         text = self.text
         first = _skip(_WS, text, start + 1)
         if text[first] == "]":
@@ -368,7 +390,7 @@ class _Layout:
         if items is None:
             items = self._scan_items(first, path)
         if items.census.is_records():
-            shown = self._records_shown(items, depth)
+            shown = self._records_shown(items, depth, nested=mode is not Mode.DETAIL)
         else:
             shown = self._scalars_shown(items.count)
         segments = self._join_items(start, items, shown, depth)
@@ -406,11 +428,21 @@ class _Layout:
         census.count = len(value)
         return _Items(starts, ends, len(value), end, census, f"{path}[]")
 
-    def _records_shown(self, items: _Items, depth: int) -> dict[int, Mode]:
+    def _records_shown(self, items: _Items, depth: int, nested: bool) -> dict[int, Mode]:
+        """Which records show, and how. Inside a record (the findings of one file) a list
+        is one line per item when that fits, as repetition multiplies every kept byte."""
         census = items.census
         anomalies = census.anomalies()[: self.cfg.max_anomalies]
-        if census.count <= self.cfg.records_listed or self._listing_is_cheap(items, depth):
+        listed = census.count <= self.cfg.records_listed
+        if not (nested and self._lines_fit(items)) and (
+            listed or self._listing_is_cheap(items, depth)
+        ):
             shown = {index: Mode.RECORD for index in range(census.count)}
+        elif self._lines_fit(items):
+            shown = {index: Mode.LINE for index in range(census.count)}
+            if census.failures_are_usual():
+                # Every finding of a linter "fails": then a failure is no anomaly.
+                anomalies = census.outliers()[: self.cfg.max_anomalies]
         else:
             shown = {0: Mode.DETAIL}  # one full item shows the shape of the folded rest
         shown.update((index, Mode.DETAIL) for index in anomalies)
@@ -428,6 +460,18 @@ class _Layout:
             shown += _visible_size(laid.segments)
         return shown <= self.cfg.listing_budget * raw
 
+    def _lines_fit(self, items: _Items) -> bool:
+        """Do most records carry decision fields, and do their lines fit the budget?"""
+        if items.count > self.cfg.max_records_lined:
+            return False
+        sample = range(min(self.cfg.listing_sample, items.count))
+        raw = sum(items.ends[index] - items.starts[index] for index in sample)
+        lines = [self.lines.fields(items.starts[index]) for index in sample]
+        if sum(1 for fields in lines if fields) * 2 < len(lines):
+            return False
+        shown = sum(len(fields) + 8 for fields in lines)
+        return shown <= self.cfg.lines_budget * raw
+
     def _scalars_shown(self, count: int) -> dict[int, Mode]:
         if count <= self.cfg.max_scalar_items:
             return {index: Mode.DETAIL for index in range(count)}
@@ -438,31 +482,77 @@ class _Layout:
         self, start: int, items: _Items, shown: dict[int, Mode], depth: int
     ) -> list[Segment]:
         starts, ends = items.starts, items.ends
-        laid: dict[int, list[Segment]] = {}
-        for index in sorted(shown):
-            item = self._value(starts[index], depth + 1, shown[index], items.path)
-            if item.kept:
-                laid[index] = item.segments
-        if not laid:
-            # Records without decision fields: show the first in full rather than nothing.
-            first = self._value(starts[0], depth + 1, Mode.DETAIL, items.path)
-            if first.kept:
-                laid[0] = first.segments
+        units = self._laid_items(items, shown, depth)  # (first, stop, segments), in order
         segments: list[Segment] = [Keep(start, starts[0])]
         cursor = 0  # the first item not yet emitted
-        for index in [*sorted(laid), items.count]:
-            if index > cursor:
+        for first, stop, laid in [*units, (items.count, items.count, [])]:
+            if first > cursor:
                 if cursor > 0:
                     segments.append(Keep(ends[cursor - 1], starts[cursor]))
-                segments.extend(self._fold_items(items, cursor, index))
-            if index == items.count:
+                segments.extend(self._fold_items(items, cursor, first))
+            if first == items.count:
                 break
-            if index > 0:
-                segments.append(Keep(ends[index - 1], starts[index]))
-            segments.extend(laid[index])
-            cursor = index + 1
+            if first > 0:
+                segments.append(Keep(ends[first - 1], starts[first]))
+            segments.extend(laid)
+            cursor = stop
         segments.append(Keep(ends[items.count - 1], items.end))
         return segments
+
+    def _laid_items(
+        self, items: _Items, shown: dict[int, Mode], depth: int
+    ) -> list[tuple[int, int, list[Segment]]]:
+        """Shown items laid out; a run of neighbouring one-line items is one unit."""
+        units: list[tuple[int, int, list[Segment]]] = []
+        lines: dict[int, str] = {}
+        for index in sorted(shown):
+            if shown[index] is Mode.LINE:
+                fields = self.lines.fields(items.starts[index])
+                if fields:
+                    lines[index] = fields
+                continue
+            item = self._value(items.starts[index], depth + 1, shown[index], items.path)
+            if item.kept:
+                units.append((index, index + 1, item.segments))
+        if not units and not lines:
+            # Records without decision fields: show the first in full rather than nothing.
+            first = self._value(items.starts[0], depth + 1, Mode.DETAIL, items.path)
+            if first.kept:
+                units.append((0, 1, first.segments))
+        run: list[int] = []
+        for index in [*sorted(lines), -1]:
+            if run and index != run[-1] + 1:
+                units.append((run[0], run[-1] + 1, self._line_run(items, run[0], run[-1] + 1, lines)))
+                run = []
+            run.append(index)
+        return sorted(units, key=lambda unit: unit[0])
+
+    def _line_run(
+        self, items: _Items, first: int, stop: int, lines: dict[int, str]
+    ) -> list[Segment]:
+        """Items `first..stop-1` one line each. Fine: each line ends with its item's ref;
+        coarse: one ref after the run holds all of them, separators included."""
+        starts, ends = items.starts, items.ends
+        segments: list[Segment] = []
+        if self.fine or stop - first == 1:
+            for index in range(first, stop):
+                if index > first:
+                    segments.append(Keep(ends[index - 1], starts[index]))
+                reason = f"json {items.path}: item {index}"
+                segments += [
+                    Text("{" + lines[index] + ', "…": "'),
+                    Omit(starts[index], ends[index], reason),
+                    Text('"}'),
+                ]
+            return segments
+        after = ends[first]
+        separator = self.text[after : starts[first + 1]]
+        for index in range(first, stop):
+            segments += [Text("{" + lines[index] + "}"), Text(separator)]
+        count = stop - first
+        label = f"[the {count:,} items above, each in full]"
+        reason = f"json {items.path}: items {first}..{stop - 1} ({_plural(count, 'item')})"
+        return [*segments, *_folded(label, starts[first], ends[stop - 1], reason)]
 
     def _fold_items(self, items: _Items, first: int, stop: int) -> list[Segment]:
         start, end = items.starts[first], items.ends[stop - 1]

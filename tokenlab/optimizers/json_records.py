@@ -19,7 +19,8 @@ _DECISION_KEYS = (
     "id uuid guid key name title status state phase error errors err message msg code "
     "error_code error_message status_code exit_code return_code returncode severity level "
     "version license license_expression type kind reason result outcome conclusion "
-    "description ok success passed failed file path line"
+    "description ok success passed failed file path line filename file_name file_path "
+    "filepath location rule rule_id"
 )
 _NOISE_KEYS = (
     r"(?:padding|noise|filler|junk)(?:_.*)?"
@@ -165,6 +166,15 @@ class Census:
             self._ranked = self._failed + outliers
             self._sorted = sorted(self._ranked)
         return self._ranked
+
+    def failures_are_usual(self) -> bool:
+        """Do most items fail? Then a failure tells one item from another no more than an id."""
+        return len(self._failed) * 2 > self.count
+
+    def outliers(self) -> list[int]:
+        """The anomalies that are not failures: items with a number far from the others'."""
+        failed = set(self._failed)
+        return [index for index in self.anomalies() if index not in failed]
 
     def anomalies_between(self, first: int, stop: int) -> int:
         self.anomalies()

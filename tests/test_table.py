@@ -1,0 +1,167 @@
+"""Tests for the table optimizer: classification, goldens, anomalous rows kept, exact bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, table
+from tokenlab.packet import ContentType
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import Store
+
+COARSE = OptimizerConfig()
+FINE = OptimizerConfig(Granularity.FINE)
+CAPTURE = Path(__file__).parent.parent / "fixtures" / "real" / "test_report_12k.csv"
+
+
+def report(rows: int = 400, failed: tuple[int, ...] = (77, 301), delimiter: str = ",") -> bytes:
+    lines = [delimiter.join(["suite", "name", "status", "time_s", "message"])]
+    for index in range(rows):
+        status = "failed" if index in failed else "passed"
+        message = "AssertionError: boom" if index in failed else ""
+        lines.append(
+            delimiter.join(["unit", f"test_case_{index:04d}", status, f"0.{index % 7:03d}", message])
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+GOOD = b"a,b,c\n" + b"1,2,3\n" * 300
+
+
+def joined_omissions(data: bytes, config: OptimizerConfig) -> list[bytes]:
+    return [part.data for part in table.optimize(data, config).parts if isinstance(part, Omission)]
+
+
+@pytest.mark.parametrize("granularity", ["coarse", "fine"])
+def test_capture_golden(granularity: str, golden: Golden) -> None:
+    config = FINE if granularity == "fine" else COARSE
+    golden.check(
+        f"table/test_report_12k.{granularity}.txt",
+        render_preview(table.optimize(CAPTURE.read_bytes(), config)),
+    )
+
+
+def test_capture_keeps_failed_rows_and_declares_them() -> None:
+    result = table.optimize(CAPTURE.read_bytes(), COARSE)
+    shown = render_preview(result)
+    for name in ("feature_117]", "feature_251]", "test_region_count"):
+        assert sum(name in signal for signal in result.signals) == 1
+    assert all(signal in shown for signal in result.signals)
+    assert "[status: passed ×11,998, failed ×3]" in shown
+    assert "[time_s: numbers 0.000 to 0.229]" in shown
+    assert shown.count("\n") < 30
+
+
+def test_coarse_ref_holds_every_folded_row_in_order() -> None:
+    data = report()
+    (folded,) = joined_omissions(data, COARSE)
+    kept = [line for line in data.decode().splitlines(keepends=True) if line.encode() not in folded]
+    assert len(kept) == 1 + 5 + 2  # header, first rows, failed rows
+    fine = joined_omissions(data, FINE)
+    assert len(fine) == 3 and b"".join(fine) == folded
+
+
+def test_rare_values_and_failures_are_anomalies() -> None:
+    data = report(failed=(250,)).replace(b"unit,test_case_0100", b"integration,test_case_0100")
+    shown = render_preview(table.optimize(data, COARSE))
+    assert "integration,test_case_0100" in shown  # rare value in a categorical column
+    assert "unit,test_case_0250,failed" in shown
+    assert "unit,test_case_0101" not in shown
+
+
+def test_common_values_are_not_anomalies() -> None:
+    failed = tuple(range(0, 400, 3))  # a third failed: a spread, but each a failure
+    shown = render_preview(table.optimize(report(failed=failed), COARSE))
+    assert "test_case_0003,failed" in shown
+    spread = report(failed=()).replace(b"unit,test_case_00", b"other,test_case_00")
+    assert "anomalous" not in render_preview(table.optimize(spread, COARSE))
+
+
+def test_anomalies_are_capped_with_a_ref() -> None:
+    limits = table.TableLimits(anomalies_shown=10, rare_share=0.5, rare_max_share=0.5)
+    failed = tuple(range(1, 400, 10))
+    result = table.optimize(report(failed=failed), COARSE, limits)
+    shown = render_preview(result)
+    assert len(result.signals) == 10
+    assert "[… 30 more anomalous rows, folded above; all of them: #ref:ctx_" in shown
+    rest = [part.data for part in result.parts if isinstance(part, Omission)][-1]
+    assert rest.count(b"\n") == 30 and rest.count(b",failed,") == 30
+
+
+def test_tsv_and_quoted_newlines() -> None:
+    tsv = report(delimiter="\t")
+    assert classify(tsv).content_type is ContentType.TABLE
+    assert "tab-separated" in render_preview(table.optimize(tsv, COARSE))
+    quoted = report().replace(
+        b"AssertionError: boom", b'"AssertionError: boom\n  at line 3, col 4\n  ""quoted"""', 1
+    )
+    result = table.optimize(quoted, COARSE)
+    shown = render_preview(result)
+    assert 'AssertionError: boom\n  at line 3, col 4\n  ""quoted"""\n' in shown
+    assert any("\n" in signal for signal in result.signals)
+    assert "[table: 400 rows × 5 columns" in shown
+
+
+def test_small_tables_pass_through() -> None:
+    data = report(rows=20)
+    assert len(data) < 4096
+    assert render_preview(table.optimize(data, COARSE)) == data.decode()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"a,b,c\n" + b'1,"unterminated\n' * 300,
+        GOOD + b'1,"unterminated\n' + b"1,2,3\n" * 300,
+        GOOD + b"1,2\r3,4\n" * 400,
+        GOOD + b"1,\x00,3\n" * 400 + b"\xff\xfe,x,y\n",
+        b"a,b,c\n" + b"1,2,3" * 2000,
+        b"a,b,c\r\n" + b"1,2,3\r\n" * 1000 + b"9,9,9,9\r\n" + b"1,2,3\r\n" * 10,
+    ],
+    ids=["runaway-quote", "late-runaway-quote", "bare-cr", "nul-latin1", "one-long-row", "crlf-ragged"],
+)
+def test_hostile_tables_restore_exactly(data: bytes, tmp_path: Path) -> None:
+    store = Store(tmp_path / "store")
+    packet = analyze(data, source="t.csv", store=store)
+    assert packet.recovery_status.value == "PASS", packet.recovery_failures
+    assert restore(packet.visible.encode("utf-8"), store) == data
+    for config in (COARSE, FINE):
+        for omission in table.optimize(data, config).omissions:
+            assert b"".join(data[a:b] for a, b in omission.source) == omission.data
+
+
+def test_crlf_ragged_row_is_kept() -> None:
+    data = b"a,b,c\r\n" + b"1,2,3\r\n" * 1000 + b"9,9,9,9\r\n" + b"1,2,3\r\n" * 10
+    result = table.optimize(data, COARSE)
+    assert "9,9,9,9" in result.signals
+    assert "1 with another field count" in render_preview(result)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (report(), ContentType.TABLE),
+        (b"id;name;price\n" + b"1;apple;0.5\n" * 20, ContentType.TABLE),
+        (b"2026-01-01 10:00:00,123 INFO a, b, c\n" * 20, ContentType.LOG),
+        (b"| name | status | time |\n|---|---|---|\n" + b"| a, b | ok | 1, 2 |\n" * 20, ContentType.TEXT),
+        (b"Hello, world, this is prose that runs on and on.\n" * 10, ContentType.TEXT),
+        (b"# Notes\n\nWe tried a, b and c. Then d, e.\nSome text, more, more.\n" * 5, ContentType.TEXT),
+        (b"1,2,3\n4,5,6\n7,8,9\n1,2,3\n4,5,6\n", ContentType.TEXT),
+    ],
+    ids=["csv", "semicolon", "python-log", "markdown-table", "prose", "markdown", "no-header"],
+)
+def test_classification(data: bytes, expected: ContentType) -> None:
+    assert classify(data).content_type is expected
+
+
+def test_large_table_stays_linear() -> None:
+    data = report(rows=100_000, failed=(5, 99_999))
+    result = table.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert len(shown) < 3000
+    assert "test_case_99999,failed" in shown

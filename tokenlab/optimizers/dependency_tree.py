@@ -1,0 +1,255 @@
+"""Dependency trees (`npm ls --all`, `cargo tree`, `pipdeptree`, `mvn dependency:tree`,
+`gradle dependencies`): the roots and direct dependencies stay, the deep levels fold.
+
+Recognised by shape: most lines are tree-drawing lines (`├── `, `└─┬ `, `│ `, ASCII `+- `,
+`\\- `, `+--- `, `|  `, with an optional `[INFO] ` lead) whose entry names a package with a
+version (`name@1.2.3`, `name v1.2.3`, `name [required: …, installed: 1.2]`,
+`group:artifact:jar:1.2:compile`). A `tree` listing of files fails the version test.
+
+An entry's depth comes from the column where its branch starts, compared with its
+ancestors' columns, so npm's 2-wide, mvn's 3-wide and cargo's 4-wide units all work.
+
+What stays visible:
+- a census: entries per depth, distinct packages (and the names installed at several
+  versions), repeated entries (`deduped`, `(*)`, `omitted for duplicate`);
+- every line outside the drawing (root lines, `[dev-dependencies]`, `npm error …`), up to
+  `roots_shown`;
+- every depth-1 entry, up to `direct_shown`, and the next levels while the shallow lines
+  stay within `shallow_lines`;
+- every problem line wherever it is (`line_shapes.is_failure`, `UNMET`, `invalid`,
+  `extraneous`, `missing`), with its ancestors so its path reads; these are the
+  optimizer's signals.
+
+Each run of other lines leaves `… N lines` at the run's indentation. COARSE: one ref
+holds all folded lines in order; FINE: one ref per run. Trees under `small_bytes` pass
+through unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from itertools import accumulate
+
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    join_literals,
+    visible,
+)
+from tokenlab.optimizers.line_shapes import is_failure
+
+
+@dataclass(frozen=True)
+class TreeLimits:
+    small_bytes: int = 4096  # smaller trees pass through unchanged
+    roots_shown: int = 200
+    direct_shown: int = 200
+    shallow_lines: int = 40  # levels below 1 are shown while the shallow lines fit this
+    problems_shown: int = 200
+    names_listed: int = 8
+
+
+DEFAULT_LIMITS = TreeLimits()
+
+_LEAD = r"(?:\[[A-Z]+\] )?"
+_ENTRY_RE = re.compile(rf"^({_LEAD})([│|\s\xa0]*?)([├└][─┬]+|[+\\`]-+|\|--)[ \xa0](\S.*?)\s*$")
+_VERSIONED_RE = re.compile(
+    r"^(?:UNMET (?:OPTIONAL |PEER )?DEPENDENCY )?(?:"
+    r"@?[^\s@]+@\S*\d"  # npm: name@1.2.3
+    r"|\S+ v\d"  # cargo: name v1.2.3
+    r"|\S+ \[required: .*installed: "  # pipdeptree
+    r"|\S+==\d"  # pipdeptree root
+    r"|[\w.\-]+:[\w.\-]+:(?:[\w.\-]+:){0,3}\d"  # maven, gradle: group:artifact:…:1.2
+    r")"
+)
+_PROBLEM_RE = re.compile(r"\bUNMET\b|\s(?:invalid|extraneous|missing)\b|\bnpm (?:ERR!|error)|\bERROR\b")
+_REPEAT_RE = re.compile(r" deduped\b|\(\*\)|omitted for duplicate")
+
+
+def looks_like_dependency_tree(sample: bytes) -> bool:
+    lines = [line for line in sample.decode("utf-8", errors="replace").split("\n")[:2000] if line.strip()]
+    if len(lines) > 1:
+        lines.pop()  # the sample may end inside a line
+    entries = 0
+    for line in lines:
+        match = _ENTRY_RE.match(line)
+        entries += match is not None and _VERSIONED_RE.match(match.group(4)) is not None
+    return entries >= 5 and entries >= 0.5 * len(lines)
+
+
+@dataclass
+class _Line:
+    start: int
+    end: int
+    text: str
+    depth: int  # 0: outside the drawing
+    entry: str
+    draw: str  # the drawing before the branch, with the lead
+
+
+def _parse(data: bytes) -> list[_Line]:
+    raw = data.split(b"\n")
+    if raw[-1] == b"":
+        raw.pop()
+    starts = list(accumulate((len(line) + 1 for line in raw), initial=0))
+    parsed: list[_Line] = []
+    columns: list[int] = []  # branch columns of the current line's ancestors
+    for number, line in enumerate(raw):
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        end = min(starts[number + 1], len(data))
+        match = _ENTRY_RE.match(text) if len(text) < 4096 else None
+        if match is None:
+            columns = []
+            parsed.append(_Line(starts[number], end, text, 0, text.strip(), ""))
+            continue
+        column = len(match.group(2))
+        while columns and columns[-1] >= column:
+            columns.pop()
+        columns.append(column)
+        draw = match.group(1) + match.group(2)
+        parsed.append(_Line(starts[number], end, text, len(columns), match.group(4), draw))
+    return parsed
+
+
+def _package(entry: str) -> tuple[str, str]:
+    """(name, version) of an entry, as well as its shape tells."""
+    entry = re.sub(r"^UNMET (?:OPTIONAL |PEER )?DEPENDENCY ", "", entry)
+    words = entry.split()
+    if not words:
+        return "", ""
+    first = words[0]
+    if "==" in first:
+        name, _, version = first.partition("==")
+        return name, version
+    if "@" in first[1:]:
+        name, _, version = first.rpartition("@")
+        return name, version
+    if len(words) > 1 and re.fullmatch(r"v\d\S*", words[1]):
+        return first, words[1][1:]
+    installed = re.search(r"installed: ([^\]\s]+)", entry)
+    if installed:
+        return first, installed.group(1)
+    parts = first.split(":")
+    if len(parts) >= 3:
+        version = next((part for part in parts[2:] if part[:1].isdigit()), "")
+        return ":".join(parts[:2]), version
+    return first, ""
+
+
+def _is_problem(line: _Line) -> bool:
+    return _PROBLEM_RE.search(line.entry) is not None or is_failure(line.text)
+
+
+def optimize(data: bytes, config: OptimizerConfig, limits: TreeLimits = DEFAULT_LIMITS) -> OptimizeResult:
+    if len(data) < limits.small_bytes or not looks_like_dependency_tree(data[:65536]):
+        return OptimizeResult((visible(data),) if data else ())
+    lines = _parse(data)
+    keep = _kept(lines, limits)
+    return _render(data, lines, keep, config.granularity is Granularity.FINE, limits)
+
+
+def _kept(lines: list[_Line], limits: TreeLimits) -> list[bool]:
+    """Which lines stay visible: roots, shallow levels, and problems with their ancestors."""
+    per_depth = Counter(line.depth for line in lines if line.depth)
+    shown_depth, total = 1, per_depth[1]
+    while per_depth[shown_depth + 1] and total + per_depth[shown_depth + 1] <= limits.shallow_lines:
+        shown_depth += 1
+        total += per_depth[shown_depth]
+    keep = [False] * len(lines)
+    roots = direct = problems = 0
+    ancestors: list[int] = []  # line index per depth, for the current path
+    for index, line in enumerate(lines):
+        del ancestors[max(line.depth - 1, 0) :]
+        if line.depth == 0:
+            roots += 1
+            keep[index] = roots <= limits.roots_shown
+        elif line.depth == 1:
+            direct += 1
+            keep[index] = direct <= limits.direct_shown
+        elif line.depth <= shown_depth:
+            keep[index] = True
+        if line.depth and _is_problem(line) and problems < limits.problems_shown:
+            problems += 1
+            keep[index] = True
+            for ancestor in ancestors:
+                keep[ancestor] = True
+        if line.depth:
+            ancestors.append(index)
+    return keep
+
+
+def _render(
+    data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TreeLimits
+) -> OptimizeResult:
+    body: list[Part] = []
+    folded: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        if keep[index]:
+            body.append(visible(data[lines[index].start : lines[index].end]))
+            index += 1
+            continue
+        stop = index
+        while stop < len(lines) and not keep[stop]:
+            stop += 1
+        start, end = lines[index].start, lines[stop - 1].end
+        label = f"{lines[index].draw}… {stop - index:,} line{'s' if stop - index > 1 else ''}"
+        if stop - index == 1 or end - start <= 2 * len(label.encode()):  # as costly as a marker
+            body.append(visible(data[start:end]))
+            index = stop
+            continue
+        folded.append((start, end))
+        if fine:
+            body += [label + " ", Omission(data[start:end], "dependency tree lines", ((start, end),)), "\n"]
+        else:
+            body.append(label + "\n")
+        index = stop
+    if body and isinstance(body[-1], str) and not body[-1].endswith("\n"):
+        body.append("\n")
+    head = _census(lines, limits)
+    if folded and not fine:
+        joined = b"".join(data[start:end] for start, end in folded)
+        reason = "folded dependency tree lines, in order"
+        parts: list[Part] = [
+            head + "; folded lines, in order: ",
+            Omission(joined, reason, tuple(folded)),
+            "]\n",
+        ]
+    else:
+        parts = [head + "]\n"]
+    signals = [
+        line.text
+        for line, kept in zip(lines, keep)
+        if kept and line.text.strip() and (line.depth == 0 or _is_problem(line))
+    ]
+    return OptimizeResult(tuple(join_literals(parts + body)), tuple(dict.fromkeys(signals)))
+
+
+def _census(lines: list[_Line], limits: TreeLimits) -> str:
+    entries = [line for line in lines if line.depth]
+    per_depth = Counter(line.depth for line in entries)
+    depths = ", ".join(f"{depth}: {per_depth[depth]:,}" for depth in sorted(per_depth))
+    packages = {_package(line.entry) for line in entries}
+    versions: dict[str, list[str]] = {}
+    for name, version in sorted(packages):
+        versions.setdefault(name, []).append(version)
+    several = [(name, found) for name, found in versions.items() if len(found) > 1]
+    head = (
+        f"[dependency tree: {len(entries):,} entries by depth {depths}; {len(packages):,} distinct packages"
+    )
+    if several:
+        listed = ", ".join(f"{name} ({', '.join(found)})" for name, found in several[: limits.names_listed])
+        more = f", … +{len(several) - limits.names_listed}" if len(several) > limits.names_listed else ""
+        head += f", {len(several):,} at several versions: {listed}{more}"
+    repeats = sum(1 for line in entries if _REPEAT_RE.search(line.entry))
+    if repeats:
+        head += f"; {repeats:,} repeated entries"
+    problems = sum(1 for line in entries if _is_problem(line))
+    if problems:
+        head += f"; {problems:,} problem entries"
+    return head
