@@ -14,6 +14,7 @@ visible when a group line shows its constant text and its values.
 
 from __future__ import annotations
 
+import os
 import re
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
@@ -48,7 +49,7 @@ SUMMARY_RE = re.compile(
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
 # when a severity or a rule code follows it on the line. One pattern for text and bytes.
 LOCATION_PATTERN = (
-    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:|\(\d+,\d+\):)"
+    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:(?!\d)|\(\d+,\d+\):)"
     r"(?=[^\n]*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b"
     r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\]))"
 )
@@ -144,14 +145,25 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
 
 
 def _locations(located: list[re.Match[str]]) -> list[str]:
-    """Locations with each file named once for a run of them: `a.c:3:1`, `:9:2`."""
+    """Locations with each file named once for a run of them (`a.c:3:1`, `:9:2`), and the
+    folder all of them share named once: `in src/app/: a.c:3:1, …`."""
+    paths = {match[1] for match in located}
+    folder = os.path.commonprefix(sorted(paths)).rpartition("/")[0] + "/" if len(paths) > 1 else "/"
+    if len(folder) < _SHARED_FOLDER_SHOWN:
+        folder = ""
     listed: list[str] = []
     previous = None
     for match in located:
         path, place = match.groups()
-        listed.append(f":{place}" if path == previous else path + place)
+        listed.append(f":{place}" if path == previous else path[len(folder) :] + place)
         previous = path
+    if folder:
+        listed[0] = f"in {folder}: {listed[0]}"
     return listed
+
+
+# A folder shared by every listed location is named once when it is at least this long.
+_SHARED_FOLDER_SHOWN = 8
 
 
 def incidental(value: str) -> bool:
@@ -176,7 +188,10 @@ def _value_shown(value: str, group_line: str) -> bool:
     if value in group_line:
         return True
     located = _LOCATION_VALUE_RE.fullmatch(value)
-    return located is not None and located[1] in group_line and f":{located[2]}" in group_line
+    if located is None or f":{located[2]}" not in group_line:
+        return False
+    folder, _, name = located[1].rpartition("/")
+    return located[1] in group_line or (f"in {folder}/: " in group_line and name in group_line)
 
 
 def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:

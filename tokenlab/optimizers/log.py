@@ -86,6 +86,8 @@ class LogLimits:
     warning_locations: int = 8
     # Lone paths (the files a tool names as it goes) listed in a group line.
     paths_listed: int = 200
+    # How far above an indented `line:col` entry its file's heading is looked for.
+    heading_search: int = 2000
 
 
 DEFAULT_LIMITS = LogLimits()
@@ -139,6 +141,9 @@ _RECORD_START_RE = re.compile(
 _CONTROLS = bytes([*range(9), *range(10, 32), 127])
 _SHOWN_CONTROLS = bytes.maketrans(_CONTROLS, b"\xff" * len(_CONTROLS))
 
+# A diagnostic's template: a leading location (`@:`), or a position and a severity under a
+# file's heading (`  12:5  error  …`, eslint and stylelint).
+_DIAGNOSTIC_KEY_RE = re.compile(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 _POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
 # A code frame's line, at any indentation: `  |`, `12 |   code`, `12 + edit`, `...`,
@@ -231,6 +236,7 @@ class _Group:
     identical: bool = False
     units: int = 0  # for REPEAT: how many anomaly units; each may span several lines
     heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
+    after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)
 
     @property
@@ -403,14 +409,20 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
-        diagnostic = key.lstrip(b" \t").startswith(b"@:") or any(
+        diagnostic = _DIAGNOSTIC_KEY_RE.match(key) is not None or any(
             _POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3]
         )
-        if seen[key] > (limits.diagnostic_repeats if diagnostic else limits.verbatim_repeats):
+        shown = limits.verbatim_repeats
+        if diagnostic:
+            # A one-line diagnostic that recurs is all in its group line; one with a code
+            # frame shows its first example in full.
+            recurs = len(templates.members[templates.of_line[start]]) > 1
+            shown = 0 if len(unit) == 1 and recurs else limits.diagnostic_repeats
+        if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)
             if group is None:
-                group = repeats[key] = _Group(_Kind.REPEAT, array("q"))
+                group = repeats[key] = _Group(_Kind.REPEAT, array("q"), after_shown=shown > 0)
                 plan.groups.append(group)
             group.lines.extend(unit)
             group.heads.append(unit.start)
@@ -625,7 +637,7 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
     elif group.kind is _Kind.REPEAT:
-        label = f"[×{group.count:,} more"
+        label = f"[×{group.count:,}" + (" more" if group.after_shown else "")
         shown = _repeats_shown(group, lines, limits)
     else:
         label = f"[×{group.count:,}" + (" identical" if group.identical else "")
@@ -668,12 +680,13 @@ def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
     failure line inside them (a traceback's exception) where the units line up."""
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
+    texts = [_with_heading(lines, i, limits) for i in heads]
     if line_shapes.is_failure(first):
         cap = located = limits.failure_values
     else:
         cap = limits.inline_values
         located = len(heads) if len(heads) <= limits.warning_locations else cap
-    shown = [line_shapes.with_values([lines.text(i, limits.line_bytes) for i in heads], cap, located) or first]
+    shown = [line_shapes.with_values(texts, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]
@@ -688,6 +701,22 @@ def _repeats_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str:
                 cap = limits.failure_values
                 shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+def _with_heading(lines: _Lines, index: int, limits: LogLimits) -> str:
+    """An indented entry that starts with its position (`  12:5  error …`) under a file's
+    heading line, as `file:12:5  error …`: where it is, once folded away from its heading."""
+    text = lines.text(index, limits.line_bytes)
+    if not _POSITION_RE.match(text):
+        return text
+    for above in range(index - 1, max(-1, index - limits.heading_search), -1):
+        heading = lines.text(above, limits.line_bytes)
+        if heading and not heading[0].isspace():
+            return heading.strip() + ":" + text.lstrip() if _LONE_PATH_RE.fullmatch(heading) else text
+    return text
+
+
+_POSITION_RE = re.compile(r"\s+\d+:\d+\s")
 
 
 def _unit_pointers(group: _Group, lines: _Lines) -> list[int]:
