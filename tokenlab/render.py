@@ -10,7 +10,7 @@ from tokenlab.reads.bench_rows import ReadRow
 
 _COLUMNS = (
     "FIXTURE", "TYPE", "RAW", "VISIBLE", "MARKERS", "REFERENCED", "SAVED", "REFS",
-    "SIGNAL", "RECOVERY", "RESTORE",
+    "SIGNALS", "SIGNAL", "RECOVERY", "RESTORE",
 )  # fmt: skip
 
 
@@ -31,6 +31,7 @@ def _cells(row: BenchmarkRow) -> tuple[str, ...]:
         f"{packet.referenced_tokens:,}",
         f"{packet.saved_pct:.2f}%",
         str(len(packet.unique_refs)),
+        f"{len(packet.signals)}+{len(packet.automatic_signals)}",
         packet.signal_status.value,
         packet.recovery_status.value,
         row.restore_status.value,
@@ -70,7 +71,15 @@ def benchmark_table(report: BenchmarkReport) -> str:
     runs = report.runs
     sections = [table(_COLUMNS, [_cells(row) for row in runs])]
     failed = sum(1 for row in runs if not row.passed)
-    summary = [f"{len(runs)} runs, {len(runs) - failed} passed, {failed} failed"]
+    summary = [
+        f"{len(runs)} runs, {len(runs) - failed} passed, {failed} failed"
+        " (SIGNALS: given + found by the content type's rules, all checked)"
+    ]
+    summary.extend(
+        f"  {_label(row)}: missing {', '.join(map(repr, row.packet.missing_signals))}"
+        for row in runs
+        if row.packet.missing_signals
+    )
     if report.reads:
         sections.append(table(_READ_COLUMNS, [_read_cells(row) for row in report.reads]))
         bad = [row for row in report.reads if row.failure]

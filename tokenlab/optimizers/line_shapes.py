@@ -43,7 +43,7 @@ SUMMARY_RE = re.compile(
     r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
     r"|\baborting due to\b|\bexit(?:ed)?(?: with)? (?:code|status):? -?\d"
-    r"|\b(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
+    r"|^\W*(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
 )
 
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),

@@ -112,12 +112,13 @@ _LOCATION_RE = re.compile(
 )
 _QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
 _TABS_RE = re.compile(rb"[ \t]*\t[ \t]*")
-# Passing tests fold together whatever their names: unittest -v and pytest -v lines.
-# They are independent of their neighbours, so they are never taken as context either.
+# Passing tests fold together whatever their names: unittest -v and pytest -v lines. With
+# docstrings, unittest prints the test's id on a line of its own and the outcome after the
+# docstring's first line. They are independent of their neighbours, so they are never
+# taken as context either.
 _PASSING_TEST = b"<test>"
-_UNITTEST_OUTCOME_RE = re.compile(
-    rb"^\S+ \([^()\r\n]*\) \.\.\. (ok|skipped|expected failure)\b[^\r\n]*", re.MULTILINE
-)
+_UNITTEST_OUTCOME_RE = re.compile(rb"^[^\r\n]*? \.\.\. (ok|skipped|expected failure)\b[^\r\n]*", re.MULTILINE)
+_UNITTEST_ID_RE = re.compile(rb"^\S+ \([\w.]*\)$", re.MULTILINE)
 _PYTEST_OUTCOME_RE = re.compile(rb"^([^\s:]+)::\S+ (PASSED|SKIPPED|XFAIL|XPASS)\b[^\r\n]*", re.MULTILINE)
 _ANOMALY_RE = re.compile(
     rb"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG"
@@ -332,6 +333,7 @@ def _template(text: bytes) -> bytes:
     template = _SPACES_RE.sub(b" ", template)
     if b" ... " in template:
         template = _UNITTEST_OUTCOME_RE.sub(rb"<test> ... \1", template)
+        template = _UNITTEST_ID_RE.sub(b"<test> ()", template)
     if b"::" in template:
         template = _PYTEST_OUTCOME_RE.sub(rb"\1::<test> \2", template)
     return template
@@ -654,8 +656,8 @@ def _group_parts(group: _Group, lines: _Lines, coarse: bool, limits: LogLimits) 
 
 
 def _template_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str | None:
-    """A small group, one of summary lines, or one of lone paths (the files a tool names
-    as it goes) shown with its varying values inline."""
+    """A small group, or one of lone paths (the files a tool names as it goes) or of
+    source pointers, shown with its varying values inline."""
     texts = [lines.text(i, limits.line_bytes) for i in group.lines[: limits.inline_values + 1]]
     cap = located = limits.inline_values
     if len(group.lines) > limits.inline_values:
@@ -663,7 +665,7 @@ def _template_shown(group: _Group, lines: _Lines, limits: LogLimits) -> str | No
             cap = limits.paths_listed
         elif _POINTER_RE.match(texts[0]):
             located = limits.failure_values
-        elif not line_shapes.is_summary(texts[0]):
+        else:  # a summary shape seen this often is progress: its last line is kept
             return None
         texts = [lines.text(i, limits.line_bytes) for i in group.lines]
     return line_shapes.with_values(texts, cap, located)
