@@ -395,7 +395,9 @@ def _all_same(lines: _Lines, members: array[int]) -> bool:
 
 
 def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: LogLimits) -> list[range]:
-    """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats."""
+    """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats.
+    Returns the kept units whose neighbours are their context (a diagnostic's: only the
+    line before)."""
     starts = sorted(i for number in plan.anomalous for i in templates.members[number])
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, _Group] = {}
@@ -436,7 +438,9 @@ def _place_anomalies(lines: _Lines, templates: _Templates, plan: _Plan, limits: 
                 unit = unit[: limits.diagnostic_lines]
                 for i in tail:
                     plan.role[i] = FOLD
-            kept.append(unit)
+            # A diagnostic says where it is: the line before it (`In function …`) is
+            # context, the next one is the next step's.
+            kept.append(range(unit.start, unit.start) if diagnostic else unit)
         for i in unit:
             plan.role[i] = role
     return kept
