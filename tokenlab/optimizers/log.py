@@ -70,7 +70,7 @@ class LogLimits:
     line_bytes: int = 1000
     preview_chars: int = 80
     # Below this size folding cannot pay for its labels: only exact repeats fold.
-    small_input_bytes: int = 4096
+    small_input_bytes: int = 1024
     # A summary shape seen up to this many times stays visible each time; more often it
     # is progress, and its last line stays visible.
     summary_lines: int = 5
@@ -268,7 +268,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     del templates
     items = _items(lines, plan)
     if not small:
-        items = _fold_runs(items, plan, limits)
+        items = _fold_runs(items, lines, plan, limits)
     items = _fold_stray_blanks(items, lines, plan)
     _fold_long_lines(items, lines, plan, limits)
     for group in plan.groups:
@@ -546,8 +546,10 @@ def _items(lines: _Lines, plan: _Plan) -> list[_Item]:
     return items
 
 
-def _fold_runs(items: list[_Item], plan: _Plan, limits: LogLimits) -> list[_Item]:
-    """Shorten long runs of distinct unremarkable lines to their head and tail."""
+def _fold_runs(items: list[_Item], lines: _Lines, plan: _Plan, limits: LogLimits) -> list[_Item]:
+    """Shorten long runs of distinct unremarkable lines to their head and tail. A heading
+    (after a blank line, above more indented lines: a failed test's title, a section's
+    name) stays visible and splits the run."""
     result: list[_Item] = []
     run: list[int] = []
 
@@ -564,13 +566,26 @@ def _fold_runs(items: list[_Item], plan: _Plan, limits: LogLimits) -> list[_Item
         run.clear()
 
     for item in items:
-        if isinstance(item, int) and not plan.role[item]:
+        if isinstance(item, int) and not plan.role[item] and not _heading(lines, item):
             run.append(item)
             continue
         flush()
         result.append(item)
     flush()
     return result
+
+
+def _heading(lines: _Lines, index: int) -> bool:
+    if index == 0 or index + 2 >= len(lines) or lines.clean(index - 1).strip():
+        return False
+    indent = _indent(lines.clean(index))
+    below = lines.clean(index + 1) if lines.clean(index + 1).strip() else lines.clean(index + 2)
+    return indent <= _HEADING_INDENT and bool(below.strip()) and _indent(below) > indent
+
+
+# Headings start near the margin; a more indented line after a blank one is a block of
+# code or text (a traceback's source), not a title.
+_HEADING_INDENT = 2
 
 
 def _fold_stray_blanks(items: list[_Item], lines: _Lines, plan: _Plan) -> list[_Item]:
