@@ -12,7 +12,7 @@ from tests.conftest import Golden, render_preview, run_git
 from tokenlab.classify import classify
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.git_log import GitLogLimits, optimize, optimize_git_log
-from tokenlab.packet import ContentType
+from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import Store
@@ -167,6 +167,7 @@ def analyzed(data: bytes, tmp_path: Path, config: OptimizerConfig = COARSE) -> s
     packet = analyze(data, source="git", store=store, config=config)
     assert packet.content_type is ContentType.GIT_LOG
     assert restore(packet.visible.encode("utf-8"), store) == data
+    assert packet.signal_status is not Status.FAIL, packet.missing_signals  # declared subjects, paths
     return packet.visible
 
 
@@ -431,3 +432,105 @@ def test_show_of_a_40_file_commit_names_every_path(tmp_path: Path) -> None:
         shown = analyzed(git_output(repo, *args), tmp_path)
         missing = [name for name in files if name.rsplit("/", 1)[1] not in shown]
         assert missing == [], args
+
+
+# --- signals: what the SIGNAL stage checks --------------------------------------------------
+
+REAL_LOGS = sorted(
+    path
+    for path in (Path(__file__).parent.parent / "fixtures" / "real").glob("git_*.txt")
+    if classify(path.read_bytes()).content_type is ContentType.GIT_LOG
+)
+
+
+def signal_pass(data: bytes, config: OptimizerConfig = COARSE) -> tuple[str, ...]:
+    """The automatic signals of a full run, which must all be visible."""
+    packet = analyze(data, source="git", store=Store.resolve(), config=config)
+    assert packet.content_type is ContentType.GIT_LOG
+    assert packet.automatic_signals
+    assert packet.signal_status is Status.PASS, packet.missing_signals
+    assert not packet.missing_signals
+    return packet.automatic_signals
+
+
+@CONFIGS
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_subject_is_a_signal(form: str, config: OptimizerConfig, small: Path) -> None:
+    data = git_output(small, *FORMS[form])
+    wanted = subjects(small, "-1", FORMS[form][-1]) if form.startswith("show") else subjects(small)
+    for limits in (GitLogLimits(), GitLogLimits(verbatim_bytes=0)):  # as it is, and rendered
+        signals = optimize_git_log(data, config.granularity, limits).signals
+        assert [s for s in signals if s in wanted] == list(dict.fromkeys(wanted))
+    assert set(wanted) <= set(signal_pass(data, config))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("show", "--stat", "-p", "HEAD~3"), ("show", "--name-status", "HEAD~4"), ("show", "HEAD~8")],
+    ids=["stat_patch", "name_status", "patch"],
+)
+def test_show_declares_every_path_of_its_listing_and_patch(args: tuple[str, ...], small: Path) -> None:
+    data = git_output(small, *args)
+    paths = run_git(small, "show", "--name-status", "--format=", args[-1]).splitlines()
+    named = [name for line in paths for name in line.split("\t")[1:]]
+    assert named
+    for limits in (GitLogLimits(), GitLogLimits(verbatim_bytes=0)):
+        signals = optimize_git_log(data, Granularity.COARSE, limits).signals
+        assert signals[0] == subjects(small, "-1", args[-1])[0]
+        for name in named:
+            assert any(name in signal for signal in signals[1:]), (name, signals)
+    signal_pass(data)
+
+
+def test_show_of_a_40_file_commit_declares_what_each_form_keeps(tmp_path: Path) -> None:
+    repo = tmp_path / "forty"
+    repo.mkdir()
+    run_git(repo, "init", "-q", "-b", "main")
+    commit(repo, 1, "Start", files={"README.md": "start\n"})
+    files = {f"lib/{'xy'[n % 2]}/module_{n:02d}.py": f"x = {n}\ny = {n}\n" for n in range(40)}
+    commit(repo, 2, "Add 40 library modules", files=files)
+    # Listings of over 40 lines are shown by folder (`lib/x: module_00.py, …`): a path is not
+    # shown whole there, so only the stat's summary line, if any, is declared.
+    stat = signal_pass(git_output(repo, "show", "--stat"))
+    assert stat == ("Add 40 library modules", "40 files changed, 80 insertions(+)")
+    names = signal_pass(git_output(repo, "show", "--name-status"))
+    assert names == ("Add 40 library modules",)
+    few = signal_pass(git_output(repo, "show", "--name-status", "--", "lib/x"))  # 20 lines: as printed
+    assert few == ("Add 40 library modules", *(name for name in files if name.startswith("lib/x/")))
+    patch = signal_pass(git_output(repo, "show"))
+    assert patch == ("Add 40 library modules", *sorted(files))  # in the order git prints them
+
+
+def test_huge_show_declares_its_subject_and_stat_summary(huge_commit: Path) -> None:
+    signals = signal_pass(git_output(huge_commit, "show", "--stat=200", "HEAD~1"))
+    assert signals == ("Vendor 1,500 modules at once", "1500 files changed, 1500 insertions(+)")
+    patch = signal_pass(git_output(huge_commit, "show", "HEAD~1"))
+    assert len(patch) == 1 + 1500 and patch[1] == "pkg0/module_0000.py"
+
+
+@CONFIGS
+def test_long_log_signals_pass_and_are_capped(config: OptimizerConfig, realistic: Path) -> None:
+    data = git_output(realistic, "log", "-p")
+    assert set(signal_pass(data, config)) == set(subjects(realistic))
+    capped = optimize_git_log(data, config.granularity, GitLogLimits(max_signals=5)).signals
+    assert capped == tuple(subjects(realistic)[:5])
+
+
+def test_commits_without_a_message_declare_nothing_for_them() -> None:
+    data = b"commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A <a@b>\n\n" * 100
+    assert optimize(data, COARSE).signals == ()
+
+
+@pytest.mark.parametrize("path", REAL_LOGS, ids=[path.name for path in REAL_LOGS])
+def test_real_logs_pass_the_signal_stage(path: Path) -> None:
+    signals = signal_pass(path.read_bytes())
+    expected = {
+        "git_log.txt": 86,
+        "git_log_oneline.txt": 86,
+        "git_log_p_4.txt": 4,
+        "git_log_stat.txt": 86,
+        "git_log_stat_1500_files.txt": 2,
+        "git_show.txt": 4,
+        "git_show_stat_1500_files.txt": 2,
+    }
+    assert len(signals) == expected[path.name], signals

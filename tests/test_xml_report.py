@@ -14,12 +14,13 @@ from tests.conftest import Golden, render_preview
 from tokenlab import tokens
 from tokenlab.classify import classify
 from tokenlab.optimizers import Omission, OptimizerConfig, xml_report
-from tokenlab.packet import ContentType
+from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import Store
 
 COARSE = OptimizerConfig()
+REAL_XML = sorted((Path(__file__).parent.parent / "fixtures" / "real").glob("*.xml"))
 CASES = {
     "junit_pytest": xml_cases.junit_pytest,
     "surefire": xml_cases.surefire,
@@ -209,3 +210,124 @@ def test_generated_reports_round_trip_and_show_failures(cases: list[tuple[str, s
     for n, (kind, _) in enumerate(cases):
         if kind == "fail":
             assert f'<testcase name="t{n}"><failure message="m{n}">' in shown
+            assert f'<testcase name="t{n}">' in packet.automatic_signals
+            assert f'<failure message="m{n}">' in packet.automatic_signals
+    assert f'<testsuite tests="{len(cases)}">' in packet.automatic_signals
+    assert packet.signal_status is Status.PASS, packet.missing_signals
+
+
+# --- signals: what the SIGNAL stage checks --------------------------------------------------
+
+
+def signal_pass(data: bytes, source: str) -> tuple[str, ...]:
+    """The automatic signals of a full run, which must all be visible."""
+    packet = analyze(data, source=source, store=Store.resolve())
+    assert packet.content_type is ContentType.XML
+    assert packet.automatic_signals
+    assert packet.signal_status is Status.PASS, packet.missing_signals
+    assert not packet.missing_signals
+    return packet.automatic_signals
+
+
+def test_junit_signals_name_each_failure_its_message_and_the_suite() -> None:
+    signals = xml_report.optimize(xml_cases.junit_pytest(), COARSE).signals
+    assert len(signals) == 7
+    for name in ("test_refund_partial", "test_export_unicode", "test_store_reopen"):
+        assert sum(f'name="{name}"' in s and s.startswith("<testcase ") for s in signals) == 1
+    assert "<failure message=\"AssertionError: assert 'pending' == 'settled'\">" in signals
+    assert any(s.startswith('<error message="failed on setup with &quot;PermissionError') for s in signals)
+    assert any(s.startswith("<testsuite ") and 'tests="200"' in s and 'failures="2"' in s for s in signals)
+    assert not any("test_case_012" in s for s in signals)  # skipped, not failing
+    assert signal_pass(xml_cases.junit_pytest(), "junit.xml") == signals
+
+
+def test_surefire_signals_keep_multi_line_tags_by_their_lines() -> None:
+    signals = signal_pass(xml_cases.surefire(), "TEST-surefire.xml")
+    assert (
+        '<failure message="expected: &lt;400&gt; but was: &lt;200&gt;" type="org.opentest4j.AssertionFailedError">'
+        in signals
+    )
+    assert any('name="shouldConnectToInventory"' in s for s in signals)
+    assert any(s.startswith("<flakyFailure message=") for s in signals)
+    data = b"\n".join(
+        [
+            b"<testsuite",
+            b'    name="multi"',
+            b'    tests="40" failures="1"',
+            b'    time="1.5">',
+            *(b'  <testcase name="t%d" classname="c.Multi" time="0.01"/>' % n for n in range(39)),
+            b'  <testcase classname="c.Multi"',
+            b'            name="broken" time="0.2">',
+            b'    <failure type="AssertionError"',
+            b'             message="line one',
+            b'line two">trace</failure>',
+            b"  </testcase>",
+            b"</testsuite>\n",
+        ]
+    )
+    signals = signal_pass(data, "multi.xml")
+    assert signals == (
+        'name="broken" time="0.2">',
+        'message="line one',
+        'name="multi"',
+        'tests="40" failures="1"',
+    )
+
+
+def test_checkstyle_signals_are_each_error_with_its_file() -> None:
+    signals = signal_pass(xml_cases.checkstyle(), "checkstyle.xml")
+    findings = [s for s in signals if s.startswith("<error ")]
+    assert findings and all('severity="error"' in s for s in findings)
+    assert any("Unused import - java.util.List." in s for s in findings)
+    assert all(not s.startswith("<error ") or 'severity="error"' in s for s in signals)
+    assert any(s.startswith("<file ") for s in signals)
+
+
+def test_every_testsuite_tag_stays_in_a_long_run_of_suites() -> None:
+    """Twelve passing suites are not folded as `testsuite elements`: each keeps its tag and counts."""
+    suites = [
+        f'<testsuite name="suite{n}" tests="8" failures="0" errors="0">'
+        + "".join(f'<testcase name="case{n}_{k}" classname="s{n}" time="0.001"/>' for k in range(8))
+        + "</testsuite>\n"
+        for n in range(12)
+    ]
+    failing = '<testcase name="case7_3" classname="s7" time="0.001"><failure message="boom"/></testcase>'
+    suites[7] = suites[7].replace('<testcase name="case7_3" classname="s7" time="0.001"/>', failing)
+    suites[7] = suites[7].replace('failures="0"', 'failures="1"')
+    data = ("<testsuites>\n" + "".join(suites) + "</testsuites>\n").encode()
+    shown = preview(data)
+    for n in range(12):
+        assert f'<testsuite name="suite{n}" tests="8"' in shown
+    assert "testsuite elements" not in shown and "passing testcases" in shown
+    signals = signal_pass(data, "suites.xml")
+    assert signals[:2] == (
+        '<testcase name="case7_3" classname="s7" time="0.001">',
+        '<failure message="boom"/>',
+    )
+    assert len(signals) == 14
+
+
+def test_signals_are_capped_failures_first() -> None:
+    cases = "".join(f'<testcase name="t{n}"><failure message="m{n}"/></testcase>\n' for n in range(400))
+    data = f'<testsuite tests="400" failures="400">\n{cases}</testsuite>\n'.encode()
+    signals = xml_report.optimize(data, COARSE).signals
+    assert len(signals) == xml_report.DEFAULT_CONFIG.max_signals
+    assert signals[:2] == ('<testcase name="t0">', '<failure message="m0"/>')
+    assert not any(s.startswith("<testsuite") for s in signals)
+
+
+def test_documents_that_are_not_reports_declare_no_signals() -> None:
+    items = "".join(f'  <host name="web-{i}" status="up"/>\n' for i in range(80))
+    assert xml_report.optimize(f"<inventory>\n{items}</inventory>\n".encode(), COARSE).signals == ()
+    assert xml_report.optimize(b"<a></b>", COARSE).signals == ()
+
+
+@pytest.mark.parametrize("path", REAL_XML, ids=[path.name for path in REAL_XML])
+def test_real_reports_pass_the_signal_stage(path: Path) -> None:
+    signals = signal_pass(path.read_bytes(), path.name)
+    expected = {
+        "eslint_checkstyle.xml": 14 + 71,  # files with an error, distinct error tags
+        "pytest_junit.xml": 13,
+        "surefire_TEST-com.example.calc.InterestTest.xml": 7,
+    }
+    assert len(signals) == expected.get(path.name, len(signals)), signals

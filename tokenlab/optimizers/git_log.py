@@ -22,6 +22,13 @@ single commit the header lines and a folded stat block have a ref each, and the 
 optimizer's refs hold what it folds. Short logs are shown as they are, and so is a
 `--oneline` log without changes: it is already one line per commit.
 
+Signals (checked by the SIGNAL stage) are what the rendering keeps verbatim by design:
+every commit's subject (its first message line, stripped; the first `max_signals`
+commits of a long log), and for a single commit each path its stat or name list prints
+when that listing is shown as printed (else the stat's summary line), and each path a
+`---`/`+++` line of its patch names (the diff optimizer keeps those lines, or names the
+path on the line of a file it folds whole).
+
 Parsing runs per commit over offsets in the input; a patch is measured with `bytes.find`
 and `bytes.count`, never split into lines, so a 20 MB `git log -p` costs one pass.
 """
@@ -60,6 +67,8 @@ class GitLogLimits:
     hash_digits: int = 7
     # A single commit keeps a stat block of at most this many lines verbatim.
     show_stat_lines: int = 40
+    # Subjects declared as signals: those of the first this many commits.
+    max_signals: int = 300
 
 
 DEFAULT_LIMITS = GitLogLimits()
@@ -141,13 +150,15 @@ def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
 
 def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits) -> OptimizeResult:
     commits = _parse(data)
+    signals = _signals(data, commits, limits)
     if len(data) <= limits.verbatim_bytes or not commits:
-        return OptimizeResult((visible(data),))
+        return OptimizeResult((visible(data),) if data else (), signals)
     if len(commits) == 1 and commits[0].message is not None:
-        return OptimizeResult(tuple(join_literals(_render_single(data, commits[0], granularity, limits))))
+        parts = _render_single(data, commits[0], granularity, limits)
+        return OptimizeResult(tuple(join_literals(parts)), signals)
     if all(commit.message is None and commit.tail == commit.end for commit in commits):
-        return OptimizeResult((visible(data),))  # `--oneline`: already one line per commit
-    return OptimizeResult(tuple(join_literals(_render_log(data, commits, granularity, limits))))
+        return OptimizeResult((visible(data),), signals)  # `--oneline`: already one line per commit
+    return OptimizeResult(tuple(join_literals(_render_log(data, commits, granularity, limits))), signals)
 
 
 # --- recognising ---------------------------------------------------------------------------
@@ -518,4 +529,57 @@ def _patch_parts(data: bytes, span: tuple[int, int], granularity: Granularity) -
         if isinstance(part, Omission)
         else part
         for part in result.parts
+    ]
+
+
+# --- signals -------------------------------------------------------------------------------
+
+
+def _signals(data: bytes, commits: list[_Commit], limits: GitLogLimits) -> tuple[str, ...]:
+    """The subjects, and a single commit's paths, that the rendering shows verbatim."""
+    found = [subject for commit in commits[: limits.max_signals] if (subject := commit.subject.strip())]
+    if len(commits) == 1 and commits[0].message is not None and commits[0].changes:
+        changes = commits[0].changes
+        if changes.stat:
+            listing = data[changes.stat[0] : changes.stat[1]]
+            if listing.count(b"\n") <= limits.show_stat_lines:
+                found += _listing_paths(listing)  # shown as printed
+            elif changes.summary:
+                found.append(changes.summary)  # the paths are shown by folder, not whole
+        if changes.patch:
+            found += _patch_paths(data[changes.patch[0] : changes.patch[1]])
+    return tuple(dict.fromkeys(found))
+
+
+def _listing_paths(listing: bytes) -> list[str]:
+    """Each path a stat, `--name-only` or `--name-status` listing prints (read as
+    `_read_listing` reads it, but as printed: a rename's two paths apart), and its summary."""
+    found = []
+    for raw in listing.splitlines():
+        line = raw.rstrip(b"\r")
+        if not line.strip() or line == b"---":
+            continue
+        bar = line.rfind(b" | ")
+        status = _NAME_STATUS_RE.fullmatch(line)
+        if _SUMMARY_RE.match(line):
+            pieces = [line]
+        elif line.startswith(b" ") and bar > 0 and _STAT_COUNT_RE.fullmatch(line[bar + 3 :]):
+            pieces = [line[:bar]]
+        elif status:
+            pieces = [status.group(2), status.group(3) or b""]
+        else:
+            pieces = [line]
+        found += [text for piece in pieces if (text := visible(piece).strip())]
+    return found
+
+
+def _patch_paths(patch: bytes) -> list[str]:
+    """The path each file's `---`/`+++` lines name, as the diff optimizer's parser reads
+    them: those lines stay visible, and a file folded whole is named on its line."""
+    from tokenlab.optimizers.diff import _Lines, _scan
+
+    return [
+        path
+        for section in _scan(_Lines(patch))
+        if section.has_path_lines and (path := visible(section.new_path or section.old_path).strip())
     ]

@@ -6,7 +6,14 @@ What an agent needs is the suite counts, every failing or erroring test with its
 and message, and each kind of finding once. So the document is spliced, never
 re-serialised: start tags and kept elements stay byte for byte, runs of folded siblings
 become one `<!-- 137 passing testcases: #ref:ctx_… -->` line, and long text bodies keep
-their first and last lines around a ref.
+their first and last lines around a ref. A `<testsuite>` (or an element holding one) is
+never folded whole: its start tag, with the counts, stays; its passing cases fold inside.
+
+Signals (checked by the SIGNAL stage) are what stays visible by design, as start-tag
+lines copied from the input: each failing or erroring testcase's line naming it, the
+line of each failure's or error's `message`, each `<testsuite>` tag's lines holding its
+name and counts, and in a checkstyle report each `severity="error"` finding's tag with
+its `<file name="…">` line.
 
 The scanner is our own and deliberately small: it finds tags, comments, CDATA, processing
 instructions and a prolog DOCTYPE, and never expands an entity (so no external entity is
@@ -47,6 +54,7 @@ class XmlReportConfig:
     body_head_bytes: int = 1200
     body_tail_bytes: int = 400
     max_depth: int = 64  # deeper elements are shown whole, never walked
+    max_signals: int = 300  # failures and errors first, then suites
 
 
 DEFAULT_CONFIG = XmlReportConfig()
@@ -62,6 +70,7 @@ class Element:
     end: int = -1  # just after the end tag
     children: list[Element] = field(default_factory=list)
     notable: bool = False  # this element or one below it is a failure, an error or a finding
+    holds_suite: bool = False  # this element is a <testsuite> or holds one: never folded whole
     parsed: dict[str, str] | None = None
 
     def attrs(self) -> dict[str, str]:
@@ -155,6 +164,10 @@ def _close(element: Element, inner_end: int, end: int, stack: list[Element]) -> 
         element.notable = _local(element.tag) in _FAILING_TAGS or _failing_attr(element)
     if element.notable and stack:
         stack[-1].notable = True
+    if _local(element.tag) == "testsuite":
+        element.holds_suite = True
+    if element.holds_suite and stack:
+        stack[-1].holds_suite = True
 
 
 def _local(tag: str) -> str:
@@ -233,6 +246,8 @@ class _Layout:
                     return ""
                 return "skipped testcases"
             return "passing testcases"
+        if child.holds_suite:
+            return ""  # every suite's tag and counts stay; its passing cases fold inside
         if self.checkstyle and name == "error" and _local(parent.tag) == "file":
             return self.checkstyle_verdict(parent, child, run)
         if self.checkstyle and name == "file" and not child.notable:
@@ -346,4 +361,60 @@ def optimize(
         parts += [Omission(data[fold.start : fold.end], fold.reason), fold.suffix]
         position = fold.end
     parts.append(visible(data[position:]))
-    return OptimizeResult(tuple(join_literals(parts)))
+    return OptimizeResult(tuple(join_literals(parts)), _signals(data, root, layout.checkstyle, report_config))
+
+
+# --- signals -------------------------------------------------------------------------------
+
+_SUITE_ATTRS = ("name", "tests", "failures", "errors", "skipped")
+
+
+def _signals(data: bytes, root: Element, checkstyle: bool, config: XmlReportConfig) -> tuple[str, ...]:
+    """Start-tag lines the layout keeps verbatim by design, failures first, up to a cap.
+
+    A notable testcase is never folded (its tag with the name stays), nor are its children's
+    start tags (a long failure body is cut after its tag); a `<testsuite>` is never folded
+    whole; a checkstyle finding of severity error is never folded, nor is its `<file>`
+    (it holds a finding, so it is notable). Folds only ever cover
+    whole elements or the text inside a leaf, so a start tag is visible whole or not at all.
+    """
+    failures: list[str] = []
+    suites: list[str] = []
+    cap = config.max_signals
+    stack: list[tuple[Element, Element | None]] = [(root, None)]
+    while stack and len(failures) < cap:
+        element, parent = stack.pop()
+        name = _local(element.tag)
+        if name == "testsuite" and len(suites) < cap:
+            suites += _tag_lines(data, element, _SUITE_ATTRS)
+        elif name == "testcase" and element.notable:
+            failures += _tag_lines(data, element, ("name",))
+            for child in element.children:
+                if _local(child.tag) in _FAILING_TAGS and "message" in child.attrs():
+                    failures += _tag_lines(data, child, ("message",))
+        elif checkstyle and name == "error" and _checkstyle_error(element, parent):
+            assert parent is not None
+            failures += [*_tag_lines(data, parent, ("name",)), *_tag_lines(data, element, ())]
+        stack += [
+            (child, element) for child in reversed(element.children) if child.notable or child.holds_suite
+        ]
+    return tuple(dict.fromkeys([*failures, *suites][:cap]))
+
+
+def _checkstyle_error(element: Element, parent: Element | None) -> bool:
+    """A finding in a `<file>` that the layout keeps for its severity (as `checkstyle_verdict`)."""
+    in_file = parent is not None and _local(parent.tag) == "file"
+    return in_file and element.attrs().get("severity", "error") == "error"
+
+
+def _tag_lines(data: bytes, element: Element, attrs: tuple[str, ...]) -> list[str]:
+    """The stripped lines of `element`'s start tag that hold one of `attrs` (all with none;
+    the first line when none holds one): a start tag spanning lines is shown whole, so each
+    of its lines is a substring of the visible text."""
+    lines = [line.strip() for line in visible(data[element.start : element.inner_start]).splitlines()]
+    lines = [line for line in lines if line]
+    if not attrs or len(lines) <= 1:
+        return lines
+    pattern = re.compile(r"(?<![-\w:.])(?:" + "|".join(attrs) + r")\s*=")
+    held = [line for line in lines if pattern.search(line)]
+    return held or lines[:1]
