@@ -203,3 +203,12 @@ def test_a_log_with_one_latin1_byte_a_line_is_a_log(tmp_path: Path) -> None:
     packet = analyze(data, source="t", store=Store(tmp_path))
     assert packet.content_type is ContentType.LOG
     assert "[ERROR] payment gateway timeout" in packet.visible
+
+
+def test_failure_lines_with_a_secret_or_a_marker_look_alike_are_checked_as_shown(tmp_path: Path) -> None:
+    body = b"".join(b"2026-03-14 09:00:%02d INFO step %d done\n" % (n % 60, n) for n in range(300))
+    data = body + b"ERROR login failed password=hunter2secret\nERROR stale #ref:ctx_abcdef in cache\n" + body
+    packet = analyze(data, source="t", store=Store(tmp_path))
+    assert "ERROR stale #ref:ctx_abcdef in cache" in packet.automatic_signals
+    assert packet.signal_status is Status.PASS
+    assert "hunter2secret" not in packet.visible

@@ -320,7 +320,8 @@ def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
 def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
     """Every expected signal, and every one the optimizer's rules found in the input
     (failures, summaries), must be visible: as itself, or by its values in a group line."""
-    expected = tuple(dict.fromkeys([*packet.signals, *packet.automatic_signals]))
+    given = [_as_shown(signal, run) for signal in (*packet.signals, *packet.automatic_signals)]
+    expected = tuple(dict.fromkeys(signal for signal in given if signal))
     if not expected:
         packet.signal_status = Status.SKIP
         return "SKIP (no expected signals given, none found in the input)"
@@ -331,6 +332,18 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
     if missing:
         return f"FAIL missing {len(missing)}/{len(expected)} ({counts}): " + "; ".join(map(repr, missing))
     return f"PASS {len(expected)}/{len(expected)} signals visible ({counts})"
+
+
+def _as_shown(signal: str, run: RunSettings) -> str:
+    """An expected line as the visible text can show it: marker look-alikes escaped, and
+    cut where a secret that is masked begins (empty if it begins with one)."""
+    signal = markers.escape_literal_markers(signal)
+    if run.redact_secrets:
+        pieces = redact(signal)
+        if any(isinstance(piece, Omission) for piece in pieces):
+            first = pieces[0]
+            return first.strip() if isinstance(first, str) else ""
+    return signal
 
 
 def recovery_stage(packet: ContextPacket, run: RunSettings) -> str:
