@@ -196,7 +196,7 @@ def _suite(cases: list[tuple[str, str]]) -> bytes:
             "out": f"<system-out>{text * 40}</system-out>",
         }[kind]
         body.append(f'<testcase name="t{n}">{inner}</testcase>' if inner else f'<testcase name="t{n}"/>')
-    return ('<testsuite tests="%d">\n' % len(cases) + "\n".join(body) + "\n</testsuite>\n").encode()
+    return (f'<testsuite tests="{len(cases)}">\n' + "\n".join(body) + "\n</testsuite>\n").encode()
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -25,8 +25,10 @@ def junit_pytest(cases: int = 200) -> bytes:
     """A `pytest --junitxml` report: failures, an error, skips, passing cases with output."""
     lines = [
         '<?xml version="1.0" encoding="utf-8"?>',
-        f'<testsuites><testsuite name="pytest" errors="1" failures="2" skipped="3" tests="{cases}"'
-        ' time="41.337" timestamp="2026-03-02T10:14:07.118824" hostname="ci-runner-7">',
+        (
+            f'<testsuites><testsuite name="pytest" errors="1" failures="2" skipped="3" tests="{cases}"'
+            ' time="41.337" timestamp="2026-03-02T10:14:07.118824" hostname="ci-runner-7">'
+        ),
     ]
     modules = ["test_api", "test_models", "test_cli", "test_store", "test_render"]
     for i in range(cases):

@@ -71,10 +71,8 @@ def benchmark_table(report: BenchmarkReport) -> str:
     runs = report.runs
     sections = [table(_COLUMNS, [_cells(row) for row in runs])]
     failed = sum(1 for row in runs if not row.passed)
-    summary = [
-        f"{len(runs)} runs, {len(runs) - failed} passed, {failed} failed"
-        " (SIGNALS: given + found by the content type's rules, all checked)"
-    ]
+    counts = f"{len(runs)} runs, {len(runs) - failed} passed, {failed} failed"
+    summary = [counts + " (SIGNALS: given + found by the content type's rules, all checked)"]
     summary.extend(
         f"  {_label(row)}: missing {', '.join(map(repr, row.packet.missing_signals))}"
         for row in runs

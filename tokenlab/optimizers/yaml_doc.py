@@ -207,7 +207,7 @@ class _Layout:
 
     def failing(self, node: Node, depth: int = 0) -> bool:
         """Mark nodes with a failure at or below them; true for `node`'s own mark."""
-        below = depth < self.config.max_depth and any([self.failing(c, depth + 1) for c in node.children])
+        below = depth < self.config.max_depth and any([self.failing(c, depth + 1) for c in node.children])  # noqa: C419 (marks every child)
         node.failing = below or self._fails(node)
         return node.failing
 
@@ -310,7 +310,7 @@ class _Layout:
             for child in node.children:
                 self.keep_decisions(child, below)
             return True
-        kept = any([self.keep_decisions(child, below) for child in node.children])
+        kept = any([self.keep_decisions(child, below) for child in node.children])  # noqa: C419 (visits every child)
         if kept and node.own >= 0:
             self.record[node.own] = 0
         return kept
