@@ -245,3 +245,24 @@ def test_a_root_below_the_repository_top_still_confines_pointers(repo: Path) -> 
     assert answer.status_code == 200
     outside = client.post("/v1/deref", json={"pointer": "README.md@HEAD#L1-L1"})
     assert outside.status_code == 403
+
+
+def test_refs_drill_down_answers_as_the_cli(client: TestClient, isolated_store: Path) -> None:
+    data = b"".join(b"line %d\n" % n for n in range(1, 200)) + b"ERROR at the end\n"
+    ref_id = Store.resolve(None).put(data, source="t", content_type="log", reason="test")
+    answer = client.get(f"/v1/refs/{ref_id}", params={"grep": "ERROR", "context": 1}).json()
+    assert answer["text"] == "L199- line 199\nL200: ERROR at the end\n" and answer["matches"] == 1
+    cut = client.get(f"/v1/refs/{ref_id}", params={"lines": "1-", "budget_tokens": 20}).json()
+    assert cut["truncated"] and cut["tokens"] <= 20 and cut["next_params"]["lines"].endswith("-200")
+    more = client.get(f"/v1/refs/{ref_id}", params=cut["next_params"]).json()
+    assert more["ranges"][0][0] == cut["ranges"][0][1] + 1
+    assert client.get(f"/v1/refs/{ref_id}").json()["data"] == data.decode()
+    assert client.get(f"/v1/refs/{ref_id}", params={"grep": "(("}).status_code == 400
+    assert client.get(f"/v1/refs/{ref_id}", params={"json_path": "a"}).status_code == 400
+    assert client.get(f"/v1/refs/{ref_id}", params={"head": 0}).status_code == 422
+    assert client.get("/v1/refs/ctx_000000", params={"head": 1}).status_code == 404
+    schema = client.get("/openapi.json").json()["paths"]["/v1/refs/{ref_id}"]["get"]
+    params = {param["name"]: param for param in schema["parameters"]}
+    names = {"lines", "grep", "context", "ignore_case", "json_path", "head", "tail", "budget_tokens"}
+    assert names <= set(params)
+    assert params["budget_tokens"]["schema"]["anyOf"][0]["minimum"] == 0

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
 import orjson
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -228,6 +228,26 @@ class RefOut(BaseModel):
     data: str
 
 
+class RefViewOut(BaseModel):
+    """A drill-down answer (as `tokens show-ref --json`); `text` never exceeds `budget_tokens`."""
+
+    id: str
+    mode: Literal["lines", "grep", "json", "head", "tail"]
+    total_lines: int
+    total_bytes: int
+    ranges: list[list[int]] = Field(description="Shown line ranges, [first, last], 1-based inclusive.")
+    text: str
+    tokens: int
+    budget_tokens: int
+    truncated: bool = Field(description="True when the answer leaves out part of what was asked.")
+    matches: int | None = Field(description="grep: lines matching in the range asked.")
+    matches_shown: int | None
+    next: str | None = Field(description="`show-ref` options that show the rest.")
+    next_params: dict[str, str] | None = Field(description="The same as query parameters of this route.")
+    json_path: str | None
+    note: str
+
+
 # --- the guard: token, host and body size, before any route runs ----------------------------
 
 
@@ -362,10 +382,51 @@ def deref_pointer(body: DerefBody, settings: Settings) -> Response:
     return settings.reply({**result.as_dict(), "verified": None if body.verify is None else True})
 
 
-def get_ref(ref_id: str, settings: Settings) -> Response:
-    """A ref from the compression store: its metadata and exact bytes (UTF-8 or base64)."""
+def get_ref(
+    ref_id: str,
+    settings: Settings,
+    lines: Annotated[
+        str | None, Query(max_length=64, description="Line range A-B (1-based), A, or A-.")
+    ] = None,
+    grep: Annotated[
+        str | None,
+        Query(min_length=1, max_length=4096, description="Python regex over the ref's UTF-8 bytes."),
+    ] = None,
+    context: Annotated[int | None, Query(ge=0, le=1000, description="Lines around each match.")] = None,
+    ignore_case: Annotated[bool | None, Query(description="Case-insensitive grep.")] = None,
+    json_path: Annotated[
+        str | None, Query(max_length=4096, description="Subtree of a JSON ref: items[737].error.")
+    ] = None,
+    head: Annotated[int | None, Query(ge=1, description="The first N lines.")] = None,
+    tail: Annotated[int | None, Query(ge=1, description="The last N lines.")] = None,
+    budget_tokens: Annotated[
+        int | None, Query(ge=0, le=MAX_BUDGET_TOKENS, description="Token budget (default 4000).")
+    ] = None,
+) -> Response:
+    """A ref from the compression store: its metadata and exact bytes (UTF-8 or base64).
+
+    With any query parameter, a drill-down answer instead (as `tokens show-ref --json`):
+    the lines, grep matches, JSON subtree, head or tail asked for, within `budget_tokens`.
+    """
     from tokenlab.store import Store
 
+    drill = (lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
+    if any(value is not None for value in drill):
+        from tokenlab.agent.expand import expand_ref
+
+        view = expand_ref(
+            Store.resolve(settings.store_dir),
+            ref_id,
+            lines=lines,
+            grep=grep,
+            context=context or 0,
+            ignore_case=bool(ignore_case),
+            json_path=json_path,
+            head=head,
+            tail=tail,
+            budget_tokens=budget_tokens,
+        )
+        return settings.reply(view.as_dict())
     record = Store.resolve(settings.store_dir).load(ref_id)
     try:
         data, encoding = record.data.decode("utf-8"), "utf-8"
@@ -413,7 +474,7 @@ def create_app(
         ("POST", "/v1/files/read", read_file, ReadOut),
         ("POST", "/v1/search", search_files, SearchOut),
         ("POST", "/v1/deref", deref_pointer, DerefOut),
-        ("GET", "/v1/refs/{ref_id}", get_ref, RefOut),
+        ("GET", "/v1/refs/{ref_id}", get_ref, RefOut | RefViewOut),
     ):
         app.add_api_route(
             path, endpoint, methods=[method], responses={200: {"model": model}}, response_class=Response

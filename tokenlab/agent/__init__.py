@@ -1,0 +1,1 @@
+"""What plugs tokenlab into agents: run, hooks, ledger, drill-down, MCP, and the warm worker."""
