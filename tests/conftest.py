@@ -28,9 +28,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture(autouse=True)
 def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own store and never sees the user's environment."""
+    """Every test gets its own store and never sees the user's environment; commands run
+    in their own process unless a test starts the warm worker itself."""
     store_dir = tmp_path / "store"
     monkeypatch.setenv("TOKENLAB_STORE", str(store_dir))
+    monkeypatch.setenv("TOKENLAB_WORKER", "0")
     monkeypatch.chdir(tmp_path)
     return store_dir
 

@@ -131,3 +131,47 @@ def test_benchmark_runs_any_folder(tmp_path: Path) -> None:
     assert "a.log [fine]" in result.stdout
     write(folder / "b.bin.signals", b"not there\n")
     assert runner.invoke(app, ["benchmark", "--fixtures", str(folder)]).exit_code == 1
+
+
+def test_show_ref_drill_down_prints_text_and_a_header_line(tmp_path: Path) -> None:
+    ref_id = Store.resolve().put(LOG, source="t", content_type="log", reason="test")
+    lines = runner.invoke(app, ["show-ref", ref_id, "--lines", "400-401"])
+    assert lines.exit_code == 0
+    assert lines.stdout == "INFO request served\nERROR PaymentService line 421\n"
+    assert lines.stderr.strip() == f"{ref_id}: L400-L401 of 411 lines; 11/4,000 tokens"
+    grep = runner.invoke(app, ["show-ref", ref_id, "--grep", "Payment", "-C", "1"])
+    assert grep.stdout.splitlines()[1] == "L401: ERROR PaymentService line 421"
+    assert "1 matching line, 1 shown" in grep.stderr
+    cut = runner.invoke(app, ["show-ref", ref_id, "--grep", "INFO", "--budget", "30"])
+    assert cut.exit_code == 0 and "truncated; more: --grep INFO --lines" in cut.stderr
+    tail = runner.invoke(app, ["show-ref", ref_id, "--tail", "1", "--raw"])
+    assert tail.stdout_bytes == b"INFO request served\n" and tail.stderr == ""
+
+
+def test_show_ref_json_output_and_json_path(tmp_path: Path) -> None:
+    ref_id = Store.resolve().put(
+        b'{"items": [{"error": "boom"}]}', source="t", content_type="json", reason="t"
+    )
+    shown = runner.invoke(app, ["show-ref", ref_id, "--json-path", "items[0].error", "--json"])
+    payload = json.loads(shown.stdout)
+    assert payload["text"] == '"boom"' and payload["ranges"] == [[1, 1]]
+    assert payload["json_path"] == "$.items[0].error"
+    assert set(payload) >= {"id", "total_lines", "total_bytes", "tokens", "truncated", "next"}
+
+
+def test_show_ref_drill_down_errors_are_one_line_exit_2(tmp_path: Path) -> None:
+    ref_id = Store.resolve().put(LOG, source="t", content_type="log", reason="test")
+    for args in (
+        ["--grep", "(("],
+        ["--lines", "9-1"],
+        ["--lines", "5000"],
+        ["--json-path", "a.b"],
+        ["--head", "0"],
+        ["--head", "1", "--tail", "1"],
+        ["--grep", "x", "--raw"],
+        ["--budget", "-1"],
+    ):
+        result = runner.invoke(app, ["show-ref", ref_id, *args])
+        assert result.exit_code == 2, args
+        assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == "", args
+    assert runner.invoke(app, ["show-ref", "ctx_abcdef", "--head", "1"]).exit_code == 2

@@ -35,8 +35,8 @@ def test_fast_path_knows_exactly_the_typer_commands_options() -> None:
     [
         (["analyze", "x.log"], {"source": "x.log", "granularity": Granularity.COARSE, "as_json": False}),
         (["analyze", "--json", "-", "--granularity=fine"], {"source": "-", "granularity": Granularity.FINE}),
-        (["analyze", "x", "--store", "s", "--no-redact"], {"store": Path("s"), "redact": False}),
-        (["analyze", "x", "--signals=sig"], {"signals": Path("sig"), "redact": True}),
+        (["analyze", "x", "--store", "s", "--no-redact"], {"store": "s", "redact": False}),
+        (["analyze", "x", "--signals=sig"], {"signals": "sig", "redact": True}),
     ],
 )
 def test_plain_command_lines_are_parsed(argv: list[str], expected: dict[str, object]) -> None:
@@ -119,3 +119,10 @@ def test_the_installed_command_exits_with_the_commands_code(tmp_path: Path) -> N
         check=False,
     )
     assert (missing.returncode, missing.stdout) == (2, b"")
+
+
+def test_granularity_values_match_the_enum() -> None:
+    from tokenlab.entry import GRANULARITIES
+    from tokenlab.optimizers import Granularity
+
+    assert GRANULARITIES == tuple(g.value for g in Granularity)

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from tokenlab import cli_agent, cli_hooks
 from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
 from tokenlab.entry import emit_json, run_analyze
 from tokenlab.optimizers import Granularity
@@ -59,22 +60,81 @@ def analyze(
 @domain_errors
 def show_ref(
     ref_id: Annotated[str, typer.Argument(metavar="ID", help="ctx_… or #ref:ctx_…")],
-    raw: Annotated[bool, typer.Option("--raw", help="Write exactly the stored bytes, nothing else.")] = False,
+    raw: Annotated[
+        bool, typer.Option("--raw", help="Write exactly the stored (or shown) bytes, nothing else.")
+    ] = False,
+    lines: Annotated[
+        str | None, typer.Option(help="Line range A-B (1-based), A, or A-.", show_default=False)
+    ] = None,
+    grep: Annotated[
+        str | None,
+        typer.Option(
+            help="Python regex over the ref's UTF-8 bytes; lines shown as L<n>:.", show_default=False
+        ),
+    ] = None,
+    context: Annotated[
+        int, typer.Option("--context", "-C", help="Lines of context around each --grep match.")
+    ] = 0,
+    ignore_case: Annotated[
+        bool, typer.Option("--ignore-case", "-i", help="Case-insensitive --grep.")
+    ] = False,
+    json_path: Annotated[
+        str | None,
+        typer.Option(
+            "--json-path", help='Subtree of a JSON ref: items[737].error, a["b.c"].', show_default=False
+        ),
+    ] = None,
+    head: Annotated[int | None, typer.Option(help="The first N lines.", show_default=False)] = None,
+    tail: Annotated[int | None, typer.Option(help="The last N lines.", show_default=False)] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Token budget, o200k_base (default 4000 with any option above).", show_default=False
+        ),
+    ] = None,
     store: StoreOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Print a ref: source, type, reason, then its content."""
+    """Print a ref: source, type, reason, then its content; or drill into it within a budget."""
     from tokenlab.store import Store
 
-    record = Store.resolve(store).load(ref_id)
-    if not raw:
-        header = (
-            f"ref:    {record.id}\nsource: {record.source}\ntype:   {record.content_type}\n"
-            f"reason: {record.reason}\nbytes:  {record.length}\n\n"
-        )
-        sys.stdout.write(header)
-        sys.stdout.flush()
-    sys.stdout.buffer.write(record.data)
+    drill = (lines, grep, json_path, head, tail, budget)
+    if all(option is None for option in drill) and not (as_json or context or ignore_case):
+        record = Store.resolve(store).load(ref_id)
+        if not raw:
+            header = (
+                f"ref:    {record.id}\nsource: {record.source}\ntype:   {record.content_type}\n"
+                f"reason: {record.reason}\nbytes:  {record.length}\n\n"
+            )
+            sys.stdout.write(header)
+            sys.stdout.flush()
+        sys.stdout.buffer.write(record.data)
+        sys.stdout.buffer.flush()
+        return
+    from tokenlab.agent.expand import expand_ref
+    from tokenlab.errors import InputError
+
+    if raw and (as_json or grep is not None):
+        raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
+    view = expand_ref(
+        Store.resolve(store),
+        ref_id,
+        lines=lines,
+        grep=grep,
+        context=context,
+        ignore_case=ignore_case,
+        json_path=json_path,
+        head=head,
+        tail=tail,
+        budget_tokens=budget,
+    )
+    if as_json:
+        emit_json(view.as_dict())
+        return
+    sys.stdout.buffer.write(view.raw if view.raw is not None else view.text.encode("utf-8"))
     sys.stdout.buffer.flush()
+    if not raw:
+        typer.echo(view.header, err=True)
 
 
 @app.command()
@@ -205,3 +265,5 @@ def _register_read_commands() -> None:
 
 
 _register_read_commands()
+cli_agent.register(app)  # run, gain, discover
+cli_hooks.register(app)  # hook install, uninstall, print, claude-code

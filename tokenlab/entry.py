@@ -7,6 +7,10 @@ run by `run_analyze`, the same function the typer command calls. Anything else (
 other commands, a repeated or unknown option, a bad value) goes to the typer app, which
 owns the help text and the error messages.
 
+A plain `analyze` is handed to the warm worker when one serves the store (see
+`agent/client.py`), so this module imports nothing of the pipeline at load time: the
+warm path's cost is Python's start-up, this module and the client.
+
 The process then ends with `os._exit` once its output is flushed: every ref is already
 fsynced and no thread is left running, and skipping the interpreter's teardown saves
 another 10 ms or so on each call.
@@ -16,10 +20,17 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tokenlab.errors import TokenlabError, error_line
-from tokenlab.optimizers import Granularity, OptimizerConfig
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tokenlab.optimizers import Granularity
+
+# `--granularity` values, kept equal to `Granularity`'s by a test.
+GRANULARITIES = ("coarse", "fine")
 
 # `analyze` options: name -> whether it takes a value. Kept equal to the typer command's
 # options by a test.
@@ -35,43 +46,90 @@ ANALYZE_OPTIONS = {
 def run_analyze(
     source: str,
     *,
-    granularity: Granularity = Granularity.COARSE,
-    signals: Path | None = None,
+    granularity: Granularity | str = "coarse",
+    signals: Path | str | None = None,
     redact: bool = True,
-    store: Path | None = None,
+    store: Path | str | None = None,
     as_json: bool = False,
+    stdin_data: bytes | None = None,
 ) -> int:
-    """Analyze SOURCE: visible text on stdout, the trace on stderr; the exit code."""
+    """Analyze SOURCE: visible text on stdout, the trace on stderr; the exit code.
+    `stdin_data` is standard input when the caller already read it (for `-`)."""
+    from pathlib import Path
+
     from tokenlab import tokens
 
     tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
-    from tokenlab.packet import Status
-    from tokenlab.pipeline import analyze
     from tokenlab.sources import read_input, signals_for
     from tokenlab.store import Store
 
-    label, data = read_input(source)
+    label, data = ("<stdin>", stdin_data) if source == "-" and stdin_data is not None else read_input(source)
+    answer = analysis_output(
+        data,
+        label=label,
+        signals=signals_for(label, Path(signals) if signals else None),
+        granularity=granularity,
+        redact=redact,
+        store=Store.resolve(Path(store) if store else None).root,
+        as_json=as_json,
+    )
+    sys.stdout.buffer.write(answer.stdout)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(answer.stderr)
+    return answer.exit_code
+
+
+class Output:
+    """What a command prints, and its exit code: written by this process or sent back by
+    the warm worker (`agent/worker.py`), so both print exactly the same."""
+
+    __slots__ = ("exit_code", "stderr", "stdout")
+
+    def __init__(self, exit_code: int, stdout: bytes, stderr: bytes) -> None:
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+
+def analysis_output(
+    data: bytes,
+    *,
+    label: str,
+    signals: tuple[str, ...],
+    granularity: Granularity | str,
+    redact: bool,
+    store: Path,
+    as_json: bool,
+) -> Output:
+    """The pipeline over input already read, rendered as `tokens analyze` prints it."""
+    from tokenlab.agent.ledger import note_analysis
+    from tokenlab.optimizers import Granularity, OptimizerConfig
+    from tokenlab.packet import Status
+    from tokenlab.pipeline import analyze
+    from tokenlab.store import Store
+
     packet = analyze(
         data,
         source=label,
-        store=Store.resolve(store),
-        config=OptimizerConfig(granularity=granularity),
-        signals=signals_for(label, signals),
+        store=Store(store),
+        config=OptimizerConfig(granularity=Granularity(granularity)),
+        signals=signals,
         redact_secrets=redact,
     )
+    failed = Status.FAIL in (packet.signal_status, packet.recovery_status)
+    note = note_analysis(store, packet)  # the savings ledger's row; b"", or a warning line
     if as_json:
-        emit_json(packet.as_dict())
-    else:
-        sys.stdout.write(packet.visible)
-        sys.stdout.flush()
-        sys.stderr.write("".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace))
-    return 1 if Status.FAIL in (packet.signal_status, packet.recovery_status) else 0
+        return Output(int(failed), json_bytes(packet.as_dict()), note)
+    trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)
+    return Output(int(failed), packet.visible.encode("utf-8"), trace.encode("utf-8") + note)
+
+
+def json_bytes(payload: object) -> bytes:
+    import orjson
+
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def emit_json(payload: object) -> None:
-    import orjson
-
-    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.buffer.write(json_bytes(payload))
     sys.stdout.buffer.flush()
 
 
@@ -99,22 +157,26 @@ def plain_analyze(argv: list[str]) -> dict[str, object] | None:
             sources.append(arg)
         else:
             return None
-    granularity = str(values.get("--granularity", Granularity.COARSE.value))
-    if len(sources) != 1 or granularity not in {g.value for g in Granularity}:
+    granularity = str(values.get("--granularity", GRANULARITIES[0]))
+    if len(sources) != 1 or granularity not in GRANULARITIES:
         return None
     signals, store = values.get("--signals"), values.get("--store")
     return {
         "source": sources[0],
-        "granularity": Granularity(granularity),
-        "signals": Path(str(signals)) if signals else None,
+        "granularity": granularity,
+        "signals": str(signals) if signals else None,
         "redact": "--no-redact" not in values,
-        "store": Path(str(store)) if store else None,
+        "store": str(store) if store else None,
         "as_json": "--json" in values,
     }
 
 
 def run(argv: list[str]) -> int:
     """Run one `tokens` command line; its exit code."""
+    if argv[:2] == ["hook", "claude-code"] and "--help" not in argv:  # before every agent Bash call
+        from tokenlab.agent.claude_hook import run as answer_hook
+
+        return answer_hook(argv[2:])
     arguments = plain_analyze(argv)
     if arguments is None:
         from tokenlab.cli import app
@@ -125,10 +187,27 @@ def run(argv: list[str]) -> int:
             return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
         return 0
     try:
+        if arguments["source"] == "-":
+            arguments["stdin_data"] = sys.stdin.buffer.read()
+        if _worker_enabled():
+            from tokenlab.agent import client
+
+            answer = client.analyze(arguments)
+            if answer is not None:
+                code, out, err = answer
+                sys.stdout.buffer.write(out)
+                sys.stdout.flush()
+                sys.stderr.buffer.write(err)
+                return code
         return run_analyze(**arguments)  # type: ignore[arg-type]
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")
         return error.exit_code
+
+
+def _worker_enabled() -> bool:
+    """`TOKENLAB_WORKER=0` keeps every command in its own process (the tests set it)."""
+    return os.environ.get("TOKENLAB_WORKER", "1") != "0"
 
 
 def main() -> None:

@@ -1,0 +1,93 @@
+"""`tokens gain`: totals and tables from the ledger agree with each run's `--json`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tokenlab.agent import ledger
+from tokenlab.agent.ledger import Kind, Record
+from tokenlab.cli import app
+
+runner = CliRunner()
+LOG = (
+    b"".join(b"INFO worker %d finished job in %d ms\n" % (i % 5, i) for i in range(800))
+    + b"ERROR disk full\n"
+)
+
+
+def gain(*args: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["gain", "--json", *args])
+    assert result.exit_code == 0, result.output
+    payload: dict[str, Any] = json.loads(result.stdout)
+    return payload
+
+
+def test_totals_agree_with_the_json_of_each_run(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    log.write_bytes(LOG)
+    analyzed = json.loads(runner.invoke(app, ["analyze", str(log), "--json"]).stdout)
+    child = f"import sys; sys.stdout.buffer.write(open({str(log)!r}, 'rb').read()); sys.exit(1)"
+    ran = runner.invoke(app, ["run", "--json", "--", sys.executable, "-c", child])
+    assert ran.exit_code == 1
+    run_payload = json.loads(ran.stdout)
+    payload = gain()
+    totals = payload["totals"]
+    assert isinstance(totals, dict)
+    raw = analyzed["raw"]["tokens"] + run_payload["raw"]["tokens"]
+    shown = analyzed["visible"]["tokens"] + run_payload["visible"]["tokens"]
+    assert (totals["runs"], totals["raw_tokens"], totals["visible_tokens"]) == (2, raw, shown)
+    assert totals["saved_tokens"] == raw - shown
+    rows = {row["key"]: row for row in payload["rows"]}
+    assert rows["analyze FILE"]["visible_tokens"] == analyzed["visible"]["tokens"]
+    assert rows[ledger.command_key(run_payload["command"])]["raw_tokens"] == run_payload["raw"]["tokens"]
+
+
+def test_since_and_by(isolated_store: Path) -> None:
+    now = time.time()
+    for age_days, source, kind, ctype in (
+        (10, "make test", Kind.RUN, "log"),
+        (1, "git diff", Kind.RUN, "diff"),
+    ):
+        at = now - age_days * 86400
+        ledger.record(isolated_store, Record(at, kind, source, ctype, 400, 100, 20, 1, exit_status=0))
+    assert gain()["totals"]["runs"] == 2
+    recent = gain("--since", "7d")
+    assert [row["key"] for row in recent["rows"]] == ["git diff"]
+    by_type = gain("--by", "type")
+    assert {row["key"] for row in by_type["rows"]} == {"log", "diff"}
+    by_day = gain("--by", "day")
+    days = [row["key"] for row in by_day["rows"]]
+    assert days == sorted(days) and len(days) == 2
+
+
+def test_table_has_a_bar_per_row_scaled_to_the_largest(isolated_store: Path) -> None:
+    ledger.record(isolated_store, Record(time.time(), Kind.RUN, "pytest", "log", 4000, 1000, 100, 1))
+    ledger.record(isolated_store, Record(time.time(), Kind.RUN, "git log", "gitlog", 2000, 500, 50, 1))
+    result = runner.invoke(app, ["gain"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "2 runs in all: 1,500 tokens in, 150 shown, 1,350 saved (90.0%)"
+    pytest_row = next(line for line in lines if line.startswith("pytest"))
+    git_row = next(line for line in lines if line.startswith("git log"))
+    assert pytest_row.endswith("█" * 24)
+    assert git_row.endswith("█" * 12)
+
+
+def test_an_empty_ledger() -> None:
+    result = runner.invoke(app, ["gain"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("0 runs in all: 0 tokens in")
+
+
+@pytest.mark.parametrize("args", [["--since", "yesterday"], ["--by", "user"]])
+def test_bad_options_exit_2(args: list[str]) -> None:
+    result = runner.invoke(app, ["gain", *args])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("tokens: ")

@@ -1,0 +1,150 @@
+"""The savings ledger: one row per analyze and run, concurrent writers, never the content."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tokenlab.agent import ledger
+from tokenlab.agent.ledger import Kind, Record, command_key
+from tokenlab.cli import app
+
+runner = CliRunner()
+SECRET_CONTENT = b"CONTENT-THAT-MUST-NOT-BE-IN-THE-LEDGER"
+
+
+@pytest.fixture(autouse=True)
+def fresh_warning_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ledger, "_warned", False)
+
+
+def row(source: str = "make test", *, at: float = 1000.0, raw: int = 100, shown: int = 10) -> Record:
+    return Record(at, Kind.RUN, source, "log", raw * 4, raw, shown, 2, exit_status=0, duration=0.5)
+
+
+def test_record_and_read_back(tmp_path: Path) -> None:
+    assert ledger.record(tmp_path, row()) is None
+    assert ledger.record(tmp_path, row("git status", at=2000.0)) is None
+    found = ledger.records(tmp_path)
+    assert [r.source for r in found] == ["make test", "git status"]
+    assert found[0] == row()
+    assert [r.source for r in ledger.records(tmp_path, since=1500.0)] == ["git status"]
+
+
+def test_schema_is_versioned_wal_and_owner_only(tmp_path: Path) -> None:
+    ledger.record(tmp_path, row())
+    path = ledger.ledger_path(tmp_path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.SCHEMA_VERSION
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_newer_ledger_is_left_alone_and_reported_once(tmp_path: Path) -> None:
+    ledger.record(tmp_path, row())
+    with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:
+        db.execute(f"PRAGMA user_version = {ledger.SCHEMA_VERSION + 1}")
+    first = ledger.record(tmp_path, row())
+    assert first is not None and "newer" in first
+    assert ledger.record(tmp_path, row()) is None  # warned once per process
+    with pytest.raises(ledger.LedgerError):
+        ledger.records(tmp_path)
+
+
+def test_credentials_in_a_command_line_are_masked(tmp_path: Path) -> None:
+    ledger.record(tmp_path, row("curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz123456' https://x"))
+    (found,) = ledger.records(tmp_path)
+    assert "abcdefghijklmnop" not in found.source
+    assert "[secret:bearer-token]" in found.source
+
+
+def test_analyze_appends_a_row_matching_its_json_and_never_the_content(
+    tmp_path: Path, isolated_store: Path
+) -> None:
+    log = tmp_path / "app.log"
+    log.write_bytes(b"INFO request served\n" * 300 + SECRET_CONTENT + b"\n")
+    result = runner.invoke(app, ["analyze", str(log), "--json"])
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    (found,) = ledger.records(isolated_store)
+    assert (found.kind, found.source, found.content_type) == (Kind.ANALYZE, str(log), payload["type"])
+    assert (found.raw_tokens, found.visible_tokens) == (
+        payload["raw"]["tokens"],
+        payload["visible"]["tokens"],
+    )
+    assert found.refs == len(payload["refs"]) and found.exit_status is None
+    for name in os.listdir(isolated_store):
+        if name.startswith(ledger.LEDGER_NAME):
+            assert SECRET_CONTENT not in (isolated_store / name).read_bytes()
+
+
+def test_a_broken_ledger_never_fails_the_analysis(tmp_path: Path, isolated_store: Path) -> None:
+    isolated_store.mkdir()
+    ledger.ledger_path(isolated_store).mkdir()  # a folder where the database should be
+    log = tmp_path / "app.log"
+    log.write_bytes(b"INFO request served\n" * 50)
+    result = runner.invoke(app, ["analyze", str(log)])
+    assert result.exit_code == 0
+    assert "INFO request served" in result.stdout
+    assert result.stderr.count("tokens: warning: savings ledger") == 1
+
+
+def test_concurrent_threads_lose_nothing(tmp_path: Path) -> None:
+    def write(worker: int) -> None:
+        for i in range(25):
+            assert ledger.record(tmp_path, row(f"thread {worker} {i}")) is None
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(ledger.records(tmp_path)) == 200
+
+
+def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom tokenlab.agent import ledger\n"
+        "for i in range(40):\n"
+        "    problem = ledger.record(Path(sys.argv[1]), ledger.Record(float(i), ledger.Kind.RUN,"
+        " f'p{sys.argv[2]} {i}', 'log', 1, 1, 1, 0))\n"
+        "    assert problem is None, problem\n"
+    )
+    workers = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path), str(n)], stderr=subprocess.PIPE)
+        for n in range(10)
+    ]  # all start on a ledger that does not exist yet: they race to create it too
+    for worker in workers:
+        _, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+    sources = {r.source for r in ledger.records(tmp_path)}
+    assert sources == {f"p{n} {i}" for n in range(10) for i in range(40)}
+
+
+@pytest.mark.parametrize(
+    ("command", "key"),
+    [
+        ("make test && git status | head", "make test"),
+        ("cd /repo && npm run build", "npm run build"),
+        ("FOO=1 sudo git -C repo status", "git"),
+        ("python -m pytest -q tests/", "python -m pytest"),
+        (".venv/bin/pytest tests", "pytest"),
+        ("npx eslint .", "npx eslint"),
+        ("uv run pytest", "uv run pytest"),
+        ("ls -la", "ls"),
+        ("cargo test --all", "cargo test"),
+        ("echo 'unbalanced", "echo"),
+        ("bash -c 'cd x && make check'", "make check"),
+    ],
+)
+def test_command_key(command: str, key: str) -> None:
+    assert command_key(command) == key

@@ -1,0 +1,152 @@
+"""The short-lived side of the warm worker: hand a `tokens analyze` to it, or start it.
+
+A `tokens` process pays Python's start-up (about 20 ms) on every call, and on top of it
+importing the pipeline and building the tokenizer (about 0.25 s), against about 8 ms for
+the analysis of a 20 KB log itself. So a plain `tokens analyze` reads its input here and
+sends it to a warm worker (`worker.py`) over a Unix socket in the store folder, which
+answers with exactly what an in-process run prints. If no worker answers, the command
+runs in-process and starts one, detached, for the next call. Anything unexpected (no
+worker yet, a socket path too long, an input too large to be worth sending, a worker
+that fails) falls back to running in-process, which also reports every input error.
+
+This module imports only the standard library: it runs before anything else is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+from typing import Any
+
+SOCKET_NAME = "worker.sock"
+LOCK_NAME = "worker.lock"
+# Inputs above this size are analysed in-process: start-up is small beside their analysis,
+# and they need not be copied through the socket.
+LARGE_INPUT = 8 << 20
+# A Unix socket's path must fit `sun_path` (108 bytes on Linux, with its NUL).
+_MAX_SOCKET_PATH = 107
+_HEADER = struct.Struct("!IQ")  # header length, payload length
+
+
+def store_root(explicit: str | None) -> str:
+    """The store folder as `Store.resolve` finds it, absolute: the worker's address."""
+    chosen = explicit or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
+    return os.path.abspath(chosen)
+
+
+def socket_path(root: str) -> str | None:
+    path = os.path.join(root, SOCKET_NAME)
+    return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
+
+
+def send_frame(sock: socket.socket, header: dict[str, Any], payload: bytes) -> None:
+    encoded = json.dumps(header).encode()
+    sock.sendall(_HEADER.pack(len(encoded), len(payload)) + encoded)
+    sock.sendall(payload)
+
+
+def receive_frame(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
+    sizes = _receive_exactly(sock, _HEADER.size)
+    header_size, payload_size = _HEADER.unpack(sizes)
+    header = json.loads(_receive_exactly(sock, header_size))
+    if not isinstance(header, dict):
+        raise TypeError("a frame's header is not an object")
+    return header, _receive_exactly(sock, payload_size)
+
+
+def _receive_exactly(sock: socket.socket, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            raise ConnectionError("the other side closed the connection")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
+    """(exit code, stdout, stderr) of a plain `tokens analyze` run by the warm worker, or
+    None when it should run in-process (a worker is then started for the next call)."""
+    root = store_root(arguments["store"])
+    address = socket_path(root)
+    request = _request(arguments, root)
+    if address is None or request is None:
+        return None
+    header, payload = request
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(address)
+            send_frame(sock, header, payload)
+            answer, output = receive_frame(sock)
+    except (FileNotFoundError, ConnectionRefusedError):
+        start_worker(root)
+        return None
+    except (OSError, ValueError, TypeError):
+        return None
+    if answer.get("fallback") or not isinstance(answer.get("stdout"), int):
+        return None
+    split = answer["stdout"]
+    return int(answer.get("exit", 1)), output[:split], output[split:]
+
+
+def _request(arguments: dict[str, Any], root: str) -> tuple[dict[str, Any], bytes] | None:
+    """The request for the worker: the input and expected signals read here, where the
+    command runs (its folder, its stdin); None if reading them needs the in-process path
+    (it reports errors in its own words)."""
+    source = arguments["source"]
+    try:
+        if source == "-":
+            label, data = "<stdin>", arguments["stdin_data"]
+        else:
+            from pathlib import PurePath  # the label exactly as `sources.read_input` makes it
+
+            label = str(PurePath(source))
+            if os.path.getsize(source) > LARGE_INPUT:
+                return None
+            with open(source, "rb") as handle:
+                data = handle.read()
+        signals_file = arguments["signals"]
+        if signals_file is None and not label.startswith("<") and os.path.isfile(label + ".signals"):
+            signals_file = label + ".signals"
+        signals = _read_signals(signals_file) if signals_file is not None else []
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(data) > LARGE_INPUT:
+        return None
+    header = {
+        "op": "analyze",
+        "store": root,
+        "label": label,
+        "signals": signals,
+        "granularity": arguments["granularity"],
+        "redact": bool(arguments["redact"]),
+        "as_json": bool(arguments["as_json"]),
+    }
+    return header, data
+
+
+def _read_signals(path: str) -> list[str]:
+    """As `sources.read_signals` reads them: one per non-empty line."""
+    with open(path, encoding="utf-8") as handle:
+        return [line for line in handle.read().splitlines() if line.strip()]
+
+
+def start_worker(root: str) -> None:
+    """Start a worker for `root`, detached, without waiting for it. Two racing starts are
+    fine: the worker that does not get the store's lock exits at once."""
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "tokenlab.agent.worker", root],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        pass

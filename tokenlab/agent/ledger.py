@@ -1,0 +1,341 @@
+"""The savings ledger: one row per `analyze` and `run`, in `ledger.sqlite3` in the store root.
+
+A row holds when, what kind of call (`analyze` or `run`), its source or command line (any
+credential in it masked), the content type, raw and visible tokens, how many refs the run
+wrote, and for `run` the exit status and duration. It never holds the content: the store
+does, behind refs, and the ledger only counts.
+
+Many `tokens` processes append at once (an agent runs tools in parallel), so the database
+is in WAL mode with a busy timeout, and each row is one `BEGIN IMMEDIATE … COMMIT`
+transaction: writers queue on SQLite's lock instead of failing, and readers (`tokens
+gain`) never block them. WAL with `synchronous=NORMAL` makes a commit an append to the
+log, without an fsync: a power cut may lose the last rows, never corrupt the file, which
+is the right trade for statistics that must not slow every call. The schema is versioned
+by `PRAGMA user_version`; a newer ledger than this code knows is left alone.
+
+Recording must never fail an analysis: `record` returns why it could not write, once per
+process, and the command line prints that as a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tokenlab.packet import ContextPacket
+
+LEDGER_NAME = "ledger.sqlite3"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 30_000
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    time REAL NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    raw_bytes INTEGER NOT NULL,
+    raw_tokens INTEGER NOT NULL,
+    visible_tokens INTEGER NOT NULL,
+    refs INTEGER NOT NULL,
+    exit_status INTEGER,
+    duration REAL
+);
+CREATE INDEX IF NOT EXISTS records_time ON records (time);
+"""
+
+
+class Kind(str, Enum):
+    ANALYZE = "analyze"
+    RUN = "run"
+
+
+@dataclass(frozen=True)
+class Record:
+    time: float
+    kind: Kind
+    source: str
+    content_type: str
+    raw_bytes: int
+    raw_tokens: int
+    visible_tokens: int
+    refs: int
+    exit_status: int | None = None
+    duration: float | None = None
+
+    @property
+    def saved_tokens(self) -> int:
+        return self.raw_tokens - self.visible_tokens
+
+
+class LedgerError(Exception):
+    """The ledger cannot be read or written (a newer schema, a broken file)."""
+
+
+_warned = False
+
+
+def ledger_path(store_root: Path) -> Path:
+    return store_root / LEDGER_NAME
+
+
+def record(store_root: Path, entry: Record) -> str | None:
+    """Append `entry`; never raises. Why it failed, the first time in this process, else None."""
+    global _warned
+    try:
+        with _connection(store_root, create=True) as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
+                " visible_tokens, refs, exit_status, duration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry.time,
+                    entry.kind.value,
+                    masked(entry.source),
+                    entry.content_type,
+                    entry.raw_bytes,
+                    entry.raw_tokens,
+                    entry.visible_tokens,
+                    entry.refs,
+                    entry.exit_status,
+                    entry.duration,
+                ),
+            )
+            db.execute("COMMIT")
+        return None
+    except (OSError, sqlite3.Error, LedgerError) as error:
+        if _warned:
+            return None
+        _warned = True
+        return f"savings ledger {ledger_path(store_root)} not updated: {error}"
+
+
+def packet_record(
+    packet: ContextPacket,
+    kind: Kind,
+    *,
+    source: str | None = None,
+    exit_status: int | None = None,
+    duration: float | None = None,
+) -> Record:
+    """The ledger row of one analysed packet: the same counts as its `--json`."""
+    return Record(
+        time=time.time(),
+        kind=kind,
+        source=packet.source if source is None else source,
+        content_type=packet.content_type.value if packet.content_type else "",
+        raw_bytes=len(packet.raw),
+        raw_tokens=packet.raw_measure.tokens if packet.raw_measure else 0,
+        visible_tokens=packet.visible_measure.tokens if packet.visible_measure else 0,
+        refs=len(packet.unique_refs),
+        exit_status=exit_status,
+        duration=duration,
+    )
+
+
+def records(store_root: Path, since: float | None = None) -> list[Record]:
+    """Every row written at or after `since` (a Unix time), oldest first."""
+    if not ledger_path(store_root).is_file():
+        return []
+    query = (
+        "SELECT time, kind, source, content_type, raw_bytes, raw_tokens, visible_tokens, refs,"
+        " exit_status, duration FROM records WHERE time >= ? ORDER BY time, id"
+    )
+    try:
+        with _connection(store_root, create=False) as db:
+            rows = db.execute(query, (since if since is not None else float("-inf"),)).fetchall()
+    except sqlite3.Error as error:
+        raise LedgerError(f"cannot read the savings ledger {ledger_path(store_root)}: {error}") from None
+    return [Record(row[0], Kind(row[1]), *row[2:]) for row in rows]
+
+
+def masked(source: str) -> str:
+    """`source` with any credential replaced by `[secret:<kind>]` (a command line may hold one)."""
+    from tokenlab.redact import redact
+
+    return "".join(piece if isinstance(piece, str) else f"[{piece.reason}]" for piece in redact(source))
+
+
+@contextmanager
+def _connection(store_root: Path, *, create: bool) -> Iterator[sqlite3.Connection]:
+    path = ledger_path(store_root)
+    if create and not path.exists():
+        store_root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Owner-only, like the store: command lines can say more than their output.
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    # isolation_level=None: transactions are the explicit BEGIN/COMMIT above.
+    with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)) as db:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA synchronous = NORMAL")  # per connection: in WAL, no fsync per commit
+        _ensure_schema(db, create)
+        yield db
+
+
+def _ensure_schema(db: sqlite3.Connection, create: bool) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise LedgerError(f"schema version {version} is newer than this tokenlab knows ({SCHEMA_VERSION})")
+    if not create:
+        raise LedgerError("the ledger has no schema yet")
+    if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
+        raise LedgerError("cannot switch the ledger to WAL mode")
+    db.execute("BEGIN IMMEDIATE")  # one process creates the schema; the others wait, then see it
+    try:
+        if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+class GroupBy(str, Enum):
+    COMMAND = "command"
+    TYPE = "type"
+    DAY = "day"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Runs and tokens of one group: a command, a content type, a day, a tool."""
+
+    key: str
+    runs: int
+    raw_tokens: int
+    visible_tokens: int
+
+    @property
+    def saved_tokens(self) -> int:
+        return self.raw_tokens - self.visible_tokens
+
+    @property
+    def saved_pct(self) -> float:
+        return 100.0 * self.saved_tokens / self.raw_tokens if self.raw_tokens else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "key": self.key,
+            "runs": self.runs,
+            "raw_tokens": self.raw_tokens,
+            "visible_tokens": self.visible_tokens,
+            "saved_tokens": self.saved_tokens,
+            "saved_pct": round(self.saved_pct, 2),
+        }
+
+
+def tally(rows: Iterable[tuple[str, int, int]], *, order_by_key: bool = False) -> list[Tally]:
+    """(key, raw tokens, visible tokens) rows summed per key; most tokens saved first."""
+    sums: dict[str, list[int]] = {}
+    for key, raw, shown in rows:
+        total = sums.setdefault(key, [0, 0, 0])
+        total[0] += 1
+        total[1] += raw
+        total[2] += shown
+    found = [Tally(key, *total) for key, total in sums.items()]
+    if order_by_key:
+        return sorted(found, key=lambda row: row.key)
+    return sorted(found, key=lambda row: (-row.saved_tokens, row.key))
+
+
+def total(rows: Iterable[Tally], key: str = "total") -> Tally:
+    rows = list(rows)
+    return Tally(
+        key, sum(r.runs for r in rows), sum(r.raw_tokens for r in rows), sum(r.visible_tokens for r in rows)
+    )
+
+
+def group(found: Iterable[Record], by: GroupBy) -> list[Tally]:
+    """Ledger rows summed per command (its first words), content type or local day."""
+    return tally(
+        ((_group_key(r, by), r.raw_tokens, r.visible_tokens) for r in found), order_by_key=by is GroupBy.DAY
+    )
+
+
+def _group_key(entry: Record, by: GroupBy) -> str:
+    if by is GroupBy.TYPE:
+        return entry.content_type or "-"
+    if by is GroupBy.DAY:
+        return time.strftime("%Y-%m-%d", time.localtime(entry.time))
+    if entry.kind is Kind.ANALYZE:
+        return "analyze " + ("-" if entry.source == "<stdin>" else "FILE")
+    return command_key(entry.source)
+
+
+# Tools whose second word names what was done (`git status`, `cargo test`, `npm run`).
+SUBCOMMAND_TOOLS = frozenset(
+    {
+        "git", "cargo", "go", "npm", "pnpm", "yarn", "bun", "uv", "pip", "pip3", "poetry", "docker",
+        "podman", "kubectl", "helm", "make", "gh", "terraform", "dotnet", "mvn", "gradle", "gradlew",
+        "bazel", "nx", "turbo", "deno", "rustup", "brew", "apt", "apt-get", "conda",
+    }
+)  # fmt: skip
+# Words that run the next word as the command (`sudo make`, `time pytest`).
+_WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "builtin", "xargs"})
+# Words that run a module or package named next (`python -m pytest`, `npx eslint`).
+_RUNNERS = frozenset({"-m", "run", "exec", "dlx", "x"})
+_PACKAGE_RUNNERS = frozenset({"npx", "bunx", "pipx", "uvx"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")"})
+
+
+def command_key(command: str) -> str:
+    """The first word(s) of a command line, for grouping: `make test`, `git status`, `pytest`.
+
+    Environment assignments, wrappers (`sudo`, `time`) and a leading `cd DIR &&` are
+    skipped; a program is named by its file name; a tool with subcommands keeps the
+    subcommand, `python -m X`, `npx X`, `uv run X` keep X, and `sh -c LINE` is LINE's key.
+    """
+    words = _first_command(command)
+    while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in _WRAPPERS):
+        words = words[1:]
+    if not words:
+        return command.strip().split(" ", 1)[0] or "-"
+    program = words[0].rsplit("/", 1)[-1]
+    key, rest = [program], words[1:]
+    if program in _SHELLS and len(rest) >= 2 and rest[0] == "-c":
+        return command_key(rest[1])
+    if rest and (program in SUBCOMMAND_TOOLS and not rest[0].startswith("-") or rest[0] == "-m"):
+        key.append(rest.pop(0))
+    if (key[-1] in _RUNNERS or program in _PACKAGE_RUNNERS) and rest and not rest[0].startswith("-"):
+        key.append(rest[0].rsplit("/", 1)[-1])
+    return " ".join(key)
+
+
+def _first_command(command: str) -> list[str]:
+    """The words of the first simple command, past any `cd DIR &&` prefixes."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: the plain words will do
+        words = command.split()
+    commands: list[list[str]] = [[]]
+    for word in words:
+        if word in _SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    commands = [c for c in commands if c]
+    while len(commands) > 1 and commands[0][0] in ("cd", "pushd"):
+        commands = commands[1:]
+    return commands[0] if commands else []
+
+
+def note_analysis(store_root: Path, packet: ContextPacket) -> bytes:
+    """Record an `analyze` run; the warning line to print on stderr if that failed, else b""."""
+    problem = record(store_root, packet_record(packet, Kind.ANALYZE))
+    return f"tokens: warning: {problem}\n".encode() if problem else b""

@@ -1,0 +1,253 @@
+"""Split a shell command line into the simple commands it runs, for the hook's permission checks.
+
+The Claude Code hook may auto-approve a command only when it knows every program the line
+starts, so this is a small tokenizer for the POSIX/bash subset agents write: words with
+quotes and escapes, the list and pipe operators (`&&`, `||`, `;`, `|`, `|&`, `&`, newline),
+redirections, comments and here-documents (whose bodies are data, not commands).
+
+Anything it does not fully understand raises `Unsure`: command or process substitution
+(`$(…)`, backticks, `<(…)`), subshells and groups, compound commands (`if`, `for`, `case`…),
+an unterminated quote or here-document, an operator with nothing on one side. The caller
+then never auto-approves the line. Erring towards `Unsure` costs a missed rewrite; erring
+the other way could let a command run without the prompt the user expected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Words that open or close a compound command when they stand where a command starts.
+_COMPOUND = "if then else elif fi for while until do done case esac select function coproc time { } [[ ]] !"
+COMPOUND_WORDS = frozenset(_COMPOUND.split())
+LIST_OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&")
+# An optional fd, then the operator; longest operators first.
+REDIRECT = re.compile(r"(\d*)(<<<|<<-|<<|<>|<&|>&|>>|>\||&>>|&>|<|>)")
+WORD_END = frozenset(" \t\n;&|<>()")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+class Unsure(Exception):
+    """The line uses shell syntax this splitter does not analyse."""
+
+
+@dataclass(frozen=True)
+class Word:
+    raw: str  # as typed, quotes and escapes included
+    value: str  # after quote removal (expansions left as typed)
+    expands: bool  # holds a `$` expansion outside single quotes
+
+
+@dataclass(frozen=True)
+class Redirect:
+    fd: str
+    op: str
+    target: Word
+
+    @property
+    def writes_file(self) -> bool:
+        """Whether it may create or change a file (fd duplication and /dev/null do not)."""
+        if self.op in (">&", "<&"):
+            return not re.fullmatch(r"\d+|-", self.target.value)
+        if self.op in (">", ">>", ">|", "&>", "&>>", "<>"):
+            return self.target.value != "/dev/null"
+        return False
+
+
+@dataclass
+class Segment:
+    """One simple command: its words, redirections, and the operator that follows it."""
+
+    start: int = -1
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    connector: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.words and not self.redirects
+
+    @property
+    def assignments(self) -> int:
+        """How many leading `NAME=value` words there are."""
+        count = 0
+        for word in self.words:
+            if not ASSIGNMENT.match(word.raw):
+                break
+            count += 1
+        return count
+
+    @property
+    def command_words(self) -> list[Word]:
+        return self.words[self.assignments :]
+
+    @property
+    def text(self) -> str:
+        """The words as typed, one space apart: what permission rules are matched against."""
+        return " ".join(word.raw for word in self.words)
+
+
+def split_command(line: str) -> list[Segment]:
+    """The simple commands of `line`, in order; raises `Unsure` for syntax it does not analyse."""
+    scanner = _Scanner(line)
+    scanner.run()
+    segments = scanner.segments
+    if segments and segments[-1].connector in ("&&", "||", "|", "|&"):
+        raise Unsure("an operator with no command after it")
+    for segment in segments:
+        words = segment.command_words
+        if words and words[0].raw in COMPOUND_WORDS:
+            raise Unsure(f"compound command {words[0].raw!r}")
+    return segments
+
+
+class _Scanner:
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.i = 0
+        self.segments: list[Segment] = []
+        self.current = Segment()
+        self.heredocs: list[tuple[str, bool, bool]] = []  # delimiter, strip tabs, quoted
+
+    def run(self) -> None:
+        line = self.line
+        while self.i < len(line):
+            char = line[self.i]
+            if char in " \t":
+                self.i += 1
+            elif line.startswith("\\\n", self.i):
+                self.i += 2
+            elif char == "#":
+                end = line.find("\n", self.i)
+                self.i = len(line) if end < 0 else end
+            elif char == "\n":
+                self.i += 1
+                self.close("\n")
+                self.read_heredocs()
+            elif char in "()":
+                raise Unsure("subshell or grouping")
+            elif (match := REDIRECT.match(line, self.i)) and not (
+                match.group(2) in ("&>", "&>>") and line.startswith("&&", self.i)
+            ):
+                self.redirect(match)
+            elif operator := next((op for op in LIST_OPERATORS if line.startswith(op, self.i)), None):
+                if operator == ";;":
+                    raise Unsure("case clause")
+                self.i += len(operator)
+                self.close(operator)
+            else:
+                self.mark_start()
+                self.current.words.append(self.word())
+        if self.heredocs:
+            raise Unsure("here-document without its body")
+        if not self.current.empty:
+            self.segments.append(self.current)
+
+    def mark_start(self) -> None:
+        if self.current.start < 0:
+            self.current.start = self.i
+
+    def close(self, operator: str) -> None:
+        if self.current.empty:
+            if operator == "\n":
+                return
+            raise Unsure(f"{operator!r} with no command before it")
+        self.current.connector = operator
+        self.segments.append(self.current)
+        self.current = Segment()
+
+    def redirect(self, match: re.Match[str]) -> None:
+        self.mark_start()
+        fd, op = match.group(1), match.group(2)
+        self.i = match.end()
+        while self.i < len(self.line) and self.line[self.i] in " \t":
+            self.i += 1
+        if self.i >= len(self.line) or self.line[self.i] in WORD_END:
+            raise Unsure(f"redirection {op!r} without a target")
+        target = self.word()
+        if op in ("<<", "<<-"):
+            quoted = target.raw != target.value
+            self.heredocs.append((target.value, op == "<<-", quoted))
+        self.current.redirects.append(Redirect(fd, op, target))
+
+    def read_heredocs(self) -> None:
+        """Skip the bodies of the here-documents opened on the line just ended."""
+        for delimiter, strip_tabs, quoted in self.heredocs:
+            while True:
+                if self.i >= len(self.line):
+                    raise Unsure(f"here-document {delimiter!r} never ends")
+                end = self.line.find("\n", self.i)
+                end = len(self.line) if end < 0 else end
+                body_line = self.line[self.i : end]
+                self.i = min(end + 1, len(self.line))
+                if (body_line.lstrip("\t") if strip_tabs else body_line) == delimiter:
+                    break
+                if not quoted and ("$(" in body_line or "`" in body_line):
+                    raise Unsure("command substitution in a here-document")
+        self.heredocs = []
+
+    def word(self) -> Word:
+        line, start = self.line, self.i
+        value: list[str] = []
+        expands = False
+        while self.i < len(line) and line[self.i] not in WORD_END:
+            char = line[self.i]
+            if char == "\\":
+                if self.i + 1 < len(line) and line[self.i + 1] != "\n":
+                    value.append(line[self.i + 1])
+                self.i += 2
+            elif char == "'":
+                end = line.find("'", self.i + 1)
+                if end < 0:
+                    raise Unsure("unterminated single quote")
+                value.append(line[self.i + 1 : end])
+                self.i = end + 1
+            elif char == '"':
+                expands |= self.double_quoted(value)
+            elif char == "`" or line.startswith("$(", self.i):
+                raise Unsure("command substitution")
+            elif line.startswith("$'", self.i):
+                self.ansi_c_quoted(value)
+            else:
+                expands |= char == "$"
+                value.append(char)
+                self.i += 1
+        return Word(line[start : self.i], "".join(value), expands)
+
+    def double_quoted(self, value: list[str]) -> bool:
+        line, expands = self.line, False
+        self.i += 1
+        while True:
+            if self.i >= len(line):
+                raise Unsure("unterminated double quote")
+            char = line[self.i]
+            if char == '"':
+                self.i += 1
+                return expands
+            if char == "`" or line.startswith("$(", self.i):
+                raise Unsure("command substitution")
+            if char == "\\" and self.i + 1 < len(line) and line[self.i + 1] in '$`"\\\n':
+                if line[self.i + 1] != "\n":
+                    value.append(line[self.i + 1])
+                self.i += 2
+                continue
+            expands |= char == "$"
+            value.append(char)
+            self.i += 1
+
+    def ansi_c_quoted(self, value: list[str]) -> None:
+        line = self.line
+        self.i += 2
+        while True:
+            if self.i >= len(line):
+                raise Unsure("unterminated $'…' quote")
+            char = line[self.i]
+            if char == "'":
+                self.i += 1
+                return
+            if char == "\\" and self.i + 1 < len(line):
+                value.append(line[self.i : self.i + 2])
+                self.i += 2
+                continue
+            value.append(char)
+            self.i += 1

@@ -1,0 +1,173 @@
+"""The warm worker: a local process that runs `tokens analyze` for short-lived commands.
+
+One worker serves one store. It listens on `worker.sock` in the store folder (the folder
+is owner-only, the socket too, and each connection's peer must be this user), holds
+`worker.lock` for its lifetime so a second worker started in a race exits at once, and
+exits after `TOKENLAB_WORKER_IDLE` seconds (default 900) without a request. Each request
+carries an input already read by the client and is answered with exactly what an
+in-process `tokens analyze` prints (`entry.analysis_output` builds both); a request it
+cannot serve is answered with `fallback`, and the client runs it in-process.
+
+Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tokenlab.agent.client import LOCK_NAME, receive_frame, send_frame, socket_path
+from tokenlab.errors import TokenlabError, error_line
+from tokenlab.optimizers import Granularity
+
+DEFAULT_IDLE_SECONDS = 900.0
+_PEER_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    server: Worker
+
+    def handle(self) -> None:
+        self.server.touch()
+        sock: socket.socket = self.request
+        if not _same_user(sock):
+            return
+        try:
+            header, payload = receive_frame(sock)
+        except (OSError, ValueError, TypeError):
+            return
+        answer, output = self.server.answer(header, payload)
+        try:
+            send_frame(sock, answer, output)
+        except OSError:
+            pass  # the client went away; it runs the command itself
+        self.server.touch()
+
+
+def _same_user(sock: socket.socket) -> bool:
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEER_CREDENTIALS.size)
+    _, uid, _ = _PEER_CREDENTIALS.unpack(credentials)
+    return bool(uid == os.getuid())
+
+
+class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, root: str, address: str, idle_seconds: float) -> None:
+        self.root = root
+        self.idle_seconds = idle_seconds
+        self.last_request = time.monotonic()
+        self._activity = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def touch(self) -> None:
+        with self._activity:
+            self.last_request = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self._activity:
+            return time.monotonic() - self.last_request
+
+    def answer(self, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
+        """The in-process output for a request, or a fallback for one it does not serve."""
+        if header.get("op") != "analyze" or header.get("store") != self.root:
+            return {"fallback": True}, b""
+        from tokenlab.entry import analysis_output
+
+        try:
+            output = analysis_output(
+                payload,
+                label=str(header["label"]),
+                signals=tuple(str(signal) for signal in header["signals"]),
+                granularity=Granularity(header["granularity"]),
+                redact=bool(header["redact"]),
+                store=Path(self.root),
+                as_json=bool(header["as_json"]),
+            )
+        except TokenlabError as error:
+            return {"exit": error.exit_code, "stdout": 0}, (error_line(error) + "\n").encode()
+        except Exception:  # noqa: BLE001 (any other failure: the client runs it in-process)
+            return {"fallback": True}, b""
+        return {"exit": output.exit_code, "stdout": len(output.stdout)}, output.stdout + output.stderr
+
+
+def serve(
+    root: str, idle_seconds: float = DEFAULT_IDLE_SECONDS, ready: Callable[[Worker], None] | None = None
+) -> int:
+    """Serve `root` until idle; 0 when done, 1 if another worker already serves it.
+    `ready` gets the worker once it listens (its `shutdown` stops it early)."""
+    address = socket_path(root)
+    if address is None:
+        return 1
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    with os.fdopen(os.open(os.path.join(root, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+b") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 1
+        if os.path.exists(address):
+            os.unlink(address)  # left by a worker that died: the lock says none is running
+        old_mask = os.umask(0o177)
+        try:
+            worker = Worker(root, address, idle_seconds)
+        finally:
+            os.umask(old_mask)
+        _warm_up(worker)
+        stopper = threading.Thread(target=_stop_when_idle, args=(worker,), daemon=True)
+        stopper.start()
+        if ready is not None:
+            ready(worker)
+        try:
+            worker.serve_forever(poll_interval=0.5)
+        finally:
+            worker.server_close()
+            os.unlink(address)
+    return 0
+
+
+def _warm_up(worker: Worker) -> None:
+    """Import the pipeline and build the tokenizer before the first request needs them."""
+    worker.answer(
+        {"op": "analyze", "store": worker.root, "label": "<warm-up>", "signals": [],
+         "granularity": Granularity.COARSE.value, "redact": True, "as_json": False},
+        b"",
+    )  # fmt: skip
+    from tokenlab.tokens import encoding
+
+    encoding()
+
+
+def _stop_when_idle(worker: Worker) -> None:
+    while True:
+        remaining = worker.idle_seconds - worker.idle_for()
+        if remaining <= 0:
+            worker.shutdown()
+            return
+        time.sleep(min(remaining, 5.0))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        sys.stderr.write("usage: python -m tokenlab.agent.worker STORE\n")
+        return 2
+    idle = float(os.environ.get("TOKENLAB_WORKER_IDLE", DEFAULT_IDLE_SECONDS))
+    return serve(os.path.abspath(argv[0]), idle, _stop_on_sigterm)
+
+
+def _stop_on_sigterm(worker: Worker) -> None:
+    """SIGTERM stops the worker as idleness does: its socket removed, its lock released."""
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=worker.shutdown).start())
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

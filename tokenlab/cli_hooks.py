@@ -1,0 +1,136 @@
+"""The `tokens hook` commands: put `tokens run` in front of an agent's shell commands.
+
+`register(app)` adds the `hook` group: `install`/`uninstall claude-code` edit Claude Code's
+settings (`tokenlab.agent.claude_settings`), `print` shows the rewrite for agents that wrap
+commands some other way, and `claude-code` is the hook itself. The hook only parses and
+answers (`tokenlab.agent.claude_hook.run`; `tokenlab.agent.hooks.decide` owns every rule)
+and never fails closed. It accepts any extra arguments, because a usage error would exit
+2, which Claude Code treats as "block this tool call".
+"""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tokenlab.cli_common import domain_errors
+
+
+class Agent(str, Enum):
+    CLAUDE_CODE = "claude-code"
+
+
+UserOption = Annotated[bool, typer.Option("--user", help="~/.claude/settings.json (default: the project's).")]
+ProjectOption = Annotated[
+    bool, typer.Option("--project", help="./.claude/settings.json, shared with the project (the default).")
+]
+
+
+def register(app: typer.Typer) -> None:
+    hook_app = typer.Typer(
+        help="Run an agent's shell commands through `tokens run` (Claude Code hook).", no_args_is_help=True
+    )
+    app.add_typer(hook_app, name="hook")
+    hook_app.command("install")(install)
+    hook_app.command("uninstall")(uninstall)
+    hook_app.command("print")(print_rewrite)
+    hook_app.command(
+        "claude-code",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(claude_code)
+
+
+def _settings_file(user: bool, project: bool) -> Path:
+    from tokenlab.agent.claude_settings import settings_path
+    from tokenlab.errors import InputError
+
+    if user and project:
+        raise InputError("--user and --project exclude each other")
+    return settings_path(user, os.environ, Path.cwd())
+
+
+@domain_errors
+def install(
+    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code).")],
+    project: ProjectOption = False,
+    user: UserOption = False,
+    allow_read_only: Annotated[
+        bool,
+        typer.Option("--allow-read-only", help="Also approve the built-in read-only commands (listed)."),
+    ] = False,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude", metavar="PATTERN", help="Never rewrite commands matching this rule pattern."
+        ),
+    ] = None,
+) -> None:
+    """Add the PreToolUse hook for Bash to Claude Code's settings, keeping everything else."""
+    from tokenlab.agent import claude_settings
+
+    path = _settings_file(user, project)
+    command = claude_settings.hook_command(allow_read_only, tuple(exclude or ()))
+    change = claude_settings.install(path, command)
+    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[change.value]
+    typer.echo(f"{verb}: `{command}` as a PreToolUse hook for Bash in {path}")
+    typer.echo(
+        "It rewrites a command to `tokens run --shell '…'` only when it would have run without a\n"
+        "prompt: every part allowed by your permission rules (none denied or asked), or\n"
+        "bypassPermissions mode. Anything else runs as written, with Claude Code's own prompt."
+    )
+    _show_read_only(allow_read_only)
+
+
+def _show_read_only(accepted: bool) -> None:
+    from tokenlab.agent.hooks import READ_ONLY
+
+    listed = ", ".join(" ".join(prefix) for prefix in READ_ONLY)
+    if accepted:
+        typer.echo(f"Also approved as read-only (options that write or run programs excluded): {listed}.")
+        typer.echo("Note: test runners (pytest, npm test, cargo test, go test) run the project's own code.")
+    else:
+        typer.echo(f"With --allow-read-only it would also approve these read-only commands: {listed}.")
+
+
+@domain_errors
+def uninstall(
+    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code).")],
+    project: ProjectOption = False,
+    user: UserOption = False,
+) -> None:
+    """Remove our hook entry from Claude Code's settings; nothing else changes."""
+    from tokenlab.agent import claude_settings
+
+    path = _settings_file(user, project)
+    change = claude_settings.uninstall(path)
+    typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {path}")
+
+
+def print_rewrite(
+    command: Annotated[str, typer.Argument(metavar="CMD", help="The shell command, as one argument.")],
+) -> None:
+    """Print CMD as the hook would rewrite it (permission rules aside)."""
+    from tokenlab.agent.hooks import rewrite
+
+    rewritten = rewrite(command)
+    if rewritten is None:
+        typer.echo(
+            "tokens: left unchanged (already wrapped, only changes the shell's state, runs in "
+            "the background, or uses syntax the hook does not analyse)",
+            err=True,
+        )
+    typer.echo(command if rewritten is None else rewritten)
+
+
+def claude_code(ctx: typer.Context) -> None:
+    """The Claude Code PreToolUse hook: hook JSON on stdin, the answer (or nothing) on stdout.
+
+    Options (in the hook's command line): --allow-read-only, --exclude PATTERN.
+    """
+    from tokenlab.agent.claude_hook import run
+
+    run(ctx.args)
