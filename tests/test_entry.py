@@ -13,21 +13,54 @@ from typer.testing import CliRunner
 
 from tokenlab import tokens
 from tokenlab.cli import app
-from tokenlab.entry import ANALYZE_OPTIONS, plain_analyze, run
+from tokenlab.entry import ANALYZE_OPTIONS, RUN_OPTIONS, plain_analyze, plain_run, run
 from tokenlab.optimizers import Granularity
 
 LOG = b"INFO request served\n" * 300 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 9
 
 
-def test_fast_path_knows_exactly_the_typer_commands_options() -> None:
-    command = typer.main.get_command(app).commands["analyze"]  # type: ignore[attr-defined]
+@pytest.mark.parametrize(("name", "fast"), [("analyze", ANALYZE_OPTIONS), ("run", RUN_OPTIONS)])
+def test_fast_path_knows_exactly_the_typer_commands_options(name: str, fast: dict[str, bool]) -> None:
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
     options = {
-        name: not parameter.is_flag
+        option: not parameter.is_flag
         for parameter in command.params
         if parameter.param_type_name == "option"
-        for name in parameter.opts
+        for option in parameter.opts
     }
-    assert options == ANALYZE_OPTIONS
+    assert options == fast
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "--", "ls", "-l"], {"command": ["ls", "-l"], "shell": None, "timeout": None}),
+        (["run", "ls", "--json"], {"command": ["ls", "--json"], "as_json": False}),
+        (["run", "--shell", "a && b", "--timeout=2.5"], {"command": [], "shell": "a && b", "timeout": 2.5}),
+        (["run", "--split", "--trace", "--no-redact", "--", "x"], {"split": True, "trace": True, "redact": False}),
+    ],
+)
+def test_plain_run_command_lines_are_parsed(argv: list[str], expected: dict[str, object]) -> None:
+    parsed = plain_run(argv)
+    assert parsed is not None
+    assert {key: parsed[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run"],
+        ["run", "--shell", "x", "--", "y"],
+        ["run", "--timeout", "0", "--", "x"],
+        ["run", "--timeout", "soon", "--", "x"],
+        ["run", "--unknown", "--", "x"],
+        ["run", "--help"],
+        ["run", "--json", "--json", "--", "x"],
+        ["run", "--granularity", "medium", "--", "x"],
+    ],
+)
+def test_other_run_command_lines_go_to_the_typer_app(argv: list[str]) -> None:
+    assert plain_run(argv) is None
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.agent.run import Command, RunOptions, capture_output
+from tokenlab.agent.capture import Limits, capture_output
+from tokenlab.agent.run import Command
 from tokenlab.agent.run import run as run_command
 from tokenlab.store import Store
 
@@ -157,9 +158,9 @@ def test_timeout_ends_the_process_group_and_says_so(tmp_path: Path) -> None:
 
 def test_timeout_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
     child = "import signal, sys, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(30)"
-    options = RunOptions(timeout=1.0, kill_grace=0.2)
+    limits = Limits(timeout=1.0, kill_grace=0.2)
     started = time.monotonic()
-    capture = capture_output(Command.of_args(python(child)), tmp_path, options)
+    capture = capture_output(Command.of_args(python(child)).argv, str(tmp_path), limits)
     try:
         assert time.monotonic() - started < 10
         assert (capture.status, capture.timed_out, capture.killed) == (124, True, True)
@@ -214,7 +215,7 @@ def test_capture_memory_stays_flat_on_a_large_output(tmp_path: Path) -> None:
     child = "import sys\nline = b'x' * 1023 + b'\\n'\nfor _ in range(60 * 1024):\n    sys.stdout.buffer.write(line)"
     tracemalloc.start()
     try:
-        capture = capture_output(Command.of_args(python(child)), tmp_path)
+        capture = capture_output(Command.of_args(python(child)).argv, str(tmp_path), Limits())
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -127,3 +128,29 @@ def test_the_command_line_uses_the_worker_it_started(short_store: str, monkeypat
     while os.path.exists(address) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(address)
+
+
+RUN_CASES = [
+    {"shell": "printf 'a\\nb\\n'; echo oops >&2; exit 3"},
+    {"shell": "seq 1 3000 | sed 's/^/INFO served request /'"},
+    {"command": ["python3", "-c", "print('x' * 50)"], "as_json": True},
+    {"shell": "echo out; echo err >&2", "split": True, "trace": True},
+]
+
+
+@pytest.mark.parametrize("case", RUN_CASES, ids=["fails", "long", "json", "split"])
+def test_a_run_is_analysed_by_the_worker_exactly_as_in_process(serving: worker.Worker, case: dict[str, object]) -> None:
+    arguments = {
+        "command": [], "shell": None, "split": False, "timeout": None, "granularity": "coarse",
+        "redact": True, "trace": False, "store": serving.root, "as_json": False, **case,
+    }  # fmt: skip
+    served = client.run(dict(arguments), worker=True)
+    here = client.run(dict(arguments), worker=False)
+    assert _without_timing(served) == _without_timing(here)
+
+
+def _without_timing(answer: tuple[int, bytes, bytes]) -> tuple[int, bytes, bytes]:
+    """The answer with the command's measured duration, which differs between two runs."""
+    code, out, err = answer
+    pattern = rb'(seconds=|"duration_s": )[0-9.]+'
+    return code, re.sub(pattern, rb"\1", out), re.sub(pattern, rb"\1", err)

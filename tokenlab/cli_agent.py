@@ -15,8 +15,7 @@ from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
 from tokenlab.optimizers import Granularity
 
 if TYPE_CHECKING:
-    from tokenlab.agent.ledger import Record, Tally
-    from tokenlab.agent.run import RunResult
+    from tokenlab.agent.ledger import Tally
 
 # Options end at the first word of the command: `tokens run ls --json` runs `ls --json`.
 _RUN_SETTINGS = {"allow_interspersed_args": False, "ignore_unknown_options": True}
@@ -53,10 +52,8 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run a command and print the visible text of its output; exit with its status."""
-    from tokenlab.agent import ledger
-    from tokenlab.agent.run import Command, RunOptions
+    from tokenlab.agent.run import Command, RunOptions, output
     from tokenlab.agent.run import run as run_command
-    from tokenlab.entry import emit_json
     from tokenlab.errors import InputError
     from tokenlab.store import Store
 
@@ -73,43 +70,12 @@ def run(
     finally:
         if progress:
             progress.clear()
-    if as_json:
-        emit_json(result.as_dict())
-    else:
-        for stream in result.streams:
-            out = sys.stderr if stream.name == "stderr" else sys.stdout
-            out.flush()
-            out.buffer.write(stream.visible.encode("utf-8", errors="surrogatepass"))
-            out.buffer.flush()
-    if trace:
-        sys.stderr.write(
-            "".join(f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace)
-        )
-    problem = ledger.record(resolved.root, _run_record(result))
-    if problem:
-        typer.echo(f"tokens: warning: {problem}", err=True)
-    if result.status:
-        raise typer.Exit(result.status)
-
-
-def _run_record(result: RunResult) -> Record:
-    """The ledger row of a run: both streams' counts when split."""
-    from tokenlab.agent.ledger import Kind, Record
-
-    packets = [stream.packet for stream in result.streams]
-    shown = [p for p in packets if p.raw] or packets
-    return Record(
-        time=time.time(),
-        kind=Kind.RUN,
-        source=result.command.display,
-        content_type="+".join(dict.fromkeys(p.content_type.value for p in shown if p.content_type)),
-        raw_bytes=sum(len(p.raw) for p in packets),
-        raw_tokens=sum(p.raw_measure.tokens for p in packets if p.raw_measure),
-        visible_tokens=sum(p.visible_measure.tokens for p in packets if p.visible_measure),
-        refs=sum(len(p.unique_refs) for p in packets),
-        exit_status=result.status,
-        duration=result.duration,
-    )
+    answer = output(result, resolved.root, as_json=as_json, trace=trace)
+    sys.stdout.buffer.write(answer.stdout)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(answer.stderr)
+    if answer.exit_code:
+        raise typer.Exit(answer.exit_code)
 
 
 class _Progress:

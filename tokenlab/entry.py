@@ -171,12 +171,71 @@ def plain_analyze(argv: list[str]) -> dict[str, object] | None:
     }
 
 
+# `run` options before the command: name -> whether it takes a value. Kept equal to the
+# typer command's options by a test.
+RUN_OPTIONS = {
+    "--shell": True,
+    "--split": False,
+    "--timeout": True,
+    "--granularity": True,
+    "--no-redact": False,
+    "--trace": False,
+    "--store": True,
+    "--json": False,
+}
+
+
+def plain_run(argv: list[str]) -> dict[str, object] | None:
+    """The arguments of a plain `run` command line with a non-terminal stderr (a terminal
+    gets the progress line of the typer command), else None."""
+    if not argv or argv[0] != "run" or sys.stderr.isatty():
+        return None
+    values: dict[str, str | bool] = {}
+    at = 1
+    while at < len(argv) and argv[at].startswith("--") and argv[at] != "--":
+        name, has_value, value = argv[at].partition("=")
+        if name not in RUN_OPTIONS or name in values or has_value and not RUN_OPTIONS[name]:
+            return None
+        if RUN_OPTIONS[name] and not has_value:
+            at += 1
+            if at == len(argv):
+                return None
+            value = argv[at]
+        values[name] = value if RUN_OPTIONS[name] else True
+        at += 1
+    command = argv[at + 1 :] if at < len(argv) and argv[at] == "--" else argv[at:]
+    shell, timeout = values.get("--shell"), values.get("--timeout")
+    granularity = str(values.get("--granularity", GRANULARITIES[0]))
+    if (shell is None) == (not command) or granularity not in GRANULARITIES or command[:1] == ["-"]:
+        return None
+    try:
+        seconds = float(str(timeout)) if timeout is not None else None
+    except ValueError:
+        return None
+    if seconds is not None and not seconds > 0:
+        return None
+    return {
+        "command": command,
+        "shell": shell,
+        "split": "--split" in values,
+        "timeout": seconds,
+        "granularity": granularity,
+        "redact": "--no-redact" not in values,
+        "trace": "--trace" in values,
+        "store": str(values["--store"]) if "--store" in values else None,
+        "as_json": "--json" in values,
+    }
+
+
 def run(argv: list[str]) -> int:
     """Run one `tokens` command line; its exit code."""
     if argv[:2] == ["hook", "claude-code"] and "--help" not in argv:  # before every agent Bash call
         from tokenlab.agent.claude_hook import run as answer_hook
 
         return answer_hook(argv[2:])
+    running = plain_run(argv)
+    if running is not None:
+        return _run_command(running)
     arguments = plain_analyze(argv)
     if arguments is None:
         from tokenlab.cli import app
@@ -203,6 +262,22 @@ def run(argv: list[str]) -> int:
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")
         return error.exit_code
+
+
+def _run_command(arguments: dict[str, object]) -> int:
+    """`tokens run` without the command-line framework: the command runs here, and what it
+    printed is analysed by the warm worker when one serves the store (else here)."""
+    from tokenlab.agent import client
+
+    try:
+        code, out, err = client.run(arguments, worker=_worker_enabled())
+    except TokenlabError as error:
+        sys.stderr.write(error_line(error) + "\n")
+        return error.exit_code
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(err)
+    return code
 
 
 def _worker_enabled() -> bool:

@@ -73,11 +73,50 @@ def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     """(exit code, stdout, stderr) of a plain `tokens analyze` run by the warm worker, or
     None when it should run in-process (a worker is then started for the next call)."""
     root = store_root(arguments["store"])
-    address = socket_path(root)
     request = _request(arguments, root)
-    if address is None or request is None:
+    return None if request is None else _ask(root, *request)
+
+
+def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, bytes]:
+    """A plain `tokens run`: the command runs here (its folder, its terminal, its stdin);
+    what it printed is analysed by the warm worker (with `worker`), or here when none
+    answers."""
+    from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
+
+    root = store_root(arguments["store"])
+    line = arguments["shell"]
+    argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
+    capture = capture_output(argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"]))
+    try:
+        header = {
+            "op": "run",
+            "store": root,
+            "command": list(arguments["command"]),
+            "shell": line,
+            "status": capture.status,
+            "duration": capture.duration,
+            "timed_out": capture.timed_out,
+            "killed": capture.killed,
+            **{key: arguments[key] for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")},
+        }
+        if worker and capture.size() <= LARGE_INPUT:
+            outputs = {name: capture.read(name) for name in capture.spools}
+            header["streams"] = [[name, len(data)] for name, data in outputs.items()]
+            answer = _ask(root, header, b"".join(outputs.values()))
+            if answer is not None:
+                return answer
+        from tokenlab.agent.run import finish_request
+
+        return finish_request(header, capture)
+    finally:
+        capture.close()
+
+
+def _ask(root: str, header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes] | None:
+    """The worker's answer to a request, or None (after starting a worker if none runs)."""
+    address = socket_path(root)
+    if address is None:
         return None
-    header, payload = request
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(address)

@@ -26,44 +26,37 @@ closing line makes the text differ from it.
 
 from __future__ import annotations
 
-import os
-import selectors
 import shlex
 import signal
-import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import TYPE_CHECKING, Any
 
 from tokenlab import markers
-from tokenlab.errors import InputError, TokenlabError
+from tokenlab.agent.capture import (
+    KILL_GRACE,
+    SHELL,
+    SPOOL_FOLDER,
+    Capture,
+    CommandNotRunError,
+    Limits,
+    Progress,
+    capture_output,
+)
+from tokenlab.errors import InputError
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
 from tokenlab.store import Store
 
-SHELL = "/bin/sh"
-TIMEOUT_STATUS = 124  # what `timeout(1)` exits with when it ended the command
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
-_AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
-_CHUNK = 1 << 20
-_PROGRESS_EVERY = 0.2
+if TYPE_CHECKING:
+    from tokenlab.agent.ledger import Record
+    from tokenlab.entry import Output
+
+__all__ = ["SHELL", "Capture", "CommandNotRunError"]  # used through this module too
+
 _DISPLAY_LIMIT = 200
-_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-Progress = Callable[[int, float], None]  # (bytes captured so far, seconds since start)
-
-
-class CommandNotRunError(TokenlabError):
-    """The command could not be started: 127 when not found, 126 when not executable."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -95,25 +88,9 @@ class RunOptions:
     granularity: Granularity = Granularity.COARSE
     redact: bool = True
 
-
-@dataclass
-class Capture:
-    """A finished command: its status, and its output spooled to unnamed temp files."""
-
-    status: int
-    duration: float
-    timed_out: bool = False
-    killed: bool = False  # SIGKILL was needed after the timeout's SIGTERM
-    spools: dict[str, IO[bytes]] = field(default_factory=dict)  # stream name -> file
-
-    def read(self, stream: str) -> bytes:
-        spool = self.spools[stream]
-        spool.seek(0)
-        return spool.read()
-
-    def close(self) -> None:
-        for spool in self.spools.values():
-            spool.close()
+    @property
+    def limits(self) -> Limits:
+        return Limits(self.split, self.timeout, self.kill_grace)
 
 
 @dataclass(frozen=True)
@@ -158,8 +135,13 @@ def run(
     # The tokenizer (about 0.3 s to build) is made while the command runs.
     warm = threading.Thread(target=tokens.encoding, name="tokenlab-warm-tokenizer", daemon=True)
     warm.start()
-    capture = capture_output(command, _spool_folder(store), options, progress)
+    capture = capture_output(command.argv, str(store.root / SPOOL_FOLDER), options.limits, progress)
     warm.join()
+    return finish(command, capture, store, options)
+
+
+def finish(command: Command, capture: Capture, store: Store, options: RunOptions) -> RunResult:
+    """Analyse what a finished command printed (here, or in the warm worker)."""
     try:
         failed = capture.status != 0
         granularity = Granularity.FINE if failed else options.granularity
@@ -177,6 +159,69 @@ def run(
         detail = f"command={command.display} exit={capture.status} seconds={capture.duration:.3f}"
         stream.packet.trace.insert(0, TraceEntry("RUN", detail + f" stream={stream.name}"))
     return RunResult(command, capture.status, capture.duration, capture.timed_out, tuple(streams))
+
+
+def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, bytes, bytes]:
+    """What `tokens run` prints for a command the short-lived process ran: `request` says
+    how it ran and what was asked (see `client.run`); here or in the warm worker."""
+    line = request["shell"]
+    command = Command.of_shell(line) if line is not None else Command.of_args(request["command"])
+    capture.timed_out, capture.killed = bool(request["timed_out"]), bool(request["killed"])
+    options = RunOptions(
+        split=bool(request["split"]),
+        timeout=request["timeout"],
+        granularity=Granularity(request["granularity"]),
+        redact=bool(request["redact"]),
+    )
+    store = Store(Path(request["store"]))
+    result = finish(command, capture, store, options)
+    answer = output(result, store.root, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
+    return answer.exit_code, answer.stdout, answer.stderr
+
+
+def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -> Output:
+    """What `tokens run` prints for a finished run (here, or sent back by the warm worker),
+    its ledger row written: each stream's visible text on its own stream, or the `--json`
+    object; the stage trace on stderr when asked."""
+    from tokenlab.agent import ledger
+    from tokenlab.entry import Output, json_bytes
+
+    stdout, stderr = b"", b""
+    if as_json:
+        stdout = json_bytes(result.as_dict())
+    else:
+        for stream in result.streams:
+            text = stream.visible.encode("utf-8", errors="surrogatepass")
+            if stream.name == "stderr":
+                stderr += text
+            else:
+                stdout += text
+    if trace:
+        stderr += "".join(f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace).encode()
+    problem = ledger.record(store_root, ledger_record(result))
+    if problem:
+        stderr += f"tokens: warning: {problem}\n".encode()
+    return Output(result.status, stdout, stderr)
+
+
+def ledger_record(result: RunResult) -> Record:
+    """The ledger row of a run: both streams' counts when split."""
+    from tokenlab.agent.ledger import Kind, Record
+
+    packets = [stream.packet for stream in result.streams]
+    shown = [p for p in packets if p.raw] or packets
+    return Record(
+        time=time.time(),
+        kind=Kind.RUN,
+        source=result.command.display,
+        content_type="+".join(dict.fromkeys(p.content_type.value for p in shown if p.content_type)),
+        raw_bytes=sum(len(p.raw) for p in packets),
+        raw_tokens=sum(p.raw_measure.tokens for p in packets if p.raw_measure),
+        visible_tokens=sum(p.visible_measure.tokens for p in packets if p.visible_measure),
+        refs=sum(len(p.unique_refs) for p in packets),
+        exit_status=result.status,
+        duration=result.duration,
+    )
 
 
 def display_line(command: str) -> str:
@@ -240,155 +285,5 @@ def _analyse(data: bytes, source: str, store: Store, granularity: Granularity, r
     )
 
 
-def _spool_folder(store: Store) -> Path:
-    folder = store.root / "spool"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return folder
 
 
-def capture_output(
-    command: Command, spool_folder: Path, options: RunOptions = RunOptions(), progress: Progress | None = None
-) -> Capture:
-    """Run `command` to its end (or its timeout), spooling its output as it arrives."""
-    names = ("stdout", "stderr") if options.split else ("output",)
-    # Unnamed files (O_TMPFILE): nothing is left behind, however this process ends.
-    spools: dict[str, IO[bytes]] = {
-        name: tempfile.TemporaryFile(dir=spool_folder, buffering=0)  # noqa: SIM115 (Capture closes them)
-        for name in names
-    }
-    started = time.monotonic()
-    try:
-        child = subprocess.Popen(
-            command.argv,
-            stdin=None,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if options.split else subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        _close_all(spools)
-        raise CommandNotRunError(f"command not found: {command.argv[0]}", 127) from None
-    except PermissionError:
-        _close_all(spools)
-        raise CommandNotRunError(f"permission denied: {command.argv[0]}", 126) from None
-    except BaseException:
-        _close_all(spools)
-        raise
-    capture = Capture(status=0, duration=0.0, spools=spools)
-    pipes = [p for p in (child.stdout, child.stderr) if p is not None]
-    with _forwarding_signals(child.pid):
-        _pump(child, dict(zip(pipes, spools.values())), capture, options, started, progress)
-    code = child.returncode
-    capture.status = TIMEOUT_STATUS if capture.timed_out else (128 - code if code < 0 else code)
-    capture.duration = time.monotonic() - started
-    return capture
-
-
-def _close_all(spools: dict[str, IO[bytes]]) -> None:
-    for spool in spools.values():
-        spool.close()
-
-
-class _Deadline:
-    """The timeout's steps: running → SIGTERM sent → SIGKILL sent → give up on the pipes."""
-
-    def __init__(self, child: subprocess.Popen[bytes], capture: Capture, options: RunOptions, started: float):
-        self.child, self.capture, self.options = child, capture, options
-        self.at = started + options.timeout if options.timeout is not None else None
-        self.step = 0
-
-    def remaining(self) -> float | None:
-        return None if self.at is None else max(0.0, self.at - time.monotonic())
-
-    def check(self) -> bool:
-        """Take the next step if its time has come; False once the pipes should be abandoned."""
-        if self.at is None or time.monotonic() < self.at:
-            return True
-        self.step += 1
-        if self.step == 1:
-            self.capture.timed_out = True
-            _signal_group(self.child.pid, signal.SIGTERM)
-            self.at = time.monotonic() + self.options.kill_grace
-        elif self.step == 2:
-            if self.child.poll() is None or _group_alive(self.child.pid):
-                self.capture.killed = True
-                _signal_group(self.child.pid, signal.SIGKILL)
-            self.at = time.monotonic() + _AFTER_KILL
-        return self.step < 3
-
-
-def _pump(
-    child: subprocess.Popen[bytes],
-    sinks: dict[IO[bytes], IO[bytes]],
-    capture: Capture,
-    options: RunOptions,
-    started: float,
-    progress: Progress | None,
-) -> None:
-    """Copy the pipes into the spools until they close and the child exits (or the timeout)."""
-    deadline = _Deadline(child, capture, options, started)
-    captured, reported = 0, 0.0
-    with selectors.DefaultSelector() as selector:
-        for pipe in sinks:
-            selector.register(pipe, selectors.EVENT_READ)
-        while selector.get_map():
-            if not deadline.check():
-                break
-            wait = _shortest(deadline.remaining(), _PROGRESS_EVERY if progress else None)
-            for key, _ in selector.select(wait):
-                chunk = os.read(key.fd, _CHUNK)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    continue
-                sinks[key.fileobj].write(chunk)  # type: ignore[index]
-                captured += len(chunk)
-            now = time.monotonic()
-            if progress and now - reported >= _PROGRESS_EVERY:
-                progress(captured, now - started)
-                reported = now
-    for pipe in sinks:
-        pipe.close()
-    while True:  # the pipes are closed; the child may still run (it closed them itself)
-        try:
-            child.wait(_shortest(deadline.remaining(), 3600.0))
-            return
-        except subprocess.TimeoutExpired:
-            if not deadline.check():
-                child.wait()  # SIGKILL always ends it
-                return
-
-
-def _shortest(*waits: float | None) -> float | None:
-    given = [wait for wait in waits if wait is not None]
-    return min(given) if given else None
-
-
-def _signal_group(pgid: int, signum: int) -> None:
-    try:
-        os.killpg(pgid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
-
-
-@contextmanager
-def _forwarding_signals(pgid: int) -> Iterator[None]:
-    """Pass SIGINT/SIGTERM/SIGHUP on to the child's group while it runs (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.getsignal(signum) for signum in _FORWARDED}
-    for signum in _FORWARDED:
-        signal.signal(signum, lambda received, _frame: _signal_group(pgid, received))
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)

@@ -80,25 +80,49 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def answer(self, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
         """The in-process output for a request, or a fallback for one it does not serve."""
-        if header.get("op") != "analyze" or header.get("store") != self.root:
+        operation = _OPERATIONS.get(header.get("op"))  # type: ignore[arg-type]
+        if operation is None or header.get("store") != self.root:
             return {"fallback": True}, b""
-        from tokenlab.entry import analysis_output
-
         try:
-            output = analysis_output(
-                payload,
-                label=str(header["label"]),
-                signals=tuple(str(signal) for signal in header["signals"]),
-                granularity=Granularity(header["granularity"]),
-                redact=bool(header["redact"]),
-                store=Path(self.root),
-                as_json=bool(header["as_json"]),
-            )
+            code, stdout, stderr = operation(header, payload)
         except TokenlabError as error:
             return {"exit": error.exit_code, "stdout": 0}, (error_line(error) + "\n").encode()
         except Exception:  # noqa: BLE001 (any other failure: the client runs it in-process)
             return {"fallback": True}, b""
-        return {"exit": output.exit_code, "stdout": len(output.stdout)}, output.stdout + output.stderr
+        return {"exit": code, "stdout": len(stdout)}, stdout + stderr
+
+
+def _analyze(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    from tokenlab.entry import analysis_output
+
+    output = analysis_output(
+        payload,
+        label=str(header["label"]),
+        signals=tuple(str(signal) for signal in header["signals"]),
+        granularity=Granularity(header["granularity"]),
+        redact=bool(header["redact"]),
+        store=Path(header["store"]),
+        as_json=bool(header["as_json"]),
+    )
+    return output.exit_code, output.stdout, output.stderr
+
+
+def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    from tokenlab.agent.capture import Capture
+    from tokenlab.agent.run import finish_request
+
+    outputs, at = {}, 0
+    for name, size in header["streams"]:
+        outputs[str(name)] = payload[at : at + int(size)]
+        at += int(size)
+    capture = Capture.of_bytes(outputs, int(header["status"]), float(header["duration"]))
+    return finish_request(header, capture)
+
+
+_OPERATIONS: dict[str, Callable[[dict[str, Any], bytes], tuple[int, bytes, bytes]]] = {
+    "analyze": _analyze,
+    "run": _run,
+}
 
 
 def serve(
