@@ -6,7 +6,10 @@ written by tokenlab and an agent can see the difference. Nothing is unescaped on
 the original bytes come from the store, never from the visible text.
 
 Visible text that differs from the input ends with one footer line naming the ref that
-holds the whole original; `tokens restore` needs only that line and the store.
+holds the whole original, and saying once how to open any ref in part (a reader that has
+never seen tokenlab learns the way back from the text itself); `tokens restore` needs only
+that line and the store. Footers without the hint, as older versions wrote them, still
+parse.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import re
 MARKER_RE = re.compile(r"#ref:(ctx_[0-9a-f]{6,64})")
 _LITERAL_MARKER_RE = re.compile(r"#ref:(?=ctx_)")
 LITERAL_MARKER = "#ref(literal):"
-_FOOTER_RE = re.compile(r"\[original ([0-9,]+) bytes: #ref:(ctx_[0-9a-f]{6,64})\]\n?\Z")
+_FOOTER_RE = re.compile(r"\[original ([0-9,]+) bytes: #ref:(ctx_[0-9a-f]{6,64})(?:; [^\]\n]*)?\]\n?\Z")
+# How to open a ref in part, said once in the footer.
+EXPAND_HINT = "open a ref in part: tokens show-ref ID --grep RE | --lines A-B"
 
 
 def marker(ref_id: str) -> str:
@@ -29,7 +34,7 @@ def escape_literal_markers(text: str) -> str:
 
 
 def footer(original_bytes: int, ref_id: str) -> str:
-    return f"[original {original_bytes:,} bytes: {marker(ref_id)}]\n"
+    return f"[original {original_bytes:,} bytes: {marker(ref_id)}; {EXPAND_HINT}]\n"
 
 
 def parse_footer(visible: str) -> tuple[int, str] | None:

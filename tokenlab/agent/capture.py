@@ -45,7 +45,9 @@ class Limits:
 
     __slots__ = ("kill_grace", "split", "timeout")
 
-    def __init__(self, split: bool = False, timeout: float | None = None, kill_grace: float = KILL_GRACE) -> None:
+    def __init__(
+        self, split: bool = False, timeout: float | None = None, kill_grace: float = KILL_GRACE
+    ) -> None:
         self.split, self.timeout, self.kill_grace = split, timeout, kill_grace
 
 

@@ -86,7 +86,9 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     root = store_root(arguments["store"])
     line = arguments["shell"]
     argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
-    capture = capture_output(argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"]))
+    capture = capture_output(
+        argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"])
+    )
     try:
         header = {
             "op": "run",
@@ -97,7 +99,10 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
             "duration": capture.duration,
             "timed_out": capture.timed_out,
             "killed": capture.killed,
-            **{key: arguments[key] for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")},
+            **{
+                key: arguments[key]
+                for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")
+            },
         }
         if worker and capture.size() <= LARGE_INPUT:
             outputs = {name: capture.read(name) for name in capture.spools}

@@ -197,7 +197,9 @@ def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -
             else:
                 stdout += text
     if trace:
-        stderr += "".join(f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace).encode()
+        stderr += "".join(
+            f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace
+        ).encode()
     problem = ledger.record(store_root, ledger_record(result))
     if problem:
         stderr += f"tokens: warning: {problem}\n".encode()
@@ -283,7 +285,3 @@ def _analyse(data: bytes, source: str, store: Store, granularity: Granularity, r
         config=OptimizerConfig(granularity=granularity),
         redact_secrets=redact,
     )
-
-
-
-
