@@ -144,7 +144,7 @@ def test_search_paths_are_confined_and_symlinks_out_are_skipped(client: TestClie
 def test_deref_is_confined_and_reports_mismatches(client: TestClient, repo: Path) -> None:
     assert client.post("/v1/deref", json={"pointer": "/etc/hostname@worktree#L1-L1"}).status_code == 403
     assert client.post("/v1/deref", json={"pointer": "escape.txt@worktree#L1-L1"}).status_code == 403
-    assert client.post("/v1/deref", json={"pointer": "../secret.txt@worktree"}).status_code == 400
+    assert client.post("/v1/deref", json={"pointer": "../secret.txt@worktree"}).status_code == 422
     mismatch = client.post("/v1/deref", json={"pointer": "README.md@HEAD#L1-L1", "verify": "0" * 64})
     assert mismatch.status_code == 409 and "sha256 mismatch" in mismatch.json()["detail"]
     unknown = client.post("/v1/deref", json={"pointer": "README.md@deadbeef#L1-L1"})
@@ -169,8 +169,8 @@ def test_refs_come_from_the_store(client: TestClient, isolated_store: Path) -> N
     assert base64.b64decode(binary["data"]) == b"\xff\x00\xfe" and binary["encoding"] == "base64"
     assert client.get(f"/v1/refs/%23ref:{text_id}").status_code == 200
     assert client.get("/v1/refs/ctx_000000").status_code == 404
-    assert client.get("/v1/refs/..%2F..%2Fetc").status_code in (400, 404)
-    assert client.get("/v1/refs/notaref").status_code == 400
+    assert client.get("/v1/refs/..%2F..%2Fetc").status_code in (404, 422)
+    assert client.get("/v1/refs/notaref").status_code == 422
 
 
 def test_oversized_requests_and_responses_are_refused(repo: Path) -> None:
@@ -224,7 +224,8 @@ def test_bad_bodies_are_422(client: TestClient) -> None:
     assert client.post("/v1/files/read", json={"path": "README.md", "budget_tokens": -1}).status_code == 422
     assert client.post("/v1/files/read", json={"path": "README.md", "view": "stub"}).status_code == 422
     assert client.post("/v1/files/read", json={"path": "README.md", "extra": 1}).status_code == 422
-    assert client.post("/v1/files/read", json={"path": "README.md", "lines": "z"}).status_code == 400
+    assert client.post("/v1/files/read", json={"path": "README.md", "lines": "z"}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "lines": "5-3"}).status_code == 400
 
 
 def test_the_openapi_schema_describes_every_route(client: TestClient) -> None:
@@ -266,3 +267,71 @@ def test_refs_drill_down_answers_as_the_cli(client: TestClient, isolated_store: 
     names = {"lines", "grep", "context", "ignore_case", "json_path", "head", "tail", "budget_tokens"}
     assert names <= set(params)
     assert params["budget_tokens"]["schema"]["anyOf"][0]["minimum"] == 0
+
+
+def test_every_answer_is_documented_with_its_body(repo: Path) -> None:
+    schema = (
+        TestClient(create_app(repo, token="s3cret"))
+        .get("/openapi.json", headers={"Authorization": "Bearer s3cret"})
+        .json()
+    )
+    expected = {
+        "/v1/files/read": {"200", "400", "401", "403", "404", "413", "422", "500"},
+        "/v1/deref": {"200", "400", "401", "403", "404", "409", "413", "422", "500"},
+        "/v1/refs/{ref_id}": {"200", "400", "401", "404", "413", "422", "500"},
+    }
+    for path, codes in expected.items():
+        (operation,) = schema["paths"][path].values()
+        assert set(operation["responses"]) == codes
+        assert operation["responses"]["404"]["content"]["application/json"]["schema"]["$ref"].endswith(
+            "/ErrorOut"
+        )
+    assert schema["security"] == [{"bearer": []}]
+    assert schema["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}
+    views = schema["components"]["schemas"]["ReadBody"]["properties"]["view"]["enum"]
+    assert "summary" not in views  # this server has no summarizer
+
+
+def test_fields_take_what_the_schema_says_and_nothing_else(client: TestClient) -> None:
+    assert client.post("/v1/search", json={"query": "run", "context": False}).status_code == 422
+    assert client.post("/v1/search", json={"query": "run", "regex": "yes"}).status_code == 422
+    assert client.post("/v1/search", json={"query": "run", "context": 2.0}).status_code == 200
+    assert client.post("/v1/files/read", json={"path": "  "}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "view": "section"}).status_code == 422
+    assert client.post("/v1/files/read", json={"path": "README.md", "view": "summary"}).status_code == 422
+    assert client.post("/v1/deref", json={"pointer": ""}).status_code == 422
+    assert client.post("/v1/deref", json={"pointer": "README.md@HEAD", "verify": "x"}).status_code == 422
+    inverted = client.post("/v1/deref", json={"pointer": "README.md@HEAD#L3-L1"})
+    assert inverted.status_code == 400 and "start <= end" in inverted.json()["detail"]
+    # An unknown ref is 404 whatever the drill-down options: the ref is looked up first.
+    assert client.get("/v1/refs/ctx_000000", params={"head": 1, "tail": 1}).status_code == 404
+
+
+def test_concurrent_first_requests_build_one_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from tokenlab import tokens
+
+    built: list[object] = []
+
+    def slow_build() -> object:
+        time.sleep(0.05)  # long enough for every thread to arrive while the first builds
+        built.append(object())
+        return built[-1]
+
+    monkeypatch.setattr(tokens, "new_encoding", slow_build)
+    monkeypatch.setattr(tokens, "_never_free", lambda obj: None)
+    tokens.encoding.cache_clear()
+    tokens._shared_encoding.cache_clear()
+    try:
+        got: list[object] = []
+        threads = [threading.Thread(target=lambda: got.append(tokens.encoding())) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(built) == 1 and all(encoder is built[0] for encoder in got)
+    finally:
+        tokens.encoding.cache_clear()
+        tokens._shared_encoding.cache_clear()

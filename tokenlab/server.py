@@ -17,25 +17,33 @@ FastAPI is an optional extra (`tokenlab[serve]`); only this module imports it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hmac
+import inspect
 import os
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal
-from urllib.parse import unquote
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any, Literal, Self, TypeVar
 
+import anyio
+import anyio.to_thread
 import orjson
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tokenlab.confine import ForbiddenPathError, NotFoundError, confine
+from tokenlab.confine import confine_pointer as _confine_pointer
 from tokenlab.errors import InputError, RefNotFoundError, TokenlabError
 from tokenlab.reads import views
 from tokenlab.reads.pointers import (
-    WORKTREE,
     PointerTargetError,
     VerificationError,
     base_folder,
@@ -43,17 +51,10 @@ from tokenlab.reads.pointers import (
 )
 from tokenlab.reads.summary import Summarizer
 
+T = TypeVar("T")
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_BUDGET_TOKENS = 1_000_000
-
-
-class ForbiddenPathError(InputError):
-    """A path outside the served root (HTTP 403)."""
-
-
-class NotFoundError(InputError):
-    """A path under the root that does not exist (HTTP 404)."""
 
 
 class ResponseTooLargeError(InputError):
@@ -78,70 +79,114 @@ def status_for(error: TokenlabError) -> int:
     return 400 if error.exit_code == 2 else 500
 
 
-# --- confinement --------------------------------------------------------------------------
-
-
-def _decoded_forms(raw: str) -> list[str]:
-    """The path as given and as percent-decoded (repeatedly), so encoded tricks are seen."""
-    forms = [raw]
-    for _ in range(4):
-        decoded = unquote(forms[-1])
-        if decoded == forms[-1]:
-            break
-        forms.append(decoded)
-    return forms
-
-
-def confine(root: Path, raw: str) -> Path:
-    """The resolved file `raw` names under `root`; ForbiddenPathError for anything else."""
-    if not raw.strip():
-        raise InputError("the path is empty")
-    for form in _decoded_forms(raw):
-        if "\0" in form:
-            raise ForbiddenPathError("NUL bytes are not allowed in paths")
-        if ".." in PurePosixPath(form.replace("\\", "/")).parts:
-            raise ForbiddenPathError(f"'..' is not allowed in paths: {raw!r}")
-    candidate = Path(raw) if os.path.isabs(raw) else root / raw
-    for form in _decoded_forms(raw)[1:]:
-        if os.path.isabs(form) and not Path(os.path.normpath(form)).is_relative_to(root):
-            raise ForbiddenPathError(f"{raw!r} decodes to a path outside the served root")
-    if not Path(os.path.normpath(candidate)).is_relative_to(root):
-        raise ForbiddenPathError(f"{raw!r} is outside the served root")
-    resolved = candidate.resolve()
-    if not resolved.is_relative_to(root):
-        raise ForbiddenPathError(f"{raw!r} leads outside the served root (through a symlink)")
-    if not resolved.exists():
-        raise NotFoundError(f"no such file under the served root: {raw}")
-    return resolved
-
-
 # --- request and response shapes ------------------------------------------------------------
 
 
-class ReadBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str = Field(description="File under the served root (relative to it, or absolute inside it).")
-    view: Literal["auto", "outline", "section", "lines", "full", "summary"] = "auto"
-    budget_tokens: int = Field(views.DEFAULT_BUDGET, ge=0, le=MAX_BUDGET_TOKENS)
-    section: str | None = Field(None, description="Heading, symbol (Class.method) or key path.")
-    lines: str | None = Field(None, description="A-B, A or A- (1-based).")
+# Field patterns. Each is a subset of what the CLI's parser accepts (`LineRange.parse`,
+# `parse_pointer`, `parse_ref_id`), enforced here, so a request that matches the schema is
+# never refused for its form. What a pattern cannot say is in `_RULES` and answered 400.
+LINES_PATTERN = r"^[1-9][0-9]{0,8}(-([1-9][0-9]{0,8})?)?$"
+REF_ID_PATTERN = r"^(#ref:)?ctx_[0-9a-f]{6,64}$"
+SHA256_PATTERN = r"^[0-9a-fA-F]{64}$"
+_SEGMENT = r"(?:[^/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)"  # never ".."
+_FIRST = r"(?:[^\s\x1c-\x1f/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)"
+POINTER_PATTERN = (
+    rf"^(?:nas://[^/\x00]+/[^/\x00]*/{_SEGMENT}(?:/{_SEGMENT})*|(?:/{_SEGMENT}|{_FIRST})(?:/{_SEGMENT})*)"
+    r"@[0-9A-Za-z._/~^][0-9A-Za-z._/~^-]*(#L[1-9][0-9]{0,8}(-L[1-9][0-9]{0,8})?)?$"
+)
+_RULES = (
+    "Rules the schema cannot state, answered 400: a line range's end may not precede its "
+    "start (`lines`, a pointer's `#L`); `lines` past the end of the file; a `section` the "
+    "file does not have; a `grep` that is not a valid regular expression; a `json_path` "
+    "into a ref that is not JSON or does not hold it. Ref drill-down options combine as "
+    "`tokens show-ref`'s do: `lines` and `grep` together, or one of `json_path`, `head`, "
+    "`tail`; `context` and `ignore_case` only with `grep`."
+)
 
 
-class SearchBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(min_length=1, max_length=4096)
-    paths: list[str] = Field(
+def _json_integer(value: object) -> object:
+    """A JSON Schema integer: 5 or 5.0, never `true` or "5"."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# Strict (JSON `true` is not an integer, "1" is not a boolean), but 5.0 is the integer 5.
+Integer = Annotated[int, BeforeValidator(_json_integer)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# What `view` needs beside it, as the schema says it (`_view_has_its_argument` enforces it).
+_VIEW_NEEDS: JsonDict = {
+    "allOf": [
+        {
+            "if": {"properties": {"view": {"const": view}}, "required": ["view"]},
+            "then": {"properties": {field: {"type": "string"}}, "required": [field]},
+        }
+        for view, field in (("section", "section"), ("lines", "lines"))
+    ]
+}
+
+
+class ReadBody(_Body):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_VIEW_NEEDS)
+
+    path: str = Field(
+        min_length=1,
+        pattern=r"\S",
+        description="File under the served root (relative to it, or absolute inside it).",
+    )
+    view: Literal["auto", "outline", "section", "lines", "full"] = Field(
+        "auto", description="`section` needs `section`, `lines` needs `lines`."
+    )
+    budget_tokens: Integer = Field(views.DEFAULT_BUDGET, ge=0, le=MAX_BUDGET_TOKENS)
+    section: str | None = Field(None, min_length=1, description="Heading, symbol (Class.method) or key path.")
+    lines: str | None = Field(None, pattern=LINES_PATTERN, description="A-B, A or A- (1-based).")
+
+    @model_validator(mode="after")
+    def _view_has_its_argument(self) -> Self:
+        if self.view == "section" and self.section is None:
+            raise ValueError("view section needs section")
+        if self.view == "lines" and self.lines is None:
+            raise ValueError("view lines needs lines")
+        return self
+
+
+class SummaryReadBody(ReadBody):
+    """`ReadBody` on a server with a summarizer, which also offers the summary view."""
+
+    view: Literal["auto", "outline", "section", "lines", "full", "summary"] = Field(  # type: ignore[assignment]
+        "auto", description="`section` needs `section`, `lines` needs `lines`."
+    )
+
+
+class SearchBody(_Body):
+    query: str = Field(min_length=1, max_length=4096, description="Text, or a Python regex with `regex`.")
+    paths: list[Annotated[str, Field(min_length=1, pattern=r"\S")]] = Field(
         default_factory=list, description="Files or folders under the root (default: the root)."
     )
-    budget_tokens: int = Field(2000, ge=0, le=MAX_BUDGET_TOKENS)
+    budget_tokens: Integer = Field(2000, ge=0, le=MAX_BUDGET_TOKENS)
     regex: bool = False
-    context: int = Field(1, ge=0, le=20)
+    context: Integer = Field(1, ge=0, le=20)
 
 
-class DerefBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    pointer: str = Field(description="nas://node/tree/path@commit#L1-L2 or path@commit#L1-L2.")
-    verify: str | None = Field(None, description="Expected sha256; 409 when the lines differ.")
+class DerefBody(_Body):
+    pointer: str = Field(
+        pattern=POINTER_PATTERN,
+        description="nas://node/tree/path@commit#L1-L2 or path@commit#L1-L2 (no `..` segment).",
+    )
+    verify: str | None = Field(
+        None, pattern=SHA256_PATTERN, description="Expected sha256; 409 when the lines differ."
+    )
+
+
+class ErrorOut(BaseModel):
+    """Every refusal but 422's: one line saying what was wrong."""
+
+    detail: str
 
 
 class EvidenceOut(BaseModel):
@@ -337,7 +382,7 @@ class ServerSettings:
         return Response(data, media_type="application/json")
 
 
-def _settings(request: Request) -> ServerSettings:
+async def _settings(request: Request) -> ServerSettings:
     settings: ServerSettings = request.app.state.settings
     return settings
 
@@ -383,10 +428,10 @@ def deref_pointer(body: DerefBody, settings: Settings) -> Response:
 
 
 def get_ref(
-    ref_id: str,
+    ref_id: Annotated[str, PathParam(pattern=REF_ID_PATTERN, description="ctx_<hex> or #ref:ctx_<hex>.")],
     settings: Settings,
     lines: Annotated[
-        str | None, Query(max_length=64, description="Line range A-B (1-based), A, or A-.")
+        str | None, Query(pattern=LINES_PATTERN, description="Line range A-B (1-based), A, or A-.")
     ] = None,
     grep: Annotated[
         str | None,
@@ -410,24 +455,14 @@ def get_ref(
     """
     from tokenlab.store import Store
 
+    # The ref first: an id that is not in the store is 404 whatever the options say.
+    record = Store.resolve(settings.store_dir).load(ref_id)
     drill = (lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
     if any(value is not None for value in drill):
-        from tokenlab.agent.expand import expand_ref
+        from tokenlab.agent.expand import RefQuery, expand_data
 
-        view = expand_ref(
-            Store.resolve(settings.store_dir),
-            ref_id,
-            lines=lines,
-            grep=grep,
-            context=context or 0,
-            ignore_case=bool(ignore_case),
-            json_path=json_path,
-            head=head,
-            tail=tail,
-            budget_tokens=budget_tokens,
-        )
-        return settings.reply(view.as_dict())
-    record = Store.resolve(settings.store_dir).load(ref_id)
+        query = RefQuery(lines, grep, context or 0, bool(ignore_case), json_path, head, tail, budget_tokens)
+        return settings.reply(expand_data(record.data, query, ref_id=record.id).as_dict())
     try:
         data, encoding = record.data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
@@ -470,26 +505,114 @@ def create_app(
     )
     app.state.settings = ServerSettings(root.resolve(), node, store_dir, summarizer, max_response_bytes)
     app.add_exception_handler(TokenlabError, _domain_error)
-    for method, path, endpoint, model in (
-        ("POST", "/v1/files/read", read_file, ReadOut),
-        ("POST", "/v1/search", search_files, SearchOut),
-        ("POST", "/v1/deref", deref_pointer, DerefOut),
-        ("GET", "/v1/refs/{ref_id}", get_ref, RefOut | RefViewOut),
+    refusals = {400, 413, 500} | ({401} if token is not None else set())
+    host_checked = {403} if allowed_hosts is not None else set()
+    for method, path, endpoint, model, errors in (
+        ("POST", "/v1/files/read", read_file, ReadOut, {403, 404}),
+        ("POST", "/v1/search", search_files, SearchOut, {403, 404}),
+        ("POST", "/v1/deref", deref_pointer, DerefOut, {403, 404, 409}),
+        ("GET", "/v1/refs/{ref_id}", get_ref, RefOut | RefViewOut, {404} | host_checked),
     ):
+        body = SummaryReadBody if endpoint is read_file and summarizer is not None else None
         app.add_api_route(
-            path, endpoint, methods=[method], responses={200: {"model": model}}, response_class=Response
+            path,
+            in_turn(endpoint, body),
+            methods=[method],
+            responses={200: {"model": model}, **_error_responses(refusals | errors)},
+            response_class=Response,
         )
     app.add_middleware(Guard, token=token, allowed_hosts=allowed_hosts, max_body=max_body_bytes)
+    if token is not None:
+        _declare_bearer(app)
     return app
 
 
-def _confine_pointer(root: Path, path: str, rev: str, base: Path | None) -> None:
-    """A pointer's file must lie under the root: on disk for `worktree`, by name for commits."""
-    target = Path(path) if base is None else base / path
-    if rev == WORKTREE:
-        if target.exists():
-            confine(root, str(target))
-        elif not Path(os.path.normpath(target)).is_relative_to(root):
-            raise ForbiddenPathError(f"{path!r} is outside the served root")
-    elif not Path(os.path.normpath(target)).is_relative_to(root):
-        raise ForbiddenPathError(f"{path!r} is outside the served root")
+# --- documented refusals ------------------------------------------------------------------
+
+_ERRORS = {
+    400: "The request is well formed but cannot be answered as asked. " + _RULES,
+    401: "The server was started with a token and this request lacks `Authorization: Bearer <token>`.",
+    403: "A path outside the served root (`..`, an absolute path elsewhere, a symlink that "
+    "leads out, percent-encoded tricks), or a Host header other than a loopback name.",
+    404: "No such file under the root, commit, line range in that file, or ref in the store.",
+    409: "`verify` does not match the sha256 of the lines the pointer names.",
+    413: "The request body is over the server's cap, or the answer would be: lower `budget_tokens`.",
+    500: "The server could not answer (for example, a store entry failed its hash check).",
+}
+
+
+def _error_responses(codes: set[int]) -> dict[int | str, dict[str, Any]]:
+    responses: dict[int | str, dict[str, Any]] = {}
+    for code in sorted(codes):
+        responses[code] = {"model": ErrorOut, "description": _ERRORS[code]}
+        if code == 401:
+            responses[code]["headers"] = {
+                "WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}
+            }
+    return responses
+
+
+def _declare_bearer(app: FastAPI) -> None:
+    """Say in the OpenAPI schema that every operation needs the bearer token."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+            schemes["bearer"] = {"type": "http", "scheme": "bearer"}
+            schema["security"] = [{"bearer": []}]
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+# --- computing in turn --------------------------------------------------------------------
+
+
+class WorkSlots:
+    """At most `size` requests compute at once (one per core); the others wait in order.
+
+    Every route is CPU-bound Python and tokenizer work. Run on the threadpool's 40 threads,
+    16 concurrent requests share two cores, each slower than alone, with their transient
+    memory all held at once; tiktoken also slows down when many threads share its
+    encoding. In slots, requests queue first-come first-served, so latency is the queue's
+    length times the service time, and only `size` requests' buffers are alive. One set
+    of slots serves the whole process (every app in it, and `tokens mcp --http`).
+    """
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or len(os.sched_getaffinity(0)) or 1
+        self._limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter]
+        self._limiters = weakref.WeakKeyDictionary()
+
+    async def run(self, function: Callable[[], T]) -> T:
+        """`function()` on a worker thread, once a slot is free."""
+        loop = asyncio.get_running_loop()
+        limiter = self._limiters.get(loop)
+        if limiter is None:  # one per event loop: anyio's limiter belongs to the loop it is made in
+            limiter = self._limiters[loop] = anyio.CapacityLimiter(self.size)
+        return await anyio.to_thread.run_sync(function, limiter=limiter)
+
+
+WORK_SLOTS = WorkSlots()
+
+
+def in_turn(endpoint: Callable[..., T], body: type[BaseModel] | None = None) -> Callable[..., Any]:
+    """`endpoint` as an async route that runs in `WORK_SLOTS`, with the same parameters
+    (its `body` parameter typed as `body`, when given)."""
+    signature = inspect.signature(endpoint, eval_str=True)
+    if body is not None:
+        signature = signature.replace(
+            parameters=[
+                param.replace(annotation=body) if param.name == "body" else param
+                for param in signature.parameters.values()
+            ]
+        )
+
+    async def route(**arguments: Any) -> T:
+        return await WORK_SLOTS.run(partial(endpoint, **arguments))
+
+    route.__signature__ = signature  # type: ignore[attr-defined]
+    route.__name__, route.__doc__ = endpoint.__name__, endpoint.__doc__
+    return route

@@ -123,7 +123,20 @@ def _read_vocabulary() -> bytes:
 
 @cache
 def encoding() -> tiktoken.Encoding:
-    """The process's shared o200k_base encoding, built on first use."""
+    """The process's shared o200k_base encoding, built on first use.
+
+    Threads that ask for it at once (a server's first requests) wait for the one that
+    builds it: each would otherwise build one of its own (55 MB, kept for good).
+    """
+    with _building:
+        return _shared_encoding()
+
+
+_building = threading.Lock()
+
+
+@cache
+def _shared_encoding() -> tiktoken.Encoding:
     encoder = new_encoding()
     _never_free(encoder)
     return encoder
