@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from tokenlab import cli_agent, cli_hooks
+from tokenlab import cli_agent, cli_hooks, cli_mcp
 from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
 from tokenlab.entry import emit_json, run_analyze
 from tokenlab.optimizers import Granularity
@@ -267,3 +267,4 @@ def _register_read_commands() -> None:
 _register_read_commands()
 cli_agent.register(app)  # run, gain, discover
 cli_hooks.register(app)  # hook install, uninstall, print, claude-code
+cli_mcp.register(app)  # mcp
