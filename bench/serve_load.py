@@ -290,7 +290,7 @@ def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(address)
             send_frame(sock, header, payload)
-            answer, _ = receive_frame(sock)
+            answer, _output = receive_frame(sock)
         # Exit 1 is an answer too (a signal check that failed); a fallback is not.
         return 200 if answer.get("exit") in (0, 1) and not answer.get("fallback") else 500
 

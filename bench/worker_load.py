@@ -5,11 +5,16 @@ same client code `tokens analyze` uses), and prints throughput, p50/p99 latency 
 worker's RSS sampled while they run. Stops the worker at the end.
 
     .venv/bin/python bench/worker_load.py [--clients 16] [--requests 40]
+    .venv/bin/python bench/worker_load.py --total 10000   # 10,000 in all, RSS per 1,000
+
+With `--total`, the clients share one count instead of making `--requests` each, and the
+worker's RSS is also taken after every 1,000th answer, to show whether it grows.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
@@ -28,15 +33,16 @@ SMALL_LOG = b"".join(
 )
 
 
-def rss_mb(pid: int) -> int:
+def rss_mb(pid: int, field: str = "VmRSS") -> int:
     with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmRSS"))
+        return next(int(line.split()[1]) // 1024 for line in status if line.startswith(field))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--requests", type=int, default=40)
+    parser.add_argument("--requests", type=int, default=40, help="per client")
+    parser.add_argument("--total", type=int, default=0, help="requests in all, instead of --requests")
     options = parser.parse_args()
     store = tempfile.mkdtemp(prefix="tl-load-", dir="/tmp")
     log = Path(store) / "input.log"
@@ -48,13 +54,22 @@ def main() -> None:
         arguments = {"source": str(log), "granularity": "coarse", "signals": None, "redact": True,
                      "store": store, "as_json": False}  # fmt: skip
         latencies: list[float] = []
+        marks: dict[int, int] = {}  # answers so far -> worker RSS (MB), with --total
+        lock = threading.Lock()
 
         def calls() -> None:
-            for _ in range(options.requests):
+            for _ in range(options.requests) if not options.total else itertools.count():
+                with lock:
+                    if options.total and len(latencies) >= options.total:
+                        return
                 started = time.perf_counter()
                 if client.analyze(dict(arguments)) is None:
                     raise SystemExit("the worker did not answer")
-                latencies.append(time.perf_counter() - started)
+                with lock:
+                    latencies.append(time.perf_counter() - started)
+                    done = len(latencies)
+                if options.total and done % 1000 == 0:
+                    marks[done] = rss_mb(worker.pid)
 
         threads = [threading.Thread(target=calls) for _ in range(options.clients)]
         started = time.perf_counter()
@@ -70,8 +85,14 @@ def main() -> None:
             f"{len(latencies)} requests from {options.clients} clients in {elapsed:.1f} s "
             f"({len(latencies) / elapsed:.1f}/s); p50 {latencies[len(latencies) // 2] * 1000:.0f} ms, "
             f"p99 {latencies[int(len(latencies) * 0.99)] * 1000:.0f} ms; worker RSS at most "
-            f"{max(samples)} MB, {rss_mb(worker.pid)} MB at the end"
+            f"{max(samples)} MB, {rss_mb(worker.pid)} MB at the end, peak (VmHWM) "
+            f"{rss_mb(worker.pid, 'VmHWM')} MB"
         )
+        if marks:
+            print("RSS after each 1,000 requests (MB): " + ", ".join(str(marks[k]) for k in sorted(marks)))
+            settled = [marks[k] for k in sorted(marks) if k >= 2000]
+            if settled:
+                print(f"growth from 2,000 to {max(marks):,} requests: {settled[-1] - settled[0]:+d} MB")
     finally:
         worker.terminate()
         worker.wait(30)

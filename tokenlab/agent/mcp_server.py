@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio.to_thread
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
@@ -119,6 +121,10 @@ class Tools:
         self.root = settings.root.resolve()
         self._made: OrderedDict[str, StoredRef] = OrderedDict()
         self._lock = threading.Lock()
+        # Runs a tool call off the event loop: the SDK's default (anyio's 40-thread pool)
+        # unless `http_app` puts the calls in `tokens serve`'s work slots.
+        self.run_in: Callable[[Callable[[], CallToolResult]], Awaitable[CallToolResult]]
+        self.run_in = anyio.to_thread.run_sync
 
     def _store(self) -> Any:
         from tokenlab.store import Store
@@ -417,20 +423,26 @@ async def _one_line_errors(ctx: Any, call_next: Any) -> Any:
 
 
 def _guarded(tools: Tools, name: str) -> Any:
-    """The tool method, with domain errors (and unreadable files) as one-line tool errors."""
+    """The tool method, with domain errors (and unreadable files) as one-line tool errors,
+    run on a worker thread by `tools.run_in` (the SDK's signature and schema are the method's)."""
     import functools
 
     method = getattr(tools, name)
 
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> CallToolResult:
+    def guarded(**kwargs: Any) -> CallToolResult:
         try:
-            result: CallToolResult = method(*args, **kwargs)
+            result: CallToolResult = method(**kwargs)
             return result
         except TokenlabError as error:
             return _failure(str(error))
         except OSError as error:
             return _failure(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
+
+    @functools.wraps(method)
+    async def call(**kwargs: Any) -> CallToolResult:
+        if name == RUN_TOOL[0]:  # waits on a command for up to an hour: never holds a work slot
+            return await anyio.to_thread.run_sync(functools.partial(guarded, **kwargs))
+        return await tools.run_in(functools.partial(guarded, **kwargs))
 
     return call
 
@@ -460,8 +472,11 @@ def http_app(server: TokenlabServer, *, token: str | None, loopback: bool, max_b
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tokenlab.cli_reads import LOOPBACK_HOSTS
-    from tokenlab.server import Guard
+    from tokenlab.server import WORK_SLOTS, Guard
 
+    # Every client of an HTTP server shares its cores: one tool call per core computes at a
+    # time, the rest queue first come first served, as `tokens serve`'s routes do.
+    server.tools.run_in = WORK_SLOTS.run
     app = server.streamable_http_app(
         max_request_body_size=max_body,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
