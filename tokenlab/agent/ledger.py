@@ -88,34 +88,58 @@ def ledger_path(store_root: Path) -> Path:
 
 
 def record(store_root: Path, entry: Record) -> str | None:
-    """Append `entry`; never raises. Why it failed, the first time in this process, else None."""
+    """Append `entry`; never raises. Why it failed, the first time in this process, else None.
+
+    SQLite answers "database is locked" at once, without its busy handler, in a few cases
+    (switching a new file to WAL while another connection opens it, recovering the WAL
+    index): a busy ledger is tried again for up to the busy timeout in all.
+    """
     global _warned
-    try:
-        with _connection(store_root, create=True) as db:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
-                " visible_tokens, refs, exit_status, duration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    entry.time,
-                    entry.kind.value,
-                    masked(entry.source),
-                    entry.content_type,
-                    entry.raw_bytes,
-                    entry.raw_tokens,
-                    entry.visible_tokens,
-                    entry.refs,
-                    entry.exit_status,
-                    entry.duration,
-                ),
-            )
-            db.execute("COMMIT")
-        return None
-    except (OSError, sqlite3.Error, LedgerError) as error:
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            _append(store_root, entry)
+            return None
+        except sqlite3.OperationalError as error:
+            if _busy(error) and time.monotonic() < deadline:
+                time.sleep(pause)
+                pause = min(pause * 2, 0.2)
+                continue
+            failure: Exception = error
+        except (OSError, sqlite3.Error, LedgerError) as error:
+            failure = error
         if _warned:
             return None
         _warned = True
-        return f"savings ledger {ledger_path(store_root)} not updated: {error}"
+        return f"savings ledger {ledger_path(store_root)} not updated: {failure}"
+
+
+def _busy(error: sqlite3.OperationalError) -> bool:
+    message = str(error)
+    return "locked" in message or "busy" in message
+
+
+def _append(store_root: Path, entry: Record) -> None:
+    with _connection(store_root, create=True) as db:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
+            " visible_tokens, refs, exit_status, duration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                entry.time,
+                entry.kind.value,
+                masked(entry.source),
+                entry.content_type,
+                entry.raw_bytes,
+                entry.raw_tokens,
+                entry.visible_tokens,
+                entry.refs,
+                entry.exit_status,
+                entry.duration,
+            ),
+        )
+        db.execute("COMMIT")
 
 
 def packet_record(
