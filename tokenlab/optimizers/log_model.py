@@ -1,0 +1,181 @@
+"""The log optimizer's model: its tunables, the input's lines and templates, the groups
+of folded lines and the plan of what each line becomes. Planning (`log.py`) fills it in;
+rendering (`log_render.py`) turns it into visible text and omissions.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass, field
+from enum import Enum
+
+from tokenlab.optimizers import visible
+
+
+@dataclass(frozen=True)
+class LogLimits:
+    """Tunables of the log optimizer; the defaults suit agents reading tool output."""
+
+    context_before: int = 1
+    context_after: int = 1
+    # An anomaly (or traceback) seen this many times verbatim folds its further repeats.
+    verbatim_repeats: int = 3
+    # A diagnostic (`file:line:col: severity message`) shows one example in full, code
+    # frame included; its further repeats are listed by location and what else varies.
+    diagnostic_repeats: int = 1
+    # Lines of a diagnostic shown in full (header, pointer, frame); its further notes fold.
+    diagnostic_lines: int = 8
+    # Indented lines following an anomaly (compiler excerpts, stack frames) kept with it,
+    # and the most lines of its code frame.
+    continuation_lines: int = 6
+    frame_lines: int = 24
+    traceback_lines: int = 400
+    # Lines after a traceback's exception line that continue its message (diffs, notes).
+    exception_message_lines: int = 20
+    # Lines of one template fold once there are this many of them.
+    min_group: int = 3
+    # Runs of distinct unremarkable lines longer than this keep only head and tail.
+    distinct_run: int = 10
+    run_head: int = 3
+    run_tail: int = 3
+    # Visible bytes of one line; the rest of a longer line is behind a ref.
+    line_bytes: int = 1000
+    preview_chars: int = 80
+    # Below this size folding cannot pay for its labels: only exact repeats fold.
+    small_input_bytes: int = 1024
+    # A summary shape seen up to this many times stays visible each time; more often it
+    # is progress, and its last line stays visible.
+    summary_lines: int = 5
+    # The closing region (the last lines after the last separator rule, searched this far
+    # from the end) stays visible; without a rule, the last `closing_lines_default` lines.
+    closing_search: int = 20
+    closing_lines_default: int = 3
+    # A folded group of up to this many lines shows every varying value inline; a larger
+    # one shows this many (failures show all of theirs, up to `failure_values`).
+    inline_values: int = 6
+    failure_values: int = 1000
+    # A warning's locations are all listed up to this many; beyond, `inline_values` of them.
+    warning_locations: int = 8
+    # Lone paths (the files a tool names as it goes) listed in a group line.
+    paths_listed: int = 200
+    # How far above an indented `line:col` entry its file's heading is looked for.
+    heading_search: int = 2000
+
+
+DEFAULT_LIMITS = LogLimits()
+
+
+# Control bytes other than tab are shown as U+FFFD's first byte, which decodes to U+FFFD.
+CONTROLS = bytes([*range(9), *range(10, 32), 127])
+SHOWN_CONTROLS = bytes.maketrans(CONTROLS, b"\xff" * len(CONTROLS))
+
+# A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
+POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
+KEEP = 1  # shown verbatim (anomaly, its block, or context)
+FOLD = 2  # inside a folded group
+
+
+@dataclass(frozen=True)
+class Lines:
+    """The input's lines, held as end offsets into the input rather than as copies."""
+
+    data: bytes
+    ends: array[int]  # offset just past each line's terminator
+    stripped: list[bytes] | None  # lines without ANSI escapes or terminators, if there were escapes
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def start(self, index: int) -> int:
+        return self.ends[index - 1] if index else 0
+
+    def raw(self, index: int) -> bytes:
+        """The exact original line, terminator included."""
+        return self.data[self.start(index) : self.ends[index]]
+
+    def span(self, first: int, last: int) -> memoryview:
+        """The exact original lines `first..last`, inclusive, without copying them."""
+        return memoryview(self.data)[self.start(first) : self.ends[last]]
+
+    def clean(self, index: int) -> bytes:
+        """The line as shown: no ANSI escapes, no terminator."""
+        if self.stripped is not None:
+            return self.stripped[index]
+        return self.raw(index).rstrip(b"\r\n")  # a line holds no `\r`/`\n` but its terminator
+
+    def text(self, index: int, limit: int) -> str:
+        """The line as shown, cut at `limit` bytes; control bytes (a stray NUL) as U+FFFD."""
+        line = self.clean(index)
+        cut = len(line)
+        if cut > limit:
+            cut = limit
+            while cut > 0 and 0x80 <= line[cut] < 0xC0:  # do not split a UTF-8 sequence
+                cut -= 1
+        shown = visible(line[:cut].translate(SHOWN_CONTROLS))
+        return shown if cut == len(line) else shown + "…"
+
+
+@dataclass(frozen=True)
+class Templates:
+    """Each line's template, by number; needed only until the lines are planned.
+
+    Line indices are kept in arrays rather than lists: a list of a million lines holds a
+    million int objects, several times the memory, alive while the omission is built.
+    """
+
+    keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
+    numbers: dict[bytes, int] = field(default_factory=dict)  # template -> its position in `keys`
+    members: list[array[int]] = field(default_factory=list)  # each template's line indices
+    # 4 bytes a line: a number reaching 2**32 would take tens of GB of distinct lines.
+    of_line: array[int] = field(default_factory=lambda: array("I"))
+
+    def key(self, index: int) -> bytes:
+        return self.keys[self.of_line[index]]
+
+
+class GroupKind(Enum):
+    """Why lines were folded; picks the label of the group's visible line."""
+
+    TEMPLATE = "template"  # same template: shown as its first line with a count
+    REPEAT = "repeat"  # an anomaly beyond `verbatim_repeats`
+    RUN = "run"  # the middle of a long run of distinct lines
+    LONG = "long"  # a line cut at `line_bytes`
+    TAIL = "tail"  # the end of a long diagnostic shown in full
+
+
+@dataclass
+class Group:
+    """Folded lines shown as one visible line; `lines` ascend."""
+
+    kind: GroupKind
+    lines: array[int]
+    identical: bool = False
+    units: int = 0  # for REPEAT: how many anomaly units; each may span several lines
+    heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
+    after_shown: bool = True  # for REPEAT: whether examples were shown before the group
+    blanks: int = 0  # stray blank lines appended to the group (out of order)
+
+    @property
+    def count(self) -> int:
+        return self.units or len(self.lines) - self.blanks
+
+    @property
+    def contiguous(self) -> bool:
+        return self.lines[-1] - self.lines[0] + 1 == len(self.lines)
+
+
+@dataclass
+class Plan:
+    role: bytearray
+    groups: list[Group] = field(default_factory=list)
+    anomalous: set[int] = field(default_factory=set)  # template numbers
+    signals: tuple[str, ...] = ()  # failure and summary lines, as shown
+
+
+def indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+# A visible item: a line index shown verbatim, or a folded group shown as one line.
+Item = int | Group

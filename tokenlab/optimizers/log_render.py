@@ -1,0 +1,191 @@
+"""Rendering a planned log: each folded group as one visible line (its count, what varies,
+a ref when fine-grained) between the lines shown verbatim, and the omissions that hold the
+exact bytes of everything folded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals, line_shapes
+from tokenlab.optimizers.log_model import (
+    FOLD,
+    POINTER_LINE_RE,
+    Group,
+    GroupKind,
+    Item,
+    Lines,
+    LogLimits,
+    Plan,
+)
+
+_FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
+
+
+def render(
+    items: list[Item], lines: Lines, plan: Plan, granularity: Granularity, limits: LogLimits
+) -> OptimizeResult:
+    folded_count = plan.role.count(FOLD)
+    coarse = granularity is Granularity.COARSE
+    groups = len(plan.groups)
+    legend = "(×N = N lines like the one shown)"
+    parts: list[Part] = []
+    if coarse:
+        runs = _FOLDED_RUN_RE.finditer(plan.role)
+        data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
+        reason = f"all {folded_count:,} folded log lines, concatenated in original order"
+        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded {legend}: ", Omission(data, reason), "]\n"]
+    else:
+        plural = "s" if groups > 1 else ""
+        parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural} {legend}]\n")
+    for item in items:
+        if isinstance(item, Group):
+            parts += _group_parts(item, lines, coarse, limits)
+        else:
+            parts.append(lines.text(item, limits.line_bytes) + "\n")
+    return OptimizeResult(tuple(join_literals(parts)), plan.signals)
+
+
+def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:
+    """One visible line for a folded group: `[count ref] representative`."""
+    first = group.lines[0]
+    if group.kind is GroupKind.RUN:
+        label, shown = f"[… {group.count:,} more lines", ""
+    elif group.kind is GroupKind.TAIL:
+        label = f"[… {group.count:,} more line{'s' if group.count > 1 else ''} of this diagnostic"
+        shown = ""
+    elif group.kind is GroupKind.LONG:
+        label = f"[whole line: {len(lines.raw(first)):,} bytes"
+        shown = lines.text(first, limits.line_bytes)
+    elif group.kind is GroupKind.REPEAT:
+        label = f"[×{group.count:,}" + (" more" if group.after_shown else "")
+        shown = _repeats_shown(group, lines, limits)
+    else:
+        label = f"[×{group.count:,}" + (" identical" if group.identical else "")
+        shown = lines.text(first, limits.line_bytes)
+        if not group.identical:
+            shown = _template_shown(group, lines, limits) or _abbreviate_ids(shown)
+    if coarse:
+        head: list[Part] = [label + "]"]
+    else:
+        head = [label + " ", Omission(_group_bytes(group, lines), _reason(group, lines, limits)), "]"]
+    if group.kind is GroupKind.LONG:
+        return [shown + " ", *head, "\n"]
+    return [*head, (" " + shown if shown else "") + "\n"]
+
+
+def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+    """A small group, or one of lone paths (the files a tool names as it goes) or of
+    source pointers, shown with its varying values inline."""
+    texts = [lines.text(i, limits.line_bytes) for i in group.lines[: limits.inline_values + 1]]
+    cap = located = limits.inline_values
+    if len(group.lines) > limits.inline_values:
+        if _LONE_PATH_RE.fullmatch(texts[0]):
+            cap = limits.paths_listed
+        elif _POINTER_RE.match(texts[0]):
+            located = limits.failure_values
+        else:  # a summary shape seen this often is progress: its last line is kept
+            return None
+        texts = [lines.text(i, limits.line_bytes) for i in group.lines]
+    return line_shapes.with_values(texts, cap, located)
+
+
+# A line pointing at a source location (` --> src/a.rs:3:5`, `at src/a.js:3:5`): where a
+# diagnostic is, listed compactly for each member of its group.
+_POINTER_RE = re.compile(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
+_LONE_PATH_RE = re.compile(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
+
+
+def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
+    """Further repeats of an anomaly, by what varies: the first line of each, and each
+    failure line inside them (a traceback's exception) where the units line up."""
+    heads = list(group.heads) or [group.lines[0]]
+    first = lines.text(heads[0], limits.line_bytes)
+    texts = [_with_heading(lines, i, limits) for i in heads]
+    if line_shapes.is_failure(first):
+        cap = located = limits.failure_values
+    else:
+        cap = limits.inline_values
+        located = len(heads) if len(heads) <= limits.warning_locations else cap
+    shown = [line_shapes.with_values(texts, cap, located) or first]
+    pointers = _unit_pointers(group, lines)
+    if pointers:
+        texts = [lines.text(i, limits.line_bytes) for i in pointers]
+        shown.append(line_shapes.with_values(texts, cap, located) or texts[0].strip())
+    blank_free = [i for i in group.lines if lines.clean(i).strip()]
+    size, extra = divmod(len(blank_free), len(heads))
+    if size > 1 and not extra:
+        units = [blank_free[at : at + size] for at in range(0, len(blank_free), size)]
+        for position in range(1, size):
+            texts = [lines.text(unit[position], limits.line_bytes) for unit in units]
+            if line_shapes.is_failure(texts[0]):
+                cap = limits.failure_values
+                shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
+    return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+def _with_heading(lines: Lines, index: int, limits: LogLimits) -> str:
+    """An indented entry that starts with its position (`  12:5  error …`) under a file's
+    heading line, as `file:12:5  error …`: where it is, once folded away from its heading."""
+    text = lines.text(index, limits.line_bytes)
+    if not _POSITION_RE.match(text):
+        return text
+    for above in range(index - 1, max(-1, index - limits.heading_search), -1):
+        heading = lines.text(above, limits.line_bytes)
+        if heading and not heading[0].isspace():
+            return heading.strip() + ":" + text.lstrip() if _LONE_PATH_RE.fullmatch(heading) else text
+    return text
+
+
+_POSITION_RE = re.compile(r"\s+\d+:\d+\s")
+
+
+def _unit_pointers(group: Group, lines: Lines) -> list[int]:
+    """Each folded unit's line pointing at its location (` --> src/a.rs:3:5`), if every
+    unit has one after its first line."""
+    starts = set(group.heads)
+    pointers: list[int] = []
+    found = True
+    for i in group.lines:
+        if i in starts:
+            if not found:
+                return []
+            found = False
+        elif not found and POINTER_LINE_RE.match(lines.clean(i)):
+            pointers.append(i)
+            found = True
+    return pointers if found and len(pointers) == len(group.heads) else []
+
+
+# Ids differ on every line of a template, so its representative need not spell them out.
+_LONG_ID_RE = re.compile(r"\b([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b")
+
+
+def _abbreviate_ids(shown: str) -> str:
+    """Shorten long hex ids and UUIDs in a template's example line to 8 digits and `…`."""
+    return _LONG_ID_RE.sub(r"\1…", shown)
+
+
+def _group_bytes(group: Group, lines: Lines) -> bytes:
+    if group.contiguous:
+        return bytes(lines.span(group.lines[0], group.lines[-1]))
+    return b"".join([lines.raw(i) for i in group.lines])
+
+
+def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
+    first = next((i for i in group.lines if lines.clean(i).strip()), group.lines[0])
+    preview = lines.text(first, limits.preview_chars).strip()
+    size = len(group.lines) - group.blanks
+    if group.kind is GroupKind.LONG:
+        return f"one log line of {len(lines.raw(first)):,} bytes: {preview}"
+    if group.kind is GroupKind.REPEAT:
+        reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
+    elif group.kind in (GroupKind.RUN, GroupKind.TAIL):
+        reason = f"{size:,} distinct log lines, the first: {preview}"
+    else:
+        reason = f"{size:,} log lines like: {preview}"
+    if group.blanks:
+        reason += f" (and {group.blanks:,} blank lines that fell between them)"
+    if not group.contiguous:
+        reason += " (not contiguous: concatenated in original order)"
+    return reason
