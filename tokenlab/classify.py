@@ -63,7 +63,8 @@ def _try_binary(data: bytes, sample: bytes) -> Classification | None:
     if not sample:
         return None
     text = sample.decode("utf-8", errors="replace")
-    if _odd_characters(text) <= len(text) // 100:
+    odd = _odd_characters(text)
+    if odd <= len(text) // 100:
         return None
     lines = text.split("\n")
     if len(lines) > 2:
@@ -71,7 +72,6 @@ def _try_binary(data: bytes, sample: bytes) -> Classification | None:
     texty = sum(1 for line in lines if _odd_characters(line) * _TEXT_LINE_ODD_SHARE <= len(line))
     if len(lines) >= 2 and texty >= 0.9 * len(lines):
         return None
-    odd = _odd_characters(text)
     return Classification(
         ContentType.BINARY, f"{odd} undecodable or control bytes in the first {len(sample)}, not in text lines"
     )

@@ -319,7 +319,8 @@ class Tools:
     ) -> Annotated[CallToolResult, RunOutput]:
         """Run a shell command in the served folder and return its output compressed: failures
         and summaries visible, the rest behind refs. Same as `tokens run --shell CMD --json`."""
-        from tokenlab.agent.run import SHELL, Command, RunOptions, display_line, output
+        from tokenlab.agent.capture import SHELL
+        from tokenlab.agent.run import Command, RunOptions, display_line, output
         from tokenlab.agent.run import run as run_it
 
         # Standard input is the MCP stream under stdio: the command must never read it.

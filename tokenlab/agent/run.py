@@ -40,7 +40,6 @@ from tokenlab.agent.capture import (
     SHELL,
     SPOOL_FOLDER,
     Capture,
-    CommandNotRunError,
     Limits,
     Progress,
     capture_output,
@@ -54,7 +53,6 @@ if TYPE_CHECKING:
     from tokenlab.agent.ledger import Record
     from tokenlab.entry import Output
 
-__all__ = ["SHELL", "Capture", "CommandNotRunError"]  # used through this module too
 
 _DISPLAY_LIMIT = 200
 
