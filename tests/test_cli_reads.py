@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from tests.conftest import run_git
-from tokenlab.cli_reads import register
+from tokenlab.cli.reads import register
 
 CODE = (
     b"import os\r\n\r\n\r\nclass Store:\r\n    def load(self, key):\r\n        return key\r\n"

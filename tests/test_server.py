@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from tests.conftest import run_git
-from tokenlab.cli_reads import register
+from tokenlab.cli.reads import register
 from tokenlab.server import create_app
 from tokenlab.store import Store
 

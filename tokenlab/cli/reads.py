@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
+from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.entry import emit_json
 
 

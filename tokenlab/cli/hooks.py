@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from tokenlab.cli_common import domain_errors
+from tokenlab.cli.common import domain_errors
 
 
 class Agent(str, Enum):

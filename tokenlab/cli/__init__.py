@@ -12,8 +12,10 @@ from typing import Annotated
 
 import typer
 
-from tokenlab import cli_agent, cli_hooks, cli_mcp
-from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
+from tokenlab.cli import agent as cli_agent
+from tokenlab.cli import hooks as cli_hooks
+from tokenlab.cli import mcp as cli_mcp
+from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.entry import emit_json, run_analyze
 from tokenlab.optimizers import Granularity
 
@@ -259,7 +261,7 @@ def store_gc(
 
 
 def _register_read_commands() -> None:
-    from tokenlab.cli_reads import register
+    from tokenlab.cli.reads import register
 
     register(app)
 

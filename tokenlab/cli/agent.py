@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tokenlab.cli_common import JsonOption, StoreOption, domain_errors
+from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.optimizers import Granularity
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from tokenlab.cli_common import StoreOption, domain_errors
+from tokenlab.cli.common import StoreOption, domain_errors
 
 MAX_HTTP_BODY = 24 << 20  # bytes: room for compress's 4 Mi characters, JSON-escaped
 
@@ -47,7 +47,7 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve read_file, search, deref, changes, expand_ref and compress over MCP (needs the `mcp` extra)."""
-    from tokenlab.cli_reads import LOOPBACK_HOSTS
+    from tokenlab.cli.reads import LOOPBACK_HOSTS
     from tokenlab.errors import InputError
 
     try:
