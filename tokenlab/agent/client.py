@@ -84,6 +84,11 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
 
     root = store_root(arguments["store"])
+    address = socket_path(root)
+    if not worker or address is None or not os.path.exists(address):
+        from tokenlab import tokens
+
+        tokens.prefetch_vocabulary()  # analysed here: read the vocabulary while the command runs
     line = arguments["shell"]
     argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
     capture = capture_output(
