@@ -23,6 +23,9 @@ CASES = [
     ("glpat-AbCdEfGhIjKlMnOpQrSt12", "glpat-AbCdEfGhIjKlMnOpQrSt12", "gitlab-token"),
     ("slack xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl", "slack-token"),
     ('{"password": "hunter2!x"}', "hunter2!x", "password"),
+    ("DB_PASSWORD=hunter2-not-real", "hunter2-not-real", "password"),
+    ("export API_TOKEN=abcd1234efgh5678", "abcd1234efgh5678", "token"),
+    ("JWT_SECRET: 9f8e7d6c5b4a", "9f8e7d6c5b4a", "secret"),
     ("postgres://app:s3cretPass@db.internal:5432/app", "s3cretPass", "url-credentials"),
     ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
@@ -46,7 +49,19 @@ def test_private_key_block() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["max_tokens: 500", "password: ${DB_PASS}", "password=****", "no secrets here"]
+    "text",
+    [
+        "max_tokens: 500",
+        "password: ${DB_PASS}",
+        "password=****",
+        "no secrets here",
+        "PWD=/tmp/survey",
+        "PWD=/root",
+        "OLDPWD=/home/me",
+        "DB_PASSWORD_FILE=/run/secrets/db",
+        "TOKEN_COUNT=12345",
+        "password_file: /etc/app/secret.txt",
+    ],
 )
 def test_leaves_non_secrets(text: str) -> None:
     assert redact(text) == [text]

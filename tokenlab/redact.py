@@ -27,7 +27,7 @@ _PATTERNS: dict[str, str] = {
     "bearer-token": r"(?<=[Bb]earer )[A-Za-z0-9._~+/-]{16,}=*",
     "url-credentials": r"(?<=://)[^/\s:@'\"]{1,256}:(?P<url_password>[^/\s@'\"]{1,256})(?=@)",
     "assignment": (
-        r"\b(?P<key>(?i:(?:aws_)?secret(?:_access)?(?:_key)?|password|passwd|pwd|api[_-]?key|apikey"
+        r"(?<![A-Za-z0-9])(?P<key>(?i:(?:aws_)?secret(?:_access)?(?:_key)?|password|passwd|pwd|api[_-]?key|apikey"
         r"|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key|token))\b"
         r"[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',;&}{]{4,})"
     ),
@@ -47,11 +47,13 @@ _CODE_LIKE_RE = re.compile(
     r"|^(?:str|int|bytes|bool|float|string|String|char|number|boolean|object|dict|list|Any|None"
     r"|Optional|undefined|required|optional)$"
 )
-# Values that are already masked, obvious placeholders, or access levels (`id-token: write`
-# in a CI config's permissions) are not secrets.
+# Values that are already masked, obvious placeholders, access levels (`id-token: write`
+# in a CI config's permissions) or paths of two or more parts (`PWD=/home/me/app`, the
+# working folder; `DB_PASSWORD_FILE`-style settings name where a secret lives) are not
+# secrets.
 _PLACEHOLDER_RE = re.compile(
     r"(?i)^(?:\*+|x+|<[^>]*>|\$\{?[\w.]+\}?|%\(?\w+\)?s?|null|none|true|false|redacted|changeme|\[secret:.*"
-    r"|read|write|read-?only|write-?only|read-?write)$"
+    r"|read|write|read-?only|write-?only|read-?write|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)+)$"
 )
 
 
@@ -66,6 +68,8 @@ def _span_and_kind(match: re.Match[str]) -> tuple[int, int, str] | None:
         specific = _SPECIFIC_RE.fullmatch(value)
         if not specific and not match.group("quote") and _CODE_LIKE_RE.search(value):
             return None
+        if match.group("key").lower() == "pwd" and value.startswith(("/", "~")):
+            return None  # the shell's working folder, as `env` and `set` print it
         kind = (specific.lastgroup or "") if specific else match.group("key").lower().replace("-", "_")
     else:
         start, end = match.span()
