@@ -14,14 +14,16 @@ def test_text_without_markers_is_untouched() -> None:
 
 
 def test_footer_round_trip() -> None:
-    visible = "body\n" + markers.footer(20480, "ctx_abcdef")
+    visible = "body\n" + markers.footer(20480, "ctx_abcdef", folded=True)
     assert visible.endswith(f"[original 20,480 bytes: #ref:ctx_abcdef; {markers.EXPAND_HINT}]\n")
     assert markers.parse_footer(visible) == (20480, "ctx_abcdef")
     assert markers.parse_footer("body\n") is None
 
 
-def test_a_footer_without_the_hint_still_parses() -> None:
-    assert markers.parse_footer("body\n[original 3 bytes: #ref:ctx_abcdef]\n") == (3, "ctx_abcdef")
+def test_nothing_folded_gets_the_short_footer_and_it_parses() -> None:
+    visible = "body\n" + markers.footer(3, "ctx_abcdef", folded=False)
+    assert visible == "body\n[original 3 bytes: #ref:ctx_abcdef]\n"
+    assert markers.parse_footer(visible) == (3, "ctx_abcdef")
 
 
 def test_escaped_footer_lookalike_is_not_a_footer() -> None:

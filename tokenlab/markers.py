@@ -6,10 +6,10 @@ written by tokenlab and an agent can see the difference. Nothing is unescaped on
 the original bytes come from the store, never from the visible text.
 
 Visible text that differs from the input ends with one footer line naming the ref that
-holds the whole original, and saying once how to open any ref in part (a reader that has
-never seen tokenlab learns the way back from the text itself); `tokens restore` needs only
-that line and the store. Footers without the hint, as older versions wrote them, still
-parse.
+holds the whole original; `tokens restore` needs only that line and the store. When
+something was folded, the footer also says once how to open any ref in part (a reader
+that has never seen tokenlab learns the way back from the text itself); text that was
+only masked or escaped, or shown whole, has nothing to open and gets the short footer.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def escape_literal_markers(text: str) -> str:
     return _LITERAL_MARKER_RE.sub(LITERAL_MARKER, text) if "#ref:" in text else text
 
 
-def footer(original_bytes: int, ref_id: str) -> str:
-    return f"[original {original_bytes:,} bytes: {marker(ref_id)}; {EXPAND_HINT}]\n"
+def footer(original_bytes: int, ref_id: str, *, folded: bool) -> str:
+    hint = f"; {EXPAND_HINT}" if folded else ""
+    return f"[original {original_bytes:,} bytes: {marker(ref_id)}{hint}]\n"
 
 
 def parse_footer(visible: str) -> tuple[int, str] | None:

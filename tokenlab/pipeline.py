@@ -137,7 +137,7 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
             packet.original_ref = stored
             if visible and not visible.endswith("\n"):
                 visible += "\n"
-            visible += markers.footer(len(packet.raw), stored.id)
+            visible += markers.footer(len(packet.raw), stored.id, folded=omits)
     packet.visible = visible
 
 

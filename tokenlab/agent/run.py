@@ -264,7 +264,7 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
         }
         ref_id = store.put(packet.raw, reason=reason, **meta)
         packet.original_ref = StoredRef(ref_id, reason, packet.raw)
-        body, footer = visible, markers.footer(len(packet.raw), ref_id)
+        body, footer = visible, markers.footer(len(packet.raw), ref_id, folded=False)
         packet.marker_tokens += tokens.count(markers.marker(ref_id))
     if body and not body.endswith("\n"):
         body += "\n"
