@@ -525,6 +525,7 @@ def test_commits_without_a_message_declare_nothing_for_them() -> None:
 def test_real_logs_pass_the_signal_stage(path: Path) -> None:
     signals = signal_pass(path.read_bytes())
     expected = {
+        "git_diff_stat.txt": 1,
         "git_log.txt": 86,
         "git_log_oneline.txt": 86,
         "git_log_p_4.txt": 4,
@@ -534,3 +535,14 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
         "git_show_stat_1500_files.txt": 2,
     }
     assert len(signals) == expected[path.name], signals
+
+
+def test_a_stat_listing_alone_is_shown_by_folder_with_its_summary() -> None:
+    rows = "".join(f" src/pkg{i % 4}/module_{i:03}.py | {i % 9 + 1} +{'-' * (i % 3)}\n" for i in range(120))
+    data = (rows + " 120 files changed, 600 insertions(+), 120 deletions(-)\n").encode()
+    assert classify(data).content_type is ContentType.GIT_LOG
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert " 120 files changed, 600 insertions(+), 120 deletions(-)" in shown
+    assert "src/pkg3: " in shown and "module_119.py" in shown
+    assert result.signals == ("120 files changed, 600 insertions(+), 120 deletions(-)",)

@@ -99,10 +99,12 @@ def _try_json(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_git_log(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.git_log import looks_like_git_log
+    from tokenlab.optimizers.git_log import looks_like_git_log, looks_like_stat_listing
 
     if looks_like_git_log(sample):
         return Classification(ContentType.GIT_LOG, "git log or git show: commit lines with headers or hashes")
+    if looks_like_stat_listing(data):
+        return Classification(ContentType.GIT_LOG, "git diff --stat: `path | N +-` lines and a files-changed summary")
     return None
 
 

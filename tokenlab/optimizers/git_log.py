@@ -150,6 +150,8 @@ def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
 
 def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits) -> OptimizeResult:
     commits = _parse(data)
+    if not commits and looks_like_stat_listing(data):
+        return _optimize_listing(data, limits)
     signals = _signals(data, commits, limits)
     if len(data) <= limits.verbatim_bytes or not commits:
         return OptimizeResult((visible(data),) if data else (), signals)
@@ -190,6 +192,33 @@ def looks_like_git_log(sample: bytes) -> bool:
     return (
         commits >= 3 and commits >= 0.8 * len(lines) or commits >= 2 and commits + listing >= 0.9 * len(lines)
     )
+
+
+def looks_like_stat_listing(data: bytes) -> bool:
+    """A `git diff --stat` (or `git apply --stat`) alone: ` path | N +-` lines ending with
+    its `N files changed` summary."""
+    lines = data[-4096:].rstrip().splitlines()
+    if not lines or not _SUMMARY_RE.match(lines[-1]):
+        return False
+    stat = [line for line in data[:16384].splitlines()[:-1] if line.strip()]
+    shaped = sum(1 for line in stat if _is_stat_line(line))
+    return shaped >= 2 and shaped >= 0.9 * len(stat)
+
+
+def _is_stat_line(line: bytes) -> bool:
+    bar = line.rfind(b" | ")
+    return line.startswith(b" ") and bar > 0 and _STAT_COUNT_RE.fullmatch(line[bar + 3 :].rstrip(b"\r")) is not None
+
+
+def _optimize_listing(data: bytes, limits: GitLogLimits) -> OptimizeResult:
+    """A stat listing with no commit around it, shown as a single commit's listing is."""
+    changes = _Changes()
+    _read_listing(data, changes)
+    signals = tuple(_listing_paths(data)) if data.count(b"\n") <= limits.show_stat_lines else (changes.summary,)
+    if len(data) <= limits.verbatim_bytes:
+        return OptimizeResult((visible(data),), signals)
+    parts = _single_listing(data, changes, (0, len(data)), limits)
+    return OptimizeResult(tuple(join_literals(parts)), signals)
 
 
 def _is_oneline(line: bytes) -> bool:

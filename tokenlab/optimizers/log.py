@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from itertools import accumulate, islice
 
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, line_shapes, visible
+from tokenlab.optimizers.log_frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log_model import (
     DEFAULT_LIMITS,
     FOLD,
@@ -46,7 +47,8 @@ from tokenlab.optimizers.log_model import (
     Templates,
     indent,
 )
-from tokenlab.optimizers.log_render import render
+from tokenlab.optimizers.log_render import lists_values, render
+from tokenlab.optimizers.log_variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
 
@@ -223,9 +225,10 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     kept = _place_anomalies(lines, templates, plan, limits)
     _mark_context(kept, templates, plan, limits)
     summaries = _keep_summaries(lines, templates, plan, limits)
-    _keep_closing_region(lines, plan, limits)
+    _keep_closing_region(lines, templates, plan, limits)
     plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
     role = plan.role
+    keys: dict[int, bytes] = {}
     for number, key in enumerate(templates.keys):
         if number in plan.anomalous or not key.strip():
             continue
@@ -236,6 +239,8 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
             for i in free:
                 role[i] = FOLD
             plan.groups.append(Group(GroupKind.TEMPLATE, free, identical=_all_same(lines, free)))
+            keys[free[0]] = key
+    plan.groups = merge_variants(plan.groups, keys, lines, limits, lists_values)
     return plan
 
 
@@ -255,6 +260,7 @@ def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: Log
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, Group] = {}
     kept: list[range] = []
+    frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
     for start in starts:
         if start < covered:
@@ -273,8 +279,11 @@ def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: Log
         if diagnostic:
             # A one-line diagnostic that recurs is all in its group line; one with a code
             # frame shows its first example in full.
-            recurs = len(templates.members[templates.of_line[start]]) > 1
-            shown = 0 if len(unit) == 1 and recurs else limits.diagnostic_repeats
+            # A warning that recurs more than `warning_locations` times is all in its group
+            # line too: its first location leads the list, its frame is behind the ref.
+            seen_times = len(templates.members[templates.of_line[start]])
+            often = seen_times > limits.warning_locations and not line_shapes.is_failure(lines.text(start, limits.line_bytes))
+            shown = 0 if (len(unit) == 1 and seen_times > 1) or often else limits.diagnostic_repeats
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)
@@ -285,12 +294,8 @@ def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: Log
             group.heads.append(unit.start)
             group.units += 1
         else:
-            if diagnostic and len(unit) > limits.diagnostic_lines:
-                tail = array("q", unit[limits.diagnostic_lines :])
-                plan.groups.append(Group(GroupKind.TAIL, tail))
-                unit = unit[: limits.diagnostic_lines]
-                for i in tail:
-                    plan.role[i] = FOLD
+            if diagnostic:
+                unit = fold_frame(lines, unit, plan, frames, limits)
             # A diagnostic says where it is: the line before it (`In function …`) is
             # context, the next one is the next step's.
             kept.append(range(unit.start, unit.start) if diagnostic else unit)
@@ -307,8 +312,12 @@ def _unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> i
     if not traceback:
         end, indented = start + 1, 0
         stop = min(len(lines), start + 1 + limits.frame_lines)
+        location = line_shapes.LOCATION_RE.match(visible(clean(start)))
+        note = location[0].strip().encode() + b" note: " if location else None
         while end < stop and clean(end).strip():
-            if not _FRAME_RE.match(clean(end)):
+            if note and clean(end).lstrip().startswith(note):
+                pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
+            elif not _FRAME_RE.match(clean(end)):
                 if indent(clean(end)) <= base or indented == limits.continuation_lines:
                     break
                 indented += 1
@@ -353,7 +362,7 @@ def _failure_lines(lines: Lines, templates: Templates, plan: Plan, limits: LogLi
     return found
 
 
-def _keep_closing_region(lines: Lines, plan: Plan, limits: LogLimits) -> None:
+def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits: LogLimits) -> None:
     """Keep the last lines after the last separator rule near the end (or the last few)."""
     last = len(lines)
     start = max(0, last - limits.closing_lines_default)
@@ -361,17 +370,24 @@ def _keep_closing_region(lines: Lines, plan: Plan, limits: LogLimits) -> None:
         if _RULE_RE.match(lines.clean(i)):
             start = i
             break
+    # Lines of a routine shape (seen `min_group` times or more) before the last line are
+    # shown by their group line; the last line stays whatever it is (the final state).
+    members, of_line = templates.members, templates.of_line
     for i in range(start, last):
-        if not plan.role[i]:
+        if not plan.role[i] and (i == last - 1 or len(members[of_line[i]]) < limits.min_group):
             plan.role[i] = KEEP
 
 
 def _mark_context(kept: list[range], templates: Templates, plan: Plan, limits: LogLimits) -> None:
-    role, of_line = plan.role, templates.of_line
+    """The lines around each kept anomaly. The line after it is context only when it is not
+    routine: a line of a shape seen `min_group` times or more is the next step (the next
+    compile, the next request), and its group line shows it."""
+    role, of_line, members = plan.role, templates.of_line, templates.members
     last = len(of_line)
     for unit in kept:
         before = range(max(0, unit.start - limits.context_before), unit.start)
         after = range(unit.stop, min(last, unit.stop + limits.context_after))
+        after = range(after.start, after.start) if any(len(members[of_line[i]]) >= limits.min_group for i in after) else after
         for i in (*before, *after):
             if not role[i] and of_line[i] not in plan.anomalous and _PASSING_TEST not in templates.key(i):
                 role[i] = KEEP

@@ -57,6 +57,8 @@ class LogLimits:
     failure_values: int = 1000
     # A warning's locations are all listed up to this many; beyond, `inline_values` of them.
     warning_locations: int = 8
+    # A warning seen more often lists this many of its locations and values, and a count.
+    warning_sample: int = 3
     # Lone paths (the files a tool names as it goes) listed in a group line.
     paths_listed: int = 200
     # How far above an indented `line:col` entry its file's heading is looked for.
@@ -155,6 +157,11 @@ class Group:
     heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
     after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)
+    # For a TEMPLATE merged from shapes differing in one word: each shape's first line and
+    # line count, and which word (counted in whitespace-separated words) differs.
+    variants: list[tuple[int, int]] = field(default_factory=list)
+    variant_word: int = 0
+    inline: bool = False  # for TAIL: shown at the end of the line before it (`… [+2 lines]`)
 
     @property
     def count(self) -> int:

@@ -18,6 +18,7 @@ from tokenlab.optimizers.log_model import (
     LogLimits,
     Plan,
 )
+from tokenlab.optimizers.log_variants import variants_shown
 
 _FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
 
@@ -28,22 +29,44 @@ def render(
     folded_count = plan.role.count(FOLD)
     coarse = granularity is Granularity.COARSE
     groups = len(plan.groups)
-    legend = "(×N = N lines like the one shown)"
+    body: list[Part] = []
+    for item in items:
+        if isinstance(item, Group) and item.inline and body and isinstance(body[-1], str):
+            body[-1] = body[-1].removesuffix("\n")
+            body += _inline_parts(item, lines, coarse, limits)
+        elif isinstance(item, Group):
+            body += _group_parts(item, lines, coarse, limits)
+        else:
+            body.append(lines.text(item, limits.line_bytes) + "\n")
+    folder = _shared_folder(body)
+    where = f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else ""
     parts: list[Part] = []
     if coarse:
         runs = _FOLDED_RUN_RE.finditer(plan.role)
         data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
-        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded {legend}: ", Omission(data, reason), "]\n"]
+        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(data, reason), "]\n"]
     else:
         plural = "s" if groups > 1 else ""
-        parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural} {legend}]\n")
-    for item in items:
-        if isinstance(item, Group):
-            parts += _group_parts(item, lines, coarse, limits)
-        else:
-            parts.append(lines.text(item, limits.line_bytes) + "\n")
-    return OptimizeResult(tuple(join_literals(parts)), plan.signals)
+        parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural}{where}]\n")
+    return OptimizeResult(tuple(join_literals(parts + body)), plan.signals)
+
+
+_FOLDER_LISTED_RE = re.compile(r"\{in (\S+/): ")
+
+
+def _shared_folder(body: list[Part]) -> str:
+    """The folder every location list names (`{in src/app/: a.c:3:1 …}`), when more than
+    one does: named once in the header instead, and taken out of each list (in place)."""
+    found = {match[1] for part in body if isinstance(part, str) for match in _FOLDER_LISTED_RE.finditer(part)}
+    listed = sum(part.count("{in ") for part in body if isinstance(part, str))
+    if len(found) != 1 or listed < 2:
+        return ""
+    folder = found.pop()
+    for at, part in enumerate(body):
+        if isinstance(part, str):
+            body[at] = part.replace(f"{{in {folder}: ", "{")
+    return folder
 
 
 def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:
@@ -63,8 +86,10 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     else:
         label = f"[×{group.count:,}" + (" identical" if group.identical else "")
         shown = lines.text(first, limits.line_bytes)
-        if not group.identical:
-            shown = _template_shown(group, lines, limits) or _abbreviate_ids(shown)
+        if group.variants:
+            shown = _abbreviate_ids(variants_shown(group, lines, limits))
+        elif not group.identical:
+            shown = _template_shown(group, lines, limits) or _abbreviate_ids(_REPEATED_ID_RE.sub(r"\1 (…)", shown))
     if coarse:
         head: list[Part] = [label + "]"]
     else:
@@ -72,6 +97,14 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     if group.kind is GroupKind.LONG:
         return [shown + " ", *head, "\n"]
     return [*head, (" " + shown if shown else "") + "\n"]
+
+
+def _inline_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:
+    """A diagnostic's folded code frame, at the end of its header line: ` [+2 lines]`."""
+    label = f" [+{group.count:,} line{'s' if group.count > 1 else ''}"
+    if coarse:
+        return [label + "]\n"]
+    return [label + " ", Omission(_group_bytes(group, lines), _reason(group, lines, limits)), "]\n"]
 
 
 def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
@@ -90,6 +123,12 @@ def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None
     return line_shapes.with_values(texts, cap, located)
 
 
+def lists_values(text: str) -> bool:
+    """Whether a large group of lines like `text` lists its values (source pointers, lone
+    paths) rather than showing its first line."""
+    return bool(_LONE_PATH_RE.fullmatch(text) or _POINTER_RE.match(text))
+
+
 # A line pointing at a source location (` --> src/a.rs:3:5`, `at src/a.js:3:5`): where a
 # diagnostic is, listed compactly for each member of its group.
 _POINTER_RE = re.compile(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
@@ -105,8 +144,9 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     if line_shapes.is_failure(first):
         cap = located = limits.failure_values
     else:
-        cap = limits.inline_values
-        located = len(heads) if len(heads) <= limits.warning_locations else cap
+        many = len(heads) > limits.warning_locations
+        cap = limits.warning_sample if many else limits.inline_values
+        located = cap if many else len(heads)
     shown = [line_shapes.with_values(texts, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
@@ -159,6 +199,11 @@ def _unit_pointers(group: Group, lines: Lines) -> list[int]:
 
 # Ids differ on every line of a template, so its representative need not spell them out.
 _LONG_ID_RE = re.compile(r"\b([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b")
+
+
+# A test named, then its dotted id ending in the same name (`test_x (pkg.mod.Case.test_x)`,
+# unittest's verbose form): in one example of many, the id adds only its path.
+_REPEATED_ID_RE = re.compile(r"^(\s*([\w.]+)) \([\w.]+\.\2\)")
 
 
 def _abbreviate_ids(shown: str) -> str:

@@ -1,0 +1,66 @@
+"""How much of a diagnostic's code frame the log optimizer shows.
+
+A diagnostic shows its header and the line pointing at its location always. Its code frame
+(the source line, the caret line, fix-its, notes at the same location) is worth reading for
+an error, once per source line: a cascade of errors on one line repeats the same frame, and
+a warning's frame is not what is read first when the log has failures. A frame left out
+folds behind the header line as ` [+N lines]`; past `diagnostic_lines` the rest folds too.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass, field
+
+from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.log_model import (
+    FOLD,
+    POINTER_LINE_RE,
+    Group,
+    GroupKind,
+    Lines,
+    LogLimits,
+    Plan,
+    Templates,
+)
+
+
+@dataclass
+class Frames:
+    """What decides whether a diagnostic's code frame is shown: whether the log has failures
+    (then a warning's frame folds: the errors are read first) and the source lines shown."""
+
+    failures: bool
+    sources: set[bytes] = field(default_factory=set)
+
+
+def is_failure_template(lines: Lines, templates: Templates, number: int, limits: LogLimits) -> bool:
+    return line_shapes.is_failure(lines.text(templates.members[number][0], limits.line_bytes))
+
+
+# A code frame's source line: `   16 |     for (…)`, `7 |     let x = 1;`.
+_SOURCE_LINE_RE = re.compile(rb"\s*\d+\s*\|\s*\S")
+
+
+def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: LogLimits) -> range:
+    """The part of a shown diagnostic that stays visible: its header and pointer, and its
+    code frame unless it is a warning in a log with failures, or it shows a source line
+    shown above (a cascade of errors on one line); past `diagnostic_lines` it folds."""
+    body = unit.start + 1
+    while body < unit.stop and POINTER_LINE_RE.match(lines.clean(body)):
+        body += 1
+    source = next((lines.clean(i) for i in range(body, unit.stop) if _SOURCE_LINE_RE.match(lines.clean(i))), None)
+    warning = not line_shapes.is_failure(lines.text(unit.start, limits.line_bytes))
+    cut = unit.start + limits.diagnostic_lines
+    if body < unit.stop and ((frames.failures and warning) or (source is not None and source in frames.sources)):
+        cut = body
+    elif source is not None:
+        frames.sources.add(source)
+    if cut >= unit.stop:
+        return unit
+    tail = array("q", range(cut, unit.stop))
+    plan.groups.append(Group(GroupKind.TAIL, tail, inline=cut == body))
+    for i in tail:
+        plan.role[i] = FOLD
+    return range(unit.start, cut)
