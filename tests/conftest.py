@@ -5,10 +5,12 @@ from __future__ import annotations
 import difflib
 import hashlib
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.pg_cluster import Cluster, cluster_or_skip
 from tokenlab.optimizers import Excerpt, Omission, OptimizeResult
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
@@ -77,3 +79,25 @@ class Golden:
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Golden:
     return Golden(bool(request.config.getoption("--update-golden")))
+
+
+# --- PostgreSQL: one throwaway cluster per session, one fresh database per test ----------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A running PostgreSQL cluster (see `pg_cluster.py`). Without PostgreSQL the tests
+    that need it are skipped, saying so, except under CI (`CI` set), where they fail."""
+    cluster = cluster_or_skip()
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
+    """The URL of an empty database of its own for this test."""
+    name = "t_" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    pg_cluster.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return pg_cluster.new_database(name)

@@ -118,7 +118,7 @@ def test_resolve_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_new_folders_and_acknowledged_refs_are_fsynced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tokenlab import store as store_module
+    from tokenlab.store import folder as store_module
 
     synced: list[Path] = []
     monkeypatch.setattr(store_module, "_fsync_dir", synced.append)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tokenlab.optimizers import Granularity
+    from tokenlab.store import Store
 
 # `--granularity` values, kept equal to `Granularity`'s by a test.
 GRANULARITIES = ("coarse", "fine")
@@ -64,15 +65,16 @@ def run_analyze(
     from tokenlab.store import Store
 
     label, data = ("<stdin>", stdin_data) if source == "-" and stdin_data is not None else read_input(source)
-    answer = analysis_output(
-        data,
-        label=label,
-        signals=signals_for(label, Path(signals) if signals else None),
-        granularity=granularity,
-        redact=redact,
-        store=Store.resolve(Path(store) if store else None).root,
-        as_json=as_json,
-    )
+    with Store.resolve(store) as target:
+        answer = analysis_output(
+            data,
+            label=label,
+            signals=signals_for(label, Path(signals) if signals else None),
+            granularity=granularity,
+            redact=redact,
+            store=target,
+            as_json=as_json,
+        )
     sys.stdout.buffer.write(answer.stdout)
     sys.stdout.flush()
     sys.stderr.buffer.write(answer.stderr)
@@ -96,26 +98,28 @@ def analysis_output(
     signals: tuple[str, ...],
     granularity: Granularity | str,
     redact: bool,
-    store: Path,
+    store: Store | Path | str,
     as_json: bool,
 ) -> Output:
-    """The pipeline over input already read, rendered as `tokens analyze` prints it."""
+    """The pipeline over input already read, rendered as `tokens analyze` prints it.
+    `store` is a store, or a `--store` value naming one."""
     from tokenlab.agent.ledger import note_analysis
     from tokenlab.optimizers import Granularity, OptimizerConfig
     from tokenlab.packet import Status
     from tokenlab.pipeline import analyze
     from tokenlab.store import Store
 
+    target = store if isinstance(store, Store) else Store.resolve(store)
     packet = analyze(
         data,
         source=label,
-        store=Store(store),
+        store=target,
         config=OptimizerConfig(granularity=Granularity(granularity)),
         signals=signals,
         redact_secrets=redact,
     )
     failed = Status.FAIL in (packet.signal_status, packet.recovery_status)
-    note = note_analysis(store, packet)  # the savings ledger's row; b"", or a warning line
+    note = note_analysis(target.root, packet)  # the savings ledger's row; b"", or a warning line
     if as_json:
         return Output(int(failed), json_bytes(packet.as_dict()), note)
     trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)

@@ -30,3 +30,14 @@ class InvariantError(TokenlabError):
 def error_line(error: TokenlabError) -> str:
     """How the command line reports a domain error: one line, no traceback."""
     return f"tokens: {error}"
+
+
+class StoreUnavailableError(TokenlabError):
+    """The store cannot be reached or refuses the connection: refused, wrong password (exit 2)."""
+
+
+class StoreFailedError(TokenlabError):
+    """The store failed during an operation, e.g. its server stopped mid-write (exit 1).
+    Nothing of an unfinished write is readable."""
+
+    exit_code = 1

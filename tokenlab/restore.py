@@ -27,7 +27,7 @@ def restore(visible: bytes, store: Store) -> bytes:
         record = store.load(ref_id)
     except RefNotFoundError:
         raise StoreCorruptionError(
-            f"ref {ref_id} holding the original is missing from store {store.root}"
+            f"ref {ref_id} holding the original is missing from store {store.name}"
         ) from None
     if record.length != length:
         raise StoreCorruptionError(

@@ -41,7 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tokenlab.confine import ForbiddenPathError, NotFoundError, confine
 from tokenlab.confine import confine_pointer as _confine_pointer
-from tokenlab.errors import InputError, RefNotFoundError, TokenlabError
+from tokenlab.errors import InputError, RefNotFoundError, StoreUnavailableError, TokenlabError
 from tokenlab.reads import views
 from tokenlab.reads.pointers import (
     PointerTargetError,
@@ -69,6 +69,7 @@ _STATUS: tuple[tuple[type[TokenlabError], int], ...] = (
     (ResponseTooLargeError, 413),
     (VerificationError, 409),
     (InputError, 400),
+    (StoreUnavailableError, 503),
 )
 
 
@@ -183,6 +184,14 @@ class DerefBody(_Body):
     )
 
 
+class PackBody(_Body):
+    paths: list[Annotated[str, Field(min_length=1, pattern=r"\S")]] = Field(
+        default_factory=list, max_length=10_000, description="Files or folders under the root (default: the root)."
+    )
+    query: str | None = Field(None, min_length=1, max_length=4096, description="What the pack is for.")
+    budget_tokens: Integer = Field(8000, ge=0, le=MAX_BUDGET_TOKENS)
+
+
 class ErrorOut(BaseModel):
     """Every refusal but 422's: one line saying what was wrong."""
 
@@ -293,6 +302,32 @@ class RefViewOut(BaseModel):
     note: str
 
 
+class PackedOut(BaseModel):
+    path: str
+    view: Literal["full", "section", "outline", "stub"]
+    detail: str
+    tokens: int
+    relevance: float
+    evidence: list[EvidenceOut]
+
+
+class LeftOutOut(BaseModel):
+    path: str
+    reason: str
+
+
+class PackOut(BaseModel):
+    """As `tokens pack --json`: `content` (the whole document) never exceeds `budget_tokens`."""
+
+    query: str | None
+    budget_tokens: int
+    tokens: int
+    candidates: int
+    chosen: list[PackedOut]
+    left_out: list[LeftOutOut]
+    content: str
+
+
 # --- the guard: token, host and body size, before any route runs ----------------------------
 
 
@@ -367,7 +402,7 @@ class ServerSettings:
 
     root: Path
     node: str | None
-    store_dir: Path | None
+    store_dir: str | Path | None  # a `--store` value
     summarizer: Summarizer | None
     max_response_bytes: int
 
@@ -427,6 +462,19 @@ def deref_pointer(body: DerefBody, settings: Settings) -> Response:
     return settings.reply({**result.as_dict(), "verified": None if body.verify is None else True})
 
 
+def pack_files(body: PackBody, settings: Settings) -> Response:
+    """The best views of many files within `budget_tokens` (as `tokens pack --json`)."""
+    from tokenlab.pack import PackRequest, pack
+    from tokenlab.store import shared_store
+
+    root = settings.root
+    paths = tuple(confine(root, path) for path in body.paths) or (root,)
+    request = PackRequest(paths=paths, query=body.query, budget_tokens=body.budget_tokens)
+    cache = shared_store(settings.store_dir).root
+    result = pack(request, cache, node=settings.node, allow=lambda path: path.is_relative_to(root))
+    return settings.reply(result.as_dict())
+
+
 def get_ref(
     ref_id: Annotated[str, PathParam(pattern=REF_ID_PATTERN, description="ctx_<hex> or #ref:ctx_<hex>.")],
     settings: Settings,
@@ -453,10 +501,10 @@ def get_ref(
     With any query parameter, a drill-down answer instead (as `tokens show-ref --json`):
     the lines, grep matches, JSON subtree, head or tail asked for, within `budget_tokens`.
     """
-    from tokenlab.store import Store
+    from tokenlab.store import shared_store
 
     # The ref first: an id that is not in the store is 404 whatever the options say.
-    record = Store.resolve(settings.store_dir).load(ref_id)
+    record = shared_store(settings.store_dir).load(ref_id)
     drill = (lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
     if any(value is not None for value in drill):
         from tokenlab.agent.expand import RefQuery, expand_data
@@ -491,7 +539,7 @@ def create_app(
     token: str | None = None,
     *,
     node: str | None = None,
-    store_dir: Path | None = None,
+    store_dir: str | Path | None = None,
     summarizer: Summarizer | None = None,
     allowed_hosts: Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -511,6 +559,7 @@ def create_app(
         ("POST", "/v1/files/read", read_file, ReadOut, {403, 404}),
         ("POST", "/v1/search", search_files, SearchOut, {403, 404}),
         ("POST", "/v1/deref", deref_pointer, DerefOut, {403, 404, 409}),
+        ("POST", "/v1/pack", pack_files, PackOut, {403, 404}),
         ("GET", "/v1/refs/{ref_id}", get_ref, RefOut | RefViewOut, {404} | host_checked),
     ):
         body = SummaryReadBody if endpoint is read_file and summarizer is not None else None

@@ -30,12 +30,22 @@ LARGE_INPUT = 8 << 20
 # A Unix socket's path must fit `sun_path` (108 bytes on Linux, with its NUL).
 _MAX_SOCKET_PATH = 107
 _HEADER = struct.Struct("!IQ")  # header length, payload length
+# As `tokenlab.store.resolve` tells stores apart (a test keeps them equal): the worker
+# serves folder stores; a PostgreSQL store's commands run in-process.
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def store_root(explicit: str | None) -> str:
     """The store folder as `Store.resolve` finds it, absolute: the worker's address."""
     chosen = explicit or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
     return os.path.abspath(chosen)
+
+
+def database_store(explicit: str | None) -> str | None:
+    """The store's URL when it names a database, else None. Its local state (the run
+    spool) then lives in `$TOKENLAB_STATE`, else ./var/context."""
+    chosen = explicit or os.environ.get("TOKENLAB_STORE") or ""
+    return chosen if chosen.startswith(POSTGRES_SCHEMES) else None
 
 
 def socket_path(root: str) -> str | None:
@@ -72,6 +82,8 @@ def _receive_exactly(sock: socket.socket, size: int) -> bytes:
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     """(exit code, stdout, stderr) of a plain `tokens analyze` run by the warm worker, or
     None when it should run in-process (a worker is then started for the next call)."""
+    if database_store(arguments["store"]) is not None:
+        return None
     root = store_root(arguments["store"])
     request = _request(arguments, root)
     return None if request is None else _ask(root, *request)
@@ -83,7 +95,12 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     answers."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
 
-    root = store_root(arguments["store"])
+    url = database_store(arguments["store"])
+    if url is not None:  # no worker; the spool goes to the local state folder
+        worker = False
+        root = os.path.abspath(os.environ.get("TOKENLAB_STATE") or os.path.join("var", "context"))
+    else:
+        root = store_root(arguments["store"])
     address = socket_path(root)
     if not worker or address is None or not os.path.exists(address):
         from tokenlab import tokens
@@ -97,7 +114,7 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     try:
         header = {
             "op": "run",
-            "store": root,
+            "store": url or root,
             "command": list(arguments["command"]),
             "shell": line,
             "status": capture.status,

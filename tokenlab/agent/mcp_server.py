@@ -109,7 +109,7 @@ def _with_header(header: str, content: str) -> str:
 @dataclass
 class Settings:
     root: Path
-    store_dir: Path | None = None
+    store_dir: str | Path | None = None  # a `--store` value: a folder or a database URL
     allow_run: bool = False
 
 
@@ -127,9 +127,9 @@ class Tools:
         self.run_in = anyio.to_thread.run_sync
 
     def _store(self) -> Any:
-        from tokenlab.store import Store
+        from tokenlab.store import shared_store
 
-        return Store.resolve(self.settings.store_dir)
+        return shared_store(self.settings.store_dir)
 
     def read_file(
         self,
@@ -297,7 +297,7 @@ class Tools:
             signals=(),
             granularity="coarse",
             redact=True,
-            store=self._store().root,
+            store=self._store(),
             as_json=True,
         )
         payload: dict[str, Any] = orjson.loads(answer.stdout)

@@ -171,8 +171,8 @@ def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, byte
         granularity=Granularity(request["granularity"]),
         redact=bool(request["redact"]),
     )
-    store = Store(Path(request["store"]))
-    result = finish(command, capture, store, options)
+    with Store.resolve(request["store"]) as store:
+        result = finish(command, capture, store, options)
     answer = output(result, store.root, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
     return answer.exit_code, answer.stdout, answer.stderr
 

@@ -102,7 +102,8 @@ def show_ref(
 
     drill = (lines, grep, json_path, head, tail, budget)
     if all(option is None for option in drill) and not (as_json or context or ignore_case):
-        record = Store.resolve(store).load(ref_id)
+        with Store.resolve(store) as resolved:
+            record = resolved.load(ref_id)
         if not raw:
             header = (
                 f"ref:    {record.id}\nsource: {record.source}\ntype:   {record.content_type}\n"
@@ -118,18 +119,19 @@ def show_ref(
 
     if raw and (as_json or grep is not None):
         raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
-    view = expand_ref(
-        Store.resolve(store),
-        ref_id,
-        lines=lines,
-        grep=grep,
-        context=context,
-        ignore_case=ignore_case,
-        json_path=json_path,
-        head=head,
-        tail=tail,
-        budget_tokens=budget,
-    )
+    with Store.resolve(store) as resolved:
+        view = expand_ref(
+            resolved,
+            ref_id,
+            lines=lines,
+            grep=grep,
+            context=context,
+            ignore_case=ignore_case,
+            json_path=json_path,
+            head=head,
+            tail=tail,
+            budget_tokens=budget,
+        )
     if as_json:
         emit_json(view.as_dict())
         return
@@ -151,7 +153,9 @@ def restore(
     from tokenlab.store import Store
 
     _, visible = read_input(source)
-    sys.stdout.buffer.write(rebuild(visible, Store.resolve(store)))
+    with Store.resolve(store) as resolved:
+        original = rebuild(visible, resolved)
+    sys.stdout.buffer.write(original)
     sys.stdout.buffer.flush()
 
 
@@ -197,14 +201,14 @@ def _when(timestamp: float | None) -> str:
 @store_app.command("stats")
 @domain_errors
 def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """Refs, bytes on disk, and the oldest/newest last use (write or read)."""
-    from tokenlab.maintenance import stats
+    """Refs, bytes held, and the oldest/newest last use (write or read)."""
     from tokenlab.store import Store
+    from tokenlab.store.maintenance import stats
 
-    resolved = Store.resolve(store)
-    found = stats(resolved)
+    with Store.resolve(store) as resolved:
+        found = stats(resolved)
     payload = {
-        "store": str(resolved.root),
+        "store": resolved.name,
         "refs": found.refs,
         "bytes": found.bytes,
         "oldest_use": _when(found.oldest_use),
@@ -221,10 +225,11 @@ def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
 @domain_errors
 def store_verify(store: StoreOption = None) -> None:
     """Re-hash every ref; list corrupt or orphaned files; exit 1 if any."""
-    from tokenlab.maintenance import verify
     from tokenlab.store import Store
+    from tokenlab.store.maintenance import verify
 
-    report = verify(Store.resolve(store))
+    with Store.resolve(store) as resolved:
+        report = verify(resolved)
     for problem in report.corrupt:
         typer.echo(f"corrupt:  {problem}")
     for path in report.orphaned:
@@ -249,15 +254,67 @@ def store_gc(
 ) -> None:
     """Remove refs not written or read for DAYS; their markers can no longer be expanded."""
     from tokenlab.errors import InputError
-    from tokenlab.maintenance import gc
     from tokenlab.store import Store
+    from tokenlab.store.maintenance import gc
 
     if older_than < 0:
         raise InputError("--older-than must be zero or more days")
-    removed = gc(Store.resolve(store), older_than, dry_run)
+    with Store.resolve(store) as resolved:
+        removed = gc(resolved, older_than, dry_run)
     for path in removed:
         typer.echo(path)
-    typer.echo(f"{'would remove' if dry_run else 'removed'} {len(removed)} files")
+    typer.echo(f"{'would remove' if dry_run else 'removed'} {len(removed)} entries")
+
+
+@store_app.command("init")
+@domain_errors
+def store_init(store: StoreOption = None) -> None:
+    """Create the store if missing: the folder, or the database schema (also migrated)."""
+    from tokenlab.store import Store
+    from tokenlab.store.maintenance import init
+
+    with Store.resolve(store) as resolved:
+        typer.echo(init(resolved))
+
+
+@store_app.command("copy")
+@domain_errors
+def store_copy(
+    source: Annotated[str, typer.Option("--from", metavar="DIR|URL", help="The store to copy from.")],
+    target: Annotated[str, typer.Option("--to", metavar="DIR|URL", help="The store to copy to.")],
+    ids: Annotated[
+        list[str] | None,
+        typer.Option("--ids", metavar="ID", help="Only these refs (repeat, or comma-separated)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy refs between two stores under the same ids, verifying every hash.
+
+    Refs the target already holds are skipped; exit 1 if a ref is missing, corrupt or
+    conflicting."""
+    from tokenlab.store import Store
+    from tokenlab.store.maintenance import copy
+
+    wanted = [part for value in ids for part in value.split(",") if part.strip()] if ids else None
+    with Store.resolve(source) as origin, Store.resolve(target) as destination:
+        report = copy(origin, destination, wanted)
+        names = (origin.name, destination.name)
+    if as_json:
+        emit_json(
+            {"from": names[0], "to": names[1], "copied": report.copied, "present": report.present,
+             "missing": report.missing, "failed": report.failed}
+        )  # fmt: skip
+    else:
+        for ref_id in report.missing:
+            typer.echo(f"missing:  {ref_id}")
+        for problem in report.failed:
+            typer.echo(f"failed:   {problem}")
+        typer.echo(
+            f"{len(report.copied)} copied, {len(report.present)} already there, {len(report.missing)} missing, "
+            f"{len(report.failed)} failed: {names[0]} -> {names[1]}"
+        )
+    if not report.clean:
+        raise typer.Exit(1)
 
 
 def _register_read_commands() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -13,11 +12,13 @@ from tokenlab.errors import TokenlabError, error_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# A string, not a Path: `postgresql://…` would lose a slash in a Path.
 StoreOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--store",
-        help="Store folder (default: $TOKENLAB_STORE, else ./var/context).",
+        metavar="DIR|URL",
+        help="Store folder, or postgresql://user@host:port/db (default: $TOKENLAB_STORE, else ./var/context).",
         show_default=False,
     ),
 ]

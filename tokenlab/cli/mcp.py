@@ -57,10 +57,13 @@ def mcp(
     if not root.is_dir():
         raise InputError(f"--root {root} is not a folder")
     # The store is named before moving into the root, so a relative --store (or the
-    # default ./var/context) means the folder it names where the command was typed.
+    # default ./var/context) means the folder it names where the command was typed; so
+    # does a database store's local state folder.
     from tokenlab.store import Store
 
-    settings = Settings(root.resolve(), Store.resolve(store).root.resolve(), allow_run)
+    named = Store.resolve(store)
+    os.environ.setdefault("TOKENLAB_STATE", str(named.root.absolute()))
+    settings = Settings(root.resolve(), named.spec, allow_run)
     server = build_server(settings)
     os.chdir(settings.root)  # run_command runs here; relative pointers resolve here
     if not http:

@@ -214,7 +214,7 @@ def _compare(request: ChangesRequest) -> _Comparison:
 
 
 def changes(
-    request: ChangesRequest, *, store_dir: Path | None = None, node: str | None = None
+    request: ChangesRequest, *, store_dir: str | Path | None = None, node: str | None = None
 ) -> ChangesResponse:
     """The change to `request.path` from `since` to `to` (or the working tree), fitted to the budget."""
     if request.budget_tokens < 0:

@@ -1,4 +1,4 @@
-"""Content-addressed store for everything the visible text leaves out.
+"""The folder store: the embedded default, one file per ref under a local folder.
 
 Layout (version 1, under the store root):
 
@@ -25,47 +25,30 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from tokenlab.errors import InputError, RefNotFoundError, StoreCorruptionError, TokenlabError
+from tokenlab.errors import RefNotFoundError, StoreCorruptionError, TokenlabError
+from tokenlab.store.base import (
+    ID_PREFIX,
+    MIN_ID_DIGITS,
+    RefInfo,
+    RefRecord,
+    Store,
+    StoreStats,
+    VerifyReport,
+    mismatch,
+    parse_ref_id,
+)
 
 LAYOUT = "v1"
-ID_PREFIX = "ctx_"
-MIN_ID_DIGITS = 6
-DEFAULT_LOCATION = Path("var") / "context"
 TEMP_PREFIX = ".tmp-"
+DAY_SECONDS = 86400
 _VERIFY_BLOCK = 4 << 20  # few reads: each gives up the GIL and waits to take it back
-_ID_RE = re.compile(r"(?:#ref:)?ctx_([0-9a-f]{6,64})")
 _HEX_NAME_RE = re.compile(r"[0-9a-f]{6,64}")
-
-
-@dataclass(frozen=True)
-class RefRecord:
-    id: str
-    sha256: str
-    source: str
-    content_type: str
-    reason: str
-    length: int
-    created: float
-    data: bytes
-
-    @property
-    def marker(self) -> str:
-        return f"#ref:{self.id}"
-
-
-def parse_ref_id(text: str) -> str:
-    """Accept `ctx_…` or `#ref:ctx_…`; return the hex part."""
-    match = _ID_RE.fullmatch(text.strip())
-    if not match:
-        raise InputError(f"not a ref id: {text.strip()!r} (expected ctx_<hex> or #ref:ctx_<hex>)")
-    return match.group(1)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -91,12 +74,6 @@ def _header(hex_id: str, line: bytes) -> tuple[dict[str, Any], str]:
     return meta, sha
 
 
-def _mismatch(hex_id: str) -> StoreCorruptionError:
-    return StoreCorruptionError(
-        f"ref {ID_PREFIX}{hex_id}: stored bytes do not match their sha256 (corrupt or truncated)"
-    )
-
-
 def _decode(hex_id: str, blob: bytes) -> RefRecord:
     """Parse and verify one ref file; any inconsistency is corruption naming the ref."""
     ref_id = ID_PREFIX + hex_id
@@ -104,7 +81,7 @@ def _decode(hex_id: str, blob: bytes) -> RefRecord:
     meta, sha = _header(hex_id, blob[:newline] if newline else blob)
     data = blob[newline:]
     if len(data) != meta.get("bytes") or hashlib.sha256(data).hexdigest() != sha:
-        raise _mismatch(hex_id)
+        raise mismatch(hex_id)
     return RefRecord(
         id=ref_id,
         sha256=sha,
@@ -117,18 +94,12 @@ def _decode(hex_id: str, blob: bytes) -> RefRecord:
     )
 
 
-class Store:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.refs_dir = root / LAYOUT / "refs"
+class FolderStore(Store):
+    """Refs as files under `root`; `root` is also the folder for local state."""
 
-    @classmethod
-    def resolve(cls, explicit: Path | None = None) -> Store:
-        """--store DIR, else $TOKENLAB_STORE, else ./var/context."""
-        if explicit is not None:
-            return cls(explicit)
-        env = os.environ.get("TOKENLAB_STORE")
-        return cls(Path(env) if env else DEFAULT_LOCATION)
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.refs_dir = root / LAYOUT / "refs"
 
     def ref_path(self, ref_id: str) -> Path:
         hex_id = parse_ref_id(ref_id)
@@ -183,22 +154,31 @@ class Store:
             }
         )
         for digits in range(MIN_ID_DIGITS, len(sha) + 1):
-            if self._claim(sha[:digits], sha, header, data):
+            if self._claim(sha[:digits], sha, header, (data,)):
                 return ID_PREFIX + sha[:digits], sha
         raise StoreCorruptionError(f"every id prefix of {sha} names other bytes; store is corrupt")
 
-    def _claim(self, hex_id: str, sha: str, header: bytes, data: bytes) -> bool:
-        """True if `hex_id` now names `sha` (newly or already); False if it names other bytes."""
+    def _claim(
+        self, hex_id: str, sha: str, header: bytes, blocks: Iterable[bytes], *, verify: bool = False
+    ) -> bool:
+        """True if `hex_id` now names `sha` (newly or already); False if it names other bytes.
+        With `verify`, the blocks must hash to `sha` before the ref is linked into place."""
         path = self.refs_dir / hex_id[:2] / hex_id
         if not path.exists():
             folder = self._private_folder(path.parent)
             fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX)  # created 0600
             try:
+                digest = hashlib.sha256() if verify else None
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(header + b"\n")
-                    handle.write(data)
+                    for block in blocks:
+                        if digest is not None:
+                            digest.update(block)
+                        handle.write(block)
                     handle.flush()
                     os.fsync(handle.fileno())
+                if digest is not None and digest.hexdigest() != sha:
+                    raise mismatch(hex_id)
                 os.link(temp, path)  # never replaces: the first complete writer wins
                 _fsync_dir(folder)
                 return True
@@ -218,7 +198,7 @@ class Store:
         try:
             blob = path.read_bytes()
         except FileNotFoundError:
-            raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {self.root}") from None
+            raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {self.name}") from None
         record = _decode(path.name, blob)
         os.utime(path)  # read: counts as recent use for `store gc`
         return record
@@ -247,6 +227,115 @@ class Store:
                 with os.scandir(shard.path) as entries:
                     yield from entries
 
+    def init(self) -> str:
+        self._private_folder(self.refs_dir)
+        return f"folder store {self.name}: layout {LAYOUT}"
+
+    def stats(self) -> StoreStats:
+        count = total = 0
+        oldest: float | None = None
+        newest: float | None = None
+        for entry in self.ref_files():
+            if not _HEX_NAME_RE.fullmatch(entry.name):
+                continue
+            info = entry.stat()
+            count += 1
+            total += info.st_size
+            oldest = info.st_mtime if oldest is None else min(oldest, info.st_mtime)
+            newest = info.st_mtime if newest is None else max(newest, info.st_mtime)
+        return StoreStats(count, total, oldest, newest)
+
+    def verify(self) -> VerifyReport:
+        """Re-hash every ref, streaming. Temp files of interrupted writes are listed, never refs."""
+        report = VerifyReport()
+        for entry in self.ref_files():
+            if entry.name.startswith(TEMP_PREFIX):
+                report.incomplete_writes.append(entry.path)
+            elif not _HEX_NAME_RE.fullmatch(entry.name) or not entry.is_file():
+                report.orphaned.append(entry.path)
+            else:
+                report.checked += 1
+                try:
+                    self.check(ID_PREFIX + entry.name)
+                except StoreCorruptionError as error:
+                    report.corrupt.append(str(error))
+        return report
+
+    def gc(self, older_than_days: float, dry_run: bool) -> list[str]:
+        """Remove refs (and abandoned temp files) not written or read for `older_than_days`."""
+        cutoff = time.time() - older_than_days * DAY_SECONDS
+        removed = []
+        for entry in self.ref_files():
+            if entry.is_file() and entry.stat().st_mtime < cutoff:
+                removed.append(entry.path)
+                if not dry_run:
+                    os.unlink(entry.path)
+        return removed
+
+    def refs(self, ids: list[str] | None = None) -> Iterator[RefInfo]:
+        if ids is not None:
+            paths: Iterable[Path] = (self.ref_path(ref_id) for ref_id in ids)
+        else:
+            paths = (Path(entry.path) for entry in self.ref_files() if _HEX_NAME_RE.fullmatch(entry.name))
+        for path in paths:
+            try:
+                with open(path, "rb") as handle:
+                    meta, sha = _header(path.name, handle.readline())
+                mtime = path.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            yield _info(path.name, meta, sha, mtime)
+
+    def read_blocks(self, ref_id: str) -> tuple[RefInfo, Iterator[bytes]]:
+        path = self.ref_path(ref_id)
+        try:
+            with open(path, "rb") as handle:
+                meta, sha = _header(path.name, handle.readline())
+                info = _info(path.name, meta, sha, os.fstat(handle.fileno()).st_mtime)
+        except FileNotFoundError:
+            raise RefNotFoundError(f"no ref {ID_PREFIX}{path.name} in store {self.name}") from None
+
+        def blocks() -> Iterator[bytes]:
+            with open(path, "rb") as handle:
+                handle.readline()
+                while block := handle.read(_VERIFY_BLOCK):
+                    yield block
+
+        return info, blocks()
+
+    def put_blocks(self, info: RefInfo, blocks: Iterator[bytes]) -> bool:
+        hex_id = parse_ref_id(info.id)
+        if not info.sha256.startswith(hex_id):
+            raise StoreCorruptionError(f"ref {info.id}: names other bytes ({info.sha256})")
+        path = self.refs_dir / hex_id[:2] / hex_id
+        existed = path.exists()
+        header = orjson.dumps(
+            {
+                "sha256": info.sha256,
+                "source": info.source,
+                "type": info.content_type,
+                "reason": info.reason,
+                "bytes": info.length,
+                "created": info.created,
+            }
+        )
+        if not self._claim(hex_id, info.sha256, header, blocks, verify=True):
+            raise StoreCorruptionError(f"ref {info.id} already names other bytes in store {self.name}")
+        return not existed
+
+
+def _info(hex_id: str, meta: dict[str, Any], sha: str, last_use: float) -> RefInfo:
+    return RefInfo(
+        id=ID_PREFIX + hex_id,
+        sha256=sha,
+        source=str(meta.get("source", "")),
+        content_type=str(meta.get("type", "")),
+        reason=str(meta.get("reason", "")),
+        length=int(meta.get("bytes", 0)),
+        created=float(meta.get("created", 0.0)),
+        last_use=last_use,
+    )
+
 
 def _stream_check(path: Path, root: Path, expected: bytes | None, sha_of_expected: str = "") -> bool:
     """Verify the ref file at `path` block by block; True if it holds exactly `expected`.
@@ -271,7 +360,7 @@ def _stream_check(path: Path, root: Path, expected: bytes | None, sha_of_expecte
     else:
         intact = digest.hexdigest() == sha
     if done != meta.get("bytes") or not intact:
-        raise _mismatch(path.name)
+        raise mismatch(path.name)
     return expected is None or (same and done == len(expected))
 
 
