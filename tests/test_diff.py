@@ -507,3 +507,13 @@ def test_planning_segment_by_segment_plans_the_same_as_the_whole(
     assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(
         data, len(data) + 1, len(data) + 1
     )
+
+
+def test_a_combined_diff_keeps_its_diff_cc_line_and_every_conflict_marker() -> None:
+    data = CASES["combined"].replace(
+        b"++\tstart_v3();\n", b"++<<<<<<< HEAD\n +\tstart_v3();\n++=======\n+ \tstart_v4();\n++>>>>>>> main\n"
+    )
+    shown = render_preview(optimize(data, COARSE))
+    assert shown.splitlines()[1] == "diff --cc src/app.c"  # says the file is mid-merge
+    for line in ("++<<<<<<< HEAD", " +\tstart_v3();", "++=======", "+ \tstart_v4();", "++>>>>>>> main"):
+        assert line in shown.splitlines()

@@ -525,14 +525,15 @@ def test_commits_without_a_message_declare_nothing_for_them() -> None:
 def test_real_logs_pass_the_signal_stage(path: Path) -> None:
     signals = signal_pass(path.read_bytes())
     expected = {
-        "git_diff_stat.txt": 1,
+        "git_diff_stat.txt": 9,  # the summary, 5 largest changes, 3 files only removed from
+        "git_diff_stat_110_files.txt": 7,  # the summary, 5 largest changes, 1 file only removed from
         "git_log.txt": 86,
         "git_log_oneline.txt": 86,
         "git_log_p_4.txt": 4,
         "git_log_stat.txt": 86,
-        "git_log_stat_1500_files.txt": 2,
+        "git_log_stat_1500_files.txt": 7,  # subject, summary, 5 largest changes
         "git_show.txt": 4,
-        "git_show_stat_1500_files.txt": 2,
+        "git_show_stat_1500_files.txt": 7,
     }
     assert len(signals) == expected[path.name], signals
 
@@ -544,5 +545,19 @@ def test_a_stat_listing_alone_is_shown_by_folder_with_its_summary() -> None:
     result = optimize(data, COARSE)
     shown = render_preview(result)
     assert " 120 files changed, 600 insertions(+), 120 deletions(-)" in shown
-    assert "src/pkg3: " in shown and "module_119.py" in shown
-    assert result.signals == ("120 files changed, 600 insertions(+), 120 deletions(-)",)
+    assert "src/pkg3: " in shown and "module_119.py 3±" in shown  # each file's count, compactly
+    assert result.signals[0] == "120 files changed, 600 insertions(+), 120 deletions(-)"
+    largest = [line for line in result.signals[1:] if "| 9 +" in line]
+    assert len(largest) == 5 and all(line in shown for line in largest)
+
+
+def test_a_long_stat_listing_shows_removals_and_the_largest_changes_as_printed() -> None:
+    rows = [f" src/gen/g{i}.py | {i * 3 + 1} {'+' * min(i, 50)}\n" for i in range(60)]
+    rows.insert(3, " docs/README.md |  28 -------\n")
+    rows.append(" old/{a.py => b.py} | 0\n")
+    data = ("".join(rows) + " 62 files changed, 5370 insertions(+), 28 deletions(-)\n").encode()
+    shown = render_preview(optimize(data, COARSE))
+    assert " docs/README.md |  28 -------" in shown  # a file only removed from
+    assert " old/{a.py => b.py} | 0" in shown  # a rename
+    assert f" src/gen/g59.py | 178 {'+' * 50}" in shown  # the largest change
+    assert "src/gen (" not in shown and "g1.py 4+, g2.py 7+" in shown  # counts differ: each given

@@ -48,6 +48,7 @@ FIXTURE_FILES = [
     "real/npm_view.json",
     "real/pip_inspect.json",
     "real/ruff_check.json",
+    "real/eslint_json.json",
 ]
 
 
@@ -185,6 +186,27 @@ def test_visible_fields_keep_original_formatting() -> None:
         '{"id" :  7 ,\r\n  "status":"failed",  "telemetry" : "{1 key} #ref:ctx_'
     )
     assert rendered.endswith('"}')
+
+
+def test_count_fields_of_a_record_stay_beside_its_nested_findings() -> None:
+    # eslint's `-f json`: per file, its messages and how many errors and warnings.
+    files = [
+        {
+            "filePath": f"/src/mod{f:02}.js",
+            "messages": [{"ruleId": "no-var", "severity": 2, "message": "Unexpected var.", "line": n} for n in range(8)],
+            "suppressedMessages": [],
+            "errorCount": 6 + f % 2,
+            "fatalErrorCount": 0,
+            "warningCount": 2,
+            "fixableErrorCount": 1,
+            "source": "var a = 1;\n" * 40,
+        }
+        for f in range(20)
+    ]
+    rendered = preview(json.dumps(files, separators=(",", ":")).encode())
+    assert '"errorCount":7' in rendered and '"warningCount":2' in rendered
+    assert '"fatalErrorCount":0' in rendered
+    assert '"source":"var a' not in rendered
 
 
 def test_anomalous_records_survive_folding() -> None:

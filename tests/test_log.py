@@ -222,7 +222,9 @@ def test_repeated_anomaly_keeps_three_and_folds_the_rest() -> None:
     shown = render_preview(result)
     for error in errors[:3]:
         assert error.decode().rstrip("\n") in shown
-    assert "[×7 more #ref:ctx_" in shown
+    # The group line lists every folded repeat's values, so it counts them, not "more".
+    assert "[×7 #ref:ctx_" in shown
+    assert "connection refused to {10.0.0.3 10.0.0.4 10.0.0.5 10.0.0.6 10.0.0.7 10.0.0.8 10.0.0.9}:5432" in shown
     repeat = next(o for o in omissions(result) if b"ERROR" in o.data)
     assert repeat.data == b"".join(errors[3:])
 
@@ -439,7 +441,8 @@ def test_a_frequent_warning_is_listed_by_its_group_line_alone() -> None:
         lines += [f"src/unit{i:02}.c:7:9: warning: unused variable ‘tmp{i:02}’ [-Wunused-variable]",
                   f"    7 |     int tmp{i:02} = {i};", "      |         ^~~~"]
     shown = _shown(("\n".join(lines) + "\n").encode())
-    assert "[×20] {src/unit00.c:7:9 src/unit01.c:7:9 src/unit02.c:7:9 … +17}: warning: unused variable" in shown
+    # The place every file shares is named once, after the list, with their extension.
+    assert "[×20] {src/unit00 src/unit01 src/unit02 … +17}.c:7:9: warning: unused variable" in shown
     assert "    7 |" not in shown
 
 
@@ -460,7 +463,7 @@ def test_a_cascade_on_one_source_line_shows_its_frame_once_and_warnings_fold_the
     assert "[-Wimplicit-function-declaration] [+2 lines]" in shown
 
 
-def test_locations_name_their_shared_folder_once_and_repeated_names_are_tallied() -> None:
+def test_locations_name_their_shared_folder_once_and_each_name_keeps_its_locations() -> None:
     out = []
     for f in range(6):
         out += ["", f"/home/u/project/src/mod{f:02}.js"]
@@ -469,7 +472,11 @@ def test_locations_name_their_shared_folder_once_and_repeated_names_are_tallied(
     data = ("\n".join(out) + "\n\n✖ 30 problems (30 errors, 0 warnings)\n").encode()
     shown = _shown(data)
     assert "; locations in /home/u/project/src/:" in shown.splitlines()[0]
-    assert "{mod00.js:3:5 :4:6 :5:7 :6:8 mod01.js:3:5" in shown
-    assert "'{fs ×12, e ×12}' is defined but never used no-unused-vars" in shown
+    # `fs` and `e` alternate: one group line each, listing only its own locations (a
+    # tally `'{fs ×12, e ×12}'` beside one list of 24 would not say which is where).
+    assert "[×12] {mod00.js:3:5 :5:7 mod01.js:3:5 :5:7 " in shown
+    assert "} error 'fs' is defined but never used no-unused-vars" in shown
+    assert "[×12] {mod00.js:4:6 :6:8 mod01.js:4:6 :6:8 " in shown
+    assert "} error 'e' is defined but never used no-unused-vars" in shown
     signals = tuple(line.strip() for line in out if "error" in line)
     assert line_shapes.not_shown(signals, shown) == ()

@@ -155,3 +155,21 @@ def test_generated_long_listings_never_raise_and_stay_covered(lines: list[str], 
         assert [omission.data for omission in result.omissions] == [data]
     else:
         assert sum(len(omission.data) for omission in result.omissions) in (0, len(data))
+
+
+def test_special_permissions_come_first_as_listed_and_symlinks_name_their_targets() -> None:
+    rows = [f"-rwxr-xr-x  1 root root   {1000 + i:6} Apr  7  2025 \x1b[01;32mtool{i:03}\x1b[0m" for i in range(60)]
+    rows[10] = "-rwsr-xr-x  1 root root    68248 Apr  7  2025 \x1b[37;41mpasswd\x1b[0m"
+    rows[20] = "-rwxr-sr-x  1 root shadow  80376 Apr  7  2025 chage"
+    rows[30] = "-rw-rw-rw-  1 root root      120 Apr  7  2025 notes.txt"
+    rows[40] = "lrwxrwxrwx  1 root root       10 Apr  9  2023 \x1b[01;36mpython3\x1b[0m -> python3.11"
+    data = ("total 9000\n" + "\n".join(rows) + "\n").encode()
+    shown = render_preview(optimize(data, OptimizerConfig()))
+    lines = shown.splitlines()
+    special = lines.index("special permissions (setuid, setgid, world-writable):")
+    assert lines[special + 1 : special + 4] == [
+        "-rwsr-xr-x  1 root root    68248 Apr  7  2025 passwd",
+        "-rwxr-sr-x  1 root shadow  80376 Apr  7  2025 chage",
+        "-rw-rw-rw-  1 root root      120 Apr  7  2025 notes.txt",
+    ]
+    assert "python3 -> python3.11" in shown and "\x1b" not in shown

@@ -22,6 +22,9 @@ _ANNOTATION_RE = re.compile(
     r" ?\(full section: #ref:ctx_[0-9a-f]+\)|\[repeat of an earlier paragraph: .*\] #ref:ctx_[0-9a-f]+"
     r"|\[whitespace normalized; exact original: #ref:ctx_[0-9a-f]+\]|\(full section: #ref:ctx_[0-9a-f]+\)"
     r"| ?… #ref:ctx_[0-9a-f]+| ?…"
+    # Line records (text_records.py): folded runs and the closing line.
+    r"|\[… [\d,]+ (?:more )?lines?(?: like the one above[^\]]*|, each the same as the one above)?(?:: #ref:ctx_[0-9a-f]+)?\]"
+    r"|\[(?:key = value dump|sorted numeric listing|table with a header row|templated records): [^\n]*\]"
 )
 _ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
 

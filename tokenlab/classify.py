@@ -32,6 +32,7 @@ _LOG_LINE_RE = re.compile(
       |\xe2\x94\x81                                     # progress bar
       |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
       |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
+      |\S+:\ line\ \d+,\ col(?:umn)?\ \d+,                # path: line N, col M, (eslint compact)
       |\d+:\d+\s+(?:error|warning)\b                      # line:col severity (eslint)
       |(?:not\ )?ok\ \d+|(?:---|\.\.\.)\s*$|\#\ (?:Subtest|tests|pass|fail|skipped|todo|suites)\b # TAP
       |\xe2\x9c[\x93\x94\x95\x96\x97]|\xe2\x88\x9a      # test result marks
@@ -45,7 +46,8 @@ _LOG_LINE_RE = re.compile(
     re.VERBOSE | re.MULTILINE,
 )
 _DIFF_START_RE = re.compile(rb"^(?:diff --git |diff -|--- \S.*\n\+\+\+ \S)", re.MULTILINE)
-_HUNK_RE = re.compile(rb"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+# `@@ -1,4 +1,5 @@`, or a combined diff's `@@@ -1,40 -1,40 +1,48 @@@` during a merge.
+_HUNK_RE = re.compile(rb"^@@(@*) -\d+(?:,\d+)?(?: -\d+(?:,\d+)?)* \+\d+(?:,\d+)? @@\1", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -126,8 +128,15 @@ def _try_xml(data: bytes, sample: bytes) -> Classification | None:
     return None
 
 
+# A diagnostic's location leading a line: `src/a.c:12:`, `lib/a.js: line 3, col 5,`. A file
+# of these with one problem per file parses as YAML (`path: message`); it is tool output.
+_DIAGNOSTIC_RE = re.compile(rb"^\S+\.\w+(?::\d+[:,]|: line \d+, col(?:umn)? \d+,)", re.MULTILINE)
+
+
 def _try_yaml(data: bytes, sample: bytes) -> Classification | None:
     if b":" not in sample:
+        return None
+    if len(_DIAGNOSTIC_RE.findall(sample)) * 2 > sample.count(b"\n"):
         return None
     from tokenlab.optimizers.yaml_doc import looks_like_yaml
 

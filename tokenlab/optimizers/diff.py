@@ -1,7 +1,8 @@
 r"""Diff optimizer: every change stays readable, the bookkeeping around it goes to the store.
 
 Kept verbatim: `---`/`+++` file headers, `@@` hunk headers, every `+`/`-` line of ordinary
-files, `\ No newline at end of file`, mode changes, binary notices, and any line the parser
+files, the `diff --cc` line of a combined diff (it says the file is mid-merge) and every
+line of its conflict regions (`++<<<<<<<` … `++>>>>>>>` are added lines), `\ No newline at end of file`, mode changes, binary notices, and any line the parser
 does not recognise (commit messages, `Only in …`, a diff cut off mid-line).
 
 Moved into the store:
@@ -23,8 +24,9 @@ offsets, while `render` builds the text. The text between omissions is an `Excer
 names the runs of input bytes it shows, and every omission names its input ranges, so
 both are counted from the raw count rather than by tokenizing half the input again.
 
-The parser is a line-based state machine driven by the hunk headers' line counts, so a
-removed line that starts with `-- ` is never taken for a file header. It never raises:
+The parser (`diff_parse.py`) is a line-based state machine driven by the hunk headers'
+line counts, so a removed line that starts with `-- ` is never taken for a file header. It
+never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
 visible. `unidiff` parses about 14 MB/s alone on a 10 MB diff, slower than this whole
 optimizer has to be, so the tests use it as the oracle for file and line counts instead.
@@ -33,8 +35,7 @@ optimizer has to be, so the tests use it as the oracle for file and line counts 
 from __future__ import annotations
 
 import re
-from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import accumulate, compress, islice, repeat
@@ -50,6 +51,7 @@ from tokenlab.optimizers import (
     Span,
     visible,
 )
+from tokenlab.optimizers.diff_parse import Lines, Section, scan
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,6 @@ class DiffConfig:
     minified_share: float = 0.5  # of a file's changed bytes in lines that long
     banner_lines: int = 12  # lines at the top of a file searched for a "generated" banner
 
-
-_HUNK_RE = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_COMBINED_HUNK_RE = re.compile(rb"(@{3,}) -")
-_INDEX_RE = re.compile(rb"index [0-9a-f]+(?:,[0-9a-f]+)*\.\.[0-9a-f]+(?: [0-7]+)?\r?\Z")
 
 _LOCKFILES = frozenset(
     b"package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml bun.lock poetry.lock "
@@ -98,86 +96,6 @@ _SECURITY_CODE_RE = re.compile(
     rb"|ssl|tls|cert|crypt|session|guard|policy",
     re.IGNORECASE,
 )
-
-
-class _Header(Enum):
-    META = "meta"  # always folded
-    NAMING = "naming"  # folded when `---`/`+++` name the files anyway
-    KEPT = "kept"
-    BINARY_NOTICE = "binary notice"  # `Binary files a/x and b/x differ` names the file
-    OLD_PATH = "old path"
-    NEW_PATH = "new path"
-    BINARY_PATCH = "binary patch"
-
-
-_HEADER_PREFIXES: tuple[tuple[bytes, _Header], ...] = (
-    (b"similarity index ", _Header.META),
-    (b"dissimilarity index ", _Header.META),
-    (b"new file mode 100644", _Header.NAMING),
-    (b"deleted file mode 100644", _Header.NAMING),
-    (b"rename from ", _Header.NAMING),
-    (b"rename to ", _Header.NAMING),
-    (b"new file mode ", _Header.KEPT),
-    (b"deleted file mode ", _Header.KEPT),
-    (b"old mode ", _Header.KEPT),
-    (b"new mode ", _Header.KEPT),
-    (b"copy from ", _Header.KEPT),
-    (b"copy to ", _Header.KEPT),
-    (b"Binary files ", _Header.BINARY_NOTICE),
-    (b"GIT binary patch", _Header.BINARY_PATCH),
-)
-
-
-def _header_kind(line: bytes) -> _Header | None:
-    if line.startswith(b"index "):
-        return _Header.META if _INDEX_RE.match(line) else None
-    for prefix, kind in _HEADER_PREFIXES:
-        if line.startswith(prefix):
-            return kind
-    return None
-
-
-@dataclass(slots=True)
-class _Section:
-    """One file's part of the diff: line index range plus what the renderer needs."""
-
-    start: int
-    end: int = 0
-    git: bool = False
-    diff_line: int = -1
-    old_path: bytes = b""
-    new_path: bytes = b""
-    has_path_lines: bool = False
-    binary_notice: bool = False
-    meta_lines: list[int] = field(default_factory=list)
-    naming_lines: list[int] = field(default_factory=list)
-    body_start: int = -1
-    near_top: bool = False
-    binary_patch: bool = False
-    added: int = 0
-    removed: int = 0
-    # Unchanged context runs, four ints each: first line, line after, and whether a change
-    # comes before and after it in the hunk. Flat, so a batch of files is cut in C-level maps.
-    runs: list[int] = field(default_factory=list)
-
-
-class _Lines:
-    """Input bytes [start, end) split on b"\\n" only, with where each line starts."""
-
-    def __init__(self, data: bytes, start: int = 0, end: int | None = None) -> None:
-        self.start = start
-        self.end = len(data) if end is None else end
-        self.items = data[start : self.end].split(b"\n")
-        if data[start : self.end].endswith(b"\n"):
-            self.items.pop()
-        self.count = len(self.items) if self.end > start else 0
-        # before[i]: bytes of the lines before line i, newlines excluded.
-        self.before = array("q", accumulate(map(len, self.items), initial=0))
-
-    def offsets(self, lines: Sequence[int]) -> list[int]:
-        """Where each line starts in the input (the end, past the last line)."""
-        at = map(add, map(self.before.__getitem__, lines), lines)
-        return list(map(min, map(add, at, repeat(self.start)), repeat(self.end)))
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -219,8 +137,8 @@ class DiffPlan:
     def _planned(self) -> Iterator[_Cuts]:
         batch_size = _FIRST_SECTIONS_PER_BATCH
         for start, end in _segments(self.data):
-            lines = _Lines(self.data, start, end)
-            sections = _scan(lines)
+            lines = Lines(self.data, start, end)
+            sections = scan(lines)
             while batch := list(islice(sections, batch_size)):
                 yield self.renderer.cuts(lines, batch)
                 batch_size = min(2 * batch_size, _SECTIONS_PER_BATCH)
@@ -250,164 +168,6 @@ def _segments(data: bytes) -> Iterator[tuple[int, int]]:
         end = len(data) if found < 0 else found + 1
         yield start, end
         start, size = end, min(2 * size, _SEGMENT_BYTES)
-
-
-# --- parsing -----------------------------------------------------------------------------
-
-
-def _scan(lines: _Lines) -> Iterator[_Section]:
-    items, count = lines.items, lines.count
-    i = 0
-    while i < count:
-        line = items[i]
-        starts = line.startswith((b"diff ", b"@@")) or (
-            line.startswith(b"--- ") and i + 1 < count and items[i + 1].startswith(b"+++ ")
-        )
-        if not starts:
-            i += 1
-            continue
-        section = _parse_section(items, i, count)
-        yield section
-        i = section.end
-
-
-def _parse_section(items: list[bytes], i: int, count: int) -> _Section:
-    section = _Section(start=i)
-    if items[i].startswith(b"diff "):
-        section.git = items[i].startswith(b"diff --git ")
-        section.diff_line = i
-        if section.git:
-            section.new_path = _git_line_path(items[i])
-        i += 1
-    i = _parse_headers(items, i, count, section)
-    if i < count and items[i].startswith(b"@@"):
-        section.body_start = i
-        section.near_top = _starts_near_top(items[i])
-        while i < count and items[i].startswith(b"@@"):
-            i = _walk_hunk(items, i, count, section)
-    section.end = max(i, section.start + 1)
-    return section
-
-
-def _parse_headers(items: list[bytes], i: int, count: int, section: _Section) -> int:
-    while i < count:
-        line = items[i]
-        if line.startswith(b"--- "):
-            if section.has_path_lines or i + 1 >= count or not items[i + 1].startswith(b"+++ "):
-                return i
-            section.has_path_lines = True
-            section.old_path = _path_from_header(line, b"a/" if section.git else b"")
-            section.new_path = _path_from_header(items[i + 1], b"b/" if section.git else b"")
-            return i + 2  # only hunks follow the +++ line
-        kind = _header_kind(line)
-        if kind is None:
-            return i
-        if kind is _Header.META:
-            section.meta_lines.append(i)
-        elif kind is _Header.BINARY_NOTICE:
-            section.binary_notice = True
-        elif kind is _Header.NAMING:
-            section.naming_lines.append(i)
-        elif kind is _Header.BINARY_PATCH:
-            section.binary_patch = True
-            i += 1
-            while i < count and not items[i].startswith(b"diff "):
-                i += 1
-            return i
-        i += 1
-    return i
-
-
-def _walk_hunk(items: list[bytes], i: int, count: int, section: _Section) -> int:
-    """Consume one hunk starting at its `@@` line; return the index after it."""
-    hunk = _HUNK_RE.match(items[i])
-    if hunk:
-        old_left = 1 if hunk[2] is None else int(hunk[2])
-        new_left = 1 if hunk[4] is None else int(hunk[4])
-        return _walk_counted(items, i + 1, count, section, old_left, new_left)
-    combined = _COMBINED_HUNK_RE.match(items[i])
-    width = len(combined[1]) - 1 if combined else 1
-    return _walk_prefixed(items, i + 1, count, section, width)
-
-
-def _walk_counted(
-    items: list[bytes], i: int, count: int, section: _Section, old_left: int, new_left: int
-) -> int:
-    run_start = -1
-    seen_change = False
-    while i < count:
-        line = items[i]
-        first = line[:1]
-        if old_left > 0 and new_left > 0 and (first == b" " or line in (b"", b"\r")):
-            old_left -= 1
-            new_left -= 1
-            if run_start < 0:
-                run_start = i
-            i += 1
-            continue
-        if first == b"-" and old_left > 0:
-            old_left -= 1
-            section.removed += 1
-        elif first == b"+" and new_left > 0:
-            new_left -= 1
-            section.added += 1
-        elif first != b"\\":
-            break
-        if run_start >= 0:
-            section.runs += (run_start, i, seen_change, True)
-            run_start = -1
-        seen_change = True
-        i += 1
-    if run_start >= 0:
-        section.runs += (run_start, i, seen_change, not seen_change)
-    return i
-
-
-def _walk_prefixed(items: list[bytes], i: int, count: int, section: _Section, width: int) -> int:
-    """Hunks without usable counts (combined diffs): columns of ' ', '+', '-' per parent."""
-    context = b" " * width
-    run_start = -1
-    seen_change = False
-    while i < count:
-        line = items[i]
-        prefix = line[:width]
-        if prefix == context:
-            if run_start < 0:
-                run_start = i
-            i += 1
-            continue
-        if len(prefix) < width or prefix.strip(b" +-") and not prefix.startswith(b"\\"):
-            break
-        section.added += b"+" in prefix
-        section.removed += b"-" in prefix
-        if run_start >= 0:
-            section.runs += (run_start, i, seen_change, True)
-            run_start = -1
-        seen_change = True
-        i += 1
-    if run_start >= 0:
-        section.runs += (run_start, i, seen_change, not seen_change)
-    return i
-
-
-def _starts_near_top(hunk_header: bytes) -> bool:
-    """Whether the hunk shows a file's first lines, where "generated" banners live."""
-    hunk = _HUNK_RE.match(hunk_header)
-    return hunk is not None and (int(hunk[1]) <= 3 or int(hunk[3]) <= 3)
-
-
-def _path_from_header(line: bytes, prefix: bytes) -> bytes:
-    path = line[4:].split(b"\t", 1)[0].rstrip(b"\r")
-    if path == b"/dev/null":
-        return b""
-    return path[len(prefix) :] if prefix and path.startswith(prefix) else path
-
-
-def _git_line_path(line: bytes) -> bytes:
-    """The b-side path of `diff --git a/X b/Y` (X and Y may differ on renames)."""
-    rest = line[len(b"diff --git ") :].rstrip(b"\r")
-    _, sep, new = rest.rpartition(b" b/")
-    return new if sep else rest
 
 
 # --- deciding and rendering --------------------------------------------------------------
@@ -447,7 +207,7 @@ class _Renderer:
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
 
-    def cuts(self, lines: _Lines, sections: list[_Section]) -> _Cuts:
+    def cuts(self, lines: Lines, sections: list[Section]) -> _Cuts:
         """A batch of files' cuts: bookkeeping and whole files file by file, context all at once."""
         firsts: list[int] = []  # each cut's first line and the line after it
         lasts: list[int] = []
@@ -466,7 +226,7 @@ class _Renderer:
             folded = list(section.meta_lines)
             if section.has_path_lines or section.binary_notice:
                 folded.extend(section.naming_lines)
-                if section.diff_line >= 0:
+                if section.diff_line >= 0 and not section.combined:
                     folded.append(section.diff_line)
             for start, end in _ranges(sorted(folded)):
                 firsts.append(start)
@@ -489,8 +249,8 @@ class _Renderer:
             list(map(labels.__getitem__, order)),
         )
 
-    def _context_cuts(self, lines: _Lines, runs: list[int]) -> tuple[list[int], list[int]]:
-        """The line ranges folded out of context runs (`_Section.runs`): all but `context_keep`
+    def _context_cuts(self, lines: Lines, runs: list[int]) -> tuple[list[int], list[int]]:
+        """The line ranges folded out of context runs (`Section.runs`): all but `context_keep`
         lines next to each change, where that leaves enough bytes to be worth a fold."""
         keep = self.config.context_keep
         firsts = list(map(add, runs[0::4], map(mul, runs[2::4], repeat(keep))))
@@ -600,14 +360,14 @@ def _ranges(indices: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _display_path(section: _Section) -> str:
+def _display_path(section: Section) -> str:
     old, new = section.old_path, section.new_path
     if section.has_path_lines and old and new and old != new:
         return f"{visible(old)} → {visible(new)}"
     return visible(new or old) or "(unnamed file)"
 
 
-def _fold_kind(section: _Section, lines: _Lines, config: DiffConfig) -> str | None:
+def _fold_kind(section: Section, lines: Lines, config: DiffConfig) -> str | None:
     """Why this whole file goes behind one ref, or None to show it."""
     if section.binary_patch:
         return "binary patch"

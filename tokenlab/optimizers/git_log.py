@@ -36,7 +36,7 @@ and `bytes.count`, never split into lines, so a 20 MB `git log -p` costs one pas
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 
@@ -50,6 +50,18 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
+from tokenlab.optimizers.git_stat import (
+    SUMMARY_RE,
+    Changes,
+    listing_paths,
+    looks_like_stat_listing,
+    optimize_listing,
+    read_listing,
+    single_listing,
+    standouts,
+)
+
+__all__ = ["GitLogLimits", "looks_like_git_log", "looks_like_stat_listing", "optimize", "optimize_git_log"]
 
 
 @dataclass(frozen=True)
@@ -76,11 +88,6 @@ DEFAULT_LIMITS = GitLogLimits()
 _COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{7,64})\b([^\r\n]*)", re.MULTILINE)
 _ONELINE_RE = re.compile(rb"^([0-9a-f]{7,64}) ([^\r\n]*)", re.MULTILINE)
 _DECORATION_RE = re.compile(rb"\((?:HEAD|tag: |[^()\s]+[,)])[^\r\n]*?\) ")
-_SUMMARY_RE = re.compile(
-    rb"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?", re.MULTILINE
-)
-_STAT_COUNT_RE = re.compile(rb"\s*(?:\d+(?: [+-]*)?|Bin\b.*)\s*")
-_NAME_STATUS_RE = re.compile(rb"([ACDMRTUXB])\d*\t([^\t]*)(?:\t(.*))?")
 _DIFF_HEADER_RE = re.compile(rb"^diff --(?:git|cc|combined) ([^\r\n]*)", re.MULTILINE)
 _ISO_DATE_RE = re.compile(rb"\b(\d{4}-\d\d-\d\d)\b")
 _DEFAULT_DATE_RE = re.compile(rb"\b([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})\b")
@@ -112,19 +119,6 @@ class _Detail(Enum):
 
 
 @dataclass
-class _Changes:
-    """What a commit's stat, name list or patch says about the files it touched."""
-
-    paths: list[str] = field(default_factory=list)
-    files: int = 0
-    added: int = 0
-    removed: int = 0
-    summary: str = ""  # the stat's summary line, as printed
-    stat: tuple[int, int] | None = None  # input span of the stat or name list
-    patch: tuple[int, int] | None = None  # input span of the patch
-
-
-@dataclass
 class _Commit:
     start: int
     end: int  # just past the commit's last byte (the next commit's start)
@@ -137,7 +131,7 @@ class _Commit:
     subject: str = ""
     body_lines: int = 0  # non-blank message lines after the subject
     tail: int = 0  # input offset where the changes (stat, names, patch) begin
-    changes: _Changes | None = None
+    changes: Changes | None = None
 
     @property
     def merge(self) -> bool:
@@ -151,7 +145,7 @@ def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
 def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits) -> OptimizeResult:
     commits = _parse(data)
     if not commits and looks_like_stat_listing(data):
-        return _optimize_listing(data, limits)
+        return optimize_listing(data, limits.verbatim_bytes, limits.show_stat_lines)
     signals = _signals(data, commits, limits)
     if len(data) <= limits.verbatim_bytes or not commits:
         return OptimizeResult((visible(data),) if data else (), signals)
@@ -167,7 +161,7 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
 
 _HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
 _ONELINE_SHAPE_RE = re.compile(rb"([0-9a-f]{7,64}) (?!\(|\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern)
-_LISTING_SHAPE_RE = re.compile(rb" .* \| |" + _SUMMARY_RE.pattern[1:])
+_LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
 
 
 def looks_like_git_log(sample: bytes) -> bool:
@@ -192,33 +186,6 @@ def looks_like_git_log(sample: bytes) -> bool:
     return (
         commits >= 3 and commits >= 0.8 * len(lines) or commits >= 2 and commits + listing >= 0.9 * len(lines)
     )
-
-
-def looks_like_stat_listing(data: bytes) -> bool:
-    """A `git diff --stat` (or `git apply --stat`) alone: ` path | N +-` lines ending with
-    its `N files changed` summary."""
-    lines = data[-4096:].rstrip().splitlines()
-    if not lines or not _SUMMARY_RE.match(lines[-1]):
-        return False
-    stat = [line for line in data[:16384].splitlines()[:-1] if line.strip()]
-    shaped = sum(1 for line in stat if _is_stat_line(line))
-    return shaped >= 2 and shaped >= 0.9 * len(stat)
-
-
-def _is_stat_line(line: bytes) -> bool:
-    bar = line.rfind(b" | ")
-    return line.startswith(b" ") and bar > 0 and _STAT_COUNT_RE.fullmatch(line[bar + 3 :].rstrip(b"\r")) is not None
-
-
-def _optimize_listing(data: bytes, limits: GitLogLimits) -> OptimizeResult:
-    """A stat listing with no commit around it, shown as a single commit's listing is."""
-    changes = _Changes()
-    _read_listing(data, changes)
-    signals = tuple(_listing_paths(data)) if data.count(b"\n") <= limits.show_stat_lines else (changes.summary,)
-    if len(data) <= limits.verbatim_bytes:
-        return OptimizeResult((visible(data),), signals)
-    parts = _single_listing(data, changes, (0, len(data)), limits)
-    return OptimizeResult(tuple(join_literals(parts)), signals)
 
 
 def _is_oneline(line: bytes) -> bool:
@@ -326,51 +293,25 @@ def _line_end(data: bytes, at: int) -> int:
     return len(data) if end < 0 else end + 1
 
 
-def _changes(data: bytes, start: int, end: int) -> _Changes | None:
+def _changes(data: bytes, start: int, end: int) -> Changes | None:
     """The stat or name list, then the patch, between a commit's message and its end."""
     if not data[start:end].strip():
         return None
-    changes = _Changes()
+    changes = Changes()
     patch = data.find(b"diff --", start, end)
     while patch > start and data[patch - 1] != 0x0A:
         patch = data.find(b"diff --", patch + 1, end)
     listing_end = patch if patch >= 0 else end
     if data[start:listing_end].strip():
         changes.stat = (start, listing_end)
-        _read_listing(data[start:listing_end], changes)
+        read_listing(data[start:listing_end], changes)
     if patch >= 0:
         changes.patch = (patch, end)
         _read_patch(data, patch, end, changes, counted=bool(changes.summary))
     return changes
 
 
-def _read_listing(listing: bytes, changes: _Changes) -> None:
-    for raw in listing.splitlines():
-        line = raw.rstrip(b"\r")
-        if not line.strip() or line == b"---":  # `git show --stat -p` puts `---` before the stat
-            continue
-        summary = _SUMMARY_RE.match(line)
-        if summary:
-            changes.summary = visible(line.strip())
-            changes.files = int(summary.group(1))
-            changes.added = int(summary.group(2) or 0)
-            changes.removed = int(summary.group(3) or 0)
-            continue
-        bar = line.rfind(b" | ")
-        if line.startswith(b" ") and bar > 0 and _STAT_COUNT_RE.fullmatch(line[bar + 3 :]):
-            changes.paths.append(visible(line[:bar].strip()))
-            continue
-        status = _NAME_STATUS_RE.fullmatch(line)
-        if status:
-            old, new = status.group(2), status.group(3)
-            changes.paths.append(visible(old + b" => " + new if new else old))
-        else:
-            changes.paths.append(visible(line.strip()))
-    if not changes.summary:
-        changes.files = len(changes.paths)
-
-
-def _read_patch(data: bytes, start: int, end: int, changes: _Changes, counted: bool) -> None:
+def _read_patch(data: bytes, start: int, end: int, changes: Changes, counted: bool) -> None:
     headers = list(_DIFF_HEADER_RE.finditer(data, start, end))
     paths = []
     for at, header in enumerate(headers):
@@ -468,7 +409,7 @@ def _commit_line(commit: _Commit, limits: GitLogLimits, with_author: bool, detai
     return " ".join(words)
 
 
-def _changes_text(changes: _Changes, limits: GitLogLimits, detail: _Detail) -> str:
+def _changes_text(changes: Changes, limits: GitLogLimits, detail: _Detail) -> str:
     """File count, lines added and removed, and, as detail allows, the paths or top folders."""
     text = f"{changes.files} file{'s' if changes.files != 1 else ''}"
     if changes.added or changes.removed:
@@ -506,43 +447,10 @@ def _render_single(
     parts.append(visible(data[commit.message[0] : commit.tail]))
     changes = commit.changes
     if changes and changes.stat:
-        parts += _single_listing(data, changes, changes.stat, limits)
+        parts += single_listing(data, changes, changes.stat, limits.show_stat_lines)
     if changes and changes.patch:
         parts += _patch_parts(data, changes.patch, granularity)
     return parts
-
-
-def _single_listing(
-    data: bytes, changes: _Changes, span: tuple[int, int], limits: GitLogLimits
-) -> list[Part]:
-    listing = data[span[0] : span[1]]
-    if listing.count(b"\n") <= limits.show_stat_lines:
-        return [visible(listing)]
-    parts: list[Part] = []
-    if changes.summary:
-        parts.append(f" {changes.summary}\n")
-    parts += [
-        f" {len(changes.paths)} paths by folder; the listing as printed: ",
-        Omission(listing, "git stat"),
-        "\n",
-    ]
-    for folder, names in _by_folder(changes.paths):
-        parts.append(f"  {folder}: {', '.join(names)}\n")
-    if listing.endswith((b"\n\n", b"\r\n\r\n")):
-        parts.append("\n")
-    return parts
-
-
-def _by_folder(paths: list[str]) -> list[tuple[str, list[str]]]:
-    """Paths grouped by their folder, in order of first appearance; renames stay whole."""
-    groups: dict[str, list[str]] = {}
-    for path in paths:
-        cut = path.rfind("/")
-        if cut < 0 or "{" in path or " => " in path:
-            groups.setdefault(".", []).append(path)
-        else:
-            groups.setdefault(path[:cut], []).append(path[cut + 1 :])
-    return list(groups.items())
 
 
 def _patch_parts(data: bytes, span: tuple[int, int], granularity: Granularity) -> list[Part]:
@@ -572,43 +480,22 @@ def _signals(data: bytes, commits: list[_Commit], limits: GitLogLimits) -> tuple
         if changes.stat:
             listing = data[changes.stat[0] : changes.stat[1]]
             if listing.count(b"\n") <= limits.show_stat_lines:
-                found += _listing_paths(listing)  # shown as printed
+                found += listing_paths(listing)  # shown as printed
             elif changes.summary:
                 found.append(changes.summary)  # the paths are shown by folder, not whole
+                found += standouts(listing)
         if changes.patch:
             found += _patch_paths(data[changes.patch[0] : changes.patch[1]])
     return tuple(dict.fromkeys(found))
 
 
-def _listing_paths(listing: bytes) -> list[str]:
-    """Each path a stat, `--name-only` or `--name-status` listing prints (read as
-    `_read_listing` reads it, but as printed: a rename's two paths apart), and its summary."""
-    found = []
-    for raw in listing.splitlines():
-        line = raw.rstrip(b"\r")
-        if not line.strip() or line == b"---":
-            continue
-        bar = line.rfind(b" | ")
-        status = _NAME_STATUS_RE.fullmatch(line)
-        if _SUMMARY_RE.match(line):
-            pieces = [line]
-        elif line.startswith(b" ") and bar > 0 and _STAT_COUNT_RE.fullmatch(line[bar + 3 :]):
-            pieces = [line[:bar]]
-        elif status:
-            pieces = [status.group(2), status.group(3) or b""]
-        else:
-            pieces = [line]
-        found += [text for piece in pieces if (text := visible(piece).strip())]
-    return found
-
-
 def _patch_paths(patch: bytes) -> list[str]:
     """The path each file's `---`/`+++` lines name, as the diff optimizer's parser reads
     them: those lines stay visible, and a file folded whole is named on its line."""
-    from tokenlab.optimizers.diff import _Lines, _scan
+    from tokenlab.optimizers.diff_parse import Lines, scan
 
     return [
         path
-        for section in _scan(_Lines(patch))
+        for section in scan(Lines(patch))
         if section.has_path_lines and (path := visible(section.new_path or section.old_path).strip())
     ]

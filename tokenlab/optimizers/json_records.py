@@ -22,6 +22,9 @@ _DECISION_KEYS = (
     "description ok success passed failed file path line filename file_name file_path "
     "filepath location rule rule_id"
 )
+# Counts and outcomes of a record, by how their names end (`errorCount`, `warning_count`,
+# `tests_failed`, `total`): the numbers a person checks first, whatever the tool.
+_DECISION_KEY_ENDINGS = r"(?:.*_)?(?:count|total|failed|failures|errors|warnings|status|severity)"
 _NOISE_KEYS = (
     r"(?:padding|noise|filler|junk)(?:_.*)?"
     r"|(?:.*_)?(?:telemetry|traces?|tracing|spans|debug|metrics|diagnostics|profiling"
@@ -46,6 +49,7 @@ _FAILURE_VALUES = (
 @dataclass(frozen=True)
 class RecordsConfig:
     decision_keys: frozenset[str] = frozenset(_DECISION_KEYS.split())
+    decision_key_pattern: str = _DECISION_KEY_ENDINGS  # full match on the normalised key
     noise_key_pattern: str = _NOISE_KEYS  # full match on the normalised key
     status_keys: frozenset[str] = frozenset(_STATUS_KEYS.split())
     error_keys: frozenset[str] = frozenset(_ERROR_KEYS.split())
@@ -89,6 +93,7 @@ class KeyClassifier:
     def __init__(self, config: RecordsConfig) -> None:
         self.config = config
         self._noise = re.compile(config.noise_key_pattern)
+        self._decision = re.compile(config.decision_key_pattern)
         self._failure = re.compile(config.failure_value_pattern, re.IGNORECASE)
         self._kinds: dict[str, KeyKind] = {}
         self._roles: dict[str, KeyRole | None] = {}
@@ -97,7 +102,7 @@ class KeyClassifier:
         kind = self._kinds.get(key)
         if kind is None:
             name = normalize_key(key)
-            if name in self.config.decision_keys:
+            if name in self.config.decision_keys or self._decision.fullmatch(name):
                 kind = KeyKind.DECISION
             elif self._noise.fullmatch(name):
                 kind = KeyKind.NOISE

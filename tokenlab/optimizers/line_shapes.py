@@ -45,6 +45,7 @@ SUMMARY_RE = re.compile(
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
     r"|\baborting due to\b|\bexit(?:ed)?(?: with)? (?:code|status):? -?\d"
     r"|^\W*(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
+    rf"|^\W*(?:{_COUNT_NOUNS}|pass|fail)\s+\d[\d,]*\s*$"  # a count after its noun: TAP's `# tests 10`
 )
 
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
@@ -109,8 +110,9 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
     return kept
 
 
-# A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`.
-_LOCATION_VALUE_RE = re.compile(r"(.*[./][^:]*:)(\d+(?::\d+)?)")
+# A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`, `src/a.ts(12,5)`: the
+# file, then its place (`:12:5`, `(12,5)`).
+_LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\))")
 
 
 def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:
@@ -118,11 +120,11 @@ def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> 
     `{a, b, c}` in line order (at most `cap` of them, then `… +N`; locations up to
     `location_cap`, a file named once for its next lines: `{a.c:3:1, :9:2, b.c:4:4}`).
     None if their constant texts differ."""
-    split = [slots(line) for line in lines]
-    constants = split[0][0]
-    folded = [_squeezed(text) for text in constants]
-    if any(len(values) != len(split[0][1]) or list(map(_squeezed, texts)) != folded for texts, values in split):
+    found = varying_slots(lines)
+    if found is None:
         return None
+    split, _ = found
+    constants = split[0][0]
     shown = [constants[0]]
     for position in range(len(split[0][1])):
         values = [values[position] for _, values in split]
@@ -135,17 +137,80 @@ def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> 
     return joined if "|" in joined else _PADDING_RE.sub(" ", joined)  # a code frame keeps its columns
 
 
+def varying_slots(lines: list[str]) -> tuple[list[tuple[list[str], list[str]]], list[int]] | None:
+    """Each line's slots, and the positions of the values that differ between them (not
+    clock times or ids); None if the lines' constant texts differ. Values that vary within
+    one word (`tests/{a, b}.py::{x, y}`) are one value, the whole word: a test id or a
+    path is read whole, never as lists to pair up."""
+    split = [slots(line) for line in lines]
+    folded = [_squeezed(text) for text in split[0][0]]
+    if any(len(values) != len(split[0][1]) or list(map(_squeezed, texts)) != folded for texts, values in split):
+        return None
+    varying = [
+        position
+        for position in range(len(split[0][1]))
+        if any(values[position] != split[0][1][position] for _, values in split) and not incidental(split[0][1][position])
+    ]
+    for first, last in reversed(_word_runs(split[0][0], varying)):
+        split = [_merged(constants, values, first, last) for constants, values in split]
+        varying = [p for p in varying if p <= first] + [p - (last - first) for p in varying if p > last]
+    return split, varying
+
+
+def _word_runs(constants: list[str], varying: list[int]) -> list[tuple[int, int]]:
+    """Runs of varying positions with no whitespace between them (one word)."""
+    runs: list[tuple[int, int]] = []
+    for position in varying:
+        if runs and not any(_SPACE_RE.search(text) for text in constants[runs[-1][1] + 1 : position + 1]):
+            runs[-1] = (runs[-1][0], position)
+        else:
+            runs.append((position, position))
+    return [run for run in runs if run[1] > run[0]]
+
+
+def _merged(constants: list[str], values: list[str], first: int, last: int) -> tuple[list[str], list[str]]:
+    """Values `first..last` and the constants between them as one value, stretched to the
+    whole word (its ends are held by the constants around them)."""
+    before, after = constants[first], constants[last + 1]
+    lead = before.split()[-1] if before and not before[-1].isspace() else ""
+    trail = after.split()[0] if after and not after[0].isspace() else ""
+    middle = values[first] + "".join(text + value for text, value in zip(constants[first + 1 : last + 1], values[first + 1 : last + 1]))
+    merged_constants = [*constants[:first], before[: len(before) - len(lead)], after[len(trail) :], *constants[last + 2 :]]
+    return merged_constants, [*values[:first], lead + middle + trail, *values[last + 1 :]]
+
+
+_SPACE_RE = re.compile(r"\s")
+
+
 # Column padding between the words of a line: one space says as much in a group line
 # (not in a code frame, where columns place the caret).
 _PADDING_RE = re.compile(r"(?<=\S) {2,}(?=\S)")
 
 
+def is_location(value: str) -> bool:
+    """Whether a slot's value is a source location (`src/a.c:12:5`, `a.ts(3,5)`)."""
+    return _LOCATION_VALUE_RE.fullmatch(value) is not None
+
+
 def _listed(values: list[str], cap: int, location_cap: int) -> str:
     located = [_LOCATION_VALUE_RE.fullmatch(value) for value in values]
     separator = ", "
+    place = ""
     if all(located):
         cap = location_cap
-        listed = _locations([match for match in located[:cap] if match])
+        matches = [match for match in located if match]
+        places = {match[2] for match in matches}
+        paths = [match[1] for match in matches]
+        if len(places) == 1 and len(set(paths)) == len(paths):
+            # The same place in every file (`a.js:2:8`, `b.js:2:8`): named once, after
+            # the list, with the extension they share: `{a b}.js:2:8`.
+            place = places.pop()
+            extensions = {path.rpartition(".")[2] for path in paths if "." in path.rpartition("/")[2]}
+            if len(extensions) == 1 and all("." in path.rpartition("/")[2] for path in paths):
+                place = "." + extensions.pop() + place
+            listed = [path.removesuffix(place) for path in _locations(matches[:cap])]
+        else:
+            listed = _locations(matches[:cap])
         separator = " "  # locations hold no spaces; `, :12:5` costs a token more than ` :12:5`
     else:
         tally = Counter(values)
@@ -154,7 +219,7 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
             values = [f"{value} ×{count}" for value, count in tally.items()]
         listed = values[:cap]
     more = f"{separator}… +{len(values) - cap}" if len(values) > cap else ""
-    return "{" + separator.join(listed) + more + "}"
+    return "{" + separator.join(listed) + more + "}" + place
 
 
 def _locations(located: list[re.Match[str]]) -> list[str]:
@@ -168,7 +233,7 @@ def _locations(located: list[re.Match[str]]) -> list[str]:
     previous = None
     for match in located:
         path, place = match.groups()
-        listed.append(f":{place}" if path == previous else path[len(folder) :] + place)
+        listed.append(place if path == previous else path[len(folder) :] + place)
         previous = path
     if folder:
         listed[0] = f"in {folder}: {listed[0]}"
@@ -193,6 +258,15 @@ def shown_by(line: str, group_line: str, folder: str = "") -> bool:
     (locations may leave out `folder`, named once for the whole text)."""
     constants, values = slots(line)
     squeezed = _squeezed(group_line)
+    if _slots_shown(constants, values, squeezed, group_line, folder):
+        return True
+    # A group line lists a word holding several values whole (`{tests/a.py::t1, …}`).
+    for first, last in reversed(_word_runs(constants, list(range(len(values))))):
+        constants, values = _merged(constants, values, first, last)
+    return _slots_shown(constants, values, squeezed, group_line, folder)
+
+
+def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_line: str, folder: str) -> bool:
     return all(_squeezed(text) in squeezed for text in constants) and all(
         _value_shown(value, group_line, folder) for value in values if not incidental(value)
     )
@@ -202,12 +276,16 @@ def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
     if value in group_line:
         return True
     located = _LOCATION_VALUE_RE.fullmatch(value)
-    if located is None or f":{located[2]}" not in group_line:
+    if located is None or located[2] not in group_line:
         return False
-    folder, _, name = located[1].rpartition("/")
-    if shared and located[1].startswith(shared) and located[1][len(shared) :] in group_line:
+    path, place = located.groups()
+    stem, dot, extension = path.rpartition(".")
+    if dot and f"}}.{extension}{place}" in group_line:
+        path = stem  # `{a b}.js:2:8`: the extension and place shared, named once after
+    folder, _, name = path.rpartition("/")
+    if shared and path.startswith(shared) and path[len(shared) :] in group_line:
         return True
-    return located[1] in group_line or (f"in {folder}/: " in group_line and name in group_line)
+    return path in group_line or (f"in {folder}/: " in group_line and name in group_line)
 
 
 # How a log's header names the folder all its location lists share (`; locations in src/`).
@@ -225,3 +303,17 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     folder = named[1] if named else ""
     group_lines = [line for line in visible.splitlines() if "{" in line]
     return tuple(text for text in missing if not any(shown_by(text, line, folder) for line in group_lines))
+
+
+# Phrases that say something went wrong without a severity word: a linker's `undefined
+# reference`, `cannot open`, `No such file or directory`, `not found`, `Permission denied`.
+PROBLEM_RE = re.compile(
+    r"\b(?:undefined (?:reference|symbol)|unresolved (?:external|symbol|import)|cannot|can't|could not"
+    r"|couldn't|unable to|not found|no such file|permission denied|connection refused|timed out)\b",
+    re.IGNORECASE,
+)
+
+
+def is_problem(line: str) -> bool:
+    """A failure line, or one naming a problem in words (`undefined reference`, `cannot`)."""
+    return is_failure(line) or PROBLEM_RE.search(line) is not None

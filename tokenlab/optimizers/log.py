@@ -18,7 +18,10 @@ Everything not shown verbatim goes into omissions holding the exact original byt
 folded line in original order; with `Granularity.FINE` each folded group has its own.
 
 This module plans what each line becomes; `log_model.py` holds the limits and the plan's
-data, `log_render.py` turns the plan into visible text. Work is done on whole buffers
+data, `log_render.py` turns the plan into visible text. `log_units.py` says where an
+anomaly ends (a note belongs to the diagnostic before it), `log_sections.py` keeps each
+failure's lines under its own heading with its assertion detail, and `log_pairs.py` keeps
+values that vary together paired in a group line. Work is done on whole buffers
 with compiled regexes where possible (ANSI stripping and templating run once over the
 input, not per line), and every pass is linear, so a 5 MB single line or a 100 MB log
 cost time in proportion to their size.
@@ -47,7 +50,15 @@ from tokenlab.optimizers.log_model import (
     Templates,
     indent,
 )
+from tokenlab.optimizers.log_pairs import pair_repeats
 from tokenlab.optimizers.log_render import lists_values, render
+from tokenlab.optimizers.log_sections import (
+    assertion_details,
+    by_section,
+    condense_sections,
+    failure_sections,
+)
+from tokenlab.optimizers.log_units import unit_end
 from tokenlab.optimizers.log_variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -94,21 +105,10 @@ _ANOMALY_RE = re.compile(
     rb"|\xe2\x9c[\x95\x97\x96]"  # the cross marks of failed tests
 )
 _TRACEBACK = b"Traceback (most recent call last)"
-# A line that starts a new record ends an exception message's continuation lines.
-_RECORD_START_RE = re.compile(
-    rb"\s*(?:\[?\d|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|ERROR|FATAL|CRITICAL)\b|[=_-]{3,}"
-    rb"|Traceback|During handling|The above exception)"
-)
 
 # A diagnostic's template: a leading location (`@:`), or a position and a severity under a
 # file's heading (`  12:5  error  …`, eslint and stylelint).
 _DIAGNOSTIC_KEY_RE = re.compile(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
-# A code frame's line, at any indentation: `  |`, `12 |   code`, `12 + edit`, `...`,
-# `= note: …`, `help: …`, or a pointer.
-_FRAME_RE = re.compile(
-    rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*\d+\s+[-+~](?:\s|$)|\s*\.\.\.\s*$"  # source, suggested edits, gaps
-    rb"|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S"
-)
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
 _RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 
@@ -222,11 +222,18 @@ def _merge_located_and_quoted(templates: Templates) -> Templates:
 def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
-    kept = _place_anomalies(lines, templates, plan, limits)
+    sections = failure_sections(lines)
+    if sections is not None:
+        for i in assertion_details(lines, sections, limits):
+            plan.role[i] = KEEP
+    kept = _place_anomalies(lines, templates, plan, limits, sections)
+    pair_repeats(plan, lines, limits)
     _mark_context(kept, templates, plan, limits)
     summaries = _keep_summaries(lines, templates, plan, limits)
     _keep_closing_region(lines, templates, plan, limits)
     plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
+    if sections is not None:
+        condense_sections(lines, sections, plan, limits)
     role = plan.role
     keys: dict[int, bytes] = {}
     for number, key in enumerate(templates.keys):
@@ -235,11 +242,15 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
         free = templates.members[number]
         if any(map(role.__getitem__, free)):  # most templates lose no line: no copy for them
             free = array("q", [i for i in free if not role[i]])
-        if len(free) >= limits.min_group:
-            for i in free:
-                role[i] = FOLD
-            plan.groups.append(Group(GroupKind.TEMPLATE, free, identical=_all_same(lines, free)))
-            keys[free[0]] = key
+        # A section's lines fold only with that section's; a rule (`_ _ _`, between a
+        # traceback's entries) says nothing of any section and folds across them.
+        split = None if _RULE_LINE_RE.match(key) else sections
+        for part in by_section(free, split) if len(free) >= limits.min_group else ():
+            if len(part) >= limits.min_group:
+                for i in part:
+                    role[i] = FOLD
+                plan.groups.append(Group(GroupKind.TEMPLATE, part, identical=_all_same(lines, part)))
+                keys[part[0]] = key
     plan.groups = merge_variants(plan.groups, keys, lines, limits, lists_values)
     return plan
 
@@ -252,11 +263,14 @@ def _all_same(lines: Lines, members: array[int]) -> bool:
     return all(lines.raw(i) == first for i in members)
 
 
-def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: LogLimits) -> list[range]:
-    """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats.
-    Returns the kept units whose neighbours are their context (a diagnostic's: only the
-    line before)."""
-    starts = sorted(i for number in plan.anomalous for i in templates.members[number])
+def _place_anomalies(
+    lines: Lines, templates: Templates, plan: Plan, limits: LogLimits, sections: array[int] | None
+) -> list[range]:
+    """Keep each anomaly unit verbatim up to `verbatim_repeats` times; fold further repeats
+    (within one failure section: a section's lines are shown under its heading). Returns
+    the kept units whose neighbours are their context (a diagnostic's: only the line
+    before)."""
+    starts = sorted(i for number in plan.anomalous for i in templates.members[number] if not plan.role[i])
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, Group] = {}
     kept: list[range] = []
@@ -266,10 +280,12 @@ def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: Log
         if start < covered:
             continue
         traceback = _TRACEBACK in templates.key(start)
-        unit = range(start, _unit_end(lines, start, traceback, limits))
+        unit = range(start, unit_end(lines, start, traceback, limits))
         covered = unit.stop
         # A traceback is known by all its lines; another anomaly by its first line alone.
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
+        if sections is not None and sections[start]:
+            key += b"\n@section %d" % sections[start]
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
         diagnostic = _DIAGNOSTIC_KEY_RE.match(key) is not None or any(
@@ -302,38 +318,6 @@ def _place_anomalies(lines: Lines, templates: Templates, plan: Plan, limits: Log
         for i in unit:
             plan.role[i] = role
     return kept
-
-
-def _unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> int:
-    """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
-    follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
-    clean = lines.clean
-    base = indent(clean(start))
-    if not traceback:
-        end, indented = start + 1, 0
-        stop = min(len(lines), start + 1 + limits.frame_lines)
-        location = line_shapes.LOCATION_RE.match(visible(clean(start)))
-        note = location[0].strip().encode() + b" note: " if location else None
-        while end < stop and clean(end).strip():
-            if note and clean(end).lstrip().startswith(note):
-                pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
-            elif not _FRAME_RE.match(clean(end)):
-                if indent(clean(end)) <= base or indented == limits.continuation_lines:
-                    break
-                indented += 1
-            end += 1
-        return end
-    stop = min(len(lines), start + 1 + limits.traceback_lines)
-    end = start + 1
-    while end < stop and clean(end).strip() and indent(clean(end)) > base:
-        end += 1
-    if end >= stop or not clean(end).strip():
-        return end
-    end += 1  # the exception line, back at the header's indentation
-    message_stop = min(len(lines), end + limits.exception_message_lines)
-    while end < message_stop and clean(end).strip() and not _RECORD_START_RE.match(clean(end)):
-        end += 1
-    return end
 
 
 def _keep_summaries(lines: Lines, templates: Templates, plan: Plan, limits: LogLimits) -> list[str]:
@@ -446,6 +430,7 @@ def _heading(lines: Lines, index: int) -> bool:
     return own <= _HEADING_INDENT and bool(below.strip()) and indent(below) > own
 
 
+_RULE_LINE_RE = re.compile(rb"\s*([=\-_*~])(?: ?\1){3,}\s*$")
 # Headings start near the margin; a more indented line after a blank one is a block of
 # code or text (a traceback's source), not a title.
 _HEADING_INDENT = 2

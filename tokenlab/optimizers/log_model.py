@@ -30,6 +30,9 @@ class LogLimits:
     # and the most lines of its code frame.
     continuation_lines: int = 6
     frame_lines: int = 24
+    # A diagnostic's notes at other locations (candidates, macro expansions) belong to it,
+    # up to this many lines.
+    note_lines: int = 200
     traceback_lines: int = 400
     # Lines after a traceback's exception line that continue its message (diffs, notes).
     exception_message_lines: int = 20
@@ -63,6 +66,12 @@ class LogLimits:
     paths_listed: int = 200
     # How far above an indented `line:col` entry its file's heading is looked for.
     heading_search: int = 2000
+    # Lines of a failure section's assertion detail (`Expected:`, diff lines) kept
+    # verbatim; a longer diff folds its rest.
+    detail_lines: int = 40
+    # With more failure sections than this, those after the first `verbatim_repeats`
+    # show only their heading, assertion detail and failure lines.
+    sections_in_full: int = 6
 
 
 DEFAULT_LIMITS = LogLimits()

@@ -81,8 +81,9 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
     elif group.kind is GroupKind.REPEAT:
-        label = f"[×{group.count:,}" + (" more" if group.after_shown else "")
         shown = _repeats_shown(group, lines, limits)
+        # `more`: like the examples above, when the line shows only the first of them.
+        label = f"[×{group.count:,}" + (" more" if group.after_shown and "{" not in shown else "")
     else:
         label = f"[×{group.count:,}" + (" identical" if group.identical else "")
         shown = lines.text(first, limits.line_bytes)
@@ -140,7 +141,7 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     failure line inside them (a traceback's exception) where the units line up."""
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
-    texts = [_with_heading(lines, i, limits) for i in heads]
+    texts = [with_heading(lines, i, limits) for i in heads]
     if line_shapes.is_failure(first):
         cap = located = limits.failure_values
     else:
@@ -152,10 +153,9 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]
         shown.append(line_shapes.with_values(texts, cap, located) or texts[0].strip())
-    blank_free = [i for i in group.lines if lines.clean(i).strip()]
-    size, extra = divmod(len(blank_free), len(heads))
-    if size > 1 and not extra:
-        units = [blank_free[at : at + size] for at in range(0, len(blank_free), size)]
+    units = _units(group, lines)
+    size = len(units[0])
+    if size > 1 and all(len(unit) == size for unit in units):
         for position in range(1, size):
             texts = [lines.text(unit[position], limits.line_bytes) for unit in units]
             if line_shapes.is_failure(texts[0]):
@@ -164,7 +164,19 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
 
 
-def _with_heading(lines: Lines, index: int, limits: LogLimits) -> str:
+def _units(group: Group, lines: Lines) -> list[list[int]]:
+    """The group's units (each from its head), without blank lines."""
+    starts = set(group.heads) or {group.lines[0]}
+    units: list[list[int]] = []
+    for i in group.lines:
+        if i in starts or not units:
+            units.append([])
+        if lines.clean(i).strip():
+            units[-1].append(i)
+    return units
+
+
+def with_heading(lines: Lines, index: int, limits: LogLimits) -> str:
     """An indented entry that starts with its position (`  12:5  error …`) under a file's
     heading line, as `file:12:5  error …`: where it is, once folded away from its heading."""
     text = lines.text(index, limits.line_bytes)

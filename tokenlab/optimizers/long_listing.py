@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.optimizers.line_shapes import ANSI_RE
 
 _DATE = (
     rb"(?:(?:[A-Z][a-z]{2}[ \t]+\d{1,2}|\d{1,2}[ \t]+[A-Za-z]{3}\.?)[ \t]+(?:\d{1,2}:\d\d|\d{4})"
@@ -57,6 +58,8 @@ class LongListingConfig:
     max_top_names: int = 200  # ...and a listing of one folder names this many
     max_largest: int = 3
     max_notable: int = 8  # notable entries named per folder
+    max_special: int = 30  # entries with special permissions shown as listed, per folder
+    max_symlinks: int = 500  # symlinks named with their targets, per folder
     max_kept_lines: int = 20  # unrecognised lines (errors) kept verbatim
     line_width: int = 100  # names are packed several per line up to this width
 
@@ -67,9 +70,16 @@ DEFAULT_LIMITS = LongListingConfig()
 @dataclass
 class _Entry:
     kind: bytes  # the mode's first character: "-", "d", "l", …
-    name: bytes
+    name: bytes  # as listed, colours removed; a symlink's is `name -> target`
     size: int
     executable: bool
+    line: bytes = b""  # the entry's line as listed, colours removed
+
+    @property
+    def special(self) -> bool:
+        """setuid or setgid, or writable by anyone (a symlink always shows `rwx`)."""
+        mode = self.line[:10]
+        return mode[3:4] in (b"s", b"S") or mode[6:7] in (b"s", b"S") or (mode[8:9] == b"w" and self.kind != b"l")
 
 
 @dataclass
@@ -131,7 +141,9 @@ def _parse(data: bytes) -> tuple[list[_Block], list[bytes]]:
         if entry:
             kind, size, name = entry.groups()
             mode = line[:10]
-            blocks[-1].entries.append(_Entry(kind, name, _size(size), kind == b"-" and b"x" in mode[1:]))
+            plain = ANSI_RE.sub(b"", line.rstrip(b"\r")) if b"\x1b" in line else line.rstrip(b"\r")
+            name = ANSI_RE.sub(b"", name) if b"\x1b" in name else name
+            blocks[-1].entries.append(_Entry(kind, name, _size(size), kind == b"-" and b"x" in mode[1:], plain))
         elif _HEADER_RE.fullmatch(line) and _block_follows(lines, at + 1, blocks[-1]):
             header = line.rstrip(b"\r")[:-1]
             if blocks[-1].entries or blocks[-1].header is not None or offset:
@@ -199,19 +211,28 @@ def _details(block: _Block, limits: LongListingConfig, notable: frozenset[bytes]
         return [_pack([_entry_name(entry) for entry in entries], limits.line_width, "    ")] if entries else []
     files = [entry for entry in entries if entry.kind == b"-"]
     largest = sorted(files, key=lambda entry: -entry.size)[: limits.max_largest]
-    parts = ["largest: " + ", ".join(f"{visible(entry.name)} ({_human(entry.size)})" for entry in largest)] if largest else []
+    parts = _special_parts(entries, limits)
+    if largest:
+        parts.append("largest: " + ", ".join(f"{visible(entry.name)} ({_human(entry.size)})" for entry in largest))
     executables = sum(entry.executable for entry in files)
     picked = [
         visible(entry.name) + ("*" if entry.executable else "")
         for entry in entries
-        if entry.name in notable
-        or entry.name.startswith(prefixes)
-        or entry.kind == b"l"
-        or (entry.executable and executables <= len(files) // 2)
+        if entry.kind != b"l"
+        and (
+            entry.name in notable
+            or entry.name.startswith(prefixes)
+            or (entry.executable and executables <= len(files) // 2)
+        )
     ]
-    if picked:
+    links = [visible(entry.name) for entry in entries if entry.kind == b"l"]
+    if picked or links:
+        # Every symlink with its target (up to `max_symlinks`): where a name really leads.
         more = len(picked) - limits.max_notable
-        parts.append("notable: " + ", ".join(picked[: limits.max_notable]) + (f", … {more:,} more" if more > 0 else ""))
+        named = picked[: limits.max_notable] + ([f"… {more:,} more"] if more > 0 else [])
+        more_links = len(links) - limits.max_symlinks
+        named += links[: limits.max_symlinks] + ([f"… {more_links:,} more symlinks"] if more_links > 0 else [])
+        parts.append("notable: " + _pack(named, limits.line_width, "    "))
     if len(entries) <= names_cap:
         parts.append("entries: " + _pack([_entry_name(entry) for entry in entries], limits.line_width, "    "))
         return parts
@@ -220,6 +241,17 @@ def _details(block: _Block, limits: LongListingConfig, notable: frozenset[bytes]
         more = len(folders) - limits.max_top_names
         parts.append("folders: " + _pack(folders[: limits.max_top_names], limits.line_width, "    ") + (f", … {more:,} more" if more > 0 else ""))
     return parts
+
+
+def _special_parts(entries: list[_Entry], limits: LongListingConfig) -> list[str]:
+    """Entries with special permissions (setuid, setgid, writable by anyone), as listed:
+    the first thing a reviewer of a folder's permissions looks for."""
+    special = [entry for entry in entries if entry.special]
+    if not special:
+        return []
+    more = len(special) - limits.max_special
+    shown = [visible(entry.line) for entry in special[: limits.max_special]]
+    return ["special permissions (setuid, setgid, world-writable):", *shown] + ([f"… {more:,} more"] if more > 0 else [])
 
 
 def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfig = DEFAULT_LIMITS) -> OptimizeResult:

@@ -1,5 +1,9 @@
 """Plain text and rendered documentation: keep the outline, fold the bodies behind refs.
 
+A document of 2 KB and more whose lines are records rather than prose (a key = value
+dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
+handed to `text_records.py`; what follows is about prose.
+
 What stays visible, and why:
 
 - Every document: trailing whitespace is stripped, runs of blank lines collapse to one,
@@ -27,7 +31,8 @@ What stays visible, and why:
 
 Speed: headings, fences and signal words are found by whole-document passes (regexes led
 by a literal newline, `bytes.find`), the per-line loop does a few comparisons, and runs of
-equal per-line states are cut with one regex over a bytearray.
+equal per-line states are cut with one regex over a bytearray. This module decides what
+each line becomes; `text_render.py` turns the resulting byte spans into text and refs.
 """
 
 from __future__ import annotations
@@ -36,18 +41,12 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
 from functools import cached_property
 from itertools import accumulate
 
-from tokenlab.optimizers import (
-    Granularity,
-    Omission,
-    OptimizerConfig,
-    OptimizeResult,
-    Part,
-    visible,
-)
+from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.text_records import optimize_records
+from tokenlab.optimizers.text_render import Renderer, SpanKind, TextSpan, unfold_small
 
 
 @dataclass(frozen=True)
@@ -92,11 +91,6 @@ _DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
-# The lookbehind starts a match only at the start of a run of spaces: linear, not quadratic.
-_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v])[ \t\r\f\v]+$", re.MULTILINE)
-_GUTTER_ONLY_RE = re.compile(r"^[ \t]*\|\n", re.MULTILINE)
-_BLANK_RUN_RE = re.compile(r"\n{3,}")
-_ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
 _WORD_BYTES = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 ) | frozenset(range(0x80, 0x100))
@@ -107,24 +101,15 @@ _RUN_RE = re.compile(rb"\x00+|\x01+|\x03|\x04\x05*")
 _BLANK_RUN_STATE_RE = re.compile(rb"\x02+(\x00?)")  # no lookahead: linear on long runs
 
 
-class _Kind(Enum):
-    KEEP = "keep"
-    FOLD = "fold"
-    REPEAT = "repeat"
-
-
-@dataclass(frozen=True)
-class _Span:
-    kind: _Kind
-    start: int
-    end: int
-
-
 def optimize(
     data: bytes, config: OptimizerConfig, limits: TextConfig = DEFAULT_LIMITS
 ) -> OptimizeResult:
     if not data:
         return OptimizeResult(())
+    if len(data) >= limits.small_doc_bytes:
+        records = optimize_records(data, config)
+        if records is not None:
+            return records
     doc = _Document(data, limits)
     repeats = _repeated_paragraphs(data, limits)
     if len(data) >= limits.small_doc_bytes:
@@ -134,9 +119,9 @@ def optimize(
         doc.mark_repeats(states, repeats)
     fine = config.granularity is Granularity.FINE
     minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
-    spans = _unfold_small(doc.spans(states), minimum)
+    spans = unfold_small(doc.spans(states), minimum)
     sections = [(0, len(data))] if fine else doc.sections()
-    return _Renderer(data, fine).render(spans, sections)
+    return Renderer(data, fine).render(spans, sections)
 
 
 class _Document:
@@ -236,9 +221,9 @@ class _Document:
             else:
                 states[index] = outliner.keep(index, line, content)
 
-    def spans(self, states: bytearray) -> list[_Span]:
+    def spans(self, states: bytearray) -> list[TextSpan]:
         """The document cut into kept, folded and repeated byte ranges, in order."""
-        spans: list[_Span] = []
+        spans: list[TextSpan] = []
         starts, data = self.starts, self.data
         for run in _RUN_RE.finditer(states):
             start, end = starts[run.start()], starts[run.end()]
@@ -247,9 +232,9 @@ class _Document:
                 spans += _long_line(data, start, end, self.limits, self.signals)
             elif end > start:
                 kind = (
-                    _Kind.FOLD if state == _FOLD else _Kind.KEEP if state == _KEEP else _Kind.REPEAT
+                    SpanKind.FOLD if state == _FOLD else SpanKind.KEEP if state == _KEEP else SpanKind.REPEAT
                 )
-                spans.append(_Span(kind, start, end))
+                spans.append(TextSpan(kind, start, end))
         return spans
 
     def sections(self) -> list[tuple[int, int]]:
@@ -380,18 +365,18 @@ def _has_signal(signals: list[int], start: int, end: int) -> bool:
 
 def _long_line(
     data: bytes, start: int, end: int, limits: TextConfig, signals: list[int]
-) -> list[_Span]:
+) -> list[TextSpan]:
     """A long kept line: its first sentence and its signal sentences stay, the rest folds."""
     if end - start <= limits.signal_line_max_bytes and _has_signal(signals, start, end):
         return _sentences_with_signals(data, start, end, signals)
     cut = _first_cut(data, start, end, limits)
     newline = end - 1 if data[end - 1 : end] == b"\n" else end
     if cut >= newline:
-        return [_Span(_Kind.KEEP, start, end)]
+        return [TextSpan(SpanKind.KEEP, start, end)]
     return [
-        _Span(_Kind.KEEP, start, cut),
-        _Span(_Kind.FOLD, cut, newline),
-        _Span(_Kind.KEEP, newline, end),
+        TextSpan(SpanKind.KEEP, start, cut),
+        TextSpan(SpanKind.FOLD, cut, newline),
+        TextSpan(SpanKind.KEEP, newline, end),
     ]
 
 
@@ -411,18 +396,18 @@ def _first_cut(data: bytes, start: int, end: int, limits: TextConfig) -> int:
     return cut
 
 
-def _sentences_with_signals(data: bytes, start: int, end: int, signals: list[int]) -> list[_Span]:
+def _sentences_with_signals(data: bytes, start: int, end: int, signals: list[int]) -> list[TextSpan]:
     """The first sentence and every sentence holding a signal stay; the others fold."""
     content_end = end - 1 if data[end - 1 : end] == b"\n" else end
-    spans: list[_Span] = []
+    spans: list[TextSpan] = []
     sentence_start = start
     ends = [match.end() for match in _SENTENCE_END_RE.finditer(data, start, content_end)]
     for boundary in [*ends, content_end]:
         if boundary > sentence_start:
             keep = sentence_start == start or _has_signal(signals, sentence_start, boundary)
-            spans.append(_Span(_Kind.KEEP if keep else _Kind.FOLD, sentence_start, boundary))
+            spans.append(TextSpan(SpanKind.KEEP if keep else SpanKind.FOLD, sentence_start, boundary))
             sentence_start = boundary
-    spans.append(_Span(_Kind.KEEP, content_end, end))
+    spans.append(TextSpan(SpanKind.KEEP, content_end, end))
     return spans
 
 
@@ -441,145 +426,3 @@ def _repeated_paragraphs(data: bytes, limits: TextConfig) -> list[tuple[int, int
     return repeats
 
 
-def _merge(spans: list[_Span]) -> list[_Span]:
-    """Adjacent spans of the same kind become one (repeats stay separate)."""
-    merged: list[_Span] = []
-    for span in spans:
-        last = merged[-1] if merged else None
-        if last and last.kind is span.kind is not _Kind.REPEAT and last.end == span.start:
-            merged[-1] = _Span(span.kind, last.start, span.end)
-        elif span.end > span.start:
-            merged.append(span)
-    return merged
-
-
-def _unfold_small(spans: list[_Span], minimum: int) -> list[_Span]:
-    """Folds too small to be worth their marker stay visible."""
-    return _merge(
-        [
-            _Span(_Kind.KEEP, span.start, span.end)
-            if span.kind is _Kind.FOLD and span.end - span.start < minimum
-            else span
-            for span in _merge(spans)
-        ]
-    )
-
-
-class _Renderer:
-    """Turns spans into visible text and omissions, section by section."""
-
-    def __init__(self, data: bytes, fine: bool) -> None:
-        self.data = data
-        self.fine = fine
-        self.parts: list[Part] = []
-        self.uncovered_change = False  # normalized text that no section ref covers
-        self.inline_fold = False  # the last thing shown was a fold inside a line
-
-    def render(self, spans: list[_Span], sections: list[tuple[int, int]]) -> OptimizeResult:
-        position = 0
-        for section_start, section_end in sections:
-            inside = []
-            while position < len(spans) and spans[position].start < section_end:
-                span = spans[position]
-                if span.end <= section_end:
-                    inside.append(span)
-                    position += 1
-                else:  # only kept text runs across a heading: split it at the section end
-                    inside.append(_Span(span.kind, span.start, section_end))
-                    spans[position] = _Span(span.kind, section_end, span.end)
-            self._section(inside, section_start, section_end)
-        if self.uncovered_change:
-            self._ensure_newline()
-            reason = "whole original document (whitespace normalized in the view)"
-            self.parts += [
-                "[whitespace normalized; exact original: ",
-                Omission(self.data, reason),
-                "]\n",
-            ]
-        return OptimizeResult(tuple(self.parts))
-
-    def _section(self, spans: list[_Span], start: int, end: int) -> None:
-        covered = not self.fine and any(span.kind is _Kind.FOLD for span in spans)
-        if covered:
-            spans = self._with_section_ref(spans, start, end)
-        for span in spans:
-            if span.kind is _Kind.KEEP:
-                self._keep(span, covered)
-            elif span.kind is _Kind.REPEAT:
-                self._repeat(span)
-            else:
-                self._fold(span)
-
-    def _with_section_ref(self, spans: list[_Span], start: int, end: int) -> list[_Span]:
-        """COARSE: name the section's full text right after its first line (its heading)."""
-        lines = self.data.count(b"\n", start, end) + (self.data[end - 1 : end] != b"\n")
-        ref = Omission(self.data[start:end], f"full text of a section, {lines} lines")
-        first = spans[0]
-        line_end = self.data.find(b"\n", first.start, first.end)
-        if first.kind is not _Kind.KEEP or line_end < 0:
-            self.parts += ["(full section: ", ref, ")\n"]
-            return spans
-        self._keep(_Span(_Kind.KEEP, first.start, line_end), covered=True)
-        self.parts += [" (full section: ", ref, ")"]
-        return [_Span(_Kind.KEEP, line_end, first.end), *spans[1:]]
-
-    def _keep(self, span: _Span, covered: bool) -> None:
-        raw = visible(self.data[span.start : span.end])
-        text = raw
-        if "\x1b" in text or "\x08" in text:
-            text = _ESCAPES_RE.sub("", text)
-        text = _TRAILING_SPACE_RE.sub("", text)
-        if "|" in text:
-            text = _GUTTER_ONLY_RE.sub("", text)
-        if "\n\n\n" in text:
-            text = _BLANK_RUN_RE.sub("\n\n", text)
-        text = text[self._excess_blank_lines(text) :]
-        if text != raw and not covered:
-            self.uncovered_change = True
-        if self.inline_fold and text[:1] not in ("", " ", "\n"):
-            text = " " + text  # "… Next sentence", as the fold ate the space
-        self.inline_fold = False
-        self.parts.append(text)
-
-    def _excess_blank_lines(self, text: str) -> int:
-        """Leading newlines that would make more than one blank line after the last part."""
-        leading = len(text) - len(text.lstrip("\n"))
-        last = self.parts[-1] if self.parts else ""
-        if not leading or not isinstance(last, str):
-            return 0
-        trailing = len(last) - len(last.rstrip("\n"))
-        return max(0, leading + trailing - 2)
-
-    def _fold(self, span: _Span) -> None:
-        newline = self._pop_newline()
-        self.parts.append(" …" if self.parts else "…")
-        if self.fine:
-            lines = self.data.count(b"\n", span.start, span.end)
-            reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
-            self.parts += [" ", Omission(self.data[span.start : span.end], reason)]
-        if newline:
-            self.parts.append("\n")
-        self.inline_fold = not newline
-
-    def _repeat(self, span: _Span) -> None:
-        chunk = self.data[span.start : span.end]
-        quote = visible(chunk.strip().split(b"\n", 1)[0])[:40].strip()
-        self._ensure_newline()
-        text = f'[repeat of an earlier paragraph: "{quote}…"] '
-        self.parts += [
-            text,
-            Omission(chunk, "repeated paragraph, same text as an earlier one"),
-            "\n",
-        ]
-
-    def _pop_newline(self) -> bool:
-        last = self.parts[-1] if self.parts else None
-        if isinstance(last, str) and last.endswith("\n"):
-            self.parts[-1] = last[:-1]
-            return True
-        return False
-
-    def _ensure_newline(self) -> None:
-        last = self.parts[-1] if self.parts else None
-        if isinstance(last, str) and last and not last.endswith("\n"):
-            self.parts.append("\n")

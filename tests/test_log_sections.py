@@ -1,0 +1,193 @@
+"""Log optimizer: failure sections, assertion detail, values that vary together, notes.
+
+Each rule on short inputs shaped like several tools' output, then on the survey captures
+in `fixtures/real/` that showed the problem.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig, line_shapes, log
+from tokenlab.optimizers.log import LogLimits
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
+COARSE = OptimizerConfig(Granularity.COARSE)
+FOLDING = LogLimits(small_input_bytes=0, closing_lines_default=0)
+
+
+def shown(text: str, limits: LogLimits = FOLDING) -> str:
+    return render_preview(log.optimize(text.encode(), COARSE, limits))
+
+
+def section_of(visible: str, line: str) -> str:
+    """The last failure heading above `line` in the visible text."""
+    lines = visible.splitlines()
+    at = next(i for i, text in enumerate(lines) if line in text)
+    return next(text for text in reversed(lines[:at]) if "●" in text or "----" in text or "not ok" in text)
+
+
+# --- a failure's own lines stay under its heading ------------------------------------------
+
+
+def _jest(failures: int) -> str:
+    out = ["FAIL __tests__/a.test.js"]
+    out += [f"    ✕ case {n} (2 ms)" for n in range(failures)]
+    for n in range(failures):
+        out += ["", f"  ● suite › case {n}", "", "    expect(received).toBe(expected) // Object.is equality", ""]
+        out += [f"    Expected: {n}", f"    Received: {n + 1}", ""]
+        out += [f"      {n + 3} | describe('suite', () => {{", f"    > {n + 4} |   test('case {n}', () => expect(f({n})).toBe({n}));"]
+        out += ["        |                                      ^", f"      {n + 5} | }});", ""]
+        out += [f"      at Object.toBe (__tests__/a.test.js:{n + 4}:38)"]
+    out += ["", f"Tests:       {failures} failed, {failures} total", "Ran all test suites."]
+    return "\n".join(out) + "\n"
+
+
+def test_assertion_detail_stays_with_its_failure_and_frames_are_not_merged() -> None:
+    text = _jest(3)
+    visible = shown(text)
+    for n in range(3):
+        assert f"    Expected: {n}" in visible and f"    Received: {n + 1}" in visible
+        assert section_of(visible, f"    Received: {n + 1}") == f"  ● suite › case {n}"
+    # No group line holds lines of two failures (`[×3] {3, 4, 5} | describe(…`).
+    assert not any(line.startswith("[×") for line in visible.splitlines())
+
+
+def test_diff_lines_and_an_expected_actual_block_are_shown_whole() -> None:
+    out = ["TAP version 13"]
+    for n in range(40):
+        out += [f"    # Subtest: case {n}", f"    ok {n + 1} - case {n}", "      ---", f"      duration_ms: 0.0{n}", "      ..."]
+    for n, (want, got) in enumerate((("c", "b"), ("e", "d"))):
+        out += [f"    not ok {41 + n} - case {40 + n}", "      ---", "      error: |-", "        + actual - expected"]
+        out += ["          [", "            'a',", f"        +   '{got}'", f"        -   '{want}'", "          ]"]
+        out += ["      expected:", "        tags:", "          0: 'a'", f"          1: '{want}'"]
+        out += ["      actual:", "        tags:", "          0: 'a'", f"          1: '{got}'", "      ..."]
+    out += ["1..42", "# tests 42", "# pass 40", "# fail 2"]
+    visible = shown("\n".join(out) + "\n")
+    for want, got in (("c", "b"), ("e", "d")):
+        assert f"        +   '{got}'" in visible and f"        -   '{want}'" in visible
+        assert f"          1: '{want}'" in visible and f"          1: '{got}'" in visible
+    assert "# tests 42" in visible
+
+
+def test_a_line_under_a_section_heading_is_never_shown_under_another() -> None:
+    out = ["running 12 tests"] + [f"test tests::ok_{n} ... ok" for n in range(6)]
+    names = [f"case_{n}" for n in range(6)]
+    out += [f"test tests::{name} ... FAILED" for name in names] + ["", "failures:", ""]
+    for n, name in enumerate(names):
+        out += [f"---- tests::{name} stdout ----", "", f"thread 'tests::{name}' ({100 + n}) panicked at src/lib.rs:{10 + n}:5:"]
+        out += [f"assertion failed: x == {n}", ""]
+    out += ["", "test result: FAILED. 6 passed; 6 failed; 0 ignored", ""]
+    visible = shown("\n".join(out) + "\n")
+    for n, name in enumerate(names):
+        panic = f"thread 'tests::{name}' ({100 + n}) panicked at src/lib.rs:{10 + n}:5:"
+        assert panic in visible
+        assert section_of(visible, panic) == f"---- tests::{name} stdout ----"
+    assert "[×" not in visible.split("failures:")[1]
+
+
+def test_many_failure_sections_keep_heading_detail_and_failure_lines() -> None:
+    out = ["=" * 20 + " FAILURES " + "=" * 20]
+    for n in range(12):
+        out += ["_" * 10 + f" test_total_{n} " + "_" * 10, "", f"    def test_total_{n}():"]
+        out += [f">       assert total([{n}, 1]) == {n + 2}", f"E       assert {n + 1} == {n + 2}", ""]
+        out += [f"tests/test_mod.py:{10 + 7 * n}: AssertionError"]
+    out += ["=" * 10 + " short test summary info " + "=" * 10]
+    out += [f"FAILED tests/test_mod.py::test_total_{n} - assert {n + 1} == {n + 2}" for n in range(12)]
+    out += ["12 failed in 0.5s"]
+    visible = shown("\n".join(out) + "\n")
+    for n in range(12):
+        assert f"E       assert {n + 1} == {n + 2}" in visible
+        assert f"tests/test_mod.py:{10 + 7 * n}: AssertionError" in visible
+        # Each failed test id read whole: these lines differ in the id and two numbers.
+        assert f"FAILED tests/test_mod.py::test_total_{n} - assert {n + 1} == {n + 2}" in visible
+    assert f"    def test_total_{1}():" in visible  # the first sections in full
+    assert f"    def test_total_{11}():" not in visible  # later ones keep what failed
+
+
+# --- values that vary together stay paired ------------------------------------------------
+
+
+def test_two_values_that_vary_together_split_into_one_group_each() -> None:
+    out = []
+    for f in range(20):
+        out += [f"src/file{f:02}.ts({3},{53}): error TS2322: Type 'string' is not assignable to type 'number'."]
+        out += [f"src/file{f:02}.ts({3},{61}): error TS2322: Type 'number' is not assignable to type 'string'."]
+    visible = shown("\n".join(out) + "\n")
+    # Every file has them at the same place: `{src/file00 … src/file19}.ts(3,53)`.
+    assert "}.ts(3,53): error TS2322: Type 'string' is not assignable to type 'number'." in visible
+    assert "}.ts(3,61): error TS2322: Type 'number' is not assignable to type 'string'." in visible
+    assert "{string" not in visible and "{number" not in visible
+    assert " src/file19}" in visible  # errors list every location
+    assert line_shapes.not_shown(tuple(out), visible) == ()
+
+
+def test_a_test_id_varying_in_two_places_is_listed_whole() -> None:
+    lines = [f"FAILED tests/test_m{n % 4}.py::test_store_{n} - ValueError: negative quantity" for n in range(12)]
+    text = "\n".join(["collected 12 items", *lines, "12 failed in 0.3s"]) + "\n"
+    visible = shown(text)
+    assert "[×9] FAILED {tests/test_m3.py::test_store_3, tests/test_m0.py::test_store_4, " in visible
+    assert "tests/{" not in visible
+    assert line_shapes.not_shown(tuple(lines), visible) == ()
+
+
+def test_a_single_repeat_is_shown_as_itself_not_counted() -> None:
+    out = [f"gcc -c src/u{n}.c" for n in range(30)]
+    out += ["src/a.c:3:5: error: unknown type name ‘foo’", "    3 |     foo x;", "      |     ^~~"]
+    out += ["src/b.c:9:5: error: unknown type name ‘foo’", "make: *** [Makefile:3: all] Error 1"]
+    visible = shown("\n".join(out) + "\n")
+    assert "[×1" not in visible
+    assert "src/b.c:9:5: error: unknown type name ‘foo’" in visible
+
+
+def test_when_every_repeat_is_listed_the_count_says_so_without_more() -> None:
+    out = [f"2026-01-01 10:00:0{n} ERROR [db] connection refused to 10.0.0.{n}:5432" for n in range(6)]
+    visible = shown("\n".join(out) + "\n")
+    assert "[×3] 2026-01-01 10:00:03 ERROR [db] connection refused to {10.0.0.3 10.0.0.4 10.0.0.5}:5432" in visible
+
+
+# --- a note belongs to the diagnostic before it -------------------------------------------
+
+
+def test_notes_fold_with_their_own_diagnostic_never_with_another() -> None:
+    out = []
+    for op, line in (("<", 408), ("==", 378)):
+        out += [f"/usr/include/stl_function.h:{line}:20: error: no match for ‘operator{op}’ (operand types are ‘const P’ and ‘const P’)"]
+        out += [f"  {line} |       {{ return __x {op} __y; }}", "      |                ~~~~^~~~~"]
+        for candidate in range(12):
+            out += [f"/usr/include/stl_iterator.h:{400 + candidate}:5: note: candidate: ‘template<class _It> bool std::operator{op}(const It{candidate}&)’"]
+            out += [f"/usr/include/stl_function.h:{line}:20: note:   ‘const P’ is not derived from ‘const It{candidate}’"]
+    visible = shown("\n".join(out) + "\n")
+    first, _ = visible.split("stl_function.h:378:20: error", 1)
+    assert ":378:20" not in first  # no note of the second error is grouped into the first's
+    assert "[+" in first or "more line" in first
+
+
+# --- the survey captures -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jest_verbose_snapshot.log",
+        "node_test_tap_1500.log",
+        "cargo_test_panics_color.log",
+        "pytest_q_many_failures.log",
+        "tsc_many_errors_plain.log",
+        "gpp_stl_template_errors.log",
+    ],
+)
+def test_survey_captures_show_every_signal(name: str) -> None:
+    signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
+    visible = render_preview(log.optimize((FIXTURES / name).read_bytes(), COARSE))
+    assert line_shapes.not_shown(signals, visible) == ()
+
+
+def test_jest_assertion_detail_is_verbatim_under_its_heading() -> None:
+    visible = render_preview(log.optimize((FIXTURES / "jest_verbose_snapshot.log").read_bytes(), COARSE))
+    for line in ('    -   "total": 7,', '    +   "total": 8,', '    Expected substring: "bad qty"', "    Received length: 2"):
+        assert line in visible
+    assert section_of(visible, '    +   "total": 8,') == "  ● cart › snapshot of order"

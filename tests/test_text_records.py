@@ -1,0 +1,136 @@
+"""Plain text that is a listing of line records: key = value dumps, sorted numeric
+listings, tables with a header row, templated diagnostics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.text import optimize
+from tokenlab.optimizers.text_records import Shape, is_failure, records_shape
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+COARSE = OptimizerConfig(Granularity.COARSE)
+FINE = OptimizerConfig(Granularity.FINE)
+
+
+def _covered(data: bytes, result: OptimizeResult) -> None:
+    """Every input line is visible or inside an omission."""
+    shown = render_preview(result)
+    stored = b"".join(omission.data for omission in result.omissions)
+    for line in data.split(b"\n"):
+        assert line.decode().rstrip() in shown or line in stored, line
+
+
+def _env() -> bytes:
+    rows = [f"SVC_{i}_URL=http://svc{i}.internal:{8000 + i}/api" for i in range(40)]
+    rows += ["APP_ENV=staging", "EXIT_ON_ERROR=1", "CONFIG_ARGS=" + " ".join(f"--with-opt{i}" for i in range(30))]
+    return ("\n".join(sorted(rows)) + "\n").encode()
+
+
+def test_a_key_value_dump_shows_every_key_and_cuts_long_values() -> None:
+    data = _env()
+    assert records_shape(data.decode()) is Shape.KEY_VALUE
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert "APP_ENV=staging" in shown and "SVC_39_URL=http://svc39.internal:8039/api" in shown
+    assert "CONFIG_ARGS=--with-opt0 " in shown and "--with-opt29" not in shown  # cut, behind a ref
+    _covered(data, result)
+
+
+def test_a_sorted_size_listing_keeps_its_large_end_and_path_words_are_no_failures() -> None:
+    rows = [f"{4 + i % 7}.0K\t/usr/share/doc/pkg{i}" for i in range(300)]
+    rows[100] = "8.0K\t/usr/share/maven-repo/com/google/errorprone/error_prone_annotation"
+    rows += [f"{m}M\t/usr/share/big{m}" for m in range(1, 70)] + ["665M\t/usr/share"]
+    rows.sort(key=lambda row: float(row.split("\t")[0][:-1]) * (1024 if row.split("\t")[0].endswith("M") else 1))
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.SORTED
+    assert not is_failure(rows[101])
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert "665M\t/usr/share\n" in shown and "69M\t/usr/share/big69" in shown
+    assert "errorprone" not in shown  # a word inside a path is no failure to show
+    assert len(shown) < len(data) // 4
+    _covered(data, result)
+
+
+def test_a_table_keeps_its_header_the_largest_rows_and_names_the_folded_rows() -> None:
+    rows = ["USER       PID  PPID STAT %CPU   RSS COMMAND"]
+    rows += [f"root     {100 + i:5} {1:5} S     0.0 {900 - i:5} worker{i}" for i in range(80)]
+    rows[25] = "root       124     1 R    88.0   120 hog"
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.TABLE
+    shown = render_preview(optimize(data, COARSE))
+    assert rows[0] in shown and rows[1] in shown and rows[25] in shown  # header, top RSS, top %CPU
+    assert len(data) > 2048
+    assert "COMMAND of the folded rows:" in shown and "worker30" in shown
+
+
+def test_a_nested_column_keeps_its_outermost_rows() -> None:
+    rows = ["import time: self [us] | cumulative | imported package"]
+    for top in range(8):
+        rows += [f"import time: {10 + j:9} | {10 + j:10} | {'  ' * (1 + j % 3)}mod{top}_{j}" for j in range(12)]
+        rows.append(f"import time: {50:9} | {5000 + top:10} | top{top}")
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.TABLE
+    shown = render_preview(optimize(data, COARSE))
+    assert all(f"| top{top}\n" in shown for top in range(8))
+
+
+def test_templated_diagnostics_keep_each_shape_and_list_the_folded_values() -> None:
+    rows = []
+    for unit in range(3):
+        rows.append(f"/usr/bin/ld: u{unit}.o: in function `unit{unit}(double)':")
+        rows.append(f"u{unit}.cpp:(.text+0x27): undefined reference to `ns{unit}::calc_{unit}_0(double)'")
+        rows += [f"/usr/bin/ld: u{unit}.cpp:(.text+0x{40 + i:x}): undefined reference to `ns{unit}::calc_{unit}_{i}(double)'" for i in range(1, 12)]
+    rows.append("collect2: error: ld returned 1 exit status")
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.TEMPLATED
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    for unit in range(3):  # a shape of few lines shows them all; a run shows its first line
+        assert rows[unit * 13] in shown and rows[unit * 13 + 1] in shown and rows[unit * 13 + 2] in shown
+    assert "[… 10 lines like the one above: ns0::calc_0_2(double), ns0::calc_0_3(double)," in shown
+    assert rows[-2] in shown and rows[-1] in shown  # the last of a shape, the closing line
+    assert "collect2: error: ld returned 1 exit status" in result.signals
+    assert len(shown) < 0.6 * len(data)
+    _covered(data, result)
+
+
+def test_identical_lines_fold_as_copies() -> None:
+    data = b"ERROR something failed\n" * 300
+    shown = render_preview(optimize(data, COARSE))
+    assert "[… 297 lines, each the same as the one above]" in shown
+
+
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", "real/git_blame.txt"])
+def test_prose_and_documentation_are_not_records(name: str) -> None:
+    assert records_shape((FIXTURES / name).read_text(errors="replace")) is None
+
+
+def test_fine_refs_hold_each_folded_run() -> None:
+    rows = [f"{i}K\t/data/d{i}" for i in range(1, 400)]
+    data = ("\n".join(rows) + "\n").encode()
+    result = optimize(data, FINE)
+    runs = [omission.data for omission in result.omissions]
+    assert runs and all(run in data for run in runs)
+    _covered(data, result)
+
+
+_ROW = st.sampled_from(
+    ["KEY=value", "A_1=" + "x " * 80, "4.0K\t/a/b", "12M\t/a", "USER PID CMD", "root 1 init",
+     "x: error: failed", "", "  nested", "plain words here", "import time: 1 | 2 | a"]
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ROW, min_size=8, max_size=200), st.sampled_from(list(Granularity)))
+def test_generated_listings_never_raise_and_stay_covered(rows: list[str], granularity: Granularity) -> None:
+    data = ("\n".join(rows) * 4).encode()
+    result = optimize(data, OptimizerConfig(granularity))
+    _covered(data, result)

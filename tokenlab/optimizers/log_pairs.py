@@ -1,0 +1,109 @@
+"""Values that vary together stay together in a folded anomaly's group line.
+
+A group line lists each varying slot's values in line order (`{a.ts(3,5) b.ts(3,7)}`,
+`{string, number}`): a reader pairs the n-th value of one list with the n-th of another.
+That holds for a location and one value, but not for two or more values that vary
+together: `Type '{string, number, …}' is not assignable to type '{number, string, …}'`
+reads as any combination. So, for the further repeats of an anomaly:
+
+- when those values take a few combinations (at most `inline_values`, each seen at least
+  twice on average), the group splits into one group per combination, each listing only
+  its locations: `Type 'string' … 'number'` and `Type 'number' … 'string'` apart;
+- a group of one repeat is none: its first line is shown;
+- otherwise, for one-line failures (`FAILED tests/a.py::t1 - assert 35 == 36`), the lines
+  stay verbatim: each failure is read whole, and a group line would cost as much.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.log_model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.optimizers.log_render import with_heading
+
+
+def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
+    """Split or unfold the REPEAT groups whose values vary together (see the module)."""
+    result: list[Group] = []
+    for group in plan.groups:
+        if group.kind is GroupKind.REPEAT and group.units == 1:
+            result += _single(group, plan, lines)
+            continue
+        if group.kind is not GroupKind.REPEAT:
+            result.append(group)
+            continue
+        texts = [with_heading(lines, i, limits) for i in group.heads]
+        combos = _combinations(texts)
+        if combos is None:
+            result.append(group)
+            continue
+        distinct = dict.fromkeys(combos)
+        if 2 <= len(distinct) <= limits.inline_values and len(distinct) * 2 <= len(combos):
+            for part in _split(group, combos):
+                result += [part] if part.units > 1 else _single(part, plan, lines)
+        elif _paired(texts) and len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]):
+            for i in group.lines:
+                plan.role[i] = KEEP
+        else:
+            result.append(group)
+    plan.groups = result
+
+
+def _single(group: Group, plan: Plan, lines: Lines) -> list[Group]:
+    """A repeat seen once more is no group (`[×1]`): its first line and location are
+    shown, and the rest of it (a code frame) folds on the line after them."""
+    shown = 1
+    while shown < len(group.lines) and POINTER_LINE_RE.match(lines.clean(group.lines[shown])):
+        shown += 1  # where it is (` --> src/a.rs:3:5`) stays with it
+    for i in group.lines[:shown]:
+        plan.role[i] = KEEP
+    rest = group.lines[shown:]
+    return [Group(GroupKind.TAIL, rest)] if rest else []
+
+
+def _combinations(texts: list[str]) -> list[tuple[str, ...]] | None:
+    """Each line's values other than its location, where they vary; None when nothing
+    but the location varies (a location list pairs with nothing)."""
+    found = line_shapes.varying_slots(texts)
+    if found is None:
+        return None
+    split, varying = found
+    positions = [p for p in varying if not all(line_shapes.is_location(values[p]) for _, values in split)]
+    if not positions:
+        return None
+    return [tuple(values[p] for p in positions) for _, values in split]
+
+
+def _paired(texts: list[str]) -> bool:
+    """Whether two or more values besides the location vary independently: a value that
+    repeats another on each line (`sku37: -37`, `'USD 15.00' == 'EUR 15.00'`) pairs itself."""
+    found = line_shapes.varying_slots(texts)
+    if found is None:
+        return False
+    split, varying = found
+    independent: list[int] = []
+    for p in varying:
+        if all(line_shapes.is_location(values[p]) for _, values in split):
+            continue
+        if not any(all(values[p] in values[q] or values[q] in values[p] for _, values in split) for q in independent):
+            independent.append(p)
+    return len(independent) >= 2
+
+
+def _split(group: Group, combos: list[tuple[str, ...]]) -> list[Group]:
+    """One REPEAT group per combination of values, each with its own units."""
+    heads = set(group.heads)
+    parts: dict[tuple[str, ...], Group] = {}
+    unit = -1
+    part = group  # every unit starts at its head, the first of the group's lines
+    for i in group.lines:
+        if i in heads:
+            unit += 1
+            if combos[unit] not in parts:
+                parts[combos[unit]] = Group(GroupKind.REPEAT, array("q"), after_shown=group.after_shown)
+            part = parts[combos[unit]]
+            part.heads.append(i)
+            part.units += 1
+        part.lines.append(i)
+    return list(parts.values())

@@ -1,0 +1,179 @@
+"""Failure sections of a test run, and the lines that say why each failure failed.
+
+Test runners print one section per failure under a heading: pytest's
+`____ test_x ____`, cargo's `---- tests::x stdout ----`, jest's `● Suite › test`, TAP's
+`not ok 7 - name` with its YAML block, Go's `--- FAIL: TestX`, unittest's `FAIL: test_x`,
+mocha's `1) suite`. Whatever is printed under such a heading belongs to that failure: the
+log optimizer never folds it into a group shown under another section (a group line shows
+the lines of one section), and never folds a section's *assertion detail* at all —
+`Expected:`/`Received:` and `left:`/`right:` labels, the `+`/`-` lines of a diff, an
+`expected:`/`actual:` block and what is indented under it. Those lines are the failure;
+a template merging them with another failure's would leave neither readable. With more
+than `sections_in_full` failures, those after the first few keep their heading, assertion
+detail and failure lines, and the rest of each (source excerpts, locals) folds in place.
+
+A section runs from its heading to the next heading or `=` rule; when its heading is not
+a title between rules and its body is indented deeper (jest, TAP, Go), it also ends at the
+first line back at the heading's indentation; otherwise at two blank lines in a row.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+
+from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.log_model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
+
+# A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
+# a failed TAP test, Go's and unittest's failure lines, a numbered failure.
+_HEADING_RE = re.compile(
+    rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|\xe2\x97\x8f \S|not ok \d+\b|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
+)
+_TITLED_RULE_RE = re.compile(rb"\s*[_-]{3,} \S")
+# Bytes every heading holds (`___ `, `-- `, `● `, `not ok `, `FAIL: `, `ERROR: `, `) `).
+_MARKERS_RE = re.compile(rb"___ |-- |\xe2\x97\x8f |not ok |FAIL: |ERROR: |\) ")
+# A bullet or numbered heading is a heading only above a deeper-indented body.
+_NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\d+\))")
+# A rule that closes every section: `=====`, `=== title ===`.
+_CLOSING_RULE_RE = re.compile(rb"\s*(?:={3,}(?: \S.* ={3,})?\s*$)")
+# Why a test failed: a labelled value, a line of a diff.
+_DETAIL_RE = re.compile(
+    rb"\s*(?:(?:Expected|Received|Actual|expected|received|actual|Difference|left|right)\b[^:\n]{0,30}:(?:\s|$)"
+    rb"|[-+](?:\s|$))"
+    rb"|E(?:\s|$)"  # pytest's explanation lines, at the margin
+)
+# A label whose value is the block indented under it (`expected:` then YAML).
+_BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
+
+
+def failure_sections(lines: Lines) -> array[int] | None:
+    """Each line's failure section (1, 2, …; 0 outside any), or None without sections."""
+    clean = lines.clean
+    total = len(lines)
+    # The lines holding bytes every heading holds, found in one pass over the input:
+    # only they are looked at (most logs have none).
+    candidates = sorted({bisect_right(lines.ends, match.start()) for match in _MARKERS_RE.finditer(lines.data)})
+    if not candidates:
+        return None
+    of_line = array("I", bytes(4 * total))
+    number = 0
+    i = 0
+    for candidate in candidates:
+        if candidate < i or candidate >= total or not _is_heading(lines, candidate):
+            continue
+        i = candidate
+        number += 1
+        own = indent(clean(i))
+        body = _next_filled(lines, i + 1)
+        # A title between rules heads a body at the margin (pytest's traceback, cargo's
+        # panic), whatever its first line's indentation.
+        nested = not _TITLED_RULE_RE.match(clean(i)) and body < total and indent(clean(body)) > own
+        of_line[i] = number
+        i += 1
+        blanks = 0
+        while i < total:
+            line = clean(i)
+            if not line.strip():
+                blanks += 1
+                if blanks >= 2 and not nested:
+                    break
+            else:
+                blanks = 0
+                if _is_heading(lines, i) or _CLOSING_RULE_RE.match(line) or (nested and indent(line) <= own):
+                    break
+            of_line[i] = number
+            i += 1
+    return of_line if number else None
+
+
+def _is_heading(lines: Lines, index: int) -> bool:
+    line = lines.clean(index)
+    if not _HEADING_RE.match(line):
+        return False
+    if _NEEDS_BODY_RE.match(line):
+        body = _next_filled(lines, index + 1)
+        return body < len(lines) and indent(lines.clean(body)) > indent(line)
+    return True
+
+
+def _next_filled(lines: Lines, start: int) -> int:
+    """The first non-blank line from `start` (within a few lines), else past the end."""
+    for i in range(start, min(len(lines), start + 3)):
+        if lines.clean(i).strip():
+            return i
+    return len(lines)
+
+
+def assertion_details(lines: Lines, sections: array[int], limits: LogLimits) -> list[int]:
+    """The lines of each failure section that say why it failed, at most `detail_lines`
+    a section: labelled values, diff lines, and the block under a bare label."""
+    found: list[int] = []
+    per_section: dict[int, int] = {}
+    clean = lines.clean
+    block_indent = -1
+    for i, section in enumerate(sections):
+        if not section:
+            block_indent = -1
+            continue
+        line = clean(i)
+        inside = block_indent >= 0 and line.strip() and indent(line) > block_indent
+        if not inside:
+            block_indent = -1
+        if (inside or _DETAIL_RE.match(line)) and per_section.get(section, 0) < limits.detail_lines:
+            per_section[section] = per_section.get(section, 0) + 1
+            found.append(i)
+        if _BLOCK_LABEL_RE.match(line):
+            block_indent = indent(line)
+    return found
+
+
+def by_section(members: array[int], sections: array[int] | None) -> list[array[int]]:
+    """`members` split by failure section (those outside any section together), so that
+    no group holds lines of two sections."""
+    if sections is None:
+        return [members]
+    parts: dict[int, array[int]] = {}
+    for i in members:
+        parts.setdefault(sections[i], array("q")).append(i)
+    return list(parts.values())
+
+
+
+def condense_sections(lines: Lines, sections: array[int], plan: Plan, limits: LogLimits) -> None:
+    """With more than `sections_in_full` failure sections, those after the first
+    `verbatim_repeats` show their heading, assertion detail and failure lines; the rest
+    of each (source excerpts, locals, separators) folds in place."""
+    count = max(sections)
+    if count <= limits.sections_in_full:
+        return
+    role = plan.role
+    run: list[int] = []
+
+    def flush() -> None:
+        while run and not lines.clean(run[-1]).strip():
+            run.pop()  # a blank line before the next heading stays
+        if len(run) > 1:
+            group = Group(GroupKind.RUN, array("q", run))
+            plan.groups.append(group)
+            for i in run:
+                role[i] = FOLD
+        run.clear()
+
+    for i, section in enumerate(sections):
+        if section <= limits.verbatim_repeats or role[i] == FOLD or _shows_failure(lines, i, sections, role, limits):
+            flush()
+            continue
+        run.append(i)
+    flush()
+
+
+def _shows_failure(lines: Lines, index: int, sections: array[int], role: bytearray, limits: LogLimits) -> bool:
+    """Whether a line of a condensed section stays: its heading, assertion detail (kept
+    already), a failure or summary line."""
+    if index == 0 or sections[index - 1] != sections[index]:
+        return True  # the heading
+    line = lines.clean(index)
+    text = lines.text(index, limits.line_bytes)
+    return (role[index] == KEEP and _DETAIL_RE.match(line) is not None) or line_shapes.is_failure(text) or line_shapes.is_summary(text)

@@ -1,0 +1,77 @@
+"""Where an anomaly of a log ends: the lines that belong to the line it starts on.
+
+A Python traceback runs to its exception line and the message after it. A diagnostic
+(`file:line:col: severity …`) runs over its indented follow-up and code frame
+(`  |`, `12 |   code`, `= note: …`, `help: …`), notes at its own location, and notes
+elsewhere that follow it (a candidate, a macro's definition, with the include chain
+printed before each): a note belongs to the diagnostic before it, so it is shown or
+folded with it and never grouped with another diagnostic's notes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tokenlab.optimizers import line_shapes, visible
+from tokenlab.optimizers.log_model import Lines, LogLimits, indent
+
+# A line that starts a new record ends an exception message's continuation lines.
+_RECORD_START_RE = re.compile(
+    rb"\s*(?:\[?\d|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|ERROR|FATAL|CRITICAL)\b|[=_-]{3,}"
+    rb"|Traceback|During handling|The above exception)"
+)
+
+# A code frame's line, at any indentation: `  |`, `12 |   code`, `12 + edit`, `...`,
+# `= note: …`, `help: …`, or a pointer.
+_FRAME_RE = re.compile(
+    rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*\d+\s+[-+~](?:\s|$)|\s*\.\.\.\s*$"  # source, suggested edits, gaps
+    rb"|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S"
+)
+# A note at a location (`a.h:3:5: note: candidate: …`), and the include chain printed
+# before one (`In file included from a.h:3,` / `                 from b.h:4:`).
+_NOTE_RE = re.compile(rb"\s*[^\s:]+:\d+(?::\d+)?: note: ")
+_INCLUDED_RE = re.compile(rb"In file included from |\s+from \S+:\d+[,:]$")
+
+
+def _note_follows(lines: Lines, index: int) -> bool:
+    """Whether a note starts at `index`, maybe after the include chain leading to it."""
+    while index < len(lines) and _INCLUDED_RE.match(lines.clean(index)):
+        index += 1
+    return index < len(lines) and _NOTE_RE.match(lines.clean(index)) is not None
+
+
+def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> int:
+    """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
+    follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
+    clean = lines.clean
+    base = indent(clean(start))
+    if not traceback:
+        end, indented = start + 1, 0
+        stop = min(len(lines), start + 1 + limits.frame_lines)
+        location = line_shapes.LOCATION_RE.match(visible(clean(start)))
+        note = location[0].strip().encode() + b" note: " if location else None
+        while end < stop and clean(end).strip():
+            if note and clean(end).lstrip().startswith(note):
+                pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
+            elif note and _note_follows(lines, end):
+                # So does a note elsewhere (a candidate, a macro's definition), with the
+                # includes that lead to it and its frame, up to the next diagnostic: never
+                # grouped with another diagnostic's notes.
+                stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
+            elif not _FRAME_RE.match(clean(end)):
+                if indent(clean(end)) <= base or indented == limits.continuation_lines:
+                    break
+                indented += 1
+            end += 1
+        return end
+    stop = min(len(lines), start + 1 + limits.traceback_lines)
+    end = start + 1
+    while end < stop and clean(end).strip() and indent(clean(end)) > base:
+        end += 1
+    if end >= stop or not clean(end).strip():
+        return end
+    end += 1  # the exception line, back at the header's indentation
+    message_stop = min(len(lines), end + limits.exception_message_lines)
+    while end < message_stop and clean(end).strip() and not _RECORD_START_RE.match(clean(end)):
+        end += 1
+    return end

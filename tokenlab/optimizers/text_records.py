@@ -1,0 +1,403 @@
+"""Plain text that is a listing of line records, not prose: what each shape's reader needs.
+
+The prose outline of `text.py` keeps a paragraph's first line and folds the rest, which
+is right for documentation and wrong for a listing, where every line is a record of its
+own and the first one is no summary of the others. A document of `min_lines` or more is
+read as records when one of these shapes covers most of its lines (checked in order;
+`text.py` asks only for documents it would outline, 2 KB and more):
+
+- *key = value dump* (`env`, `git config --list`, `python -m sysconfig`, `.env` files):
+  every key is what a reader looks for, so every record stays, its value cut after
+  `value_bytes` when long (` …`); headings and other lines stay as written.
+- *sorted numeric listing* (`du -h | sort -h`, `sort -n`, `wc -l * | sort -n`): a
+  number with an optional unit leads every line and the numbers only rise (or only
+  fall). The first `sorted_head` lines and the `sorted_extremes` at the large end stay.
+- *table with a header row* (`ps`, `docker ps`, `df`, `|`-separated reports such as
+  `python -X importtime`): the header stays, and the rows holding the `table_top`
+  largest values of each numeric column, the outermost rows of a column indented to show
+  nesting, the first and last rows. The last column names each row (a command, a module,
+  a mount point): the folded rows' names are listed after them, tallied, so that every
+  row can be asked for by name.
+- *templated records* (`ld` undefined references, repeated diagnostics): three lines in
+  four share a shape with two others once the words holding digits are set aside, and a
+  failure line is among them (documentation repeats shapes too, but far less). Each
+  shape shows its first and last line, a shape of at most `few_lines` lines (the `in
+  function` line heading each unit's errors) all of them, each run of one shape its
+  first line, and the last `closing_lines` stay; the folded rest of a run lists the value
+  that varies most between its lines.
+
+In the other shapes every failure line (`line_shapes.is_problem`: a severity word or a
+phrase like `undefined reference`, `cannot`, `not found`; words inside paths set aside,
+so a folder named `error_prone` is no failure) stays. Failure lines shown are declared
+signals.
+Folded runs leave a `[… N lines]` line in place. COARSE: one ref holds the whole
+listing, named on the last line with what was folded. FINE: one ref per folded run (and
+the whole listing when values were cut).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+from itertools import pairwise
+
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    join_literals,
+    line_shapes,
+    visible,
+)
+
+
+@dataclass(frozen=True)
+class RecordsConfig:
+    min_lines: int = 8  # fewer lines are read as prose
+    sample_bytes: int = 1 << 16  # the shape is recognised on the first lines, up to this size
+    shape_share: float = 0.8  # the share of non-blank lines a shape must cover
+    value_bytes: int = 60  # a key's value longer than this is cut
+    sorted_head: int = 3  # lines kept at the small end of a sorted listing
+    sorted_extremes: int = 60  # lines kept at the large end of a sorted listing
+    sorted_order_share: float = 0.97  # neighbours in order, of all pairs
+    table_top: int = 3  # rows kept per numeric column: those with its largest values
+    names_listed: int = 60  # distinct names listed for the folded rows, then `… +N`
+    template_share: float = 0.75  # lines sharing a shape with two others, for templated records
+    few_lines: int = 8  # a shape with at most this many lines shows them all
+    closing_lines: int = 2  # the last lines of templated records (an exit status) stay
+    values_listed: int = 12  # a folded run lists this many of its values, then `… +N`
+
+
+DEFAULT_LIMITS = RecordsConfig()
+
+
+class Shape(Enum):
+    KEY_VALUE = "key = value dump"
+    SORTED = "sorted numeric listing"
+    TABLE = "table with a header row"
+    TEMPLATED = "templated records"
+
+
+# `KEY=value`, `\tname = "value"`, `core.bare=false`; not `a == b`.
+_KEY_VALUE_RE = re.compile(r"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*=(?!=)")
+# A number with an optional size unit, then whitespace: `4.0K\t/usr`, `  12 file.c`.
+_LEADING_NUMBER_RE = re.compile(r"^[ \t]*(\d+(?:[.,]\d+)?)([KMGTPE]i?B?|[kmgtp]B?|B)?\s")
+_UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+# A header word: `USER`, `%CPU`, `PID`, `CONTAINER ID` (each word upper case).
+_HEADER_WORD_RE = re.compile(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
+_NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
+# Words inside paths (`/usr/share/errorprone`, `src\warnings.py`) are not failure words.
+_PATH_WORD_RE = re.compile(r"\S*[/\\]\S*")
+_DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
+_SPACES_RE = re.compile(r"\s+")
+
+
+def _template(line: str) -> str:
+    """A line's shape: words holding a digit as `#`, whitespace runs as one space."""
+    return _DIGIT_WORD_RE.sub("#", _SPACES_RE.sub(" ", line.strip()))
+
+
+def is_failure(line: str) -> bool:
+    """A failure line by shape or by its words (`undefined reference`, `cannot`, `not
+    found`); words inside paths do not count."""
+    return line_shapes.is_problem(_PATH_WORD_RE.sub(" ", line))
+
+
+def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | None:
+    """The record shape covering most of the document's lines, if any."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < limits.min_lines:
+        return None
+    need = limits.shape_share * len(lines)
+    if sum(1 for line in lines if _KEY_VALUE_RE.match(line)) >= need:
+        return Shape.KEY_VALUE
+    if _sorted_values(lines, limits) is not None:
+        return Shape.SORTED
+    if _table_columns(lines, limits) is not None:
+        return Shape.TABLE
+    records = [line for line in lines if line.strip(" |\t")]  # not a pydoc gutter line
+    templates = Counter(map(_template, records))
+    shared = sum(count for count in templates.values() if count >= 3)
+    if shared >= limits.template_share * len(records) and any(map(is_failure, records)):
+        return Shape.TEMPLATED
+    return None
+
+
+def optimize_records(
+    data: bytes, config: OptimizerConfig, limits: RecordsConfig = DEFAULT_LIMITS
+) -> OptimizeResult | None:
+    """The listing's kept records and refs, or None when the text is not a listing."""
+    sample = data[: limits.sample_bytes]
+    if len(data) > len(sample):
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    shape = records_shape(visible(line_shapes.ANSI_RE.sub(b"", sample)), limits)
+    if shape is None:
+        return None
+    text = visible(line_shapes.ANSI_RE.sub(b"", data))
+    if shape is Shape.SORTED and _sorted_values([line for line in text.splitlines() if line.strip()], limits) is None:
+        return None  # sorted at its start only
+    raw_lines = data.split(b"\n")
+    lines = text.split("\n")
+    if len(lines) != len(raw_lines):  # a stray escape ate a newline: keep to the prose path
+        return None
+    listing = _Listing(raw_lines, lines, limits)
+    if shape is Shape.TEMPLATED:
+        listing.keep_templated()
+    else:
+        listing.keep_failures()
+    if shape is Shape.KEY_VALUE:
+        listing.keep_key_values()
+    elif shape is Shape.SORTED:
+        listing.keep_extremes()
+    elif shape is Shape.TABLE:
+        listing.keep_table_rows()
+    return listing.render(shape, config.granularity is Granularity.FINE)
+
+
+class _Listing:
+    """Per line: kept whole, kept cut (key = value), or folded."""
+
+    def __init__(self, raw_lines: list[bytes], lines: list[str], limits: RecordsConfig) -> None:
+        self.raw_lines = raw_lines
+        self.lines = lines
+        self.limits = limits
+        self.kept = [False] * len(lines)
+        self.cut: dict[int, str] = {}  # kept lines shown shortened
+        self.names: list[str] = []  # the folded table rows' names, in order
+        self.name_column = ""
+        self.folded_lines = 0
+        self.templates = [_template(line) for line in lines]
+        for index, line in enumerate(lines):
+            if not line.strip() or line_shapes.is_summary(line):
+                self.kept[index] = True
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """The failure lines shown: declared as signals."""
+        shown = (line.strip() for index, line in enumerate(self.lines) if self.kept[index] and is_failure(line))
+        return tuple(dict.fromkeys(line for line in shown if line))
+
+    def keep_failures(self) -> None:
+        for index, line in enumerate(self.lines):
+            if line.strip() and is_failure(line):
+                self.kept[index] = True
+
+    def keep_templated(self) -> None:
+        """Each shape's first and last line, every line of a shape with few lines (the
+        `in function` line heading each unit's errors), the first line of each run of one
+        shape, and the closing lines."""
+        members: dict[str, list[int]] = {}
+        for index, template in enumerate(self.templates):
+            if self.lines[index].strip():
+                members.setdefault(template, []).append(index)
+        for indices in members.values():
+            shown = indices if len(indices) <= self.limits.few_lines else (indices[0], indices[-1])
+            for index in shown:
+                self.kept[index] = True
+        records = [index for index, line in enumerate(self.lines) if line.strip()]
+        for index in records[-self.limits.closing_lines :]:
+            self.kept[index] = True
+        for previous, index in pairwise(records):  # a run of one shape starts with an example
+            if self.templates[index] != self.templates[previous]:
+                self.kept[index] = True
+
+    def keep_key_values(self) -> None:
+        cap = self.limits.value_bytes
+        for index, line in enumerate(self.lines):
+            self.kept[index] = True
+            match = _KEY_VALUE_RE.match(line)
+            if match and len(line) - match.end() > cap + 8:
+                cut = line.rfind(" ", match.end() + cap // 2, match.end() + cap)
+                self.cut[index] = line[: cut if cut > 0 else match.end() + cap].rstrip() + " …"
+
+    def keep_extremes(self) -> None:
+        records = [index for index, line in enumerate(self.lines) if line.strip()]
+        values = _sorted_values([self.lines[index] for index in records], self.limits)
+        if values is None:
+            return
+        rising = values[-1] >= values[0]
+        head, extremes = self.limits.sorted_head, self.limits.sorted_extremes
+        small_end, large_end = (head, extremes) if rising else (extremes, head)
+        for index in records[:small_end] + records[-large_end:]:
+            self.kept[index] = True
+
+    def keep_table_rows(self) -> None:
+        records = [index for index, line in enumerate(self.lines) if line.strip()]
+        columns = _table_columns([self.lines[index] for index in records], self.limits)
+        if columns is None:
+            return
+        header, rows = records[0], records[1:]
+        for index in (header, *rows[:3], rows[-1]):
+            self.kept[index] = True
+        cells = [_cells(self.lines[index], columns) for index in rows]
+        for column in range(len(columns.header)):
+            for position in _standouts([row[column] for row in cells], self.limits.table_top):
+                self.kept[rows[position]] = True
+        # The last named column names the rows (`| a | b |` ends in an empty cell).
+        named = max((at for at, cell in enumerate(columns.header) if cell.strip()), default=-1)
+        if named < 0:
+            return
+        self.name_column = columns.header[named].strip()
+        self.names = [row[named].strip() for index, row in zip(rows, cells, strict=True) if not self.kept[index]]
+
+    def _keep_lone_lines(self) -> None:
+        """A single folded line between kept ones costs no less than its marker: it stays."""
+        kept = self.kept
+        for index in range(1, len(kept) - 1):
+            if not kept[index] and kept[index - 1] and kept[index + 1]:
+                kept[index] = True
+
+    def render(self, shape: Shape, fine: bool) -> OptimizeResult:
+        self._keep_lone_lines()
+        parts: list[Part] = []
+        folded: list[bytes] = []
+        runs = 0
+        index = 0
+        count = len(self.lines)
+        while index < count:
+            if self.kept[index]:
+                parts.append(self.cut.get(index, self.lines[index].rstrip()) + "\n")
+                index += 1
+                continue
+            end = index
+            while end < count and not self.kept[end]:
+                end += 1
+            run = b"\n".join(self.raw_lines[index:end]) + (b"\n" if end < count else b"")
+            runs += 1
+            shown = f"[… {_plural(end - index, 'line')}{self._run_values(index, end)}"
+            reason = f"{_plural(end - index, 'folded line')} of a {shape.value}"
+            parts += [f"{shown}: ", Omission(run, reason), "]\n"] if fine else [f"{shown}]\n"]
+            folded.append(run)
+            self.folded_lines += end - index
+            index = end
+        if parts and isinstance(parts[-1], str) and not self.raw_lines[-1]:
+            parts[-1] = parts[-1][:-1]  # the input ended with a newline: so does the view
+        footer = self._footer(shape, folded, fine)
+        if footer:
+            ends = "".join(part for part in parts[-2:] if isinstance(part, str)).endswith("\n")
+            parts += ["" if ends or not parts else "\n", *footer]
+        return OptimizeResult(tuple(join_literals(parts)), signals=self.failures)
+
+    def _run_values(self, start: int, end: int) -> str:
+        """`` like the one above: calc_0_2, calc_0_3, …`` when the folded lines share the
+        shape of the line shown before them: the value that varies most between them."""
+        before = start - 1
+        shape = self.templates[before] if before >= 0 else None
+        if shape is None or any(self.templates[index] != shape for index in range(start, end)):
+            return ""
+        columns: list[list[str]] = []
+        for index in range(start, end):
+            values = line_shapes.slots(self.lines[index].strip())[1]
+            if columns and len(values) != len(columns):
+                return ""
+            columns = columns or [[] for _ in values]
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+        if all(self.lines[index].strip() == self.lines[before].strip() for index in range(start, end)):
+            return ", each the same as the one above"
+        if not columns:
+            return " like the one above"
+        best = max(columns, key=lambda column: (len(set(column)), sum(map(len, column))))
+        cap = self.limits.values_listed
+        more = f", … +{len(best) - cap}" if len(best) > cap else ""
+        return " like the one above: " + ", ".join(best[:cap]) + more
+
+    def _footer(self, shape: Shape, folded: list[bytes], fine: bool) -> list[Part]:
+        cut = [index for index in self.cut]
+        if not folded and not cut:
+            return []
+        names = _tally(self.names, self.limits.names_listed)
+        named = f"; {self.name_column} of the folded rows: {names}" if names else ""
+        lines = self.folded_lines
+        if fine and not cut:
+            return [f"[{shape.value}: {lines} lines folded{named}]\n"]
+        whole = b"\n".join(self.raw_lines)
+        what = f"{lines} lines folded" if folded else f"{len(cut)} long values cut"
+        return [f"[{shape.value}: {what}{named}; all of it: ", Omission(whole, f"the whole {shape.value}"), "]\n"]
+
+
+@dataclass(frozen=True)
+class _Columns:
+    header: list[str]
+    starts: list[int] | None  # column starts of a space-aligned table; None when split on `|`
+
+
+def _table_columns(lines: list[str], limits: RecordsConfig) -> _Columns | None:
+    """A header row of column names, and rows with that many cells, on most lines."""
+    first, rows = lines[0], lines[1:]
+    if "|" in first:
+        width = first.count("|")
+        if sum(1 for row in rows if row.count("|") == width) < limits.shape_share * len(rows):
+            return None
+        return _Columns(first.split("|"), None)
+    words = first.split()
+    if len(words) < 3 or not all(_HEADER_WORD_RE.fullmatch(word) for word in words):
+        return None
+    if sum(1 for row in rows if len(row.split()) >= len(words)) < limits.shape_share * len(rows):
+        return None
+    return _Columns(words, [])
+
+
+def _cells(line: str, columns: _Columns) -> list[str]:
+    if columns.starts is None:
+        cells = line.split("|")
+        return cells if len(cells) == len(columns.header) else [""] * (len(columns.header) - 1) + [line]
+    cells = line.split(None, len(columns.header) - 1)
+    return cells + [""] * (len(columns.header) - len(cells))
+
+
+def _standouts(cells: list[str], top: int) -> list[int]:
+    """Positions of the `top` largest numbers of a numeric column, and of the outermost
+    rows of a column indented to show nesting (`  codecs` under `encodings`)."""
+    numbers = [_number(cell.strip()) for cell in cells]
+    if sum(number is not None for number in numbers) >= 0.9 * len(cells):
+        ranked = sorted(
+            (position for position, number in enumerate(numbers) if number is not None),
+            key=lambda position: -(numbers[position] or 0.0),
+        )
+        return ranked[:top]
+    indents = [len(cell) - len(cell.lstrip(" ")) for cell in cells if cell.strip()]
+    if len(set(indents)) < 3:
+        return []
+    outer = min(indents)
+    return [position for position, cell in enumerate(cells) if cell.strip() and len(cell) - len(cell.lstrip(" ")) == outer]
+
+
+def _number(cell: str) -> float | None:
+    match = _NUMBER_RE.fullmatch(cell)
+    if match is None:
+        return None
+    unit = (match[1] or "").rstrip("iB%").upper()
+    return float(cell[: match.start(1)] if match[1] else cell) * 1024.0 ** _UNIT_POWERS.get(unit, 0)
+
+
+def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | None:
+    """Each line's leading number, when every line has one and they only rise or fall."""
+    values = []
+    for line in lines:
+        match = _LEADING_NUMBER_RE.match(line)
+        if match is None:
+            return None
+        unit = (match[2] or "").rstrip("iB").upper()
+        values.append(float(match[1].replace(",", ".")) * 1024.0 ** _UNIT_POWERS.get(unit, 0))
+    pairs = list(pairwise(values))
+    rising = sum(1 for a, b in pairs if b >= a)
+    falling = sum(1 for a, b in pairs if b <= a)
+    steps = sum(1 for a, b in pairs if a != b)
+    need = limits.sorted_order_share * len(pairs)
+    return values if steps and max(rising, falling) >= need else None
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _tally(names: list[str], cap: int) -> str:
+    tally = Counter(name for name in names if name)
+    shown = [name if count == 1 else f"{name} ×{count}" for name, count in list(tally.items())[:cap]]
+    more = f", … +{len(tally) - cap}" if len(tally) > cap else ""
+    return ", ".join(shown) + more

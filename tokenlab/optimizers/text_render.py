@@ -1,0 +1,179 @@
+"""How the text optimizer's outline is shown: kept, folded and repeated byte ranges of
+the input become visible text and omissions, section by section.
+
+Split out of `text.py`, which decides what each line becomes. Kept text is shown with
+trailing whitespace, pydoc gutter lines, extra blank lines and terminal escapes removed;
+when that changes a region no section ref covers, one ref holds the whole original,
+named on the last line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from tokenlab.optimizers import Omission, OptimizeResult, Part, visible
+
+# The lookbehind starts a match only at the start of a run of spaces: linear, not quadratic.
+_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v])[ \t\r\f\v]+$", re.MULTILINE)
+_GUTTER_ONLY_RE = re.compile(r"^[ \t]*\|\n", re.MULTILINE)
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+_ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
+
+
+class SpanKind(Enum):
+    KEEP = "keep"
+    FOLD = "fold"
+    REPEAT = "repeat"
+
+
+@dataclass(frozen=True)
+class TextSpan:
+    kind: SpanKind
+    start: int
+    end: int
+
+
+def merge(spans: list[TextSpan]) -> list[TextSpan]:
+    """Adjacent spans of the same kind become one (repeats stay separate)."""
+    merged: list[TextSpan] = []
+    for span in spans:
+        last = merged[-1] if merged else None
+        if last and last.kind is span.kind is not SpanKind.REPEAT and last.end == span.start:
+            merged[-1] = TextSpan(span.kind, last.start, span.end)
+        elif span.end > span.start:
+            merged.append(span)
+    return merged
+
+
+def unfold_small(spans: list[TextSpan], minimum: int) -> list[TextSpan]:
+    """Folds too small to be worth their marker stay visible."""
+    return merge(
+        [
+            TextSpan(SpanKind.KEEP, span.start, span.end)
+            if span.kind is SpanKind.FOLD and span.end - span.start < minimum
+            else span
+            for span in merge(spans)
+        ]
+    )
+
+
+class Renderer:
+    """Turns spans into visible text and omissions, section by section."""
+
+    def __init__(self, data: bytes, fine: bool) -> None:
+        self.data = data
+        self.fine = fine
+        self.parts: list[Part] = []
+        self.uncovered_change = False  # normalized text that no section ref covers
+        self.inline_fold = False  # the last thing shown was a fold inside a line
+
+    def render(self, spans: list[TextSpan], sections: list[tuple[int, int]]) -> OptimizeResult:
+        position = 0
+        for section_start, section_end in sections:
+            inside = []
+            while position < len(spans) and spans[position].start < section_end:
+                span = spans[position]
+                if span.end <= section_end:
+                    inside.append(span)
+                    position += 1
+                else:  # only kept text runs across a heading: split it at the section end
+                    inside.append(TextSpan(span.kind, span.start, section_end))
+                    spans[position] = TextSpan(span.kind, section_end, span.end)
+            self._section(inside, section_start, section_end)
+        if self.uncovered_change:
+            self._ensure_newline()
+            reason = "whole original document (whitespace normalized in the view)"
+            self.parts += [
+                "[whitespace normalized; exact original: ",
+                Omission(self.data, reason),
+                "]\n",
+            ]
+        return OptimizeResult(tuple(self.parts))
+
+    def _section(self, spans: list[TextSpan], start: int, end: int) -> None:
+        covered = not self.fine and any(span.kind is SpanKind.FOLD for span in spans)
+        if covered:
+            spans = self._with_section_ref(spans, start, end)
+        for span in spans:
+            if span.kind is SpanKind.KEEP:
+                self._keep(span, covered)
+            elif span.kind is SpanKind.REPEAT:
+                self._repeat(span)
+            else:
+                self._fold(span)
+
+    def _with_section_ref(self, spans: list[TextSpan], start: int, end: int) -> list[TextSpan]:
+        """COARSE: name the section's full text right after its first line (its heading)."""
+        lines = self.data.count(b"\n", start, end) + (self.data[end - 1 : end] != b"\n")
+        ref = Omission(self.data[start:end], f"full text of a section, {lines} lines")
+        first = spans[0]
+        line_end = self.data.find(b"\n", first.start, first.end)
+        if first.kind is not SpanKind.KEEP or line_end < 0:
+            self.parts += ["(full section: ", ref, ")\n"]
+            return spans
+        self._keep(TextSpan(SpanKind.KEEP, first.start, line_end), covered=True)
+        self.parts += [" (full section: ", ref, ")"]
+        return [TextSpan(SpanKind.KEEP, line_end, first.end), *spans[1:]]
+
+    def _keep(self, span: TextSpan, covered: bool) -> None:
+        raw = visible(self.data[span.start : span.end])
+        text = raw
+        if "\x1b" in text or "\x08" in text:
+            text = _ESCAPES_RE.sub("", text)
+        text = _TRAILING_SPACE_RE.sub("", text)
+        if "|" in text:
+            text = _GUTTER_ONLY_RE.sub("", text)
+        if "\n\n\n" in text:
+            text = _BLANK_RUN_RE.sub("\n\n", text)
+        text = text[self._excess_blank_lines(text) :]
+        if text != raw and not covered:
+            self.uncovered_change = True
+        if self.inline_fold and text[:1] not in ("", " ", "\n"):
+            text = " " + text  # "… Next sentence", as the fold ate the space
+        self.inline_fold = False
+        self.parts.append(text)
+
+    def _excess_blank_lines(self, text: str) -> int:
+        """Leading newlines that would make more than one blank line after the last part."""
+        leading = len(text) - len(text.lstrip("\n"))
+        last = self.parts[-1] if self.parts else ""
+        if not leading or not isinstance(last, str):
+            return 0
+        trailing = len(last) - len(last.rstrip("\n"))
+        return max(0, leading + trailing - 2)
+
+    def _fold(self, span: TextSpan) -> None:
+        newline = self._pop_newline()
+        self.parts.append(" …" if self.parts else "…")
+        if self.fine:
+            lines = self.data.count(b"\n", span.start, span.end)
+            reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
+            self.parts += [" ", Omission(self.data[span.start : span.end], reason)]
+        if newline:
+            self.parts.append("\n")
+        self.inline_fold = not newline
+
+    def _repeat(self, span: TextSpan) -> None:
+        chunk = self.data[span.start : span.end]
+        quote = visible(chunk.strip().split(b"\n", 1)[0])[:40].strip()
+        self._ensure_newline()
+        text = f'[repeat of an earlier paragraph: "{quote}…"] '
+        self.parts += [
+            text,
+            Omission(chunk, "repeated paragraph, same text as an earlier one"),
+            "\n",
+        ]
+
+    def _pop_newline(self) -> bool:
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, str) and last.endswith("\n"):
+            self.parts[-1] = last[:-1]
+            return True
+        return False
+
+    def _ensure_newline(self) -> None:
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, str) and last and not last.endswith("\n"):
+            self.parts.append("\n")
