@@ -480,3 +480,19 @@ def test_locations_name_their_shared_folder_once_and_each_name_keeps_its_locatio
     assert "} error 'e' is defined but never used no-unused-vars" in shown
     signals = tuple(line.strip() for line in out if "error" in line)
     assert line_shapes.not_shown(signals, shown) == ()
+
+
+def test_diagnostics_written_as_line_and_column_words_list_every_error_location() -> None:
+    """`path: line N, col M, Error - msg` (eslint's compact format) is a diagnostic record
+    too: its errors group across files and every location stays listed."""
+    lines = [
+        f"/src/app/mod{n:02d}.js: line 9, col {20 + n % 3}, Error - Duplicate key 'f{n}'. (no-dupe-keys)\n"
+        f"/src/app/mod{n:02d}.js: line 4, col 9, Warning - Expected '===' and instead saw '=='. (eqeqeq)\n"
+        for n in range(30)
+    ]
+    data = ("".join(lines) + "\n60 problems\n").encode()
+    shown = render_preview(log.optimize(data, OptimizerConfig()))
+    assert len(shown) < len(data) / 2
+    for n in range(30):
+        assert f"mod{n:02d}.js: line 9, col {20 + n % 3}" in shown
+    assert "60 problems" in shown

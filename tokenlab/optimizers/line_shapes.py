@@ -24,7 +24,7 @@ ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1
 # Error severities, failed tests and crashes; not warnings, and not counts like "0 errors".
 FAILURE_RE = re.compile(
     r"\b(?:ERROR|ERR!|FATAL|CRITICAL|PANIC|EMERG|FAIL|FAILED|FAILURE)\b"
-    r"|\b(?:[Ee]rror|[Ff]atal(?: error)?|panic)(?:\[[\w-]+\])?:"
+    r"|\b(?:[Ee]rror|[Ff]atal(?: error)?|panic)(?:\[[\w-]+\])?(?::| - )"  # `error:`, eslint compact's `Error - `
     r"|\berror\s+[A-Z]+\d+\b"  # `error TS2322`, `error CS0103`
     r"|^\s*\d+:\d+\s+error\b"  # `12:5  error  message  rule`
     r"|\b[A-Z]\w*(?:Error|Exception)\b(?::|$)"
@@ -51,7 +51,7 @@ SUMMARY_RE = re.compile(
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
 # when a severity or a rule code follows it on the line. One pattern for text and bytes.
 LOCATION_PATTERN = (
-    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:(?!\d)|\(\d+,\d+\):)"
+    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:(?!\d)|\(\d+,\d+\):|: line \d+, col(?:umn)? \d+,)"
     r"(?=[^\n]*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b"
     r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\]))"
 )
@@ -112,7 +112,7 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
 
 # A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`, `src/a.ts(12,5)`: the
 # file, then its place (`:12:5`, `(12,5)`).
-_LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\))")
+_LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)")
 
 
 def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:

@@ -80,7 +80,7 @@ _SPACES_RE = re.compile(rb"  +")
 # already `#`), when a severity or a rule code (`[-Wunused]`, `F401` now `#`) follows:
 # `line_shapes.LOCATION_PATTERN` as it reads a template.
 _LOCATION_RE = re.compile(
-    rb"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::#:|\(#,#\):)"
+    rb"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::#:|\(#,#\):|: line #, col(?:umn)? #,)"
     rb"(?=.*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b|\[[\w#-]+\]|\s#\s))"
 )
 _QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
