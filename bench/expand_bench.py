@@ -1,19 +1,31 @@
 """Drill-down speed on 100 MB refs: `show-ref --lines/--grep/--json-path/--head/--tail`.
 
-Builds two refs of about 100 MB in a temporary store (a service log and a pretty-printed
-JSON document of job records), then times `expand_ref` in-process, best of `--repeat`
-runs, each including `Store.load` (read and sha256 check of the whole ref), which is
-timed on its own too. Every answer is checked against its budget. The goal (issue, part
-2) is "well under a second"; the JSON rows name how much of the document precedes the
-subtree, since the walk skips what comes before it and never reads what follows.
+Builds refs of about 100 MB in a temporary store: a service log and four JSON shapes (a
+pretty-printed array of job records; objects nested 40 deep, each level's large sibling
+before the way down; records holding long strings full of escaped quotes, brackets and
+backslashes; one compact array of 12 million numbers). Each query is timed two ways,
+medians of one run:
 
-    .venv/bin/python bench/expand_bench.py [--mb 100] [--repeat 3]
+- `lib`: `expand_ref` in this (warm) process, including `Store.load` (read and sha256 of
+  the whole ref), `--repeat` times;
+- `cold`: `python -m tokenlab show-ref ID …` as a new process, `--cold` times, with the
+  peak RSS of that process.
+
+Every answer is checked against its budget, and every JSON answer against `json.loads`
+of the whole document (outside the timings). The goal (issue 13, part 2) is "well under
+a second".
+
+    .venv/bin/python bench/expand_bench.py [--mb 100] [--repeat 5] [--cold 3] [--only json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,6 +35,7 @@ import orjson
 
 from tokenlab import tokens
 from tokenlab.agent.expand import expand_ref
+from tokenlab.agent.json_path import parse_path
 from tokenlab.store import Store
 
 
@@ -61,68 +74,177 @@ def build_json(size: int) -> tuple[bytes, int]:
     return data, len(items)
 
 
+def build_deep(size: int, levels: int = 40) -> bytes:
+    """Objects nested `levels` deep; each level holds a large sibling before `next`."""
+    rng = random.Random(13)
+    share = size // levels
+    node: dict[str, Any] = {"target": {"found": True, "depth": levels}}
+    for level in reversed(range(levels)):
+        rows, total = [], 0
+        while total < share:
+            row = {"k": level, "v": [rng.randint(0, 9999) for _ in range(6)], "s": {"t": f"{total:08x}"}}
+            rows.append(row)
+            total += 70
+        node = {"level": level, "before": rows, "next": node, "after": {"level": level}}
+    return orjson.dumps(node)
+
+
+def build_strings(size: int) -> tuple[bytes, int]:
+    """Records with 20-60 KB strings full of escaped quotes, brackets and backslashes."""
+    rng = random.Random(17)
+    pieces = ['say "hi" ', "[x, {y}] ", "C:\\dir\\file ", "tab\t ", "é ", "plain words here "]
+    docs, total = [], 0
+    while total < size:
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(2000, 6000)))
+        docs.append({"id": len(docs), "title": f"doc {len(docs)}", "body": text})
+        total += len(text) + 60
+    return orjson.dumps({"docs": docs}), len(docs)
+
+
+def build_numbers(size: int) -> tuple[bytes, int]:
+    rng = random.Random(19)
+    count = size // 8
+    values = [rng.randint(-999999, 9999999) for _ in range(count)]
+    return orjson.dumps({"values": values, "count": count}), count
+
+
 def timed(repeat: int, call: Any) -> tuple[float, Any]:
-    best, result = float("inf"), None
+    times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()
         result = call()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def cold(repeat: int, store: Path, ref_id: str, options: dict[str, Any]) -> tuple[float, float]:
+    """Median wall time and peak RSS (MB) of `show-ref` as a new process.
+
+    The peak comes from `/usr/bin/time`: a child's own rusage would count the pages it
+    shared with this process (which holds every document) before it ran Python.
+    """
+    flags = ["-S"] if sys.flags.no_site else []  # a run over another checkout: see RESULTS
+    argv = [sys.executable, *flags, "-m", "tokenlab", "show-ref", ref_id, "--store", str(store)]
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        argv += [flag] if value is True else [flag, str(value)]
+    times, peak = [], 0
+    with tempfile.NamedTemporaryFile("r") as report:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run(
+                ["/usr/bin/time", "-f", "%M", "-o", report.name, *argv],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
+            times.append(time.perf_counter() - start)
+            report.seek(0)
+            peak = max(peak, int(report.read().split()[-1]))
+    return statistics.median(times), peak / 1024
+
+
+def expected_subtree(document: Any, path: str) -> Any:
+    for segment in parse_path(path):
+        document = document[segment]
+    return document
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cold", type=int, default=3)
+    parser.add_argument("--only", choices=["log", "json"], default=None)
     args = parser.parse_args()
     size = args.mb * 1_000_000
     tokens.count("warm up")
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "store")
-        log = build_log(size)
-        document, count = build_json(size)
-        log_id = store.put(log, source="bench", content_type="log", reason="bench")
-        json_id = store.put(document, source="bench", content_type="json", reason="bench")
-        log_lines = log.count(b"\n")
-        print(f"log ref {log_id}: {len(log):,} bytes, {log_lines:,} lines")
-        print(f"json ref {json_id}: {len(document):,} bytes, {count:,} items")
-        cases: list[tuple[str, str, dict[str, Any]]] = [
-            ("log", "--lines (middle, 100 lines)", {"lines": f"{log_lines // 2}-{log_lines // 2 + 99}"}),
-            ("log", "--lines (whole ref, budget 4000)", {"lines": "1-"}),
-            ("log", "--head 50", {"head": 50}),
-            ("log", "--tail 50", {"tail": 50}),
-            ("log", "--grep 'ERROR PaymentService' (rare)", {"grep": "ERROR PaymentService"}),
-            ("log", "--grep 'req=\\d+7\\b' -C 2", {"grep": r"req=\d+7\b", "context": 2}),
-            ("log", "--grep 'path=/api/v1/items/\\d+5 ' (10%)", {"grep": r"path=/api/v1/items/\d+5 "}),
-            ("log", "--grep 'INFO' (every line)", {"grep": "INFO"}),
-            ("log", "--grep -i 'paymentservice'", {"grep": "paymentservice", "ignore_case": True}),
-            ("json", "--json-path 'items[737].error'", {"json_path": "items[737].error"}),
-            ("json", f"--json-path 'items[{count // 2}]' (half way)", {"json_path": f"items[{count // 2}]"}),
-            (
-                "json",
-                f"--json-path 'items[{count - 3}].id' (near the end)",
-                {"json_path": f"items[{count - 3}].id"},
-            ),
-            ("json", "--json-path 'items' (whole array, cut)", {"json_path": "items"}),
-            ("json", '--grep \'"status": "failed"\'', {"grep": '"status": "failed"'}),
-        ]
-        load_time, _ = timed(args.repeat, lambda: store.load(log_id))
-        print(f"\nStore.load alone (read + sha256 of {len(log) / 1e6:.0f} MB): {load_time * 1000:.0f} ms\n")
-        print(f"{'ref':<5} {'query':<48} {'ms':>6}  {'tokens':>11}  answer")
+        root = Path(folder) / "store"
+        store = Store(root)
+        refs: dict[str, tuple[str, bytes]] = {}
+
+        def put(name: str, data: bytes) -> None:
+            ref_id = store.put(data, source="bench", content_type=name, reason="bench")
+            refs[name] = (ref_id, data)
+            lines = data.count(b"\n") + 1
+            print(f"{name:<7} ref {ref_id}: {len(data):,} bytes, {lines:,} lines")
+
+        cases: list[tuple[str, str, dict[str, Any]]] = []
+        if args.only in (None, "log"):
+            log = build_log(size)
+            put("log", log)
+            log_lines = log.count(b"\n")
+            del log
+            cases += [
+                ("log", "--lines (middle, 100 lines)", {"lines": f"{log_lines // 2}-{log_lines // 2 + 99}"}),
+                ("log", "--lines 1- (whole ref, budget 4000)", {"lines": "1-"}),
+                ("log", "--head 50", {"head": 50}),
+                ("log", "--tail 50", {"tail": 50}),
+                ("log", "--grep 'ERROR PaymentService' (rare)", {"grep": "ERROR PaymentService"}),
+                ("log", "--grep 'req=\\d+7\\b' -C 2", {"grep": r"req=\d+7\b", "context": 2}),
+                ("log", "--grep 'items/\\d+5 ' (10%)", {"grep": r"path=/api/v1/items/\d+5 "}),
+                ("log", "--grep 'INFO' (every line)", {"grep": "INFO"}),
+                ("log", "--grep -i 'paymentservice'", {"grep": "paymentservice", "ignore_case": True}),
+            ]
+        if args.only in (None, "json"):
+            document, count = build_json(size)
+            put("items", document)
+            del document
+            deep = build_deep(size)
+            put("deep", deep)
+            del deep
+            strings, docs = build_strings(size)
+            put("strings", strings)
+            del strings
+            numbers, values = build_numbers(size)
+            put("numbers", numbers)
+            del numbers
+            way = "next." * 40
+            cases += [
+                ("items", "items[737].error", {"json_path": "items[737].error"}),
+                ("items", f"items[{count // 2}] (half way)", {"json_path": f"items[{count // 2}]"}),
+                ("items", f"items[{count - 3}].id (near the end)", {"json_path": f"items[{count - 3}].id"}),
+                ("items", "items[-1] (the last)", {"json_path": "items[-1]"}),
+                ("items", "items (whole array, cut)", {"json_path": "items"}),
+                ("items", '--grep \'"status": "failed"\'', {"grep": '"status": "failed"'}),
+                ("deep", "next x40 .target (bottom)", {"json_path": way + "target"}),
+                ("deep", "next x20 .after", {"json_path": "next." * 20 + "after"}),
+                ("strings", f"docs[{docs // 2}].title", {"json_path": f"docs[{docs // 2}].title"}),
+                ("strings", "docs[-1].title", {"json_path": "docs[-1].title"}),
+                ("numbers", f"values[{values // 2}] (middle)", {"json_path": f"values[{values // 2}]"}),
+                ("numbers", "count (after the array)", {"json_path": "count"}),
+            ]
+        print(
+            f"\n{'ref':<8} {'query':<40} {'lib ms':>7} {'cold ms':>8} {'cold MB':>8}  {'tokens':>10}  answer"
+        )
+        parsed: dict[str, Any] = {}
         for ref, label, options in cases:
-            ref_id = log_id if ref == "log" else json_id
+            ref_id, data = refs[ref]
             elapsed, view = timed(
                 args.repeat, lambda ref_id=ref_id, options=options: expand_ref(store, ref_id, **options)
             )
             assert view.tokens <= view.budget_tokens and view.tokens == tokens.count(view.text)
+            if "json_path" in options and not view.truncated:
+                if ref not in parsed:
+                    parsed.clear()  # one parsed 100 MB document at a time: about 1 GB
+                    parsed[ref] = json.loads(data)
+                wanted = expected_subtree(parsed[ref], options["json_path"])
+                assert json.loads(view.raw) == wanted, label
+            cold_s, cold_mb = cold(args.cold, root, ref_id, options)
             summary = view.lines_label
             if view.matches is not None:
                 summary += f", {view.matches:,} matches, {view.matches_shown} shown"
-            if view.next:
-                summary += f", more: {view.next[:40]}"
             print(
-                f"{ref:<5} {label:<48} {elapsed * 1000:>6.0f}  {view.tokens:>5}/{view.budget_tokens}  {summary}"
+                f"{ref:<8} {label:<40} {elapsed * 1000:>7.0f} {cold_s * 1000:>8.0f} {cold_mb:>8.0f}  "
+                f"{view.tokens:>4}/{view.budget_tokens}  {summary[:60]}",
+                flush=True,
             )
+        load_time, _ = timed(args.repeat, lambda: store.load(next(iter(refs.values()))[0]))
+        print(f"\nStore.load alone (read + sha256 of the first ref): {load_time * 1000:.0f} ms")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import tokenlab.cli"], check=True)
+        print(f"python -c 'import tokenlab.cli': {(time.perf_counter() - start) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

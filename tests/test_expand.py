@@ -11,7 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenlab import tokens
-from tokenlab.agent.expand import RefQuery, expand_data, expand_ref, parse_path
+from tokenlab.agent.expand import (
+    LineIndex,
+    RefQuery,
+    expand_data,
+    expand_ref,
+    find_matches,
+    folded,
+    parse_path,
+)
 from tokenlab.errors import InputError, RefNotFoundError
 from tokenlab.store import Store
 
@@ -206,3 +214,25 @@ def test_answers_never_exceed_the_budget(lines: list[str], budget: int, mode: st
         assert shown.raw is not None and shown.raw in data
     if shown.truncated:
         assert shown.next or shown.note
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.text(st.sampled_from("ab.*\\ \r"), max_size=6), max_size=30),
+    pattern=st.text(st.sampled_from("ab.*\\ "), min_size=1, max_size=3),
+    keep=st.integers(0, 3),
+    ignore_case=st.booleans(),
+)
+def test_grep_counts_lines_past_the_shown_matches_exactly(
+    lines: list[str], pattern: str, keep: int, ignore_case: bool
+) -> None:
+    data = "\n".join(lines).encode()
+    try:
+        regex, haystack = folded(pattern, ignore_case, data)
+    except InputError:
+        return
+    index = LineIndex(data)
+    total, found = find_matches(regex, index, (0, len(data)), keep, haystack)
+    lines_of_ref = haystack.split(b"\n")[: index.total]  # a final newline ends the last line
+    slow = [n for n, line in enumerate(lines_of_ref, 1) if regex.search(line)]
+    assert total == len(slow) and [line for line, _, _ in found] == slow[:keep]
