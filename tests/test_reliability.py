@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.maintenance import verify
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import Store
+from tokenlab.store.maintenance import verify
 
 
 def _inputs(worker: int, i: int) -> bytes:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.maintenance import verify
 from tokenlab.store import Store
+from tokenlab.store.maintenance import verify
 
 # A writer that SIGKILLs itself at its K-th write-path system call (write, fsync, link,
 # unlink, mkdir): every point of the write protocol gets interrupted across the runs.
