@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokenlab.errors import StoreCorruptionError
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import STAGES, analyze
@@ -135,6 +136,29 @@ def test_secrets_are_masked_and_recoverable() -> None:
     assert restore(packet.visible.encode(), store) == data
     _, unmasked = run(data, redact_secrets=False)
     assert key in unmasked.visible
+
+
+def test_text_with_only_secrets_masked_needs_no_footer_and_restores() -> None:
+    data = b"DB_HOST=db.internal\nDB_PASSWORD=hunter2-not-real\nWORKERS=8\n"
+    store, packet = run(data)
+    assert packet.visible.startswith("DB_HOST=db.internal\nDB_PASSWORD=[secret:password #ref:ctx_")
+    assert "[original" not in packet.visible
+    assert restore(packet.visible.encode(), store) == data
+
+
+def test_masked_text_with_an_escaped_look_alike_keeps_its_footer() -> None:
+    data = b"password=hunter2-not-real\nsee #ref:ctx_abcdef\n"
+    store, packet = run(data)
+    assert "#ref(literal):ctx_abcdef" in packet.visible
+    assert packet.visible.rstrip("\n").splitlines()[-1].startswith("[original ")
+    assert restore(packet.visible.encode(), store) == data
+
+
+def test_a_marker_that_is_not_a_masked_secret_needs_the_footer() -> None:
+    store, packet = run(b"INFO same line\n" * 2000)
+    body = packet.visible.rstrip("\n").rsplit("\n", 1)[0] + "\n"
+    with pytest.raises(StoreCorruptionError, match="footer"):
+        restore(body.encode(), store)
 
 
 def test_measurements_are_consistent() -> None:

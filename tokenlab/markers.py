@@ -6,7 +6,10 @@ written by tokenlab and an agent can see the difference. Nothing is unescaped on
 the original bytes come from the store, never from the visible text.
 
 Visible text that differs from the input ends with one footer line naming the ref that
-holds the whole original; `tokens restore` needs only that line and the store. When
+holds the whole original; `tokens restore` needs only that line and the store. Text that
+differs only by masked secrets needs no footer: each `[secret:<kind> #ref:ctx_…]` names
+the bytes it stands for, and every `#ref:ctx_` in it is ours (a look-alike in the input
+would have been escaped, and escaping keeps the footer). When
 something was folded, the footer also says once how to open any ref in part (a reader
 that has never seen tokenlab learns the way back from the text itself); text that was
 only masked or escaped, or shown whole, has nothing to open and gets the short footer.
@@ -19,6 +22,8 @@ import re
 MARKER_RE = re.compile(r"#ref:(ctx_[0-9a-f]{6,64})")
 _LITERAL_MARKER_RE = re.compile(r"#ref:(?=ctx_)")
 LITERAL_MARKER = "#ref(literal):"
+# A masked secret as visible text shows it: `[secret:<kind> #ref:ctx_…]`.
+SECRET_MARKER_RE = re.compile(rb"\[secret:[a-z0-9-]+ #ref:(ctx_[0-9a-f]{6,64})\]")
 _FOOTER_RE = re.compile(r"\[original ([0-9,]+) bytes: #ref:(ctx_[0-9a-f]{6,64})(?:; [^\]\n]*)?\]\n?\Z")
 # How to open a ref in part, said once in the footer.
 EXPAND_HINT = "open a ref in part: tokens show-ref ID --grep RE | --lines A-B"

@@ -53,6 +53,7 @@ from tokenlab.optimizers import (
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
 from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
+from tokenlab.restore import unmasked
 from tokenlab.store import Store
 from tokenlab.token_index import MappedText, Run, TokenCounter
 
@@ -132,13 +133,25 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     with ThreadPoolExecutor(max_workers=2) as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
         visible = _visible_text(packet, run, parts, mapped, io)
-        if packet.refs or visible.encode("utf-8", errors="surrogatepass") != packet.raw:
+        if _needs_footer(packet, visible, omits):
             stored = _settled(packet, stored_early) if stored_early else _store(packet, run, original)
             packet.original_ref = stored
             if visible and not visible.endswith("\n"):
                 visible += "\n"
             visible += markers.footer(len(packet.raw), stored.id, folded=omits)
     packet.visible = visible
+
+
+def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
+    """Whether `visible` needs the footer to rebuild the input: not when it is the input, or
+    the input with only secrets masked (`restore.unmasked` puts them back)."""
+    shown = visible.encode("utf-8", errors="surrogatepass")
+    if shown == packet.raw:
+        return bool(packet.refs)
+    if omits or not packet.secrets_masked:
+        return True
+    secrets = {ref.id: ref.data for ref in packet.refs}
+    return unmasked(shown, lambda ref_id: secrets.get(ref_id, b"")) != packet.raw
 
 
 def _visible_text(
