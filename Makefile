@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench-perf bench-peer clean
+.PHONY: run test bench-perf bench-peer bench-pack clean
 
 $(BIN)/tokens: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,20 @@ $(PEER_VENV)/.installed: bench/requirements-peer.txt pyproject.toml
 
 bench-peer: $(PEER_VENV)/.installed
 	$(PEER_VENV)/bin/python bench/peer.py
+
+# The packer against aider's repo map (in a venv of its own) and repomix (npm, in a folder of its own).
+PACK_PEER_VENV := .venv-pack-peer
+PACK_PEER_NPM := /tmp/npm-pack-peer
+$(PACK_PEER_VENV)/.installed: bench/requirements-pack-peer.txt
+	$(PYTHON) -m venv $(PACK_PEER_VENV)
+	$(PACK_PEER_VENV)/bin/pip install --quiet -r bench/requirements-pack-peer.txt
+	touch $@
+
+$(PACK_PEER_NPM)/node_modules/.bin/repomix:
+	mkdir -p $(PACK_PEER_NPM) && cd $(PACK_PEER_NPM) && npm install --silent repomix@1.14.0
+
+bench-pack: $(BIN)/tokens $(PACK_PEER_VENV)/.installed $(PACK_PEER_NPM)/node_modules/.bin/repomix
+	$(BIN)/python bench/pack_bench.py
 
 clean:
 	rm -rf $(VENV) var/context

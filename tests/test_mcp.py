@@ -29,7 +29,7 @@ from tests.conftest import run_git
 
 CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))
 LOG = "".join(f"INFO step {n} done in {n % 7}ms\n" for n in range(300)) + "ERROR step 300 failed\n"
-TOOLS = {"read_file", "search", "deref", "changes", "expand_ref", "compress"}
+TOOLS = {"read_file", "search", "pack", "deref", "changes", "expand_ref", "compress"}
 
 
 @pytest.fixture

@@ -230,7 +230,7 @@ def test_bad_bodies_are_422(client: TestClient) -> None:
 
 def test_the_openapi_schema_describes_every_route(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/v1/files/read", "/v1/search", "/v1/deref", "/v1/refs/{ref_id}"}
+    assert set(schema["paths"]) == {"/v1/files/read", "/v1/search", "/v1/pack", "/v1/deref", "/v1/refs/{ref_id}"}
     read_schema = schema["paths"]["/v1/files/read"]["post"]["responses"]["200"]["content"][
         "application/json"
     ]["schema"]

@@ -92,7 +92,7 @@ def test_schemathesis_finds_no_contract_failure(served: str, tmp_path: Path) -> 
     )
     summary = run.stdout[-6000:]
     assert run.returncode == 0, summary + run.stderr[-2000:]
-    assert "Tested: 4" in run.stdout, summary
+    assert "Tested: 5" in run.stdout, summary
 
 
 if __name__ == "_schemathesis_hooks":  # loaded by schemathesis (see the module docstring)

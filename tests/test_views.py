@@ -90,19 +90,20 @@ def test_never_over_budget_unless_truncated(repo: Path, budget: int, view: View)
     assert response.requested_view == view.value
 
 
-def test_coarser_outlines_drop_depth_first_and_say_what_they_hide(repo: Path) -> None:
+def test_coarser_outlines_keep_classes_before_their_methods_and_say_what_they_hide(repo: Path) -> None:
     full_outline = read(ReadRequest(Path("big.py"), View.OUTLINE, 100_000))
     assert full_outline.degraded_from is None and "method method_11" in full_outline.content
     coarse = read(ReadRequest(Path("big.py"), View.OUTLINE, 400))
     assert coarse.degraded_from == "outline"
     assert "class Widget29" in coarse.content and "[+12]" in coarse.content
-    assert "symbols not shown (deeper levels" in coarse.content
+    assert "symbols not shown (smaller, less referenced ones" in coarse.content
     assert_honest(coarse)
 
 
-def test_tiny_budgets_keep_the_first_top_level_symbols_then_a_stub(repo: Path) -> None:
+def test_tiny_budgets_keep_the_largest_top_level_symbols_then_a_stub(repo: Path) -> None:
     partial = read(ReadRequest(Path("big.py"), View.OUTLINE, 60))
-    assert partial.view == "outline" and "all from L" in partial.content
+    assert partial.view == "outline" and "of them top-level" in partial.content
+    assert "class Widget0" in partial.content and "function helper" not in partial.content
     stub = read(ReadRequest(Path("big.py"), View.AUTO, 30))
     assert stub.view == "stub" and "big.py" in stub.content and "@" in stub.content
     assert_honest(partial)

@@ -41,6 +41,7 @@ from tokenlab.agent.mcp_shapes import (
     ChangesOutput,
     CompressOutput,
     DerefOutput,
+    PackOutput,
     ReadOutput,
     RefViewOutput,
     RunOutput,
@@ -186,6 +187,33 @@ class Tools:
         request = SearchRequest(query, folders, budget_tokens, regex, context)
         response = find(request, allow=lambda found: found.is_relative_to(root))
         return _result(response.as_dict(), _with_header(response.header, response.content))
+
+    def pack(
+        self,
+        paths: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=MAX_PATH)]] | None,
+            Field(
+                max_length=10_000, description="Files or folders under the served folder (default: all of it)."
+            ),
+        ] = None,
+        query: Annotated[
+            str | None,
+            Field(min_length=1, max_length=MAX_PATTERN, description="What the pack is for: ranks files, picks sections."),
+        ] = None,
+        budget_tokens: Budget = 8000,
+    ) -> Annotated[CallToolResult, PackOutput]:
+        """The best views of many files within one budget: per file its full text, the
+        sections matching the query, an outline of its most important symbols, or a one-line
+        stub, ranked by the query (BM25) and the reference graph (PageRank); each span with an
+        evidence pointer and sha256, and what was left out. Same as `tokens pack --json`."""
+        from tokenlab.pack import PackRequest
+        from tokenlab.pack import pack as run_pack
+
+        root = self.root
+        folders = tuple(confine(root, item) for item in paths or ()) or (root,)
+        request = PackRequest(paths=folders, query=query, budget_tokens=budget_tokens)
+        result = run_pack(request, self._store().root, allow=lambda found: found.is_relative_to(root))
+        return _result(result.as_dict(), _with_header(result.header, result.content))
 
     def deref(
         self,
@@ -371,6 +399,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_wo
 TOOLS: tuple[tuple[str, ToolAnnotations], ...] = (
     ("read_file", READ_ONLY),
     ("search", READ_ONLY),
+    ("pack", READ_ONLY),
     ("deref", READ_ONLY),
     ("changes", READ_ONLY),
     ("expand_ref", READ_ONLY),

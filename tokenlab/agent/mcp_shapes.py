@@ -65,6 +65,32 @@ class SearchOutput(TypedDict):
     evidence: list[Evidence]
 
 
+class Packed(TypedDict):
+    path: str
+    view: Literal["full", "section", "outline", "stub"]
+    detail: str
+    tokens: int
+    relevance: float
+    evidence: list[Evidence]
+
+
+class LeftOut(TypedDict):
+    path: str
+    reason: str
+
+
+class PackOutput(TypedDict):
+    """As `tokens pack --json`."""
+
+    query: str | None
+    budget_tokens: int
+    tokens: int
+    candidates: int
+    chosen: list[Packed]
+    left_out: list[LeftOut]
+    content: str
+
+
 class DerefOutput(TypedDict):
     """As `tokens deref --json`."""
 

@@ -15,6 +15,7 @@ import typer
 from tokenlab.cli import agent as cli_agent
 from tokenlab.cli import hooks as cli_hooks
 from tokenlab.cli import mcp as cli_mcp
+from tokenlab.cli import pack as cli_pack
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.entry import emit_json, run_analyze
 from tokenlab.optimizers import Granularity
@@ -327,3 +328,4 @@ _register_read_commands()
 cli_agent.register(app)  # run, gain, discover
 cli_hooks.register(app)  # hook install, uninstall, print, claude-code
 cli_mcp.register(app)  # mcp
+cli_pack.register(app)  # pack

@@ -7,10 +7,10 @@ views such as the full text or a summary) are tried in order, the rest (outline 
 and the stub, which shrink step by step) are binary-searched, so a read renders only a
 handful of candidates and always returns the same answer for the same bytes.
 
-The outline rungs show a breadth-first prefix of the symbol tree: every top-level symbol
-before any child, every child before any grandchild. Dropping rungs therefore first drops
-depth (coarser outlines) and only then later top-level symbols; a shown symbol with
-hidden children carries the outline view's `[+N]` mark and a last line counts the rest.
+The outline rungs show the most important symbols first (`rank`: body size, references,
+visibility, kind; a parent before its children), rendered in file order. Dropping rungs
+drops the least important symbol first; a shown symbol with hidden children carries the
+outline view's `[+N]` mark and a last line counts the rest.
 """
 
 from __future__ import annotations
@@ -167,62 +167,70 @@ def outline_dicts(symbols: tuple[Symbol, ...]) -> list[dict[str, Any]]:
 
 
 class OutlineRungs:
-    """Outline candidates showing the first `shown` symbols in breadth-first order.
+    """Outline candidates showing the `shown` most important symbols (see `rank`), in file order.
 
-    A shown symbol whose children are not all shown gets the outline view's `[+N]` mark
-    (N hidden descendants), and a last line counts everything left out.
+    Symbols are taken in `rank.priority_order`: body size, references, visibility and
+    kind, a parent always before its children. A shown symbol whose children are not all
+    shown gets the outline view's `[+N]` mark (N hidden descendants), and a last line
+    counts everything left out.
     """
 
-    def __init__(self, outline: Outline) -> None:
+    def __init__(self, outline: Outline, text: str = "") -> None:
+        from tokenlab.reads.rank import priority_order
+
         self.outline = outline
         self.levels = symbol_levels(outline.symbols)
-        self.level_sizes = [len(level) for level in self.levels]
-        self.total = sum(self.level_sizes)
-        self.descendants = self._count_kept(self.level_sizes)
+        self.total = sum(len(level) for level in self.levels)
+        self.order = priority_order(self.levels, text)
+        self.rank = [[0] * len(level) for level in self.levels]
+        for position, (depth, index) in enumerate(self.order):
+            self.rank[depth][index] = position
         self.children: list[list[list[int]]] = [[[] for _ in level] for level in self.levels]
         for depth in range(1, len(self.levels)):
             for index, (_, parent) in enumerate(self.levels[depth]):
                 self.children[depth - 1][parent].append(index)
+        self.descendants = self._count_kept(self.total)
 
     def rungs(self) -> list[Callable[[], Candidate | None]]:
         return [partial(self.candidate, shown) for shown in range(self.total, 0, -1)]
 
+    def kept(self, shown: int) -> tuple[Symbol, ...]:
+        """The tree of the `shown` most important symbols."""
+        return rebuild(self.levels, lambda depth, index, _: self.rank[depth][index] < shown)
+
     def candidate(self, shown: int) -> Candidate:
         from tokenlab.reads.outline import render_outline
 
-        kept_by_level, remaining = [], shown
-        for size in self.level_sizes:
-            kept_by_level.append(min(size, remaining))
-            remaining -= kept_by_level[-1]
-        symbols = rebuild(self.levels, lambda depth, index, _: index < kept_by_level[depth])
+        symbols = self.kept(shown)
         pruned = replace(self.outline, symbols=symbols)
         content = render_outline(pruned, None)
         note = ""
         if shown < self.total:
-            content = self._mark_hidden(content, kept_by_level)
-            note = self._left_out(shown, kept_by_level[0])
+            content = self._mark_hidden(content, shown)
+            note = self._left_out(shown)
             content = content.rstrip("\n") + f"\n{note}\n"
         ranges = tuple((symbol.start_line, symbol.end_line) for symbol in symbols)
         return Candidate(View.OUTLINE, content, ranges, pruned, complete=shown == self.total, note=note)
 
-    def _count_kept(self, kept_by_level: list[int]) -> list[list[int]]:
-        """Per symbol, how many of its descendants are among the first `kept_by_level`."""
-        counts = [[0] * kept for kept in kept_by_level]
-        for depth in range(len(kept_by_level) - 1, 0, -1):
-            for index in range(kept_by_level[depth]):
-                counts[depth - 1][self.levels[depth][index][1]] += 1 + counts[depth][index]
+    def _count_kept(self, shown: int) -> list[list[int]]:
+        """Per symbol, how many of its descendants are among the `shown` most important."""
+        counts = [[0] * len(level) for level in self.levels]
+        for depth in range(len(self.levels) - 1, 0, -1):
+            for index, (_, parent) in enumerate(self.levels[depth]):
+                if self.rank[depth][index] < shown:
+                    counts[depth - 1][parent] += 1 + counts[depth][index]
         return counts
 
-    def _mark_hidden(self, content: str, kept_by_level: list[int]) -> str:
-        kept = self._count_kept(kept_by_level)
+    def _mark_hidden(self, content: str, shown: int) -> str:
+        kept = self._count_kept(shown)
         order: list[tuple[int, int]] = []
-        pending = [(0, index) for index in reversed(range(kept_by_level[0]))]
+        top = [index for index in range(len(self.levels[0])) if self.rank[0][index] < shown]
+        pending = [(0, index) for index in reversed(top)]
         while pending:
             depth, index = pending.pop()
             order.append((depth, index))
-            if depth + 1 < len(kept_by_level):
-                visible = [child for child in self.children[depth][index] if child < kept_by_level[depth + 1]]
-                pending.extend((depth + 1, child) for child in reversed(visible))
+            visible = [child for child in self.children[depth][index] if self.rank[depth + 1][child] < shown]
+            pending.extend((depth + 1, child) for child in reversed(visible))
         lines = content.split("\n")
         if len(lines) != len(order) + (2 if self.outline.note else 1):
             return content  # a label spans lines (a name with a newline): marks would misalign
@@ -232,12 +240,11 @@ class OutlineRungs:
                 lines[line_number] += f" [+{hidden}]"
         return "\n".join(lines)
 
-    def _left_out(self, shown: int, top_shown: int) -> str:
+    def _left_out(self, shown: int) -> str:
         hidden = self.total - shown
-        where = "deeper levels"
-        if top_shown < self.level_sizes[0]:
-            where += f"; all from L{self.levels[0][top_shown][0].start_line}"
-        return f"… {hidden} of {self.total} symbols not shown ({where})"
+        top_hidden = sum(1 for position in self.rank[0] if position >= shown) if self.levels else 0
+        where = f"{top_hidden} of them top-level" if top_hidden else "all nested"
+        return f"… {hidden} of {self.total} symbols not shown (smaller, less referenced ones; {where})"
 
 
 def cut_to_fit(text: str, budget: int) -> str:

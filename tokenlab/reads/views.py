@@ -218,7 +218,7 @@ class FileReader:
         self, symbols: tuple[Symbol, ...] | None = None
     ) -> list[Callable[[], Candidate | None]]:
         outline = self.outline if symbols is None else replace(self.outline, symbols=symbols)
-        return OutlineRungs(outline).rungs()
+        return OutlineRungs(outline, self.text).rungs()
 
 
 def _section_symbol(reader: FileReader, name: str) -> Symbol:
