@@ -46,7 +46,7 @@ def mcp(
         ),
     ] = None,
 ) -> None:
-    """Serve read_file, search, deref, changes, expand_ref and compress over MCP (needs the `mcp` extra)."""
+    """Serve read_file, search, pack, deref, changes, expand_ref and compress over MCP (needs the `mcp` extra)."""
     from tokenlab.cli.reads import LOOPBACK_HOSTS
     from tokenlab.errors import InputError
 
