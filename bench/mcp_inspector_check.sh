@@ -26,7 +26,7 @@ LISTED="$listed" CALLED="$called" "$PYTHON" - <<'PY'
 import json, os, sys
 
 tools = {tool["name"]: tool for tool in json.loads(os.environ["LISTED"])["tools"]}
-expected = {"read_file", "search", "deref", "changes", "expand_ref", "compress"}
+expected = {"read_file", "search", "pack", "deref", "changes", "expand_ref", "compress"}
 problems = []
 if set(tools) != expected:
     problems.append(f"tools/list: {sorted(tools)}, expected {sorted(expected)}")
