@@ -179,6 +179,26 @@ def test_facts_are_cached_by_content(tmp_path: Path) -> None:
     assert FactsCache(tmp_path / "cache").facts([("a.py", BILLING.encode())]) == first[:1]
 
 
+def test_definitions_nested_past_the_json_depth_limit_are_kept_in_memory_only(tmp_path: Path) -> None:
+    depth = 300
+    nested = "".join(f"function f{i}() {{\n" for i in range(depth)) + "}\n" * depth
+    cache = FactsCache(tmp_path / "cache")
+    facts = cache.facts([("deep.js", nested.encode())])
+    assert len(facts) == 1 and cache.misses == 1
+    assert not list((tmp_path / "cache").rglob("*"))  # nothing written, not even a temp file
+
+
+def test_minified_code_is_outlined_in_linear_time() -> None:
+    """Every definition on one line of megabytes: its header is read from a window around
+    the name, never the whole line (which made a minified file take minutes)."""
+    line = ";".join(f"function f{i}(a,b){{return a+b+{i}}}" for i in range(20_000)) + "\n"
+    facts = compute_facts("bundle.min.js", line.encode())
+    assert len(facts.defines) == 20_000
+    headers = {entry[1]: entry[4] for entry in facts.outline_data}
+    assert all(len(header) <= 120 for header in headers.values())
+    assert "function f19999(a,b)" in headers["f19999"]  # its own text, not the line's start
+
+
 # --- the pack -------------------------------------------------------------------------------
 
 

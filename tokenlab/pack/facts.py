@@ -169,10 +169,14 @@ class FactsCache:
         if file is None:
             return
         try:
+            payload = orjson.dumps(_to_json(facts))
+        except orjson.JSONEncodeError:  # definitions nested past orjson's depth limit
+            return  # kept in memory only: the next process parses the file again
+        try:
             file.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=".tmp-")
             with os.fdopen(handle, "wb") as out:
-                out.write(orjson.dumps(_to_json(facts)))
+                out.write(payload)
             os.replace(temporary, file)
         except OSError:
             return  # a cache that cannot be written only costs time

@@ -110,10 +110,19 @@ def _text(data: bytes, node: Node) -> str:
 
 
 def _header(data: bytes, name_node: Node) -> str:
-    """The source line holding the definition's name: a short signature for the detail."""
-    start = data.rfind(b"\n", 0, name_node.start_byte) + 1
-    end = data.find(b"\n", name_node.start_byte)
-    line = data[start : end if end >= 0 else len(data)]
+    """The source line holding the definition's name: a short signature for the detail.
+
+    On a long line only the text near the name is read: a minified file is one line of
+    megabytes with thousands of definitions on it, each of which should show its own text
+    (and reading the whole line for each would be quadratic).
+    """
+    at = name_node.start_byte
+    window = 4 * _HEADER_LIMIT
+    start = data.rfind(b"\n", max(0, at - window), at) + 1
+    if start == 0 and at > window:  # no line start near: begin a little before the name
+        start = at - _HEADER_LIMIT // 3
+    end = data.find(b"\n", at, at + window)
+    line = data[start : end if end >= 0 else min(len(data), at + window)]
     return shorten(line.decode("utf-8", "replace"), _HEADER_LIMIT)
 
 
