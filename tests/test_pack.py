@@ -33,6 +33,7 @@ class Invoice:
 def _round_cents(value):
     return round(value, 2)
 '''
+FIXTURE_READS = Path(__file__).parent.parent / "fixtures" / "reads"
 REPORTS = """from billing import Invoice
 
 
@@ -298,3 +299,25 @@ def test_cli_errors_are_one_line(repo: Path) -> None:
     assert result.stderr == "tokens: no such file or folder: missing\n"
     result = CliRunner().invoke(app, ["pack"])
     assert result.exit_code == 2 and "at least one path" in result.stderr
+
+
+# --- benchmark rows -------------------------------------------------------------------------
+
+
+def test_benchmark_pack_rows_fit_their_budgets_and_their_pointers_hold(tmp_path: Path) -> None:
+    from tokenlab.pack.bench_rows import BUDGETS, QUERIES, pack_rows
+
+    rows = pack_rows(FIXTURE_READS, tmp_path / "cache")
+    assert len(rows) == len(BUDGETS) * len(QUERIES)
+    for row in rows:
+        assert row.status.value == "PASS", row.failure
+        assert 0 < row.tokens <= row.budget_tokens
+        assert row.pointers_checked >= row.files_shown > 0
+
+
+def test_a_pack_row_with_a_pointer_that_does_not_hold_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokenlab.pack import bench_rows
+
+    monkeypatch.setattr(bench_rows, "check_evidence", lambda evidence, folder: "x.py@…#L1-L2: sha256 differs")
+    row = bench_rows.pack_row(FIXTURE_READS, None, 500, tmp_path / "cache")
+    assert row.status.value == "FAIL" and "sha256 differs" in row.failure

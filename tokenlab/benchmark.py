@@ -10,6 +10,7 @@ from pathlib import Path
 from tokenlab.classify import classify
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.pack.bench_rows import PackRow, pack_rows
 from tokenlab.packet import ContentType, ContextPacket, Status
 from tokenlab.pipeline import analyze
 from tokenlab.reads.bench_rows import ReadRow, read_rows
@@ -24,11 +25,14 @@ READS_FOLDER = "reads"
 class BenchmarkReport:
     runs: list[BenchmarkRow]
     reads: list[ReadRow]
+    packs: list[PackRow]
 
     @property
     def passed(self) -> bool:
-        return all(row.passed for row in self.runs) and all(
-            row.pointer_status is Status.PASS for row in self.reads
+        return (
+            all(row.passed for row in self.runs)
+            and all(row.pointer_status is Status.PASS for row in self.reads)
+            and all(row.status is Status.PASS for row in self.packs)
         )
 
 
@@ -68,10 +72,11 @@ def _restore_status(packet: ContextPacket, store: Store) -> Status:
 
 
 def run_benchmark(folder: Path, store: Store) -> BenchmarkReport:
-    """Analysis rows for every fixture, and budgeted-read rows for `<folder>/reads/`."""
+    """Analysis rows for every fixture, and budgeted-read and packer rows for `<folder>/reads/`."""
     reads_folder = folder / READS_FOLDER
     reads = read_rows(reads_folder) if reads_folder.is_dir() else []
-    return BenchmarkReport(_analysis_rows(folder, store), reads)
+    packs = pack_rows(reads_folder, store.root) if reads_folder.is_dir() else []
+    return BenchmarkReport(_analysis_rows(folder, store), reads, packs)
 
 
 def _analysis_rows(folder: Path, store: Store) -> list[BenchmarkRow]:

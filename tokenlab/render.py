@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tokenlab.benchmark import BenchmarkReport, BenchmarkRow
+from tokenlab.pack.bench_rows import PackRow
 from tokenlab.reads.bench_rows import ReadRow
 
 _COLUMNS = (
@@ -67,6 +68,25 @@ def _read_cells(row: ReadRow) -> tuple[str, ...]:
     )
 
 
+_PACK_COLUMNS = ("PACK QUERY", "BUDGET", "TOKENS", "ADHERENCE", "FILES", "POINTERS", "STATUS")
+
+
+def _pack_label(row: PackRow) -> str:
+    return f"{row.query or '(no query)'} @ {row.budget_tokens:,}"
+
+
+def _pack_cells(row: PackRow) -> tuple[str, ...]:
+    return (
+        row.query or "(no query)",
+        f"{row.budget_tokens:,}",
+        f"{row.tokens:,}",
+        f"{row.adherence:.3f}",
+        f"{row.files_shown}/{row.candidates}",
+        str(row.pointers_checked),
+        row.status.value,
+    )
+
+
 def benchmark_table(report: BenchmarkReport) -> str:
     runs = report.runs
     sections = [table(_COLUMNS, [_cells(row) for row in runs])]
@@ -83,6 +103,13 @@ def benchmark_table(report: BenchmarkReport) -> str:
         bad = [row for row in report.reads if row.failure]
         summary.append(f"{len(report.reads)} budgeted reads, {len(bad)} with a failing pointer")
         summary.extend(f"  {row.fixture}: {row.failure}" for row in bad)
+    if report.packs:
+        sections.append(table(_PACK_COLUMNS, [_pack_cells(row) for row in report.packs]))
+        bad_packs = [row for row in report.packs if row.failure]
+        summary.append(
+            f"{len(report.packs)} packs of the read fixtures, {len(bad_packs)} over budget or with a failing pointer"
+        )
+        summary.extend(f"  {_pack_label(row)}: {row.failure}" for row in bad_packs)
     summary.append("Tokens: o200k_base (exact); estimates of what a provider bills.")
     return "\n\n".join(sections) + "\n\n" + "\n".join(summary)
 
@@ -103,6 +130,20 @@ def benchmark_as_dict(report: BenchmarkReport) -> dict[str, Any]:
                 "failure": row.failure,
             }
             for row in report.reads
+        ],
+        "packs": [
+            {
+                "query": row.query,
+                "budget_tokens": row.budget_tokens,
+                "tokens": row.tokens,
+                "adherence": round(row.adherence, 4),
+                "files_shown": row.files_shown,
+                "candidates": row.candidates,
+                "pointers_checked": row.pointers_checked,
+                "status": row.status.value,
+                "failure": row.failure,
+            }
+            for row in report.packs
         ],
     }
 

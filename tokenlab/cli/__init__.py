@@ -169,8 +169,8 @@ def benchmark(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run every fixture; check SIGNAL, RECOVERY and RESTORE, and budgeted reads of
-    fixtures/reads/ (every evidence pointer dereferenced); exit 1 if any fails."""
+    """Run every fixture; check SIGNAL, RECOVERY and RESTORE, budgeted reads of fixtures/reads/
+    and packs of it at several budgets (every evidence pointer dereferenced); exit 1 if any fails."""
     from tokenlab.benchmark import run_benchmark
     from tokenlab.errors import InputError
     from tokenlab.render import benchmark_as_dict, benchmark_table
