@@ -8,8 +8,12 @@ medians of one run:
 
 - `lib`: `expand_ref` in this (warm) process, including `Store.load` (read and sha256 of
   the whole ref), `--repeat` times;
-- `cold`: `python -m tokenlab show-ref ID …` as a new process, `--cold` times, with the
-  peak RSS of that process.
+- `cold`: `python -m tokenlab show-ref ID …` as a new process with no worker
+  (`TOKENLAB_WORKER=0`), `--cold` times, with the peak RSS of that process;
+- `warm`: the same command with a warm worker serving the store (`python -m
+  tokenlab.agent.worker STORE`, started once and stopped at the end, as `bench/run.py`
+  measures warm start-up), `--cold` times; the worker loads the ref, so the command's own
+  process stays small. Its stdout and stderr are checked to equal the cold command's.
 
 Every answer is checked against its budget, and every JSON answer against `json.loads`
 of the whole document (outside the timings). The goal (issue 13, part 2) is "well under
@@ -21,13 +25,16 @@ a second".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,17 +124,23 @@ def timed(repeat: int, call: Any) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-def cold(repeat: int, store: Path, ref_id: str, options: dict[str, Any]) -> tuple[float, float]:
-    """Median wall time and peak RSS (MB) of `show-ref` as a new process.
-
-    The peak comes from `/usr/bin/time`: a child's own rusage would count the pages it
-    shared with this process (which holds every document) before it ran Python.
-    """
+def show_ref_argv(store: Path, ref_id: str, options: dict[str, Any]) -> list[str]:
     flags = ["-S"] if sys.flags.no_site else []  # a run over another checkout: see RESULTS
     argv = [sys.executable, *flags, "-m", "tokenlab", "show-ref", ref_id, "--store", str(store)]
     for name, value in options.items():
         flag = "--" + name.replace("_", "-")
         argv += [flag] if value is True else [flag, str(value)]
+    return argv
+
+
+def as_command(repeat: int, argv: list[str], *, worker: bool = False) -> tuple[float, float]:
+    """Median wall time and peak RSS (MB) of `show-ref` as a new process: with no worker,
+    or (`worker`) handing the work to the one serving the store.
+
+    The peak comes from `/usr/bin/time`: a child's own rusage would count the pages it
+    shared with this process (which holds every document) before it ran Python.
+    """
+    env = {**os.environ, "TOKENLAB_WORKER": "1" if worker else "0"}
     times, peak = [], 0
     with tempfile.NamedTemporaryFile("r") as report:
         for _ in range(repeat):
@@ -137,11 +150,41 @@ def cold(repeat: int, store: Path, ref_id: str, options: dict[str, Any]) -> tupl
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 check=True,
+                env=env,
             )
             times.append(time.perf_counter() - start)
             report.seek(0)
             peak = max(peak, int(report.read().split()[-1]))
     return statistics.median(times), peak / 1024
+
+
+def same_output(argv: list[str]) -> bool:
+    """Whether the command prints the same bytes (stdout, stderr, exit code) warm and cold."""
+    cold_run, warm_run = (
+        subprocess.run(argv, capture_output=True, check=False, env={**os.environ, "TOKENLAB_WORKER": flag})
+        for flag in ("0", "1")
+    )
+    return (cold_run.returncode, cold_run.stdout, cold_run.stderr) == (
+        warm_run.returncode,
+        warm_run.stdout,
+        warm_run.stderr,
+    )
+
+
+@contextlib.contextmanager
+def warm_worker(store: Path) -> Iterator[None]:
+    """A warm worker serving `store` until the block ends (its path must fit a socket)."""
+    worker = subprocess.Popen([sys.executable, "-m", "tokenlab.agent.worker", str(store)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (store / "worker.sock").exists():
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise SystemExit("the warm worker did not start")
+            time.sleep(0.05)
+        yield
+    finally:
+        worker.terminate()
+        worker.wait(30)
 
 
 def expected_subtree(document: Any, path: str) -> Any:
@@ -159,7 +202,7 @@ def main() -> None:
     args = parser.parse_args()
     size = args.mb * 1_000_000
     tokens.count("warm up")
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:  # short: the worker's socket is in it
         root = Path(folder) / "store"
         store = Store(root)
         refs: dict[str, tuple[str, bytes]] = {}
@@ -216,30 +259,35 @@ def main() -> None:
                 ("numbers", "count (after the array)", {"json_path": "count"}),
             ]
         print(
-            f"\n{'ref':<8} {'query':<40} {'lib ms':>7} {'cold ms':>8} {'cold MB':>8}  {'tokens':>10}  answer"
+            f"\n{'ref':<8} {'query':<40} {'lib ms':>7} {'cold ms':>8} {'cold MB':>8} {'warm ms':>8} {'warm MB':>8}"
+            f"  {'tokens':>10}  answer"
         )
         parsed: dict[str, Any] = {}
-        for ref, label, options in cases:
-            ref_id, data = refs[ref]
-            elapsed, view = timed(
-                args.repeat, lambda ref_id=ref_id, options=options: expand_ref(store, ref_id, **options)
-            )
-            assert view.tokens <= view.budget_tokens and view.tokens == tokens.count(view.text)
-            if "json_path" in options and not view.truncated:
-                if ref not in parsed:
-                    parsed.clear()  # one parsed 100 MB document at a time: about 1 GB
-                    parsed[ref] = json.loads(data)
-                wanted = expected_subtree(parsed[ref], options["json_path"])
-                assert json.loads(view.raw) == wanted, label
-            cold_s, cold_mb = cold(args.cold, root, ref_id, options)
-            summary = view.lines_label
-            if view.matches is not None:
-                summary += f", {view.matches:,} matches, {view.matches_shown} shown"
-            print(
-                f"{ref:<8} {label:<40} {elapsed * 1000:>7.0f} {cold_s * 1000:>8.0f} {cold_mb:>8.0f}  "
-                f"{view.tokens:>4}/{view.budget_tokens}  {summary[:60]}",
-                flush=True,
-            )
+        with warm_worker(root):
+            for ref, label, options in cases:
+                ref_id, data = refs[ref]
+                elapsed, view = timed(
+                    args.repeat, lambda ref_id=ref_id, options=options: expand_ref(store, ref_id, **options)
+                )
+                assert view.tokens <= view.budget_tokens and view.tokens == tokens.count(view.text)
+                if "json_path" in options and not view.truncated:
+                    if ref not in parsed:
+                        parsed.clear()  # one parsed 100 MB document at a time: about 1 GB
+                        parsed[ref] = json.loads(data)
+                    wanted = expected_subtree(parsed[ref], options["json_path"])
+                    assert json.loads(view.raw) == wanted, label
+                argv = show_ref_argv(root, ref_id, options)
+                cold_s, cold_mb = as_command(args.cold, argv)
+                warm_s, warm_mb = as_command(args.cold, argv, worker=True)
+                assert same_output(argv), label
+                summary = view.lines_label
+                if view.matches is not None:
+                    summary += f", {view.matches:,} matches, {view.matches_shown} shown"
+                print(
+                    f"{ref:<8} {label:<40} {elapsed * 1000:>7.0f} {cold_s * 1000:>8.0f} {cold_mb:>8.0f} "
+                    f"{warm_s * 1000:>8.0f} {warm_mb:>8.0f}  {view.tokens:>4}/{view.budget_tokens}  {summary[:60]}",
+                    flush=True,
+                )
         load_time, _ = timed(args.repeat, lambda: store.load(next(iter(refs.values()))[0]))
         print(f"\nStore.load alone (read + sha256 of the first ref): {load_time * 1000:.0f} ms")
         start = time.perf_counter()

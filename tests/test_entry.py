@@ -1,4 +1,5 @@
-"""The console entry: a plain `tokens analyze` skips typer and behaves exactly like it."""
+"""The console entry: a plain `tokens analyze`, `run` or `show-ref` drill-down skips typer and
+behaves exactly like it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from typer.testing import CliRunner
 
 from tokenlab import tokens
 from tokenlab.cli import app
-from tokenlab.entry import ANALYZE_OPTIONS, RUN_OPTIONS, plain_analyze, plain_run, run
+from tokenlab.entry import (
+    ANALYZE_OPTIONS,
+    RUN_OPTIONS,
+    SHOW_REF_OPTIONS,
+    plain_analyze,
+    plain_run,
+    plain_show_ref,
+    run,
+)
 from tokenlab.optimizers import Granularity
 
 LOG = b"INFO request served\n" * 300 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 9
@@ -159,3 +168,98 @@ def test_granularity_values_match_the_enum() -> None:
     from tokenlab.optimizers import Granularity
 
     assert GRANULARITIES == tuple(g.value for g in Granularity)
+
+
+def test_show_ref_fast_path_knows_exactly_the_typer_commands_options() -> None:
+    command = typer.main.get_command(app).commands["show-ref"]  # type: ignore[attr-defined]
+    options = {
+        option: "flag" if parameter.is_flag else "int" if parameter.type.name == "integer" else "text"
+        for parameter in command.params
+        if parameter.param_type_name == "option"
+        for option in parameter.opts
+    }
+    assert options == SHOW_REF_OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["show-ref", "ctx_abc123", "--grep", "ERROR", "-C", "2"], {"grep": "ERROR", "context": 2, "store": None}),
+        (["show-ref", "--grep=a=b", "-C3", "ctx_abc123"], {"ref_id": "ctx_abc123", "grep": "a=b", "context": 3}),
+        (["show-ref", "#ref:ctx_abc123", "--lines", "5-9", "--budget", "007"], {"lines": "5-9", "budget": 7}),
+        (["show-ref", "x", "--json-path", "items[3].error", "--json"], {"json_path": "items[3].error", "as_json": True}),
+        (["show-ref", "x", "--head", "5", "--raw", "--store", "s"], {"head": 5, "raw": True, "store": "s"}),
+        (["show-ref", "x", "--tail", "0"], {"tail": 0, "head": None, "budget": None}),
+        (["show-ref", "x", "--json"], {"as_json": True, "grep": None}),
+        (["show-ref", "x", "-i"], {"ignore_case": True}),
+        (["show-ref", "x", "-C", "1"], {"context": 1}),
+    ],
+)
+def test_plain_show_ref_command_lines_are_parsed(argv: list[str], expected: dict[str, object]) -> None:
+    parsed = plain_show_ref(argv)
+    assert parsed is not None
+    assert {key: parsed[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show-ref"],
+        ["show-ref", "x"],  # the whole ref: typer prints it
+        ["show-ref", "x", "--raw"],
+        ["show-ref", "x", "-C", "0"],
+        ["show-ref", "x", "--store", "s"],
+        ["show-ref", "--help"],
+        ["show-ref", "x", "--head", "1", "--help"],
+        ["show-ref", "x", "y", "--head", "1"],
+        ["show-ref", "--head", "1"],
+        ["show-ref", "x", "--head", "1", "--head", "2"],
+        ["show-ref", "x", "--context", "1", "-C", "1"],
+        ["show-ref", "x", "--head", "-1"],
+        ["show-ref", "x", "--head", "+1"],
+        ["show-ref", "x", "--head", " 1"],
+        ["show-ref", "x", "--head", "\u0663"],
+        ["show-ref", "x", "--head", "1.5"],
+        ["show-ref", "x", "--head", "9" * 5000],
+        ["show-ref", "x", "--head"],
+        ["show-ref", "x", "--grep"],
+        ["show-ref", "x", "--grep", ""],
+        ["show-ref", "x", "--grep", "-v"],
+        ["show-ref", "x", "--grep", "--json"],
+        ["show-ref", "x", "--json=1"],
+        ["show-ref", "x", "-C=2"],
+        ["show-ref", "x", "-iC2", "--grep", "a"],
+        ["show-ref", "x", "--ignore_case", "--grep", "a"],
+        ["show-ref", "x", "--gre", "a"],
+        ["show-ref", "x", "--", "--head", "1"],
+        ["show-ref", "-", "--head", "1"],
+        ["show-ref", "x", "--grep", "\udcff"],
+        ["analyze", "x", "--head", "1"],
+    ],
+)
+def test_other_show_ref_command_lines_go_to_the_typer_app(argv: list[str]) -> None:
+    assert plain_show_ref(argv) is None
+
+
+def test_show_ref_errors_are_typers_one_line_and_exit_code(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """In-process (no worker), as the typer command; the worker's answers are compared in
+    test_worker.py."""
+    from tokenlab.store import Store
+
+    ref_id = Store.resolve().put(LOG, source="app.log", content_type="log", reason="test")
+    for argv, expected in (
+        (["show-ref", ref_id, "--grep", "ERROR", "-C", "1"], 0),
+        (["show-ref", ref_id, "--grep=ERROR", "-C2", "--budget", "007", "--lines=290-"], 0),
+        (["show-ref", "--json", "--tail", "2", ref_id], 0),
+        (["show-ref", ref_id, "--lines", "x-y"], 2),
+        (["show-ref", "ctx_000000", "--head", "1"], 2),
+        (["show-ref", ref_id, "--json-path", "a"], 2),
+    ):
+        code = run(argv)
+        fast = capsysbinary.readouterr()
+        typed = CliRunner().invoke(app, argv)
+        assert (code, fast.out, fast.err) == (typed.exit_code, typed.stdout_bytes, typed.stderr_bytes)
+        assert code == expected
+        assert code == 0 or re.fullmatch(rb"tokens: [^\n]*\n", fast.err)

@@ -1,7 +1,9 @@
-"""The warm worker: answers exactly as in-process, falls back when it cannot, stops idle."""
+"""The warm worker: answers exactly as in-process (analyze, run, show-ref), falls back when it
+cannot, stops idle."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -15,9 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from tokenlab.agent import client, worker
-from tokenlab.entry import analysis_output, plain_analyze
+from tokenlab.cli import app
+from tokenlab.entry import analysis_output, plain_analyze, plain_show_ref
+from tokenlab.entry import run as entry_run
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -154,3 +159,144 @@ def _without_timing(answer: tuple[int, bytes, bytes]) -> tuple[int, bytes, bytes
     code, out, err = answer
     pattern = rb'(seconds=|"duration_s": )[0-9.]+'
     return code, re.sub(pattern, rb"\1", out), re.sub(pattern, rb"\1", err)
+
+
+# --- show-ref drill-downs ------------------------------------------------------------------
+
+_LOG = b"".join(
+    b"2024-05-01 ERROR PaymentService failed req=%d\n" % n if n % 37 == 0 else b"2024-05-01 INFO served req=%d\n" % n
+    for n in range(1, 600)
+) + b"LONG " + b"x" * 5000 + b" needle " + b"y" * 5000 + b"\ncaf\xc3\xa9 \xe2\x82\xac last line without newline"
+_JSON = json.dumps(
+    {"meta": {"n": 40}, "items": [{"id": n, "error": {"code": "E", "at": n} if n % 3 == 0 else None} for n in range(40)]},
+    indent=2,
+).encode()
+
+# `show-ref` options after the ref id; LOG, JSON and BROKEN stand for the refs' ids.
+SHOW_REF_CASES = {
+    "grep-context": ["LOG", "--grep", "ERROR", "-C", "2"],
+    "grep-ignore-case-budget": ["LOG", "--grep", "paymentservice", "-i", "--budget", "80"],
+    "grep-json": ["LOG", "--grep=ERROR", "-C1", "--json"],
+    "grep-lines": ["LOG", "--grep", "ERROR", "--lines", "100-300", "--budget", "120"],
+    "grep-long-line": ["LOG", "--grep", "needle"],
+    "grep-utf8": ["LOG", "--grep", "café|€"],
+    "grep-none": ["#ref:LOG", "--grep", "nothing like this"],
+    "lines": ["LOG", "--lines", "10-20"],
+    "lines-open-budget": ["LOG", "--lines", "250-", "--budget", "50"],
+    "head": ["LOG", "--head", "5"],
+    "tail-json": ["LOG", "--tail", "3", "--json"],
+    "head-raw": ["LOG", "--head", "3", "--raw"],
+    "budget-zero": ["LOG", "--budget", "0"],
+    "json-path": ["JSON", "--json-path", "items[3].error"],
+    "json-path-cut": ["JSON", "--json-path", "items", "--budget", "40"],
+    "json-only": ["JSON", "--json"],
+    "bad-lines": ["LOG", "--lines", "abc"],
+    "lines-past-end": ["LOG", "--lines", "9999-"],
+    "bad-regex": ["LOG", "--grep", "("],
+    "missing-json-path": ["JSON", "--json-path", "items[99]"],
+    "json-path-of-a-log": ["LOG", "--json-path", "a.b"],
+    "unknown-ref": ["ctx_000000", "--head", "1"],
+    "not-a-ref-id": ["nonsense", "--head", "1"],
+    "two-modes": ["LOG", "--head", "3", "--tail", "3"],
+    "raw-json": ["LOG", "--raw", "--json", "--head", "1"],
+    "context-without-grep": ["LOG", "-C", "2"],
+    "head-zero": ["LOG", "--head", "0"],
+    "corrupt-ref": ["BROKEN", "--head", "1"],
+}
+
+
+@pytest.fixture
+def show_ref_ids(serving: worker.Worker) -> dict[str, str]:
+    """Refs in the served store: a log, a JSON document, and a corrupted one."""
+    from tokenlab.store import Store
+
+    store = Store(Path(serving.root))
+    ids = {name: store.put(data, source="t", content_type=name, reason="t") for name, data in
+           (("LOG", _LOG), ("JSON", _JSON), ("BROKEN", b"soon corrupt\n" * 50))}  # fmt: skip
+    path = store.ref_path(ids["BROKEN"])  # type: ignore[attr-defined]
+    path.write_bytes(path.read_bytes()[:-3] + b"XY\n")
+    return ids
+
+
+def _show_ref_argv(case: list[str], ids: dict[str, str], store: str) -> list[str]:
+    first = case[0]
+    for name, ref_id in ids.items():
+        first = first.replace(name, ref_id)
+    return ["show-ref", first, *case[1:], "--store", store]
+
+
+def _three_ways(
+    argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]
+) -> tuple[tuple[int, bytes, bytes] | None, tuple[int, bytes, bytes], tuple[int, bytes, bytes]]:
+    """`argv` answered by the worker, by the plain in-process path, and by the typer command."""
+    arguments = plain_show_ref(argv)
+    assert arguments is not None
+    served = client.show_ref(dict(arguments))
+    capsysbinary.readouterr()
+    code = entry_run(argv)  # TOKENLAB_WORKER=0: in-process
+    here = capsysbinary.readouterr()
+    typed = CliRunner().invoke(app, argv)
+    return served, (code, here.out, here.err), (typed.exit_code, typed.stdout_bytes, typed.stderr_bytes)
+
+
+@pytest.mark.parametrize("case", SHOW_REF_CASES.values(), ids=SHOW_REF_CASES.keys())
+def test_show_ref_through_the_worker_equals_in_process_and_typer(
+    serving: worker.Worker,
+    show_ref_ids: dict[str, str],
+    case: list[str],
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    served, here, typed = _three_ways(_show_ref_argv(case, show_ref_ids, serving.root), capsysbinary)
+    assert served is not None
+    assert served == here == typed
+    assert typed[0] in (0, 1, 2)
+
+
+@pytest.mark.parametrize("case", ["grep-context", "unknown-ref", "bad-lines"])
+def test_show_ref_names_a_relative_store_as_the_command_does(
+    serving: worker.Worker,
+    show_ref_ids: dict[str, str],
+    case: str,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(os.path.dirname(serving.root))
+    argv = _show_ref_argv(SHOW_REF_CASES[case], show_ref_ids, os.path.basename(serving.root) + "/")
+    served, here, typed = _three_ways(argv, capsysbinary)
+    assert served is not None and served == here == typed
+
+
+def test_show_ref_command_line_is_served_by_the_worker(
+    serving: worker.Worker,
+    show_ref_ids: dict[str, str],
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the worker on, `tokens show-ref` prints the worker's answer."""
+    argv = _show_ref_argv(SHOW_REF_CASES["grep-context"], show_ref_ids, serving.root)[:-2]
+    monkeypatch.setenv("TOKENLAB_STORE", serving.root)
+    expected = CliRunner().invoke(app, argv)
+    monkeypatch.setenv("TOKENLAB_WORKER", "1")
+    answers: list[tuple[int, bytes, bytes] | None] = []
+    ask = client.show_ref
+    monkeypatch.setattr(client, "show_ref", lambda arguments: answers.append(ask(arguments)) or answers[-1])
+    capsysbinary.readouterr()
+    assert entry_run(argv) == 0
+    shown = capsysbinary.readouterr()
+    assert len(answers) == 1 and answers[0] is not None
+    assert (shown.out, shown.err) == (expected.stdout_bytes, expected.stderr_bytes)
+
+
+def test_show_ref_for_a_database_or_a_missing_store_runs_in_process(
+    short_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[str] = []
+    monkeypatch.setattr(client, "start_worker", started.append)
+    for store in ("postgresql://user@localhost:1/db", os.path.join(short_store, "missing")):
+        arguments = plain_show_ref(["show-ref", "ctx_abcdef", "--head", "1", "--store", store])
+        assert arguments is not None
+        assert client.show_ref(arguments) is None
+    assert started == []
+    arguments = plain_show_ref(["show-ref", "ctx_abcdef", "--head", "1", "--store", short_store])
+    assert arguments is not None and client.show_ref(arguments) is None  # no worker yet: one is started
+    assert started == [short_store]

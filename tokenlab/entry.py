@@ -7,9 +7,12 @@ run by `run_analyze`, the same function the typer command calls. Anything else (
 other commands, a repeated or unknown option, a bad value) goes to the typer app, which
 owns the help text and the error messages.
 
-A plain `analyze` is handed to the warm worker when one serves the store (see
-`agent/client.py`), so this module imports nothing of the pipeline at load time: the
-warm path's cost is Python's start-up, this module and the client.
+A plain `analyze`, and a `show-ref` drill-down (`--grep/--lines/--json-path/--head/
+--tail`, a budget, `--json` or `--raw`), are handed to the warm worker when one serves the
+store (see `agent/client.py`), so this module imports nothing of the pipeline at load
+time: the warm path's cost is Python's start-up, this module and the client. What the
+worker runs is what the typer command runs (`analysis_output`, `ref_view_output`), so
+both print the same bytes.
 
 The process then ends with `os._exit` once its output is flushed: every ref is already
 fsynced and no thread is left running, and skipping the interpreter's teardown saves
@@ -126,6 +129,52 @@ def analysis_output(
     return Output(int(failed), packet.visible.encode("utf-8"), trace.encode("utf-8") + note)
 
 
+def ref_view_output(
+    store: Store | Path | str | None,
+    ref_id: str,
+    *,
+    raw: bool = False,
+    as_json: bool = False,
+    lines: str | None = None,
+    grep: str | None = None,
+    context: int = 0,
+    ignore_case: bool = False,
+    json_path: str | None = None,
+    head: int | None = None,
+    tail: int | None = None,
+    budget: int | None = None,
+) -> Output:
+    """A drill-down into a ref (`expand_ref`), rendered as `tokens show-ref` prints it: the
+    shown bytes with one line on stderr, or the `--json` object, or `--raw` bytes alone.
+    `store` is a store, or a `--store` value naming one."""
+    from contextlib import nullcontext
+
+    from tokenlab.agent.expand import expand_ref
+    from tokenlab.errors import InputError
+    from tokenlab.store import Store
+
+    if raw and (as_json or grep is not None):
+        raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
+    # A store named here is closed here; one passed in stays open for its owner.
+    with nullcontext(store) if isinstance(store, Store) else Store.resolve(store) as resolved:
+        view = expand_ref(
+            resolved,
+            ref_id,
+            lines=lines,
+            grep=grep,
+            context=context,
+            ignore_case=ignore_case,
+            json_path=json_path,
+            head=head,
+            tail=tail,
+            budget_tokens=budget,
+        )
+    if as_json:
+        return Output(0, json_bytes(view.as_dict()), b"")
+    shown = view.raw if view.raw is not None else view.text.encode("utf-8")
+    return Output(0, shown, b"" if raw else view.header.encode("utf-8", "backslashreplace") + b"\n")
+
+
 def json_bytes(payload: object) -> bytes:
     import orjson
 
@@ -231,6 +280,91 @@ def plain_run(argv: list[str]) -> dict[str, object] | None:
     }
 
 
+# `show-ref` options: name -> "flag", "int" or "text" (what its value must be). Kept equal
+# to the typer command's options by a test.
+SHOW_REF_OPTIONS = {
+    "--raw": "flag",
+    "--lines": "text",
+    "--grep": "text",
+    "--context": "int",
+    "-C": "int",
+    "--ignore-case": "flag",
+    "-i": "flag",
+    "--json-path": "text",
+    "--head": "int",
+    "--tail": "int",
+    "--budget": "int",
+    "--store": "text",
+    "--json": "flag",
+}
+_SHOW_REF_ALIASES = {"-C": "--context", "-i": "--ignore-case"}
+_DRILL_OPTIONS = ("--lines", "--grep", "--json-path", "--head", "--tail", "--budget")
+
+
+def plain_show_ref(argv: list[str]) -> dict[str, object] | None:
+    """`ref_view_output`'s arguments (and `store`) for a plain `show-ref` drill-down, else
+    None: every option once, values as typer reads them. Without a drill-down option it
+    prints the whole ref, which stays with the typer command."""
+    if not argv or argv[0] != "show-ref" or not all(arg.isascii() or _utf8(arg) for arg in argv):
+        return None
+    values: dict[str, str | bool] = {}
+    ids: list[str] = []
+    args = iter(argv[1:])
+    for arg in args:
+        name, has_value, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if name.startswith("-C") and name[2:].isdigit():  # `-C2`, as click reads it
+            name, has_value, value = "-C", "=", name[2:]
+        kind = SHOW_REF_OPTIONS.get(name)
+        name = _SHOW_REF_ALIASES.get(name, name)
+        if kind is None:
+            if arg.startswith("-"):
+                return None
+            ids.append(arg)
+            continue
+        if name in values or kind == "flag" and has_value:
+            return None
+        if kind != "flag" and not has_value:
+            value = next(args, "")
+        if kind == "int" and not (value.isdigit() and value.isascii() and len(value) < 19):
+            return None
+        if kind == "text" and (not value or value.startswith("-")):
+            return None
+        values[name] = True if kind == "flag" else value
+    drill = any(name in values for name in _DRILL_OPTIONS) or "--json" in values or "--ignore-case" in values
+    if len(ids) != 1 or not (drill or int(str(values.get("--context", "0")))):
+        return None
+
+    def number(name: str) -> int | None:
+        return int(str(values[name])) if name in values else None
+
+    def text(name: str) -> str | None:
+        return str(values[name]) if name in values else None
+
+    return {
+        "store": text("--store"),
+        "ref_id": ids[0],
+        "raw": "--raw" in values,
+        "as_json": "--json" in values,
+        "lines": text("--lines"),
+        "grep": text("--grep"),
+        "context": number("--context") or 0,
+        "ignore_case": "--ignore-case" in values,
+        "json_path": text("--json-path"),
+        "head": number("--head"),
+        "tail": number("--tail"),
+        "budget": number("--budget"),
+    }
+
+
+def _utf8(text: str) -> bool:
+    """Whether `text` encodes as UTF-8 (an argument undecodable in the locale does not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def run(argv: list[str]) -> int:
     """Run one `tokens` command line; its exit code."""
     if argv[:2] == ["hook", "claude-code"] and "--help" not in argv:  # before every agent Bash call
@@ -240,6 +374,9 @@ def run(argv: list[str]) -> int:
     running = plain_run(argv)
     if running is not None:
         return _run_command(running)
+    showing = plain_show_ref(argv)
+    if showing is not None:
+        return _show_ref(showing)
     arguments = plain_analyze(argv)
     if arguments is None:
         from tokenlab.cli import app
@@ -278,6 +415,28 @@ def _run_command(arguments: dict[str, object]) -> int:
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")
         return error.exit_code
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(err)
+    return code
+
+
+def _show_ref(arguments: dict[str, object]) -> int:
+    """A `show-ref` drill-down without the command-line framework: by the warm worker when
+    one serves the store, else here."""
+    try:
+        answer = None
+        if _worker_enabled():
+            from tokenlab.agent import client
+
+            answer = client.show_ref(arguments)
+        if answer is None:
+            output = ref_view_output(**arguments)  # type: ignore[arg-type]
+            answer = output.exit_code, output.stdout, output.stderr
+    except TokenlabError as error:
+        sys.stderr.write(error_line(error) + "\n")
+        return error.exit_code
+    code, out, err = answer
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
     sys.stderr.buffer.write(err)

@@ -1,4 +1,5 @@
-"""The short-lived side of the warm worker: hand a `tokens analyze` to it, or start it.
+"""The short-lived side of the warm worker: hand it a `tokens analyze`, `run` or
+`show-ref`, or start it.
 
 A `tokens` process pays Python's start-up (about 20 ms) on every call, and on top of it
 importing the pipeline and building the tokenizer (about 0.25 s), against about 8 ms for
@@ -8,6 +9,7 @@ answers with exactly what an in-process run prints. If no worker answers, the co
 runs in-process and starts one, detached, for the next call. Anything unexpected (no
 worker yet, a socket path too long, an input too large to be worth sending, a worker
 that fails) falls back to running in-process, which also reports every input error.
+A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
 This module imports only the standard library: it runs before anything else is loaded.
 """
@@ -56,7 +58,8 @@ def socket_path(root: str) -> str | None:
 def send_frame(sock: socket.socket, header: dict[str, Any], payload: bytes) -> None:
     encoded = json.dumps(header).encode()
     sock.sendall(_HEADER.pack(len(encoded), len(payload)) + encoded)
-    sock.sendall(payload)
+    if payload:  # nothing more to send: the other side may have answered and closed already
+        sock.sendall(payload)
 
 
 def receive_frame(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
@@ -87,6 +90,22 @@ def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     root = store_root(arguments["store"])
     request = _request(arguments, root)
     return None if request is None else _ask(root, *request)
+
+
+def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
+    """(exit code, stdout, stderr) of a `tokens show-ref` drill-down run by the warm worker
+    (the ref is read there), or None when it should run in-process: a database store, or
+    a store folder that does not exist (no worker is started for it)."""
+    if database_store(arguments["store"]) is not None:
+        return None
+    root = store_root(arguments["store"])
+    if not os.path.isdir(root):
+        return None
+    from pathlib import PurePath  # the store's name in messages, as `Store.resolve` spells it
+
+    chosen = arguments["store"] or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
+    header = {**arguments, "op": "show-ref", "store": root, "store_name": str(PurePath(chosen))}
+    return _ask(root, header, b"")
 
 
 def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, bytes]:

@@ -1,12 +1,15 @@
-"""The warm worker: a local process that runs `tokens analyze` for short-lived commands.
+"""The warm worker: a local process that runs `tokens analyze`, the analysis of `tokens
+run` and `tokens show-ref` drill-downs for short-lived commands.
 
 One worker serves one store. It listens on `worker.sock` in the store folder (the folder
 is owner-only, the socket too, and each connection's peer must be this user), holds
 `worker.lock` for its lifetime so a second worker started in a race exits at once, and
 exits after `TOKENLAB_WORKER_IDLE` seconds (default 900) without a request. Each request
-carries an input already read by the client and is answered with exactly what an
-in-process `tokens analyze` prints (`entry.analysis_output` builds both); a request it
-cannot serve is answered with `fallback`, and the client runs it in-process.
+carries an input already read by the client (or, for `show-ref`, the options: the ref is
+read here) and is answered with exactly what the in-process command prints (the same
+functions build both: `entry.analysis_output`, `agent.run.finish_request`,
+`entry.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
+client runs it in-process.
 
 Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
 """
@@ -29,6 +32,7 @@ from typing import Any
 from tokenlab.agent.client import LOCK_NAME, receive_frame, send_frame, socket_path
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
+from tokenlab.store.folder import FolderStore
 
 DEFAULT_IDLE_SECONDS = 900.0
 _PEER_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
@@ -123,9 +127,37 @@ def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
     return finish_request(header, capture)
 
 
+class _NamedFolderStore(FolderStore):
+    """The client's folder store, by its absolute path, under the name its command gives
+    it (`no ref … in store var/context` names it as the in-process command would)."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        super().__init__(root)
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+
+_SHOW_REF_OPTIONS = (
+    "raw", "as_json", "lines", "grep", "context", "ignore_case", "json_path", "head", "tail", "budget"
+)  # fmt: skip
+
+
+def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    from tokenlab.entry import ref_view_output
+
+    store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
+    options = {name: header[name] for name in _SHOW_REF_OPTIONS}
+    output = ref_view_output(store, str(header["ref_id"]), **options)
+    return output.exit_code, output.stdout, output.stderr
+
+
 _OPERATIONS: dict[str, Callable[[dict[str, Any], bytes], tuple[int, bytes, bytes]]] = {
     "analyze": _analyze,
     "run": _run,
+    "show-ref": _show_ref,
 }
 
 
@@ -170,9 +202,11 @@ def _warm_up(worker: Worker) -> None:
          "granularity": Granularity.COARSE.value, "redact": True, "as_json": False},
         b"",
     )  # fmt: skip
+    from tokenlab.agent.expand import RefQuery, expand_data
     from tokenlab.tokens import encoding
 
     encoding()
+    expand_data(b"warm-up\n", RefQuery())  # the drill-down's modules and its token bound
 
 
 def _stop_when_idle(worker: Worker) -> None:

@@ -17,7 +17,7 @@ from tokenlab.cli import hooks as cli_hooks
 from tokenlab.cli import mcp as cli_mcp
 from tokenlab.cli import pack as cli_pack
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
-from tokenlab.entry import emit_json, run_analyze
+from tokenlab.entry import emit_json, ref_view_output, run_analyze
 from tokenlab.optimizers import Granularity
 
 app = typer.Typer(
@@ -115,31 +115,24 @@ def show_ref(
         sys.stdout.buffer.write(record.data)
         sys.stdout.buffer.flush()
         return
-    from tokenlab.agent.expand import expand_ref
-    from tokenlab.errors import InputError
-
-    if raw and (as_json or grep is not None):
-        raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
-    with Store.resolve(store) as resolved:
-        view = expand_ref(
-            resolved,
-            ref_id,
-            lines=lines,
-            grep=grep,
-            context=context,
-            ignore_case=ignore_case,
-            json_path=json_path,
-            head=head,
-            tail=tail,
-            budget_tokens=budget,
-        )
-    if as_json:
-        emit_json(view.as_dict())
-        return
-    sys.stdout.buffer.write(view.raw if view.raw is not None else view.text.encode("utf-8"))
+    output = ref_view_output(
+        store,
+        ref_id,
+        raw=raw,
+        as_json=as_json,
+        lines=lines,
+        grep=grep,
+        context=context,
+        ignore_case=ignore_case,
+        json_path=json_path,
+        head=head,
+        tail=tail,
+        budget=budget,
+    )
+    sys.stdout.buffer.write(output.stdout)
     sys.stdout.buffer.flush()
-    if not raw:
-        typer.echo(view.header, err=True)
+    sys.stderr.buffer.write(output.stderr)
+    sys.stderr.buffer.flush()
 
 
 @app.command()
