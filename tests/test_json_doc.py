@@ -18,6 +18,7 @@ from tokenlab.optimizers import (
     json_doc,
     json_records,
     json_scan,
+    line_shapes,
     visible,
 )
 from tokenlab.optimizers.json_doc import JsonDocConfig, Keep, Omit
@@ -136,9 +137,9 @@ def test_fixture_goldens(name: str, golden: Golden) -> None:
 
 @pytest.mark.parametrize("name", FIXTURE_FILES)
 def test_fixture_signals_stay_visible(name: str) -> None:
+    """As the SIGNAL stage checks them: verbatim, or by their values in a group line."""
     rendered = preview((FIXTURES / name).read_bytes())
-    missing = [signal for signal in signals(name) if signal not in rendered]
-    assert missing == []
+    assert line_shapes.not_shown(tuple(signals(name)), rendered) == ()
 
 
 @pytest.mark.parametrize(
@@ -519,13 +520,58 @@ def test_nested_findings_inside_records_are_listed() -> None:
         for f in range(14)
     ]
     text = json.dumps(files, separators=(",", ":"))
-    rendered = preview(text.encode())
-    json.loads(rendered)
+    result = json_doc.optimize(text.encode(), COARSE)
+    rendered = render_preview(result)
+    grouped = json.loads(rendered)[0]["findings by rule"]
+    assert len(grouped) == 1 and grouped[0]["ruleId"] == "no-unused-vars" and grouped[0]["severity"] == 2
+    listed = grouped[0]["findings"]
+    assert listed.startswith("[×112] {/src/mod0.js:1:7 :2:7 :3:7 :4:7 :5:7 :6:7 :7:7 :8:7 /src/mod1.js:1:7 ")
+    assert listed.endswith(", v13_6, v13_7}' is defined but never used.")
     for f in range(14):
-        assert f'"filePath":"/src/mod{f}.js"' in rendered
-        for m in range(8):
-            assert f'"message":"\'v{f}_{m}\' is defined but never used.","line":{m + 1}' in rendered
+        assert f'{{"filePath":"/src/mod{f}.js","messages":"[8 items] #ref:ctx_' in rendered
+    assert len(result.signals) == 112 and "/src/mod13.js:8:7: 'v13_7' is defined but never used." in result.signals
+    assert line_shapes.not_shown(result.signals, rendered) == ()
     assert "Remove unused variable" not in rendered
+
+
+def test_eslint_json_findings_are_listed_by_rule() -> None:
+    """eslint `-f json`: every finding's location and message values under its rule, each
+    file's path and counts beside its folded findings, at least 60% saved."""
+    raw = (FIXTURES / "real/eslint_json.json").read_bytes()
+    result = json_doc.optimize(raw, COARSE)
+    rendered = render_preview(result)
+    grouped = json.loads(rendered)[0]["findings by rule"]
+    assert [group["ruleId"] for group in grouped] == [
+        "no-var", "no-unused-vars", "eqeqeq", "no-debugger", "prefer-const", "no-undef", "no-dupe-keys"
+    ]
+    assert '{"ruleId":"no-debugger","severity":2,"findings":"[×20] {in /tmp/survey/work/js/lib/: mod00 mod01' in rendered
+    assert "mod09.js:9:24 mod10.js:9:25" in rendered and "'{f0, f1, f2," in rendered
+    assert '"filePath":"/tmp/survey/work/js/lib/mod19.js","…": "2 fields: messages, suppressedMessages #ref:ctx_' in rendered
+    assert '"errorCount":6,"fatalErrorCount":0,"warningCount":2,"fixableErrorCount":1,"fixableWarningCount":1' in rendered
+    assert len(result.signals) == 160 and line_shapes.not_shown(result.signals, rendered) == ()
+    assert 1 - tokens.count(rendered) / tokens.count(raw.decode()) >= 0.6
+
+
+def test_findings_the_rule_cannot_read_keep_the_record_layout() -> None:
+    """A finding without a line (eslint's `File ignored …`) would fold unseen: no grouping."""
+    files = [
+        {"filePath": f"/src/m{f}.js", "messages": [{"ruleId": "r", "message": "Bad.", "line": n} for n in range(6)]}
+        for f in range(4)
+    ]
+    files[2]["messages"] = [{"ruleId": None, "severity": 1, "message": "File ignored because of a matching pattern."}]
+    rendered = preview(json.dumps(files).encode())
+    assert "findings by rule" not in rendered and "File ignored because" in rendered
+
+
+def test_grouped_findings_show_quotes_and_escapes() -> None:
+    files = [
+        {"file": f"src/m{f}.py", "errors": [{"code": "E1", "message": f'Bad "q{f}" \\ here', "line": 3, "col": 1}]}
+        for f in range(5)
+    ]
+    result = json_doc.optimize(json.dumps(files).encode(), COARSE)
+    rendered = render_preview(result)
+    json.loads(rendered)
+    assert len(result.signals) == 5 and line_shapes.not_shown(result.signals, rendered) == ()
 
 
 def test_thousands_of_records_keep_the_folded_layout() -> None:

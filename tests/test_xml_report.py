@@ -13,7 +13,7 @@ from tests import xml_cases
 from tests.conftest import Golden, render_preview
 from tokenlab import tokens
 from tokenlab.classify import classify
-from tokenlab.optimizers import Omission, OptimizerConfig, xml_report
+from tokenlab.optimizers import Omission, OptimizerConfig, line_shapes, xml_report
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
@@ -84,10 +84,10 @@ def test_surefire_and_checkstyle_keep_what_matters() -> None:
     ):
         assert fragment in shown
     lint = preview(xml_cases.checkstyle())
-    assert 'severity="error" message="Unused import - java.util.List."' in lint
-    assert "19 repeated findings (MagicNumberCheck ×19)" in lint
-    assert "Class41.java" in lint and "Missing a Javadoc comment." in lint
-    assert "files without findings" in lint
+    assert "Class04.java:12:1: error Unused import - java.util.List. [UnusedImportsCheck]" in lint
+    assert "[×20] {/home/runner/work/shop/src/main/java/com/shop/module0/Class04.java:30:9 :33:12 :36:10 … +17}" in lint
+    assert "Class41.java:7:5: warning Missing a Javadoc comment." in lint
+    assert "[checkstyle: 60 files, 2 with findings (29 warnings, 1 error) in 4 groups: #ref:ctx_" in lint
 
 
 def test_generic_xml_folds_long_runs_and_keeps_anomalies() -> None:
@@ -274,13 +274,54 @@ def test_surefire_signals_keep_multi_line_tags_by_their_lines() -> None:
     )
 
 
-def test_checkstyle_signals_are_each_error_with_its_file() -> None:
+def test_checkstyle_signals_are_each_error_as_a_diagnostic_line() -> None:
     signals = signal_pass(xml_cases.checkstyle(), "checkstyle.xml")
-    findings = [s for s in signals if s.startswith("<error ")]
-    assert findings and all('severity="error"' in s for s in findings)
-    assert any("Unused import - java.util.List." in s for s in findings)
-    assert all(not s.startswith("<error ") or 'severity="error"' in s for s in signals)
-    assert any(s.startswith("<file ") for s in signals)
+    path = "/home/runner/work/shop/src/main/java/com/shop/module0/Class04.java"
+    assert signals == (f"{path}:12:1: error Unused import - java.util.List. [UnusedImportsCheck]",)
+
+
+def test_checkstyle_findings_group_by_rule_and_template() -> None:
+    """eslint's checkstyle report: every error listed by location under its message
+    template (names tallied), a folder shared by a list named once, a frequent warning
+    sampled with a count, and the whole report behind one ref."""
+    data = (REAL_XML[0].parent / "eslint_checkstyle.xml").read_bytes()
+    result = xml_report.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert shown.startswith('<?xml version="1.0" encoding="utf-8"?><checkstyle version="4.3">\n[checkstyle: 14 files')
+    assert "(102 errors, 11 warnings) in 9 groups: #ref:ctx_" in shown
+    assert (
+        "[×11] {in /tmp/captures/eslintproj/src/: mod00.js:10:10 mod01.js:5:10 mod05.js:15:10 mod06.js:35:10"
+        " mod07.js:27:10 mod08.js:10:10 :26:10 mod10.js:10:10 mod12.js:28:10 :32:10 mod13.js:12:10}:"
+        " error 'helperMissing' is not defined. (no-undef)"
+    ) in shown
+    assert "error '{fs ×14, e ×8, b ×12}' is defined but never used. (no-unused-vars)" in shown
+    assert "mod02.js:12:3 … +8}: warning Unexpected console statement. (no-console)" in shown
+    assert "<error " not in shown and shown.rstrip().endswith("</checkstyle>")
+    assert len(result.signals) == 102 and not line_shapes.not_shown(result.signals, shown)
+    assert [o.data for o in result.omissions] == [data[data.index(b"<file ") : data.rindex(b"</checkstyle>")]]
+    assert saved(data) >= 0.6
+
+
+def test_checkstyle_errors_stay_shown_with_a_path_of_spaces() -> None:
+    """A path the location helpers do not read as one (a space in it) still shows each error."""
+    errors = "".join(
+        f'<error line="{n}" column="1" severity="error" message="Bad thing {n}." source="x.Rule"/>' for n in (3, 9)
+    )
+    data = f'<checkstyle><file name="my dir/a b.js">{errors}</file><file name="c.js"/></checkstyle>'.encode()
+    result = xml_report.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert not line_shapes.not_shown(result.signals, shown) and len(result.signals) == 2
+
+
+def test_clean_checkstyle_report_says_so() -> None:
+    files = "".join(f'<file name="src/m{n:02d}.js"></file>' for n in range(40))
+    shown = preview(f'<?xml version="1.0"?><checkstyle version="4.3">{files}</checkstyle>'.encode())
+    assert shown.startswith('<?xml version="1.0"?><checkstyle version="4.3">\n[checkstyle: 40 files, no findings: #ref:ctx_')
+
+
+def test_checkstyle_of_another_shape_keeps_the_generic_layout() -> None:
+    data = b'<checkstyle><file name="a.js"><error line="1" message="m">text</error></file></checkstyle>'
+    assert preview(data) == data.decode()
 
 
 def test_every_testsuite_tag_stays_in_a_long_run_of_suites() -> None:
@@ -326,7 +367,7 @@ def test_documents_that_are_not_reports_declare_no_signals() -> None:
 def test_real_reports_pass_the_signal_stage(path: Path) -> None:
     signals = signal_pass(path.read_bytes(), path.name)
     expected = {
-        "eslint_checkstyle.xml": 14 + 71,  # files with an error, distinct error tags
+        "eslint_checkstyle.xml": 102,  # each error-severity finding
         "pytest_junit.xml": 13,
         "surefire_TEST-com.example.calc.InterestTest.xml": 7,
     }

@@ -24,6 +24,7 @@ from tokenlab.optimizers.json_layout import (
     Omit,
     Segment,
     Text,
+    laid_out,
     plan,
 )
 
@@ -57,11 +58,12 @@ def optimize(
     data: bytes, config: OptimizerConfig, doc_config: JsonDocConfig = DEFAULT_CONFIG
 ) -> OptimizeResult:
     text = _decode_valid_json(data)
-    segments = None if text is None else plan(text, config, doc_config)
-    if text is None or segments is None:
+    laid = None if text is None else laid_out(text, config, doc_config)
+    if text is None or laid is None:
         # Not one valid JSON document: show it whole rather than guess at its structure.
         return OptimizeResult((visible(data),) if data else ())
-    return OptimizeResult(to_parts(text, segments))
+    segments, signals = laid
+    return OptimizeResult(to_parts(text, segments), signals)
 
 
 def _decode_valid_json(data: bytes) -> str | None:

@@ -10,7 +10,9 @@ Two levels of detail. DETAIL (the document itself, containers under decision key
 anomalous records) shows every field except noise and bulk. RECORD (the items of an array
 of similar objects) shows only decision fields, because repetition multiplies every kept
 byte. Long arrays of records keep their first item and the anomalous ones (failed status,
-a non-null error, an outlying number) and fold the runs between them with a count.
+a non-null error, an outlying number) and fold the runs between them with a count. An
+array of records that each hold findings (a file's messages) lists them by rule in an
+added first item and folds each record's findings (`json_findings`).
 
 Speed comes from the C scanners of the stdlib `json` module: `scan_once` parses a value
 and returns where it ends, `scanstring` does the same for keys. Our own Python code only
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, cast
 
-from tokenlab.optimizers import OptimizerConfig, json_compact, json_records, json_scan
+from tokenlab.optimizers import OptimizerConfig, json_compact, json_findings, json_records, json_scan
 from tokenlab.optimizers.json_records import KeyKind
 
 
@@ -61,6 +63,7 @@ class JsonDocConfig:
     min_fold_chars: int = 48  # folding less than this would cost more than it saves
     label_names: int = 3  # field names listed in a grouped placeholder
     records: json_records.RecordsConfig = field(default_factory=json_records.RecordsConfig)
+    findings: json_findings.FindingsLimits = field(default_factory=json_findings.FindingsLimits)
 
 
 DEFAULT_CONFIG = JsonDocConfig()
@@ -113,8 +116,17 @@ def plan(
     text: str, config: OptimizerConfig, doc_config: JsonDocConfig = DEFAULT_CONFIG
 ) -> list[Segment] | None:
     """Lay out a valid JSON document as segments that tile it exactly; None if it cannot."""
+    laid = laid_out(text, config, doc_config)
+    return None if laid is None else laid[0]
+
+
+def laid_out(
+    text: str, config: OptimizerConfig, doc_config: JsonDocConfig = DEFAULT_CONFIG
+) -> tuple[list[Segment], tuple[str, ...]] | None:
+    """The segments of `plan` and the signals the layout keeps visible (grouped findings)."""
     try:
-        return _Layout(text, config, doc_config).document()
+        layout = _Layout(text, config, doc_config)
+        return layout.document(), tuple(dict.fromkeys(layout.signals))
     except (ValueError, StopIteration, RecursionError, LookupError, AttributeError, TypeError):
         # The text passed a validator, so this means a scanner disagreement on an odd
         # document (e.g. a number too long for int()); showing it whole is always safe,
@@ -181,6 +193,8 @@ class _Layout:
         self.keys = json_records.KeyClassifier(doc_config.records)
         self._deep_ends: dict[int, int] = {}
         self.lines = json_compact.LineMaker(text, self.keys, self._scan, doc_config.lines)
+        self.grouped: set[str] = set()  # paths of findings arrays listed by rule instead
+        self.signals: list[str] = []
 
     def document(self) -> list[Segment]:
         start = _skip(_WS, self.text, 0)
@@ -274,7 +288,7 @@ class _Layout:
     ) -> _Member:
         kind = self.keys.kind(key)
         opener = self.text[value_start]
-        if kind is KeyKind.NOISE or (
+        if kind is KeyKind.NOISE or f"{path}.{key}" in self.grouped or (
             mode is Mode.RECORD
             and kind is not KeyKind.DECISION
             and opener != "{"
@@ -389,12 +403,27 @@ class _Layout:
             items = self._long_scalar_items(start, first, path)
         if items is None:
             items = self._scan_items(first, path)
+        findings = self._findings(items) if items.census.is_records() else None
         if items.census.is_records():
             shown = self._records_shown(items, depth, nested=mode is not Mode.DETAIL)
         else:
             shown = self._scalars_shown(items.count)
         segments = self._join_items(start, items, shown, depth)
+        if findings is not None:  # before the first item, indented as it is
+            segments.insert(1, Text(findings + "," + (self.text[start + 1 : items.starts[0]] or "\n")))
         return _Laid(items.end, segments, True, "[" + _plural(items.count, "item") + "]")
+
+    def _findings(self, items: _Items) -> str | None:
+        """Records holding findings (a file's messages) get them listed by rule in an added
+        first item (`json_findings`); each record's own findings array then folds."""
+        if isinstance(items.starts, dict) or isinstance(items.ends, dict):
+            return None
+        grouped = json_findings.group_items(self.text, items.starts, items.ends, self._scan, self.keys, self.cfg.findings)
+        if grouped is None:
+            return None
+        self.grouped.add(f"{items.path}.{grouped.key}")
+        self.signals += grouped.signals
+        return grouped.text
 
     def _scan_items(self, pos: int, path: str) -> _Items:
         """Visit every item once, noting its span and what the census needs."""

@@ -13,7 +13,8 @@ Signals (checked by the SIGNAL stage) are what stays visible by design, as start
 lines copied from the input: each failing or erroring testcase's line naming it, the
 line of each failure's or error's `message`, each `<testsuite>` tag's lines holding its
 name and counts, and in a checkstyle report each `severity="error"` finding's tag with
-its `<file name="…">` line.
+its `<file name="…">` line. A checkstyle report of `<file>` elements holding empty
+`<error>` findings (the usual shape) is read as diagnostics instead (`checkstyle.py`).
 
 The scanner is our own and deliberately small: it finds tags, comments, CDATA, processing
 instructions and a prolog DOCTYPE, and never expands an entity (so no external entity is
@@ -29,7 +30,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers import (
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    checkstyle,
+    join_literals,
+    visible,
+)
 from tokenlab.optimizers.json_records import RecordsConfig
 
 _NAME = rb"[A-Za-z_:\x80-\xff][-A-Za-z0-9_:.\x80-\xff]*"
@@ -350,6 +359,11 @@ def optimize(
         root = parse(data)
     except NotXml:
         return OptimizeResult((visible(data),) if data else ())
+    if _local(root.tag) == "checkstyle" and root.children:
+        try:
+            return checkstyle.render(data, root, checkstyle.findings(data, root))
+        except checkstyle.NotCheckstyle:
+            pass  # another shape of report: the generic layout below
     layout = _Layout(data, root, report_config)
     layout.element(root, 0)
     parts: list[Part] = []
