@@ -493,6 +493,14 @@ def test_diagnostics_written_as_line_and_column_words_list_every_error_location(
     data = ("".join(lines) + "\n60 problems\n").encode()
     shown = render_preview(log.optimize(data, OptimizerConfig()))
     assert len(shown) < len(data) / 2
-    for n in range(30):
-        assert f"mod{n:02d}.js: line 9, col {20 + n % 3}" in shown
+    errors = tuple(line for line in data.decode().splitlines() if "Error -" in line)
+    assert line_shapes.not_shown(errors, shown) == ()
     assert "60 problems" in shown
+
+
+def test_files_that_share_a_few_places_are_listed_once_per_place() -> None:
+    lines = [f"src/file{n:02d}.ts({3 if n < 10 else 4},53): error TS2322: Type 'string' is not assignable.\n" for n in range(30)]
+    shown = render_preview(log.optimize("".join(lines).encode(), OptimizerConfig()))
+    assert "{in src/: file00 file01 file02 file03 file04 file05 file06 file07 file08 file09}.ts(3,53)" in shown
+    assert "{file10 file11" in shown and "file29}.ts(4,53)" in shown
+    assert line_shapes.not_shown(tuple(line.rstrip("\n") for line in lines), shown) == ()

@@ -209,6 +209,8 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
             if len(extensions) == 1 and all("." in path.rpartition("/")[2] for path in paths):
                 place = "." + extensions.pop() + place
             listed = [path.removesuffix(place) for path in _locations(matches[:cap])]
+        elif len(set(paths)) == len(paths) == len(values) <= cap and len(values) >= 2 * len(places) <= 8:
+            return _by_place(matches)
         else:
             listed = _locations(matches[:cap])
         separator = " "  # locations hold no spaces; `, :12:5` costs a token more than ` :12:5`
@@ -222,12 +224,34 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
     return "{" + separator.join(listed) + more + "}" + place
 
 
+def _by_place(located: list[re.Match[str]]) -> str:
+    """Files that share a few places, each place named once after its files, in order of
+    first appearance: `{in src/: a b}.ts(3,53) {c d}.ts(3,55)`."""
+    shown = _locations(located)
+    lead = ""
+    if shown[0].startswith("in "):
+        lead, _, shown[0] = shown[0].partition(": ")
+        lead += ": "
+    by_place: dict[str, list[str]] = {}
+    for text, match in zip(shown, located, strict=True):
+        by_place.setdefault(match[2], []).append(text.removesuffix(match[2]))
+    lists = []
+    for place, names in by_place.items():
+        extensions = {name.rpartition(".")[2] for name in names if "." in name.rpartition("/")[2]}
+        suffix = place
+        if len(extensions) == 1 and all("." in name.rpartition("/")[2] for name in names):
+            suffix = "." + extensions.pop() + place
+            names = [name.removesuffix(suffix.removesuffix(place)) for name in names]
+        lists.append("{" + " ".join(names) + "}" + suffix)
+    return "{" + lead + lists[0][1:] + "".join(" " + each for each in lists[1:]) if lists else ""
+
+
 def _locations(located: list[re.Match[str]]) -> list[str]:
     """Locations with each file named once for a run of them (`a.c:3:1`, `:9:2`), and the
     folder all of them share named once: `in src/app/: a.c:3:1, …`."""
     paths = {match[1] for match in located}
     folder = os.path.commonprefix(sorted(paths)).rpartition("/")[0] + "/" if len(paths) > 1 else "/"
-    if len(folder) < _SHARED_FOLDER_SHOWN:
+    if len(folder) * (len(located) - 1) < _SHARED_FOLDER_SAVES or folder == "/":
         folder = ""
     listed: list[str] = []
     previous = None
@@ -240,8 +264,9 @@ def _locations(located: list[re.Match[str]]) -> list[str]:
     return listed
 
 
-# A folder shared by every listed location is named once when it is at least this long.
-_SHARED_FOLDER_SHOWN = 8
+# A folder shared by every listed location is named once (`in src/: `, a few characters)
+# when that leaves out at least this many characters from the list.
+_SHARED_FOLDER_SAVES = 16
 
 
 def incidental(value: str) -> bool:
