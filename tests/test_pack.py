@@ -291,6 +291,21 @@ def test_cli_json_and_from_file(repo: Path) -> None:
     assert verify_pointers(payload, repo) >= 2
 
 
+def test_cli_takes_the_candidates_from_a_ref(repo: Path) -> None:
+    """A file listing folded away behind a marker can be packed without expanding it."""
+    from tokenlab.cli import app
+    from tokenlab.store import Store
+
+    with Store.resolve() as store:
+        ref_id = store.put(b"src/billing.py\nsrc/reports.py\n", source="find", content_type="filelist", reason="t")
+    result = CliRunner().invoke(app, ["pack", "--from-ref", f"#ref:{ref_id}", "-q", "Invoice", "--json"])
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["candidates"] == 2 and verify_pointers(payload, repo) >= 2
+    missing = CliRunner().invoke(app, ["pack", "--from-ref", "ctx_abcdef"])
+    assert missing.exit_code != 0 and missing.stderr.count("\n") == 1 and "ctx_abcdef" in missing.stderr
+
+
 def test_cli_errors_are_one_line(repo: Path) -> None:
     from tokenlab.cli import app
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.errors import InputError
+
+if TYPE_CHECKING:
+    from tokenlab.store import Store
 
 
 def register(app: typer.Typer) -> None:
@@ -22,13 +25,28 @@ def register(app: typer.Typer) -> None:
 
 
 def _listed(from_file: Path | None) -> tuple[Path, ...]:
-    """The paths in a list file (one a line; `-` reads stdin); blank lines and `#` comments skipped."""
+    """The paths in a list file (`-` reads stdin)."""
     if from_file is None:
         return ()
     try:
         text = sys.stdin.read() if str(from_file) == "-" else from_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the list {from_file}: {error}") from error
+    return _paths_in(text)
+
+
+def _listed_in_ref(store: Store, ref_id: str | None) -> tuple[Path, ...]:
+    """The paths in a ref (a file listing tokenlab folded away, e.g. `find`'s output)."""
+    if ref_id is None:
+        return ()
+    try:
+        return _paths_in(store.load(ref_id).data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InputError(f"ref {ref_id} is not a UTF-8 list of paths: {error}") from error
+
+
+def _paths_in(text: str) -> tuple[Path, ...]:
+    """One path a line; blank lines and `#` comments skipped."""
     lines = (line.strip() for line in text.splitlines())
     return tuple(Path(line) for line in lines if line and not line.startswith("#"))
 
@@ -57,6 +75,15 @@ def pack(
             "--from-file", help="A file listing candidate paths, one a line ('-': stdin).", show_default=False
         ),
     ] = None,
+    from_ref: Annotated[
+        str | None,
+        typer.Option(
+            "--from-ref",
+            metavar="ID",
+            help="A ref listing candidate paths, one a line (a folded file listing).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -66,13 +93,13 @@ def pack(
     from tokenlab.pack import pack as run_pack
     from tokenlab.store import Store
 
-    request = PackRequest(
-        paths=tuple(paths or ()),
-        query=query,
-        budget_tokens=DEFAULT_BUDGET if budget is None else budget,
-        explicit=_listed(from_file),
-    )
     with Store.resolve(store) as resolved:
+        request = PackRequest(
+            paths=tuple(paths or ()),
+            query=query,
+            budget_tokens=DEFAULT_BUDGET if budget is None else budget,
+            explicit=_listed(from_file) + _listed_in_ref(resolved, from_ref),
+        )
         result = run_pack(request, resolved.root)
     if as_json:
         emit_json(result.as_dict())
