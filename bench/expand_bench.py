@@ -41,7 +41,7 @@ from typing import Any
 import orjson
 
 from tokenlab import tokens
-from tokenlab.agent.expand import expand_ref
+from tokenlab.agent.expand import RefQuery, expand_ref
 from tokenlab.agent.json_path import parse_path
 from tokenlab.store import Store
 
@@ -267,7 +267,7 @@ def main() -> None:
             for ref, label, options in cases:
                 ref_id, data = refs[ref]
                 elapsed, view = timed(
-                    args.repeat, lambda ref_id=ref_id, options=options: expand_ref(store, ref_id, **options)
+                    args.repeat, lambda ref_id=ref_id, options=options: expand_ref(store, ref_id, RefQuery(**options))
                 )
                 assert view.tokens <= view.budget_tokens and view.tokens == tokens.count(view.text)
                 if "json_path" in options and not view.truncated:

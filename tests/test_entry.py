@@ -186,10 +186,10 @@ def test_show_ref_fast_path_knows_exactly_the_typer_commands_options() -> None:
     [
         (["show-ref", "ctx_abc123", "--grep", "ERROR", "-C", "2"], {"grep": "ERROR", "context": 2, "store": None}),
         (["show-ref", "--grep=a=b", "-C3", "ctx_abc123"], {"ref_id": "ctx_abc123", "grep": "a=b", "context": 3}),
-        (["show-ref", "#ref:ctx_abc123", "--lines", "5-9", "--budget", "007"], {"lines": "5-9", "budget": 7}),
+        (["show-ref", "#ref:ctx_abc123", "--lines", "5-9", "--budget", "007"], {"lines": "5-9", "budget_tokens": 7}),
         (["show-ref", "x", "--json-path", "items[3].error", "--json"], {"json_path": "items[3].error", "as_json": True}),
         (["show-ref", "x", "--head", "5", "--raw", "--store", "s"], {"head": 5, "raw": True, "store": "s"}),
-        (["show-ref", "x", "--tail", "0"], {"tail": 0, "head": None, "budget": None}),
+        (["show-ref", "x", "--tail", "0"], {"tail": 0, "head": None, "budget_tokens": None}),
         (["show-ref", "x", "--json"], {"as_json": True, "grep": None}),
         (["show-ref", "x", "-i"], {"ignore_case": True}),
         (["show-ref", "x", "-C", "1"], {"context": 1}),

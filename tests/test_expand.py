@@ -181,11 +181,11 @@ def test_parse_path() -> None:
 def test_expand_ref_loads_from_the_store(tmp_path: Path) -> None:
     store = Store(tmp_path / "s")
     ref_id = store.put(LOG, source="t", content_type="log", reason="test")
-    shown = expand_ref(store, "#ref:" + ref_id, head=1)
+    shown = expand_ref(store, "#ref:" + ref_id, RefQuery(head=1))
     assert shown.id == ref_id and shown.text == "INFO request 1 served\n"
     assert shown.as_dict()["ranges"] == [[1, 1]] and shown.as_dict()["next"] is None
     with pytest.raises(RefNotFoundError):
-        expand_ref(store, "ctx_000000", head=1)
+        expand_ref(store, "ctx_000000", RefQuery(head=1))
 
 
 LINE = st.text(alphabet=st.sampled_from(list("ab ERROR\r\t{}é😀\x00")), max_size=40)

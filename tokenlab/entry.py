@@ -30,6 +30,7 @@ from tokenlab.errors import TokenlabError, error_line
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from tokenlab.agent.expand import RefQuery
     from tokenlab.optimizers import Granularity
     from tokenlab.store import Store
 
@@ -132,17 +133,10 @@ def analysis_output(
 def ref_view_output(
     store: Store | Path | str | None,
     ref_id: str,
+    query: RefQuery,
     *,
     raw: bool = False,
     as_json: bool = False,
-    lines: str | None = None,
-    grep: str | None = None,
-    context: int = 0,
-    ignore_case: bool = False,
-    json_path: str | None = None,
-    head: int | None = None,
-    tail: int | None = None,
-    budget: int | None = None,
 ) -> Output:
     """A drill-down into a ref (`expand_ref`), rendered as `tokens show-ref` prints it: the
     shown bytes with one line on stderr, or the `--json` object, or `--raw` bytes alone.
@@ -153,22 +147,11 @@ def ref_view_output(
     from tokenlab.errors import InputError
     from tokenlab.store import Store
 
-    if raw and (as_json or grep is not None):
+    if raw and (as_json or query.grep is not None):
         raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
     # A store named here is closed here; one passed in stays open for its owner.
     with nullcontext(store) if isinstance(store, Store) else Store.resolve(store) as resolved:
-        view = expand_ref(
-            resolved,
-            ref_id,
-            lines=lines,
-            grep=grep,
-            context=context,
-            ignore_case=ignore_case,
-            json_path=json_path,
-            head=head,
-            tail=tail,
-            budget_tokens=budget,
-        )
+        view = expand_ref(resolved, ref_id, query)
     if as_json:
         return Output(0, json_bytes(view.as_dict()), b"")
     shown = view.raw if view.raw is not None else view.text.encode("utf-8")
@@ -302,7 +285,7 @@ _DRILL_OPTIONS = ("--lines", "--grep", "--json-path", "--head", "--tail", "--bud
 
 
 def plain_show_ref(argv: list[str]) -> dict[str, object] | None:
-    """`ref_view_output`'s arguments (and `store`) for a plain `show-ref` drill-down, else
+    """The store, ref id, `raw`/`as_json` and `RefQuery` fields of a plain `show-ref` drill-down, else
     None: every option once, values as typer reads them. Without a drill-down option it
     prints the whole ref, which stays with the typer command."""
     if not argv or argv[0] != "show-ref" or not all(arg.isascii() or _utf8(arg) for arg in argv):
@@ -352,7 +335,7 @@ def plain_show_ref(argv: list[str]) -> dict[str, object] | None:
         "json_path": text("--json-path"),
         "head": number("--head"),
         "tail": number("--tail"),
-        "budget": number("--budget"),
+        "budget_tokens": number("--budget"),
     }
 
 
@@ -431,7 +414,16 @@ def _show_ref(arguments: dict[str, object]) -> int:
 
             answer = client.show_ref(arguments)
         if answer is None:
-            output = ref_view_output(**arguments)  # type: ignore[arg-type]
+            from tokenlab.agent.expand import RefQuery
+
+            store = arguments["store"]
+            output = ref_view_output(
+                store if isinstance(store, str) else None,
+                str(arguments["ref_id"]),
+                RefQuery.of(arguments),
+                raw=bool(arguments["raw"]),
+                as_json=bool(arguments["as_json"]),
+            )
             answer = output.exit_code, output.stdout, output.stderr
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")

@@ -19,7 +19,8 @@ import bisect
 import itertools
 import re
 import shlex
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,12 @@ class RefQuery:
     tail: int | None = None
     budget_tokens: int | None = None
 
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> RefQuery:
+        """The query named by the fields in `options` (a request, parsed arguments); other
+        keys are ignored."""
+        return cls(**{name: options[name] for name in QUERY_FIELDS if name in options})
+
     @property
     def budget(self) -> int:
         return DEFAULT_BUDGET if self.budget_tokens is None else self.budget_tokens
@@ -83,6 +90,9 @@ class RefQuery:
             raise InputError("--context must be zero or more lines")
         if (self.context or self.ignore_case) and self.grep is None:
             raise InputError("--context and --ignore-case go with --grep")
+
+
+QUERY_FIELDS = tuple(item.name for item in fields(RefQuery))
 
 
 @dataclass(frozen=True)
@@ -160,21 +170,9 @@ class RefView:
         }
 
 
-def expand_ref(
-    store: Store,
-    ref_id: str,
-    *,
-    lines: str | None = None,
-    grep: str | None = None,
-    context: int = 0,
-    ignore_case: bool = False,
-    json_path: str | None = None,
-    head: int | None = None,
-    tail: int | None = None,
-    budget_tokens: int | None = None,
-) -> RefView:
-    """Part of a stored ref, chosen by the options, that fits `budget_tokens` (default 4000)."""
-    query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
+def expand_ref(store: Store, ref_id: str, query: RefQuery) -> RefView:
+    """Part of a stored ref, chosen by `query`, that fits its budget (default 4000 tokens).
+    The query is checked before the ref is read."""
     query.check()
     record = store.load(ref_id)
     return expand_data(record.data, query, ref_id=record.id)

@@ -290,20 +290,10 @@ class Tools:
         """Drill into a #ref:ctx_… marker: its lines, the lines matching a regex (grep, with
         context), a JSON subtree, or its head or tail, within the budget. When the answer is
         truncated, `next_params` are the arguments that continue. Same as `tokens show-ref --json`."""
-        from tokenlab.agent.expand import expand_ref
+        from tokenlab.agent.expand import RefQuery, expand_ref
 
-        view = expand_ref(
-            self._store(),
-            id,
-            lines=lines,
-            grep=grep,
-            context=context,
-            ignore_case=ignore_case,
-            json_path=json_path,
-            head=head,
-            tail=tail,
-            budget_tokens=budget_tokens,
-        )
+        query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
+        view = expand_ref(self._store(), id, query)
         return _result(view.as_dict(), _with_header(view.header, view.text))
 
     def compress(

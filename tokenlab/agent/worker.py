@@ -140,17 +140,15 @@ class _NamedFolderStore(FolderStore):
         return self._name
 
 
-_SHOW_REF_OPTIONS = (
-    "raw", "as_json", "lines", "grep", "context", "ignore_case", "json_path", "head", "tail", "budget"
-)  # fmt: skip
-
-
 def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    from tokenlab.agent.expand import RefQuery
     from tokenlab.entry import ref_view_output
 
     store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
-    options = {name: header[name] for name in _SHOW_REF_OPTIONS}
-    output = ref_view_output(store, str(header["ref_id"]), **options)
+    query = RefQuery.of(header)
+    output = ref_view_output(
+        store, str(header["ref_id"]), query, raw=bool(header["raw"]), as_json=bool(header["as_json"])
+    )
     return output.exit_code, output.stdout, output.stderr
 
 

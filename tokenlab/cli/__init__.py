@@ -115,20 +115,10 @@ def show_ref(
         sys.stdout.buffer.write(record.data)
         sys.stdout.buffer.flush()
         return
-    output = ref_view_output(
-        store,
-        ref_id,
-        raw=raw,
-        as_json=as_json,
-        lines=lines,
-        grep=grep,
-        context=context,
-        ignore_case=ignore_case,
-        json_path=json_path,
-        head=head,
-        tail=tail,
-        budget=budget,
-    )
+    from tokenlab.agent.expand import RefQuery
+
+    query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget)
+    output = ref_view_output(store, ref_id, query, raw=raw, as_json=as_json)
     sys.stdout.buffer.write(output.stdout)
     sys.stdout.buffer.flush()
     sys.stderr.buffer.write(output.stderr)
