@@ -92,3 +92,10 @@ def test_counts_of_pieces_cut_at_every_safe_cut_add_up(pieces: list[str], junk: 
     cuts = [0, *(found.end() for found in tokens.SAFE_CUT_RE.finditer(data)), len(data)]
     pieces_counted = [tokens.count(data[a:b].decode("utf-8", errors="replace")) for a, b in pairwise(cuts)]
     assert sum(pieces_counted) == tokens.count(data.decode("utf-8", errors="replace"))
+
+
+def test_fits_agrees_with_the_count_at_the_boundary() -> None:
+    text = "hello world " * 50
+    exact = tokens.count(text)
+    assert tokens.fits(text, exact) and not tokens.fits(text, exact - 1)
+    assert not tokens.fits("x" * (tokens.max_chars_per_token() * 3 + 1), 3)  # surely too long, not counted

@@ -196,6 +196,19 @@ def _ranks(vocabulary: bytes) -> dict[bytes, int]:
     return dict(zip(map(binascii.a2b_base64, encoded), map(int, ranks)))
 
 
+@cache
+def max_chars_per_token() -> int:
+    """The longest token's length in bytes (so in characters at most): a text longer than
+    `budget` times this surely has more than `budget` tokens, without counting."""
+    return max(len(value) for value in encoding().token_byte_values())
+
+
+def fits(text: str, budget: int) -> bool:
+    """Exact check that `text` has at most `budget` tokens, skipping the count when it is
+    surely too long."""
+    return len(text) <= budget * max_chars_per_token() and count(text) <= budget
+
+
 def count(text: str) -> int:
     """Exact o200k_base token count; special-token text is counted as ordinary text."""
     return len(encoding().encode_ordinary(text))

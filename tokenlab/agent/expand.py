@@ -21,7 +21,6 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
@@ -242,31 +241,21 @@ def _scope(index: LineIndex, lines: str | None) -> tuple[int, int]:
 # --- fitting ------------------------------------------------------------------------------
 
 
-@cache
-def _max_chars_per_token() -> int:
-    return max(len(value) for value in tokens.encoding().token_byte_values())
-
-
-def fits(text: str, budget: int) -> bool:
-    """Exact check, skipping the count when the text is surely too long."""
-    return len(text) <= budget * _max_chars_per_token() and tokens.count(text) <= budget
-
-
 def byte_limit(budget: int) -> int:
     """Bytes beyond which a text surely exceeds `budget` (a character is at most 4 bytes)."""
-    return budget * _max_chars_per_token() * 4
+    return budget * tokens.max_chars_per_token() * 4
 
 
 def fits_bytes(data: bytes, budget: int) -> bool:
-    return len(data) <= byte_limit(budget) and fits(_decode(data), budget)
+    return len(data) <= byte_limit(budget) and tokens.fits(_decode(data), budget)
 
 
 def largest_fitting(count: int, render: Any, budget: int) -> int:
-    """The largest k in 0..count with `fits(render(k), budget)`; render grows with k."""
+    """The largest k in 0..count with `tokens.fits(render(k), budget)`; render grows with k."""
     low, high, best = 1, count, 0
     while low <= high:
         middle = (low + high) // 2
-        if fits(render(middle), budget):
+        if tokens.fits(render(middle), budget):
             best, low = middle, middle + 1
         else:
             high = middle - 1
@@ -275,7 +264,7 @@ def largest_fitting(count: int, render: Any, budget: int) -> int:
 
 def cut(text: str, budget: int) -> str:
     """The longest prefix of `text` plus "…" that fits; empty when nothing does."""
-    text = text[: budget * _max_chars_per_token()]
+    text = text[: budget * tokens.max_chars_per_token()]
     keep = largest_fitting(len(text), lambda k: text[:k] + "…", budget)
     return text[:keep] + "…" if keep else ""
 

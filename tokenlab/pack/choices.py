@@ -26,7 +26,6 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from tokenlab import tokens
 from tokenlab.pack.facts import FileFacts, split_terms
@@ -49,11 +48,6 @@ class PackView:
     value: float
     evidence: tuple[Evidence, ...]
     detail: str = ""
-
-
-@cache
-def _max_chars_per_token() -> int:
-    return max(len(value) for value in tokens.encoding().token_byte_values())
 
 
 def header(evidence: Evidence, view: str, detail: str = "", with_hash: bool = True) -> str:
@@ -81,7 +75,7 @@ class ViewBuilder:
     def _measured(
         self, view: str, text: str, value: float, evidence: tuple[Evidence, ...], detail: str = ""
     ) -> PackView | None:
-        if value <= 0 or len(text) > self.budget * _max_chars_per_token():
+        if value <= 0 or len(text) > self.budget * tokens.max_chars_per_token():
             return None
         cost = tokens.count(text)
         return PackView(view, text, cost, value, evidence, detail) if cost <= self.budget else None

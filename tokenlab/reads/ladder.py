@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cache, partial
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
@@ -52,21 +52,6 @@ class Candidate:
     stale: bool = False
 
 
-# --- token fitting ------------------------------------------------------------------------
-
-
-@cache
-def _max_chars_per_token() -> int:
-    return max(len(value) for value in tokens.encoding().token_byte_values())
-
-
-def fits(text: str, budget: int) -> bool:
-    """Exact check, skipping the count when the text is surely too long (no token > 128 bytes)."""
-    if len(text) > budget * _max_chars_per_token():
-        return False
-    return tokens.count(text) <= budget
-
-
 class Ladder:
     """Candidates from most to least detailed, built on demand and remembered.
 
@@ -90,7 +75,7 @@ class Ladder:
 
     def fits(self, index: int, budget: int) -> bool:
         candidate = self.candidate(index)
-        return candidate is not None and fits(candidate.content, budget)
+        return candidate is not None and tokens.fits(candidate.content, budget)
 
     def first_fitting(self, budget: int) -> int | None:
         """The most detailed rung that fits, or None."""
