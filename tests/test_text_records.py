@@ -43,6 +43,25 @@ def test_a_key_value_dump_shows_every_key_and_cuts_long_values() -> None:
     _covered(data, result)
 
 
+def test_a_numbered_key_family_folds_between_its_ends_and_names_every_folded_key() -> None:
+    data = _env()  # SVC_0 … SVC_39 sorted as text: SVC_0, SVC_1, SVC_10, … SVC_9
+    shown = render_preview(optimize(data, COARSE))
+    for end in ("SVC_0_URL=", "SVC_9_URL=", "SVC_39_URL="):  # first, last, smallest, largest
+        assert end in shown
+    assert "SVC_20_URL=" not in shown
+    assert "SVC_{1,2,10…38}_URL" in shown and "SVC_{3…8}_URL" in shown  # each folded key by number
+    _covered(data, optimize(data, COARSE))
+
+
+def test_a_failure_inside_a_key_family_stays_and_a_small_family_does_not_fold() -> None:
+    rows = [f"NODE_{i}_STATE=ready since 2026-11-30 boot #{i} on rack-a" for i in range(60)]
+    rows += [f"DISK_{i}=ok" for i in range(4)]
+    rows[7] = "NODE_7_STATE=error: cannot reach node"
+    shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    assert "NODE_7_STATE=error: cannot reach node" in shown and "NODE_12_STATE" not in shown
+    assert all(f"DISK_{i}=ok" in shown for i in range(4))
+
+
 def test_a_sorted_size_listing_keeps_its_large_end_and_path_words_are_no_failures() -> None:
     rows = [f"{4 + i % 7}.0K\t/usr/share/doc/pkg{i}" for i in range(300)]
     rows[100] = "8.0K\t/usr/share/maven-repo/com/google/errorprone/error_prone_annotation"

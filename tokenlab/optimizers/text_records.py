@@ -8,7 +8,11 @@ read as records when one of these shapes covers most of its lines (checked in or
 
 - *key = value dump* (`env`, `git config --list`, `python -m sysconfig`, `.env` files):
   every key is what a reader looks for, so every record stays, its value cut after
-  `value_bytes` when long (` …`); headings and other lines stay as written.
+  `value_bytes` when long (` …`); headings and other lines stay as written. A numbered
+  family of keys (`SVC_1_URL`, `SVC_2_URL`, … or `worker.3.host`) of more than
+  `few_lines` records shows its first and last records and those with its smallest and
+  largest numbers; the folded ones are named by their numbers (`SVC_{11…59}_URL`), so
+  every key can still be read and asked for.
 - *sorted numeric listing* (`du -h | sort -h`, `sort -n`, `wc -l * | sort -n`): a
   number with an optional unit leads every line and the numbers only rise (or only
   fall). The first `sorted_head` lines and the `sorted_extremes` at the large end stay.
@@ -94,6 +98,7 @@ _NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
 _PATH_WORD_RE = re.compile(r"\S*[/\\]\S*")
 _DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
 _SPACES_RE = re.compile(r"\s+")
+_NUMBER_RUN_RE = re.compile(r"\d+")
 
 
 def _template(line: str) -> str:
@@ -171,6 +176,8 @@ class _Listing:
         self.name_column = ""
         self.folded_lines = 0
         self.templates = [_template(line) for line in lines]
+        # Each line's key when it is a record of a numbered key (`SVC_12_URL=…`).
+        self.keys = [_numbered_key(line) for line in lines]
         for index, line in enumerate(lines):
             if not line.strip() or line_shapes.is_summary(line):
                 self.kept[index] = True
@@ -213,6 +220,32 @@ class _Listing:
             if match and len(line) - match.end() > cap + 8:
                 cut = line.rfind(" ", match.end() + cap // 2, match.end() + cap)
                 self.cut[index] = line[: cut if cut > 0 else match.end() + cap].rstrip() + " …"
+        self._fold_key_families()
+
+    def _fold_key_families(self) -> None:
+        """Within a run of numbered keys, each family's records between its first and last
+        fold (a failure line stays)."""
+        families: dict[str, list[int]] = {}
+        for index, key in enumerate(self.keys):
+            if key is None:
+                for members in families.values():
+                    self._fold_family(members)
+                families.clear()
+            else:
+                families.setdefault(_NUMBER_RUN_RE.sub("#", key), []).append(index)
+        for members in families.values():
+            self._fold_family(members)
+
+    def _fold_family(self, members: list[int]) -> None:
+        """A family's first and last records stay, and those with its smallest and largest
+        numbers (the ends of `SVC_1 … SVC_60`, sorted as text: `SVC_10` before `SVC_9`)."""
+        if len(members) <= self.limits.few_lines:
+            return
+        by_number = sorted(members, key=lambda index: [int(n) for n in _NUMBER_RUN_RE.findall(self.keys[index] or "")])
+        ends = {members[0], members[-1], by_number[0], by_number[-1]}
+        for index in members:
+            if index not in ends and not is_failure(self.lines[index]):
+                self.kept[index] = False
 
     def keep_extremes(self) -> None:
         records = [index for index, line in enumerate(self.lines) if line.strip()]
@@ -268,7 +301,7 @@ class _Listing:
                 end += 1
             run = b"\n".join(self.raw_lines[index:end]) + (b"\n" if end < count else b"")
             runs += 1
-            shown = f"[… {_plural(end - index, 'line')}{self._run_values(index, end)}"
+            shown = f"[… {_plural(end - index, 'line')}{self._run_keys(index, end) or self._run_values(index, end)}"
             reason = f"{_plural(end - index, 'folded line')} of a {shape.value}"
             parts += [f"{shown}: ", Omission(run, reason), "]\n"] if fine else [f"{shown}]\n"]
             folded.append(run)
@@ -281,6 +314,26 @@ class _Listing:
             ends = "".join(part for part in parts[-2:] if isinstance(part, str)).endswith("\n")
             parts += ["" if ends or not parts else "\n", *footer]
         return OptimizeResult(tuple(join_literals(parts)), signals=self.failures)
+
+    def _run_keys(self, start: int, end: int) -> str:
+        """``: SVC_{11…59}_URL, SVC_{11…59}_PORT`` when the folded lines are records of
+        numbered keys: each family's keys, by their numbers."""
+        keys = self.keys[start:end]
+        if any(key is None for key in keys):
+            return ""
+        families: dict[str, list[list[str]]] = {}
+        for key in keys:
+            assert key is not None
+            numbers = _NUMBER_RUN_RE.findall(key)
+            families.setdefault(_NUMBER_RUN_RE.sub("#", key), [[] for _ in numbers])
+            for column, number in zip(families[_NUMBER_RUN_RE.sub("#", key)], numbers, strict=True):
+                column.append(number)
+        named = []
+        for family, columns in families.items():
+            pieces = family.split("#")
+            spans = ["{" + _number_span(column, self.limits.values_listed) + "}" for column in columns]
+            named.append("".join(piece + span for piece, span in zip(pieces, [*spans, ""], strict=True)))
+        return ": " + ", ".join(named)
 
     def _run_values(self, start: int, end: int) -> str:
         """`` like the one above: calc_0_2, calc_0_3, …`` when the folded lines share the
@@ -390,6 +443,30 @@ def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | Non
     steps = sum(1 for a, b in pairs if a != b)
     need = limits.sorted_order_share * len(pairs)
     return values if steps and max(rising, falling) >= need else None
+
+
+def _numbered_key(line: str) -> str | None:
+    """The key of a `key = value` record when the key holds a number."""
+    match = _KEY_VALUE_RE.match(line)
+    if match is None:
+        return None
+    key = match[0].rstrip("= \t").strip()
+    return key if _NUMBER_RUN_RE.search(key) else None
+
+
+def _number_span(numbers: list[str], cap: int) -> str:
+    """`11…59` for consecutive numbers, else the runs of consecutive ones: `1…4,7,9…12`
+    (at most `cap` runs, then `… +N`)."""
+    values = sorted({int(number) for number in numbers})
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    shown = [f"{run[0]}…{run[-1]}" if len(run) > 2 else ",".join(map(str, run)) for run in runs[:cap]]
+    more = f",… +{len(runs) - cap}" if len(runs) > cap else ""
+    return ",".join(shown) + more
 
 
 def _plural(count: int, word: str) -> str:
