@@ -192,3 +192,23 @@ def test_jest_assertion_detail_is_verbatim_under_its_heading() -> None:
     for line in ('    -   "total": 7,', '    +   "total": 8,', '    Expected substring: "bad qty"', "    Received length: 2"):
         assert line in visible
     assert section_of(visible, '    +   "total": 8,') == "  ● cart › snapshot of order"
+
+
+def _code_frame_failure() -> str:
+    """A failure whose code frame points at one line between four lines of context."""
+    frame = [
+        "      38 | describe('cart', () => {",
+        "      39 |   const cart = [{ sku: 'A1', qty: 2, price: 5 }];",
+        "    > 40 |   test('total', () => expect(total(cart)).toBe(9));",
+        "         |                                           ^",
+        "      41 |   test('empty', () => expect(total([])).toBe(0));",
+        "      42 | });",
+    ]
+    return "\n".join(["FAIL a.test.js", "", "  ● cart › total", "", "    Expected: 9", "    Received: 10", "", *frame, "", "Tests: 1 failed, 1 total"]) + "\n"
+
+
+def test_a_code_frame_shows_the_line_it_points_at_and_folds_its_context() -> None:
+    visible = shown(_code_frame_failure())
+    assert "    > 40 |   test('total', () => expect(total(cart)).toBe(9));" in visible
+    assert "         |                                           ^" in visible
+    assert "describe('cart'" not in visible and "test('empty'" not in visible  # context, behind the ref

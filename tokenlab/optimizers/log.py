@@ -57,6 +57,7 @@ from tokenlab.optimizers.log_sections import (
     by_section,
     condense_sections,
     failure_sections,
+    fold_frame_context,
 )
 from tokenlab.optimizers.log_units import unit_end
 from tokenlab.optimizers.log_variants import merge_variants
@@ -234,6 +235,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
     if sections is not None:
         condense_sections(lines, sections, plan, limits)
+        fold_frame_context(lines, sections, plan)
     role = plan.role
     keys: dict[int, bytes] = {}
     for number, key in enumerate(templates.keys):

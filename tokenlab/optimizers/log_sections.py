@@ -8,9 +8,11 @@ log optimizer never folds it into a group shown under another section (a group l
 the lines of one section), and never folds a section's *assertion detail* at all —
 `Expected:`/`Received:` and `left:`/`right:` labels, the `+`/`-` lines of a diff, an
 `expected:`/`actual:` block and what is indented under it. Those lines are the failure;
-a template merging them with another failure's would leave neither readable. With more
-than `sections_in_full` failures, those after the first few keep their heading, assertion
-detail and failure lines, and the rest of each (source excerpts, locals) folds in place.
+a template merging them with another failure's would leave neither readable. A code
+frame under the heading shows the line it points at (`> 40 | code`, read first) and its
+caret; the source lines around it fold in place. With more than `sections_in_full`
+failures, those after the first few keep their heading, assertion detail and failure
+lines, and the rest of each (source excerpts, locals) folds in place.
 
 A section runs from its heading to the next heading or `=` rule; when its heading is not
 a title between rules and its body is indented deeper (jest, TAP, Go), it also ends at the
@@ -38,13 +40,17 @@ _MARKERS_RE = re.compile(rb"___ |-- |\xe2\x97\x8f |not ok |FAIL: |ERROR: |\) ")
 _NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\d+\))")
 # A rule that closes every section: `=====`, `=== title ===`.
 _CLOSING_RULE_RE = re.compile(rb"\s*(?:={3,}(?: \S.* ={3,})?\s*$)")
-# Why a test failed: a labelled value, a line of a diff.
+# Why a test failed: a labelled value, a line of a diff, the line a code frame points at.
 _DETAIL_RE = re.compile(
     rb"\s*(?:(?:Expected|Received|Actual|expected|received|actual|Difference|left|right)\b[^:\n]{0,30}:(?:\s|$)"
-    rb"|[-+](?:\s|$))"
+    rb"|[-+](?:\s|$)"
+    rb"|>\s*\d+\s*\||\|\s*[\^~]+\s*$)"  # the line a code frame points at, its caret
     rb"|E(?:\s|$)"  # pytest's explanation lines, at the margin
 )
 # A label whose value is the block indented under it (`expected:` then YAML).
+# A code frame's line (`   4 | code`, `> 5 | code`, `     |    ^`), and the pointed one.
+_FRAME_LINE_RE = re.compile(rb"\s*(?:>\s*)?\d*\s*\|")
+_POINTED_RE = re.compile(rb"\s*>\s*\d+\s*\|")
 _BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
 
 
@@ -167,6 +173,31 @@ def condense_sections(lines: Lines, sections: array[int], plan: Plan, limits: Lo
             continue
         run.append(i)
     flush()
+
+
+def fold_frame_context(lines: Lines, sections: array[int], plan: Plan) -> None:
+    """In a failure section, a code frame that points at a line (`> 5 | code` and its
+    caret) shows that line; the source lines around it fold in place."""
+    clean = lines.clean
+    total = len(lines)
+    i = 0
+    while i < total:
+        if not sections[i] or not _POINTED_RE.match(clean(i)):
+            i += 1
+            continue
+        start = i
+        while start > 0 and sections[start - 1] == sections[i] and _FRAME_LINE_RE.match(clean(start - 1)):
+            start -= 1
+        stop = i + 1
+        while stop < total and sections[stop] == sections[i] and _FRAME_LINE_RE.match(clean(stop)):
+            stop += 1
+        for run in (range(start, i), range(i + 1, stop)):
+            context = [j for j in run if plan.role[j] != KEEP]
+            if len(context) > 1:
+                plan.groups.append(Group(GroupKind.RUN, array("q", context)))
+                for j in context:
+                    plan.role[j] = FOLD
+        i = stop
 
 
 def _shows_failure(lines: Lines, index: int, sections: array[int], role: bytearray, limits: LogLimits) -> bool:
