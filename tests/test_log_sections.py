@@ -212,3 +212,11 @@ def test_a_code_frame_shows_the_line_it_points_at_and_folds_its_context() -> Non
     assert "    > 40 |   test('total', () => expect(total(cart)).toBe(9));" in visible
     assert "         |                                           ^" in visible
     assert "describe('cart'" not in visible and "test('empty'" not in visible  # context, behind the ref
+
+
+def test_a_per_file_tally_names_every_file_with_its_count() -> None:
+    rows = "".join(f"     {4 if n % 3 == 0 else 5}  src/file{n:02d}.ts:1\n" for n in range(30))
+    visible = shown("Found 140 errors in 30 files.\n\nErrors  Files\n" + rows)
+    tally = next(line for line in visible.splitlines() if line.startswith("[×30]"))
+    fours, fives = tally.split("; ")
+    assert all(f"file{n:02d}" in (fours if n % 3 == 0 else fives) for n in range(30))

@@ -109,31 +109,51 @@ def _inline_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -
 
 
 def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
-    """A small group, or one of lone paths (the files a tool names as it goes) or of
-    source pointers, shown with its varying values inline."""
-    texts = [lines.text(i, limits.line_bytes) for i in group.lines[: limits.inline_values + 1]]
+    """A small group, or one of lone paths (the files a tool names as it goes), of counted
+    paths (a per-file tally) or of source pointers, shown with its varying values inline."""
+    members = [i for i in group.lines if lines.clean(i).strip()] if group.blanks else group.lines
+    texts = [lines.text(i, limits.line_bytes) for i in members[: limits.inline_values + 1]]
     cap = located = limits.inline_values
-    if len(group.lines) > limits.inline_values:
+    if len(members) > limits.inline_values:
         if _LONE_PATH_RE.fullmatch(texts[0]):
             cap = limits.paths_listed
+        elif _COUNTED_PATH_RE.fullmatch(texts[0]):
+            return _counted_paths_shown([lines.text(i, limits.line_bytes) for i in members], limits)
         elif _POINTER_RE.match(texts[0]):
             located = limits.failure_values
         else:  # a summary shape seen this often is progress: its last line is kept
             return None
-        texts = [lines.text(i, limits.line_bytes) for i in group.lines]
+        texts = [lines.text(i, limits.line_bytes) for i in members]
     return line_shapes.with_values(texts, cap, located)
+
+
+def _counted_paths_shown(texts: list[str], limits: LogLimits) -> str | None:
+    """A per-file tally by count, so that each path stays with its count:
+    `2 {in src/: a.ts b.ts}; 5 {in src/: c.ts}`."""
+    by_count: dict[str, list[str]] = {}
+    for text in texts:
+        by_count.setdefault(text.split()[0], []).append(text)
+    shown = []
+    for tally in by_count.values():
+        listed = tally[0] if len(tally) == 1 else line_shapes.with_values(tally, limits.paths_listed, limits.paths_listed)
+        if listed is None:
+            return None
+        shown.append(listed.strip() if shown else listed)
+    return "; ".join(shown)
 
 
 def lists_values(text: str) -> bool:
     """Whether a large group of lines like `text` lists its values (source pointers, lone
-    paths) rather than showing its first line."""
-    return bool(_LONE_PATH_RE.fullmatch(text) or _POINTER_RE.match(text))
+    or counted paths) rather than showing its first line."""
+    return bool(_LONE_PATH_RE.fullmatch(text) or _COUNTED_PATH_RE.fullmatch(text) or _POINTER_RE.match(text))
 
 
 # A line pointing at a source location (` --> src/a.rs:3:5`, `at src/a.js:3:5`): where a
 # diagnostic is, listed compactly for each member of its group.
 _POINTER_RE = re.compile(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
 _LONE_PATH_RE = re.compile(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
+# A count then a path: a per-file tally (tsc's `Errors  Files` table, `wc -l`, `uniq -c`).
+_COUNTED_PATH_RE = re.compile(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
 
 
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
