@@ -133,7 +133,7 @@ def _counted_paths_shown(texts: list[str], limits: LogLimits) -> str | None:
     by_count: dict[str, list[str]] = {}
     for text in texts:
         by_count.setdefault(text.split()[0], []).append(text)
-    shown = []
+    shown: list[str] = []
     for tally in by_count.values():
         listed = tally[0] if len(tally) == 1 else line_shapes.with_values(tally, limits.paths_listed, limits.paths_listed)
         if listed is None:
