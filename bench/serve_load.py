@@ -267,7 +267,7 @@ def serve_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
 def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """16 concurrent `tokens analyze` requests to a fresh warm worker, over its socket."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tokenlab.agent.client import receive_frame, send_frame, socket_path
+    from tokenlab.agent.client import code_stamp, receive_frame, send_frame, socket_path
 
     store = folder / "store"
     address = socket_path(str(store))
@@ -286,7 +286,8 @@ def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     def send(_: None, request: tuple[str, str, dict[str, Any]]) -> int:
         payload = chosen.choice(inputs)
         header = {"op": "analyze", "store": str(store), "label": "bench.log", "signals": [],
-                  "granularity": "coarse", "redact": True, "as_json": True}  # fmt: skip
+                  "granularity": "coarse", "redact": True, "as_json": True,
+                  "stamp": code_stamp()}  # fmt: skip
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(address)
             send_frame(sock, header, payload)

@@ -1,8 +1,10 @@
 """The warm worker: answers exactly as in-process (analyze, run, show-ref), falls back when it
-cannot, stops idle."""
+cannot, stops idle, and leaves when a client runs another version of tokenlab."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import queue
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import tokenlab
 from tokenlab.agent import client, worker
 from tokenlab.cli import app
 from tokenlab.entry import analysis_output, plain_analyze, plain_show_ref
@@ -35,17 +38,26 @@ def short_store() -> Iterator[str]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _serving_on_a_thread(root: str, codes: list[int]) -> Iterator[tuple[worker.Worker, threading.Thread]]:
+    """A worker serving `root` on a thread (its exit code goes to `codes`), stopped after."""
+    ready: queue.Queue[worker.Worker] = queue.Queue()
+    thread = threading.Thread(target=lambda: codes.append(worker.serve(root, 60, ready.put)))
+    thread.start()
+    server = ready.get(timeout=60)
+    try:
+        yield server, thread
+    finally:
+        server.shutdown()  # returns at once if the worker stopped by itself
+        thread.join(30)
+
+
 @pytest.fixture
 def serving(short_store: str) -> Iterator[worker.Worker]:
     """A worker serving `short_store` on a thread, stopped after the test."""
-    ready: queue.Queue[worker.Worker] = queue.Queue()
     codes: list[int] = []
-    thread = threading.Thread(target=lambda: codes.append(worker.serve(short_store, 60, ready.put)))
-    thread.start()
-    server = ready.get(timeout=60)
-    yield server
-    server.shutdown()
-    thread.join(30)
+    with _serving_on_a_thread(short_store, codes) as (server, _):
+        yield server
     assert codes == [0]
 
 
@@ -109,6 +121,57 @@ def test_an_idle_worker_stops_and_removes_its_socket(short_store: str) -> None:
     assert worker.serve(short_store, idle_seconds=0.2) == 0
     assert time.monotonic() - started < 30
     assert not os.path.exists(os.path.join(short_store, client.SOCKET_NAME))
+
+
+def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
+    short_store: str, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A worker started by other code than the client's (its stamp differs) does no work:
+    it frees the store before answering, so that the fresh worker the client starts can
+    take it over, and exits; the command prints what it prints in-process."""
+    monkeypatch.setattr(worker, "code_stamp", lambda: "0.0.0-another")
+    started: list[str] = []
+    monkeypatch.setattr(client, "start_worker", started.append)
+    source = Path("input.log")
+    source.write_bytes((FIXTURES / "service.log").read_bytes()[:30000])
+    argv = ["analyze", str(source), "--store", short_store]
+    arguments = plain_analyze(argv)
+    assert arguments is not None
+    codes: list[int] = []
+    with _serving_on_a_thread(short_store, codes) as (_, thread):
+        monkeypatch.setenv("TOKENLAB_WORKER", "1")
+        capsysbinary.readouterr()
+        code = entry_run(argv)
+        printed = capsysbinary.readouterr()
+        assert started == [short_store]
+        assert not os.path.exists(os.path.join(short_store, client.SOCKET_NAME))
+        with open(os.path.join(short_store, client.LOCK_NAME), "rb") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the worker still held it
+        thread.join(30)
+        assert codes == [0]  # stopped by itself, before the context's shutdown
+    assert (code, printed.out, printed.err) == _in_process(arguments, source.read_bytes(), ())
+
+
+def test_the_code_stamp_changes_with_any_package_file(tmp_path: Path) -> None:
+    """A copy of the package: touching a module or a query file changes the stamp, a
+    compiled file (written by every import) does not."""
+    package = Path(tokenlab.__file__).parent
+    # Uncached: the package may have been edited since this process first computed it.
+    assert client.code_stamp.__wrapped__() == f"{tokenlab.__version__}-{client.tree_stamp(str(package))}"
+    copy = tmp_path / "tokenlab"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "__pycache__").mkdir()
+    stamp = client.tree_stamp(str(copy))
+    assert client.tree_stamp(str(copy)) == stamp
+    compiled = copy / "__pycache__" / "entry.cpython-311.pyc"
+    compiled.write_bytes(b"compiled")
+    assert client.tree_stamp(str(copy)) == stamp
+    for name in ("optimizers/log.py", "queries/python-tags.scm"):
+        changed = copy / name
+        info = changed.stat()
+        os.utime(changed, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+        assert client.tree_stamp(str(copy)) != stamp
+        stamp = client.tree_stamp(str(copy))
 
 
 def test_socket_and_lock_are_owner_only(serving: worker.Worker) -> None:

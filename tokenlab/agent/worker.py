@@ -11,6 +11,12 @@ functions build both: `entry.analysis_output`, `agent.run.finish_request`,
 `entry.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
 client runs it in-process.
 
+Each request also carries the client's `code_stamp`. A worker must not answer for
+another version of tokenlab than the client's (after an upgrade, or an edit in an
+editable install, it would still run the code it loaded), so on a stamp other than its
+own it answers `stale` without doing the work, removes its socket and releases its lock
+at once (the client starts a fresh worker next, which must get them), and exits.
+
 Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
 """
 
@@ -29,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tokenlab.agent.client import LOCK_NAME, receive_frame, send_frame, socket_path
+from tokenlab.agent.client import LOCK_NAME, code_stamp, receive_frame, send_frame, socket_path
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
 from tokenlab.store.folder import FolderStore
@@ -50,12 +56,20 @@ class _Handler(socketserver.BaseRequestHandler):
             header, payload = receive_frame(sock)
         except (OSError, ValueError, TypeError):
             return
-        answer, output = self.server.answer(header, payload)
+        stale = header.get("stamp") != self.server.stamp
+        if stale:
+            self.server.leave()  # before answering: the client starts a fresh worker next
+            answer, output = {"stale": True}, b""
+        else:
+            answer, output = self.server.answer(header, payload)
         try:
             send_frame(sock, answer, output)
         except OSError:
             pass  # the client went away; it runs the command itself
-        self.server.touch()
+        if stale:
+            self.server.shutdown()
+        else:
+            self.server.touch()
 
 
 def _same_user(sock: socket.socket) -> bool:
@@ -67,11 +81,18 @@ def _same_user(sock: socket.socket) -> bool:
 class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, root: str, address: str, idle_seconds: float) -> None:
+    def __init__(self, root: str, address: str, idle_seconds: float, stamp: str, lock: int) -> None:
+        """Serve `root` at `address` for clients whose code stamp is `stamp`; `lock` is the
+        descriptor holding the store's worker lock."""
         self.root = root
+        self.address = address
         self.idle_seconds = idle_seconds
+        self.stamp = stamp
         self.last_request = time.monotonic()
         self._activity = threading.Lock()
+        self._lock = lock
+        self._leaving = threading.Lock()
+        self._left = False
         # One analysis per core at a time, the rest waiting their turn: threads sharing
         # the tokenizer are slower together than one after another (16 at once: p99 1.6 s).
         self._turns = threading.BoundedSemaphore(os.cpu_count() or 1)
@@ -84,6 +105,16 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     def idle_for(self) -> float:
         with self._activity:
             return time.monotonic() - self.last_request
+
+    def leave(self) -> None:
+        """Remove the socket and release the store's lock, once: when the worker stops, or
+        earlier, as soon as a stale request shows that a fresh worker must take over."""
+        with self._leaving:  # a stale request and the worker's stop may both get here
+            if self._left:
+                return
+            self._left = True
+        os.unlink(self.address)
+        fcntl.flock(self._lock, fcntl.LOCK_UN)
 
     def answer(self, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
         """The in-process output for a request, or a fallback for one it does not serve."""
@@ -162,11 +193,14 @@ _OPERATIONS: dict[str, Callable[[dict[str, Any], bytes], tuple[int, bytes, bytes
 def serve(
     root: str, idle_seconds: float = DEFAULT_IDLE_SECONDS, ready: Callable[[Worker], None] | None = None
 ) -> int:
-    """Serve `root` until idle; 0 when done, 1 if another worker already serves it.
-    `ready` gets the worker once it listens (its `shutdown` stops it early)."""
+    """Serve `root` until idle or stale; 0 when done, 1 if another worker already serves
+    it. `ready` gets the worker once it listens (its `shutdown` stops it early)."""
     address = socket_path(root)
     if address is None:
         return 1
+    # Before the warm-up imports the pipeline: a file edited in between then makes the
+    # stamps differ (a restart), rather than old code answer under the new stamp.
+    stamp = code_stamp()
     os.makedirs(root, mode=0o700, exist_ok=True)
     with os.fdopen(os.open(os.path.join(root, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+b") as lock:
         try:
@@ -177,7 +211,7 @@ def serve(
             os.unlink(address)  # left by a worker that died: the lock says none is running
         old_mask = os.umask(0o177)
         try:
-            worker = Worker(root, address, idle_seconds)
+            worker = Worker(root, address, idle_seconds, stamp, lock.fileno())
         finally:
             os.umask(old_mask)
         _warm_up(worker)
@@ -189,7 +223,7 @@ def serve(
             worker.serve_forever(poll_interval=0.5)
         finally:
             worker.server_close()
-            os.unlink(address)
+            worker.leave()
     return 0
 
 
