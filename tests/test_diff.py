@@ -16,6 +16,9 @@ from tokenlab import tokens
 from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers import diff as diff_module
 from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import Store
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DIFF_FIXTURES = ("auth_guard.diff", "real/release.diff")
@@ -38,6 +41,26 @@ def _hunk(old_start: int, before: list[str], removed: list[str], added: list[str
 
 GIT_HEADER = "diff --git a/app/service.py b/app/service.py\nindex 3b18e51..a5c2f0d 100644\n"
 PATHS = "--- a/app/service.py\n+++ b/app/service.py\n"
+# One mechanical edit, as it recurs across the files it was applied to.
+LICENCE_HUNK = """\
+@@ -1,5 +1,5 @@
+-# Copyright 2023 Acme Corp.
+-# Licensed under the MIT licence.
++# Copyright 2024 Acme Corp.
++# SPDX-License-Identifier: Apache-2.0
+ import os
+ import sys
+ import logging
+"""
+
+
+def _files(*files: tuple[str, str]) -> bytes:
+    """A git diff of each (path, hunks) in turn."""
+    return "".join(
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n{hunks}"
+        for path, hunks in files
+    ).encode()
+
 
 CASES: dict[str, bytes] = {
     "long_context": (
@@ -185,6 +208,9 @@ index 1111111..2222222 100644
 -const V = 1
 +const V = 2
 """.replace(b"MINIFIED_A", b"var a=1;" * 100).replace(b"MINIFIED_B", b"var b=2;" * 100),
+    "repeated_hunks": _files(
+        ("app/a.py", LICENCE_HUNK), ("app/b.py", LICENCE_HUNK), ("app/c.py", LICENCE_HUNK)
+    ),
 }
 
 
@@ -517,3 +543,95 @@ def test_a_combined_diff_keeps_its_diff_cc_line_and_every_conflict_marker() -> N
     assert shown.splitlines()[1] == "diff --cc src/app.c"  # says the file is mid-merge
     for line in ("++<<<<<<< HEAD", " +\tstart_v3();", "++=======", "+ \tstart_v4();", "++>>>>>>> main"):
         assert line in shown.splitlines()
+
+
+def _round_trip(data: bytes, granularity: Granularity) -> None:
+    store = Store.resolve()
+    packet = analyze(data, source="test", store=store, config=OptimizerConfig(granularity))
+    assert packet.recovery_status.value == "PASS", packet.recovery_failures
+    assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_a_hunk_repeated_in_later_files_names_where_it_was_shown_and_restores_exactly(
+    granularity: Granularity,
+) -> None:
+    data = CASES["repeated_hunks"]
+    result = optimize(data, OptimizerConfig(granularity))
+    text = render_preview(result)
+    body = LICENCE_HUNK.split("\n", 1)[1]
+    assert text.count(body) == 1  # shown in app/a.py only
+    label = "[same 7 lines as the hunk above in app/a.py, line 1]"
+    for path in ("app/b.py", "app/c.py"):
+        assert f"+++ b/{path}\n@@ -1,5 +1,5 @@\n{label} #ref:ctx_" in text
+    repeats = [o for o in result.omissions if o.reason.startswith("hunk body")]
+    assert [o.data for o in repeats] == [body.encode()] * 2
+    _assert_covers(data, result)
+    _round_trip(data, granularity)
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_a_hunk_repeated_in_the_same_file_names_its_line_and_keeps_context_folds_apart(
+    granularity: Granularity,
+) -> None:
+    hunk = _hunk(10, _function("load", 8), ["    return step_7"], ["    return None"], _function("save", 8))
+    data = (GIT_HEADER + PATHS + hunk + hunk.replace("@@ -10,19 +10,19 @@", "@@ -80,19 +80,19 @@")).encode()
+    result = optimize(data, OptimizerConfig(granularity))
+    text = render_preview(result)
+    label = "[same 20 lines as the hunk above in app/service.py, line 10]"
+    assert f"@@ -80,19 +80,19 @@ class Service:\n{label} #ref:ctx_" in text
+    assert text.count("-    return step_7\n") == 1
+    _assert_covers(data, result)
+    _round_trip(data, granularity)
+
+
+@pytest.mark.parametrize(
+    "hunk",
+    ["@@ -3,0 +4 @@\n+import logging\n", "@@ -7 +7 @@\n-VERSION = (1, 4, 2)\n+VERSION = (1, 5, 0)\n"],
+    ids=["one_line", "two_lines"],
+)
+def test_a_repeated_body_shorter_than_its_label_stays_visible(hunk: str) -> None:
+    data = _files(("app/a.py", hunk), ("app/b.py", hunk), ("app/c.py", hunk))
+    text = render_preview(optimize(data, FINE))
+    assert "[same " not in text
+    assert text.count(hunk) == 3
+
+
+def test_hunks_that_differ_by_one_byte_are_not_folded() -> None:
+    changed = LICENCE_HUNK.replace("2024", "2025")
+    data = _files(("app/a.py", LICENCE_HUNK), ("app/b.py", changed), ("app/c.py", LICENCE_HUNK))
+    text = render_preview(optimize(data, COARSE))
+    assert f"+++ b/app/b.py\n{changed}" in text
+    assert text.count("[same 7 lines as the hunk above in app/a.py, line 1]") == 1  # app/c.py only
+    assert "+++ b/app/c.py\n@@ -1,5 +1,5 @@\n[same " in text
+
+
+def test_bodies_whose_hashes_collide_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(diff_module, "hash", lambda body: 0, raising=False)  # every body collides
+    changed = LICENCE_HUNK.replace("2024", "2025")
+    data = _files(("app/a.py", LICENCE_HUNK), ("app/b.py", changed), ("app/c.py", LICENCE_HUNK))
+    text = render_preview(optimize(data, COARSE))
+    assert f"+++ b/app/b.py\n{changed}" in text
+    assert "+++ b/app/c.py\n@@ -1,5 +1,5 @@\n[same 7 lines as the hunk above in app/a.py, line 1]" in text
+
+
+def test_a_body_first_seen_in_a_folded_file_is_shown_where_it_recurs() -> None:
+    data = _files(("dist/app.py", LICENCE_HUNK), ("app/a.py", LICENCE_HUNK))
+    text = render_preview(optimize(data, COARSE))
+    assert "[dist/app.py: generated, +2 -2 lines] #ref:ctx_" in text
+    assert "[same " not in text and text.count(LICENCE_HUNK) == 1
+
+
+def test_a_combined_diff_names_files_without_their_a_b_prefixes() -> None:
+    data = CASES["combined"] + CASES["combined"].replace(b"src/app.c", b"src/cli.c")
+    text = render_preview(optimize(data, COARSE))
+    assert "[same 10 lines as the hunk above in src/app.c, line 1] #ref:ctx_" in text
+    assert text.count(" -\tstart_v2();\n") == 1
+
+
+@pytest.mark.parametrize("segment_bytes", [0, 1, 100])
+def test_repeated_hunks_planned_segment_by_segment_plan_the_same_as_whole(segment_bytes: int) -> None:
+    data = CASES["repeated_hunks"]
+    assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(
+        data, len(data) + 1, len(data) + 1
+    )

@@ -1,9 +1,10 @@
 r"""Diff optimizer: every change stays readable, the bookkeeping around it goes to the store.
 
 Kept verbatim: `---`/`+++` file headers, `@@` hunk headers, every `+`/`-` line of ordinary
-files, the `diff --cc` line of a combined diff (it says the file is mid-merge) and every
-line of its conflict regions (`++<<<<<<<` … `++>>>>>>>` are added lines), `\ No newline at end of file`, mode changes, binary notices, and any line the parser
-does not recognise (commit messages, `Only in …`, a diff cut off mid-line).
+files (once, where a hunk body repeats), the `diff --cc` line of a combined diff (it says
+the file is mid-merge) and every line of its conflict regions (`++<<<<<<<` … `++>>>>>>>`
+are added lines), `\ No newline at end of file`, mode changes, binary notices, and any
+line the parser does not recognise (commit messages, `Only in …`, a diff cut off mid-line).
 
 Moved into the store:
 - git bookkeeping an agent never reads (`index`, `similarity`, plain `new/deleted file mode
@@ -16,7 +17,11 @@ Moved into the store:
   lines look security-relevant is never folded as generated or minified, so a removed
   auth or permission check always stays on screen. Lockfiles fold regardless: they are
   resolver output (their package names mention "auth" often), and the manifest change
-  behind them stays visible.
+  behind them stays visible;
+- a hunk body byte-identical to one shown earlier in the diff (one edit applied to many
+  files, vendored copies, a merge's combined diff): one ref each, leaving its `@@` header
+  and `[same N lines as the hunk above in PATH, line L]`, unless the body is barely longer
+  than that line. Its first showing keeps every line, conflict markers included.
 
 The optimizer plans before it renders: `plan` decides which lines leave the visible text
 and where they lie in the input, and the pipeline starts the raw count, cut at those
@@ -35,11 +40,13 @@ optimizer has to be, so the tests use it as the oracle for file and line counts 
 from __future__ import annotations
 
 import re
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import accumulate, compress, islice, repeat
-from operator import add, is_, is_not, mul, sub
+from itertools import accumulate, compress, cycle, islice, repeat
+from operator import add, is_, mul, ne, not_, or_, sub
 
 from tokenlab.optimizers import (
     Excerpt,
@@ -64,6 +71,9 @@ class DiffConfig:
     minified_line_bytes: int = 500
     minified_share: float = 0.5  # of a file's changed bytes in lines that long
     banner_lines: int = 12  # lines at the top of a file searched for a "generated" banner
+    # A repeated hunk body leaves a `[same N lines as …]` line and a ~7-token ref marker in
+    # its place: fold it only when its bytes exceed that line's by this much.
+    min_repeat_bytes_over_label: int = 60
 
 
 _LOCKFILES = frozenset(
@@ -96,6 +106,8 @@ _SECURITY_CODE_RE = re.compile(
     rb"|ssl|tls|cert|crypt|session|guard|policy",
     re.IGNORECASE,
 )
+# The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
+_NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -177,6 +189,10 @@ class _CutKind(Enum):
     META = "meta"
     CONTEXT = "context"
     FILE = "file"
+    REPEAT = "repeat"  # a hunk body identical to one shown earlier
+
+
+_OWN_REF_REASONS = {_CutKind.FILE: "whole-file diff", _CutKind.REPEAT: "hunk body"}
 
 
 @dataclass(slots=True)
@@ -187,7 +203,7 @@ class _Cuts:
     ends: list[int] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)  # lines in each cut
     kinds: list[_CutKind] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)  # a whole-file cut's label, else ""
+    labels: list[str] = field(default_factory=list)  # a whole-file or repeat cut's label, else ""
 
     def extend(self, other: _Cuts) -> None:
         self.starts += other.starts
@@ -206,14 +222,23 @@ class _Renderer:
         self.fine = granularity is Granularity.FINE
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
+        # Every shown hunk body so far, numbered in input order: where it lies in the input,
+        # its file, and the first number of each body's hash. Ints and shared strings rather
+        # than an object per body: a 100 MB diff has about 100,000 hunks.
+        self._body_bounds = array("q")  # start and end in the input, two per body
+        self._body_paths: list[str] = []
+        self._first_by_hash: dict[int, int] = {}
+        self._view = memoryview(data)
 
     def cuts(self, lines: Lines, sections: list[Section]) -> _Cuts:
-        """A batch of files' cuts: bookkeeping and whole files file by file, context all at once."""
+        """A batch of files' cuts: bookkeeping and whole files file by file, repeated hunk
+        bodies and context all at once."""
         firsts: list[int] = []  # each cut's first line and the line after it
         lasts: list[int] = []
         kinds: list[_CutKind] = []
         labels: list[str] = []
         runs: list[int] = []
+        shown: list[Section] = []
         for section in sections:
             fold = _fold_kind(section, lines, self.config)
             if fold:
@@ -223,6 +248,7 @@ class _Renderer:
                 kinds.append(_CutKind.FILE)
                 labels.append(f"[{_display_path(section)}: {fold}{counts}] ")
                 continue
+            shown.append(section)
             folded = list(section.meta_lines)
             if section.has_path_lines or section.binary_notice:
                 folded.extend(section.naming_lines)
@@ -234,6 +260,12 @@ class _Renderer:
                 kinds.append(_CutKind.META)
                 labels.append("")
             runs += section.runs
+        repeat_firsts, repeat_lasts, repeat_labels = self._repeated_hunks(lines, shown)
+        firsts += repeat_firsts
+        lasts += repeat_lasts
+        kinds += repeat(_CutKind.REPEAT, len(repeat_firsts))
+        labels += repeat_labels
+        runs = _runs_outside(runs, repeat_firsts, repeat_lasts)
         context_firsts, context_lasts = self._context_cuts(lines, runs)
         firsts += context_firsts
         lasts += context_lasts
@@ -248,6 +280,56 @@ class _Renderer:
             list(map(kinds.__getitem__, order)),
             list(map(labels.__getitem__, order)),
         )
+
+    def _repeated_hunks(
+        self, lines: Lines, sections: list[Section]
+    ) -> tuple[list[int], list[int], list[str]]:
+        """The line ranges and labels of the shown files' hunk bodies that are byte-identical to
+        one shown earlier in the diff, where the label is clearly shorter than the body."""
+        with_hunks = [section for section in sections if section.hunks]
+        hunks = [at for section in with_hunks for at in section.hunks]
+        paths = [
+            path for section in with_hunks for path in repeat(_display_path(section), len(section.hunks) // 2)
+        ]
+        bounds = lines.offsets(list(map(add, hunks, cycle((1, 0)))))  # each body's start and end
+        firsts: list[int] = []
+        lasts: list[int] = []
+        labels: list[str] = []
+        for at, first in self._shown_before(bounds, paths):
+            header, end = hunks[2 * at : 2 * at + 2]
+            label = self._repeat_label(first, end - header - 1)
+            if (
+                bounds[2 * at + 1] - bounds[2 * at]
+                >= len(label.encode()) + self.config.min_repeat_bytes_over_label
+            ):
+                firsts.append(header + 1)
+                lasts.append(end)
+                labels.append(label)
+        return firsts, lasts, labels
+
+    def _shown_before(self, bounds: list[int], paths: list[str]) -> Iterator[tuple[int, int]]:
+        """Records shown bodies (input start and end, two per body) and yields, for each one
+        byte-identical to a body shown before, its index here and that body's number."""
+        view, shown_bounds = self._view, self._body_bounds
+        numbers = range(len(self._body_paths), len(self._body_paths) + len(paths))
+        hashes = map(hash, map(view.__getitem__, map(slice, bounds[0::2], bounds[1::2])))
+        first_numbers = list(map(self._first_by_hash.setdefault, hashes, numbers))
+        shown_bounds.extend(bounds)
+        self._body_paths += paths
+        for at in compress(range(len(paths)), map(ne, first_numbers, numbers)):
+            first = first_numbers[at]
+            body = view[bounds[2 * at] : bounds[2 * at + 1]]
+            if body == view[shown_bounds[2 * first] : shown_bounds[2 * first + 1]]:  # not just the hash
+                yield at, first
+
+    def _repeat_label(self, first: int, lines: int) -> str:
+        """What a repeated body of `lines` lines leaves: where body number `first` was shown."""
+        start = self._body_bounds[2 * first]
+        # Its hunk header is the line that ends where the body starts.
+        header = self.data[self.data.rfind(b"\n", 0, start - 1) + 1 : start - 1]
+        new_start = _NEW_START_RE.match(header)
+        at_line = f", line {int(new_start[1])}" if new_start else ""
+        return f"[same {lines} lines as the hunk above in {self._body_paths[first]}{at_line}] "
 
     def _context_cuts(self, lines: Lines, runs: list[int]) -> tuple[list[int], list[int]]:
         """The line ranges folded out of context runs (`Section.runs`): all but `context_keep`
@@ -267,16 +349,18 @@ class _Renderer:
             whole = visible(data)
             return OptimizeResult((whole,) if whole else ())
         spans = list(zip(cuts.starts, cuts.ends))
-        meta = list(compress(spans, map(is_, cuts.kinds, repeat(_CutKind.META))))
+        is_meta = list(map(is_, cuts.kinds, repeat(_CutKind.META)))
+        meta = list(compress(spans, is_meta))
         is_context = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))
         if self.fine:
             context: list[Span] = []
             gaps = [b""] * len(spans)
-            omitted = compress(range(len(spans)), map(is_not, cuts.kinds, repeat(_CutKind.META)))
+            grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
         else:
             context = list(compress(spans, is_context))  # one ref for all, a fold line each
             gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), is_context))
-            omitted = compress(range(len(spans)), map(is_, cuts.kinds, repeat(_CutKind.FILE)))
+            grouped = list(map(or_, is_meta, is_context))
+        omitted = compress(range(len(spans)), map(not_, grouped))
         view = memoryview(data)  # input stretches are joined without a copy each first
         body: list[Part] = []
         lead, done = b"", 0  # text after the last omission; the first cut not yet placed
@@ -287,14 +371,16 @@ class _Renderer:
                 body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
                 break
             start, end = spans[at]
-            if cuts.kinds[at] is _CutKind.FILE:
-                label = cuts.labels[at]
-                omission = Omission(data[start:end], f"whole-file diff, {label[1:-2]}", (spans[at],))
-            else:
+            kind = cuts.kinds[at]
+            if kind is _CutKind.CONTEXT:
                 label = f"\u2026 {cuts.lines[at]} lines "
                 omission = Omission(
                     data[start:end], f"{cuts.lines[at]} unchanged context lines", (spans[at],)
                 )
+            else:
+                label = cuts.labels[at]
+                reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
+                omission = Omission(data[start:end], reason, (spans[at],))
             body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
             body.append(omission)
             lead, done = b"\n", at + 1
@@ -348,6 +434,19 @@ def _summary(data: bytes, meta: list[Span], context: list[Span], context_lines: 
     if parts:
         parts.append("]\n")
     return parts
+
+
+def _runs_outside(runs: list[int], firsts: list[int], lasts: list[int]) -> list[int]:
+    """Context runs (four ints each, see `Section.runs`) outside the sorted line ranges
+    [firsts[i], lasts[i])."""
+    if not firsts:
+        return runs
+    kept: list[int] = []
+    for at in range(0, len(runs), 4):
+        inside = bisect_right(firsts, runs[at]) - 1
+        if inside < 0 or runs[at] >= lasts[inside]:
+            kept += runs[at : at + 4]
+    return kept
 
 
 def _ranges(indices: list[int]) -> list[tuple[int, int]]:

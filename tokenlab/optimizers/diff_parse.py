@@ -81,6 +81,8 @@ class Section:
     # Unchanged context runs, four ints each: first line, line after, and whether a change
     # comes before and after it in the hunk. Flat, so a batch of files is cut in C-level maps.
     runs: list[int] = field(default_factory=list)
+    # Hunks, two ints each: the `@@` header line and the line after the hunk's body.
+    hunks: list[int] = field(default_factory=list)
 
 
 class Lines:
@@ -100,6 +102,7 @@ class Lines:
         """Where each line starts in the input (the end, past the last line)."""
         at = map(add, map(self.before.__getitem__, lines), lines)
         return list(map(min, map(add, at, repeat(self.start)), repeat(self.end)))
+
 
 def scan(lines: Lines) -> Iterator[Section]:
     items, count = lines.items, lines.count
@@ -131,7 +134,8 @@ def _parse_section(items: list[bytes], i: int, count: int) -> Section:
         section.body_start = i
         section.near_top = _starts_near_top(items[i])
         while i < count and items[i].startswith(b"@@"):
-            i = _walk_hunk(items, i, count, section)
+            header, i = i, _walk_hunk(items, i, count, section)
+            section.hunks += (header, i)
     section.end = max(i, section.start + 1)
     return section
 
@@ -143,8 +147,9 @@ def _parse_headers(items: list[bytes], i: int, count: int, section: Section) -> 
             if section.has_path_lines or i + 1 >= count or not items[i + 1].startswith(b"+++ "):
                 return i
             section.has_path_lines = True
-            section.old_path = _path_from_header(line, b"a/" if section.git else b"")
-            section.new_path = _path_from_header(items[i + 1], b"b/" if section.git else b"")
+            prefixed = section.git or section.combined  # git writes a/ and b/ in both
+            section.old_path = _path_from_header(line, b"a/" if prefixed else b"")
+            section.new_path = _path_from_header(items[i + 1], b"b/" if prefixed else b"")
             return i + 2  # only hunks follow the +++ line
         kind = _header_kind(line)
         if kind is None:
