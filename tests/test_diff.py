@@ -597,18 +597,22 @@ def test_a_repeated_body_shorter_than_its_label_stays_visible(hunk: str) -> None
     assert text.count(hunk) == 3
 
 
-def test_hunks_that_differ_by_one_byte_are_not_folded() -> None:
+def test_hunks_that_differ_by_one_byte_fold_as_near_repeats_showing_that_line() -> None:
     changed = LICENCE_HUNK.replace("2024", "2025")
     data = _files(("app/a.py", LICENCE_HUNK), ("app/b.py", changed), ("app/c.py", LICENCE_HUNK))
     text = render_preview(optimize(data, COARSE))
-    assert f"+++ b/app/b.py\n{changed}" in text
+    assert (
+        "+++ b/app/b.py\n@@ -1,5 +1,5 @@\n[same 7 lines as the hunk above in app/a.py, line 1, except:] "
+        "#ref:ctx_"
+    ) in text
+    assert "\n[+3] +# Copyright 2025 Acme Corp.\n" in text
     assert text.count("[same 7 lines as the hunk above in app/a.py, line 1]") == 1  # app/c.py only
     assert "+++ b/app/c.py\n@@ -1,5 +1,5 @@\n[same " in text
 
 
 def test_bodies_whose_hashes_collide_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(diff_module, "hash", lambda body: 0, raising=False)  # every body collides
-    changed = LICENCE_HUNK.replace("2024", "2025")
+    changed = LICENCE_HUNK.replace("2024", "2025").replace("os", "re").replace("sys", "io")  # 3 lines
     data = _files(("app/a.py", LICENCE_HUNK), ("app/b.py", changed), ("app/c.py", LICENCE_HUNK))
     text = render_preview(optimize(data, COARSE))
     assert f"+++ b/app/b.py\n{changed}" in text
@@ -635,3 +639,54 @@ def test_repeated_hunks_planned_segment_by_segment_plan_the_same_as_whole(segmen
     assert _planned_in_segments(data, segment_bytes) == _planned_in_segments(
         data, len(data) + 1, len(data) + 1
     )
+
+
+def _module(number: int, lines: int = 40, ops: str = "+") -> str:
+    """A new file's hunk, like one file's share of a mechanical edit: line 4 says which file,
+    and the operator on line 8 (when `ops` is given one per file) may differ too."""
+    body = [f"+def f{line}(x):\n" if line % 2 else f"+    return x + {line}\n" for line in range(lines)]
+    body[3] = f"+VERSION = {number}\n"
+    body[7] = f"+    return x {ops} 7\n"
+    return f"@@ -0,0 +1,{lines} @@\n" + "".join(body)
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_a_nearly_repeated_body_shows_its_differing_lines_with_their_places_and_restores_exactly(
+    granularity: Granularity,
+) -> None:
+    later = _module(2, ops="*")
+    data = _files(("src/mod1.py", _module(1)), ("src/mod2.py", later))
+    result = optimize(data, OptimizerConfig(granularity))
+    text = render_preview(result)
+    label = "[same 40 lines as the hunk above in src/mod1.py, line 1, except:] #ref:ctx_"
+    assert f"+++ b/src/mod2.py\n@@ -0,0 +1,40 @@\n{label}" in text
+    after = text.split(label, 1)[1].split("\n", 1)[1]
+    assert after == "[+4] +VERSION = 2\n[+8] +    return x * 7\n"  # exactly the two, as in mod2
+    near = [o for o in result.omissions if o.reason.startswith("hunk body")]
+    assert [o.data for o in near] == [later.split("\n", 1)[1].encode()]
+    _assert_covers(data, result)
+    _round_trip(data, granularity)
+
+
+def test_a_body_differing_in_more_lines_than_the_limit_is_shown_in_full() -> None:
+    later = _module(2, ops="*").replace("+def f9(x):", "+def g9(x):")  # 3 lines of 40 differ
+    data = _files(("src/mod1.py", _module(1)), ("src/mod2.py", later))
+    text = render_preview(optimize(data, COARSE))
+    assert "[same " not in text
+    assert "+VERSION = 2\n" in text and "+def g9(x):\n" in text and "+    return x * 7\n" in text
+    assert text.count("+def f11(x):\n") == 2
+
+
+def test_bodies_with_different_line_counts_are_not_compared() -> None:
+    data = _files(("src/mod1.py", _module(1)), ("src/mod2.py", _module(1, lines=41)))
+    text = render_preview(optimize(data, COARSE))
+    assert "[same " not in text and text.count("+VERSION = 1\n") == 2
+
+
+def test_a_near_repeat_is_compared_only_with_bodies_shown_in_full() -> None:
+    second = _module(2)
+    data = _files(("src/mod1.py", _module(1)), ("src/mod2.py", second), ("src/mod3.py", second))
+    text = render_preview(optimize(data, COARSE))
+    assert "in src/mod2.py" not in text  # mod3 repeats mod2 exactly, but mod2 was folded
+    assert text.count("[same 40 lines as the hunk above in src/mod1.py, line 1, except:]") == 2
+    assert text.count("[+4] +VERSION = 2\n") == 2

@@ -21,7 +21,11 @@ Moved into the store:
 - a hunk body byte-identical to one shown earlier in the diff (one edit applied to many
   files, vendored copies, a merge's combined diff): one ref each, leaving its `@@` header
   and `[same N lines as the hunk above in PATH, line L]`, unless the body is barely longer
-  than that line. Its first showing keeps every line, conflict markers included.
+  than that line. Its first showing keeps every line, conflict markers included. A body
+  with as many lines as one shown in full, differing in at most `max(2, 5%)` of them, folds
+  the same way (`…, line L, except:]`), then shows each differing line as it is here after
+  `[+K] `, its place in the body (the line after the `@@` header is +1), so every line stays
+  on screen somewhere; it folds only when that beats the body with its context folded.
 
 The optimizer plans before it renders: `plan` decides which lines leave the visible text
 and where they lie in the input, and the pipeline starts the raw count, cut at those
@@ -41,7 +45,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -74,6 +78,10 @@ class DiffConfig:
     # A repeated hunk body leaves a `[same N lines as …]` line and a ~7-token ref marker in
     # its place: fold it only when its bytes exceed that line's by this much.
     min_repeat_bytes_over_label: int = 60
+    # A body with as many lines as one shown earlier and at most this many, or this share,
+    # of them different also folds, its differing lines shown after the label.
+    near_repeat_lines: int = 2
+    near_repeat_share: float = 0.05
 
 
 _LOCKFILES = frozenset(
@@ -108,6 +116,8 @@ _SECURITY_CODE_RE = re.compile(
 )
 # The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
 _NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
+# Earlier bodies compared with a later one per equal slice: the first few found.
+_NEAR_CANDIDATES = 4
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -204,6 +214,7 @@ class _Cuts:
     lines: list[int] = field(default_factory=list)  # lines in each cut
     kinds: list[_CutKind] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # a whole-file or repeat cut's label, else ""
+    after: list[bytes] = field(default_factory=list)  # lines shown after a near repeat's marker
 
     def extend(self, other: _Cuts) -> None:
         self.starts += other.starts
@@ -211,6 +222,7 @@ class _Cuts:
         self.lines += other.lines
         self.kinds += other.kinds
         self.labels += other.labels
+        self.after += other.after
 
 
 _FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context run leaves
@@ -228,6 +240,7 @@ class _Renderer:
         self._body_bounds = array("q")  # start and end in the input, two per body
         self._body_paths: list[str] = []
         self._first_by_hash: dict[int, int] = {}
+        self._near_by_chunk: dict[tuple[int, int, int], list[int]] = {}  # see `_chunks`
         self._view = memoryview(data)
 
     def cuts(self, lines: Lines, sections: list[Section]) -> _Cuts:
@@ -260,17 +273,20 @@ class _Renderer:
                 kinds.append(_CutKind.META)
                 labels.append("")
             runs += section.runs
-        repeat_firsts, repeat_lasts, repeat_labels = self._repeated_hunks(lines, shown)
+        folds = self._context_cuts(lines, runs)  # as if every body were shown
+        repeat_firsts, repeat_lasts, repeat_labels, repeat_shown = self._repeated_hunks(lines, shown, folds)
         firsts += repeat_firsts
         lasts += repeat_lasts
         kinds += repeat(_CutKind.REPEAT, len(repeat_firsts))
         labels += repeat_labels
+        after = [b""] * (len(firsts) - len(repeat_firsts)) + repeat_shown
         runs = _runs_outside(runs, repeat_firsts, repeat_lasts)
         context_firsts, context_lasts = self._context_cuts(lines, runs)
         firsts += context_firsts
         lasts += context_lasts
         kinds += repeat(_CutKind.CONTEXT, len(context_firsts))
         labels += repeat("", len(context_firsts))
+        after += repeat(b"", len(context_firsts))
         order = sorted(range(len(firsts)), key=firsts.__getitem__)
         firsts, lasts = list(map(firsts.__getitem__, order)), list(map(lasts.__getitem__, order))
         return _Cuts(
@@ -279,13 +295,15 @@ class _Renderer:
             list(map(sub, lasts, firsts)),
             list(map(kinds.__getitem__, order)),
             list(map(labels.__getitem__, order)),
+            list(map(after.__getitem__, order)),
         )
 
     def _repeated_hunks(
-        self, lines: Lines, sections: list[Section]
-    ) -> tuple[list[int], list[int], list[str]]:
-        """The line ranges and labels of the shown files' hunk bodies that are byte-identical to
-        one shown earlier in the diff, where the label is clearly shorter than the body."""
+        self, lines: Lines, sections: list[Section], folds: tuple[list[int], list[int]]
+    ) -> tuple[list[int], list[int], list[str], list[bytes]]:
+        """The line ranges, labels and shown lines of the shown files' hunk bodies that repeat
+        one shown in full earlier in the diff, exactly or but for a few lines, where what they
+        leave is clearly shorter than the body."""
         with_hunks = [section for section in sections if section.hunks]
         hunks = [at for section in with_hunks for at in section.hunks]
         paths = [
@@ -295,41 +313,93 @@ class _Renderer:
         firsts: list[int] = []
         lasts: list[int] = []
         labels: list[str] = []
-        for at, first in self._shown_before(bounds, paths):
+        shown: list[bytes] = []  # the differing lines shown after a near repeat's label
+        view, over = self._view, self.config.min_repeat_bytes_over_label
+        for at, path in enumerate(paths):
             header, end = hunks[2 * at : 2 * at + 2]
-            label = self._repeat_label(first, end - header - 1)
-            if (
-                bounds[2 * at + 1] - bounds[2 * at]
-                >= len(label.encode()) + self.config.min_repeat_bytes_over_label
-            ):
+            start, stop = bounds[2 * at : 2 * at + 2]
+            number = len(self._body_paths)
+            self._body_bounds.extend((start, stop))
+            self._body_paths.append(path)
+            body = view[start:stop]
+            key = hash(body)
+            first = self._first_by_hash.get(key)
+            if first is not None and body == view[self._body_bounds[2 * first] : self._body_bounds[2 * first + 1]]:
+                label, extra = self._repeat_label(first, end - header - 1, ""), b""
+            else:
+                items = lines.items[header + 1 : end]
+                near = self._near_match(items)
+                if near is None:
+                    self._first_by_hash.setdefault(key, number)
+                    self._index_near(items, number)
+                    continue
+                first, differing = near
+                label = self._repeat_label(first, len(items), ", except:")
+                extra = b"".join(b"[+%d] %s\n" % (line + 1, items[line]) for line in differing)
+            size = stop - start
+            if extra:  # what the body would show: its context folds are not saved twice
+                size -= _folded_bytes(lines, folds, header + 1, end)
+            if size >= len(label.encode()) + len(extra) + over:
                 firsts.append(header + 1)
                 lasts.append(end)
                 labels.append(label)
-        return firsts, lasts, labels
+                shown.append(extra)
+            elif extra:  # a near repeat left visible is shown in full: others may match it
+                self._first_by_hash.setdefault(key, number)
+                self._index_near(items, number)
+        return firsts, lasts, labels, shown
 
-    def _shown_before(self, bounds: list[int], paths: list[str]) -> Iterator[tuple[int, int]]:
-        """Records shown bodies (input start and end, two per body) and yields, for each one
-        byte-identical to a body shown before, its index here and that body's number."""
-        view, shown_bounds = self._view, self._body_bounds
-        numbers = range(len(self._body_paths), len(self._body_paths) + len(paths))
-        hashes = map(hash, map(view.__getitem__, map(slice, bounds[0::2], bounds[1::2])))
-        first_numbers = list(map(self._first_by_hash.setdefault, hashes, numbers))
-        shown_bounds.extend(bounds)
-        self._body_paths += paths
-        for at in compress(range(len(paths)), map(ne, first_numbers, numbers)):
-            first = first_numbers[at]
-            body = view[bounds[2 * at] : bounds[2 * at + 1]]
-            if body == view[shown_bounds[2 * first] : shown_bounds[2 * first + 1]]:  # not just the hash
-                yield at, first
+    def _near_limit(self, count: int) -> int:
+        """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
+        return max(self.config.near_repeat_lines, int(count * self.config.near_repeat_share))
 
-    def _repeat_label(self, first: int, lines: int) -> str:
+    def _chunks(self, items: list[bytes]) -> Iterator[tuple[int, int, int]]:
+        """Keys of a body's `limit + 1` slices: one of them is equal in a body that differs
+        from it in at most `limit` lines of the same count."""
+        count = len(items)
+        pieces = self._near_limit(count) + 1
+        cuts = [count * piece // pieces for piece in range(pieces + 1)]
+        for piece in range(pieces):
+            yield count, piece, hash(tuple(items[cuts[piece] : cuts[piece + 1]]))
+
+    def _index_near(self, items: list[bytes], number: int) -> None:
+        """Records body `number`, shown in full, as one later bodies may nearly repeat."""
+        if len(items) > self._near_limit(len(items)):
+            for key in self._chunks(items):
+                numbers = self._near_by_chunk.setdefault(key, [])
+                if len(numbers) < _NEAR_CANDIDATES:
+                    numbers.append(number)
+
+    def _near_match(self, items: list[bytes]) -> tuple[int, list[int]] | None:
+        """The earliest body shown in full with as many lines as `items` that differs from it in
+        fewest lines, at most the limit and at least one, and which lines those are."""
+        count, limit = len(items), self._near_limit(len(items))
+        if count <= limit:
+            return None
+        best: tuple[int, list[int]] | None = None
+        tried: set[int] = set()
+        for key in self._chunks(items):
+            for number in self._near_by_chunk.get(key, ()):
+                if number in tried:
+                    continue
+                tried.add(number)
+                earlier = self.data[self._body_bounds[2 * number] : self._body_bounds[2 * number + 1]]
+                if earlier.count(b"\n") + (not earlier.endswith(b"\n")) != count:
+                    continue  # another line count, met through a hash collision
+                earlier_items = earlier.split(b"\n")
+                differing = list(compress(range(count), map(ne, items, earlier_items)))
+                if 0 < len(differing) <= limit and (best is None or len(differing) < len(best[1])):
+                    best = number, differing
+        return best
+
+    def _repeat_label(self, first: int, lines: int, tail: str) -> str:
         """What a repeated body of `lines` lines leaves: where body number `first` was shown."""
         start = self._body_bounds[2 * first]
         # Its hunk header is the line that ends where the body starts.
         header = self.data[self.data.rfind(b"\n", 0, start - 1) + 1 : start - 1]
         new_start = _NEW_START_RE.match(header)
         at_line = f", line {int(new_start[1])}" if new_start else ""
-        return f"[same {lines} lines as the hunk above in {self._body_paths[first]}{at_line}] "
+        return f"[same {lines} lines as the hunk above in {self._body_paths[first]}{at_line}{tail}] "
 
     def _context_cuts(self, lines: Lines, runs: list[int]) -> tuple[list[int], list[int]]:
         """The line ranges folded out of context runs (`Section.runs`): all but `context_keep`
@@ -380,10 +450,13 @@ class _Renderer:
             else:
                 label = cuts.labels[at]
                 reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
+                if cuts.after[at]:
+                    differing = cuts.after[at].count(b"\n")
+                    reason += f" the {differing} lines shown after it"
                 omission = Omission(data[start:end], reason, (spans[at],))
             body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
             body.append(omission)
-            lead, done = b"\n", at + 1
+            lead, done = b"\n" + cuts.after[at], at + 1
         context_lines = sum(compress(cuts.lines, is_context)) if context else 0
         return OptimizeResult(tuple(_summary(data, meta, context, context_lines) + body))
 
@@ -434,6 +507,20 @@ def _summary(data: bytes, meta: list[Span], context: list[Span], context_lines: 
     if parts:
         parts.append("]\n")
     return parts
+
+
+def _folded_bytes(lines: Lines, folds: tuple[list[int], list[int]], first: int, last: int) -> int:
+    """Bytes the context folds (sorted line ranges) inside lines [first, last) take off the
+    visible text, net of their `… N lines` lines."""
+    firsts, lasts = folds
+    saved = 0
+    at = bisect_left(firsts, first)
+    while at < len(firsts) and lasts[at] <= last:
+        lines_folded = lasts[at] - firsts[at]
+        folded = lines.before[lasts[at]] - lines.before[firsts[at]] + lines_folded
+        saved += folded - len(_FOLD_LINE % lines_folded)
+        at += 1
+    return saved
 
 
 def _runs_outside(runs: list[int], firsts: list[int], lasts: list[int]) -> list[int]:
