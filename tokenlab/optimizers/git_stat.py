@@ -7,7 +7,8 @@ rename's `a => b`, and the `STAT_STANDOUTS` largest changes when larger than the
 one (what a reviewer opens first). Then every path, grouped by folder; in a listing of at
 most `STAT_COUNTED_FILES` files each with its count and which way it went (`g0.py 120+`,
 `README.md 28-`, `app.py 13±`, `bin` for a binary file), a count shared by half a
-folder's files said once for the folder. The listing as printed is one ref.
+folder's files said once for the folder, and names that differ in one number said once
+(`api_{001…046}.py`, see `numbered`). The listing as printed is one ref.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, numbered, visible
 
 SUMMARY_RE = re.compile(
     rb"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?", re.MULTILINE
@@ -136,11 +137,13 @@ def single_listing(data: bytes, changes: Changes, span: tuple[int, int], show_st
 
 def _folder_line(folder: str, names: list[tuple[str, str]], counts: dict[str, str]) -> str:
     """`src: a.py 3+, b.py 40±`; a count half a folder's files share is said once:
-    `pkg (1+ each unless noted): a.py, b.py, c.py 3±`."""
+    `pkg (1+ each unless noted): a.py, b.py, c.py 3±`; so are names that differ in one
+    number: `t_{01…40}.py`."""
     common, seen = Counter(counts.get(path, "") for path, _ in names).most_common(1)[0]
     if not common or seen < 3 or seen * 2 < len(names):
         common = ""
-    listed = [name if counts.get(path, "") in ("", common) else f"{name} {counts[path]}" for path, name in names]
+    plain = {name for path, name in names if counts.get(path, "") in ("", common)}
+    listed = numbered.said_once([name if name in plain else f"{name} {counts[path]}" for path, name in names])
     said = f" ({common} each unless noted)" if common else ""
     return f"{folder}{said}: {', '.join(listed)}"
 

@@ -55,6 +55,7 @@ from tokenlab.optimizers import (
     Part,
     join_literals,
     line_shapes,
+    numbered,
     visible,
 )
 
@@ -98,7 +99,6 @@ _NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
 _PATH_WORD_RE = re.compile(r"\S*[/\\]\S*")
 _DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
 _SPACES_RE = re.compile(r"\s+")
-_NUMBER_RUN_RE = re.compile(r"\d+")
 
 
 def _template(line: str) -> str:
@@ -176,7 +176,7 @@ class _Listing:
         self.name_column = ""
         self.folded_lines = 0
         self.templates = [_template(line) for line in lines]
-        # Each line's key when it is a record of a numbered key (`SVC_12_URL=…`).
+        # Each line's key family and number when it is a record of a numbered key (`SVC_12_URL=…`).
         self.keys = [_numbered_key(line) for line in lines]
         for index, line in enumerate(lines):
             if not line.strip() or line_shapes.is_summary(line):
@@ -232,7 +232,7 @@ class _Listing:
                     self._fold_family(members)
                 families.clear()
             else:
-                families.setdefault(_NUMBER_RUN_RE.sub("#", key), []).append(index)
+                families.setdefault(key[0], []).append(index)
         for members in families.values():
             self._fold_family(members)
 
@@ -241,7 +241,7 @@ class _Listing:
         numbers (the ends of `SVC_1 … SVC_60`, sorted as text: `SVC_10` before `SVC_9`)."""
         if len(members) <= self.limits.few_lines:
             return
-        by_number = sorted(members, key=lambda index: [int(n) for n in _NUMBER_RUN_RE.findall(self.keys[index] or "")])
+        by_number = sorted(members, key=lambda index: int(self._number(index)))
         ends = {members[0], members[-1], by_number[0], by_number[-1]}
         for index in members:
             if index not in ends and not is_failure(self.lines[index]):
@@ -315,25 +315,21 @@ class _Listing:
             parts += ["" if ends or not parts else "\n", *footer]
         return OptimizeResult(tuple(join_literals(parts)), signals=self.failures)
 
+    def _number(self, index: int) -> str:
+        key = self.keys[index]
+        assert key is not None
+        return key[1]
+
     def _run_keys(self, start: int, end: int) -> str:
         """``: SVC_{11…59}_URL, SVC_{11…59}_PORT`` when the folded lines are records of
         numbered keys: each family's keys, by their numbers."""
-        keys = self.keys[start:end]
-        if any(key is None for key in keys):
-            return ""
-        families: dict[str, list[list[str]]] = {}
-        for key in keys:
-            assert key is not None
-            numbers = _NUMBER_RUN_RE.findall(key)
-            families.setdefault(_NUMBER_RUN_RE.sub("#", key), [[] for _ in numbers])
-            for column, number in zip(families[_NUMBER_RUN_RE.sub("#", key)], numbers, strict=True):
-                column.append(number)
-        named = []
-        for family, columns in families.items():
-            pieces = family.split("#")
-            spans = ["{" + _number_span(column, self.limits.values_listed) + "}" for column in columns]
-            named.append("".join(piece + span for piece, span in zip(pieces, [*spans, ""], strict=True)))
-        return ": " + ", ".join(named)
+        families: dict[str, list[str]] = {}
+        for key in self.keys[start:end]:
+            if key is None:
+                return ""
+            families.setdefault(key[0], []).append(key[1])
+        cap = self.limits.values_listed
+        return ": " + ", ".join(numbered.spelled(family, numbers, cap) for family, numbers in families.items())
 
     def _run_values(self, start: int, end: int) -> str:
         """`` like the one above: calc_0_2, calc_0_3, …`` when the folded lines share the
@@ -445,28 +441,10 @@ def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | Non
     return values if steps and max(rising, falling) >= need else None
 
 
-def _numbered_key(line: str) -> str | None:
-    """The key of a `key = value` record when the key holds a number."""
+def _numbered_key(line: str) -> tuple[str, str] | None:
+    """The family and number of a `key = value` record's key, when the key holds a number."""
     match = _KEY_VALUE_RE.match(line)
-    if match is None:
-        return None
-    key = match[0].rstrip("= \t").strip()
-    return key if _NUMBER_RUN_RE.search(key) else None
-
-
-def _number_span(numbers: list[str], cap: int) -> str:
-    """`11…59` for consecutive numbers, else the runs of consecutive ones: `1…4,7,9…12`
-    (at most `cap` runs, then `… +N`)."""
-    values = sorted({int(number) for number in numbers})
-    runs: list[list[int]] = []
-    for value in values:
-        if runs and value == runs[-1][-1] + 1:
-            runs[-1].append(value)
-        else:
-            runs.append([value])
-    shown = [f"{run[0]}…{run[-1]}" if len(run) > 2 else ",".join(map(str, run)) for run in runs[:cap]]
-    more = f",… +{len(runs) - cap}" if len(runs) > cap else ""
-    return ",".join(shown) + more
+    return numbered.family(match[0].rstrip("= \t").strip()) if match else None
 
 
 def _plural(count: int, word: str) -> str:
