@@ -51,6 +51,7 @@ from tokenlab.optimizers.log_model import (
     indent,
 )
 from tokenlab.optimizers.log_pairs import pair_repeats
+from tokenlab.optimizers.log_library import fold_library_frames
 from tokenlab.optimizers.log_render import lists_values, render
 from tokenlab.optimizers.log_sections import (
     assertion_details,
@@ -236,6 +237,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     if sections is not None:
         condense_sections(lines, sections, plan, limits)
         fold_frame_context(lines, sections, plan)
+    fold_library_frames(lines, plan, limits)
     role = plan.role
     keys: dict[int, bytes] = {}
     for number, key in enumerate(templates.keys):

@@ -47,6 +47,8 @@ class LogLimits:
     preview_chars: int = 80
     # Below this size folding cannot pay for its labels: only exact repeats fold.
     small_input_bytes: int = 1024
+    # Consecutive frames in library code fold from this many on (`log_library`).
+    library_frames: int = 2
     # A summary shape seen up to this many times stays visible each time; more often it
     # is progress, and its last line stays visible.
     summary_lines: int = 5
@@ -153,6 +155,7 @@ class GroupKind(Enum):
     RUN = "run"  # the middle of a long run of distinct lines
     LONG = "long"  # a line cut at `line_bytes`
     TAIL = "tail"  # the end of a long diagnostic shown in full
+    LIBRARY = "library"  # consecutive frames of a chain in library code (`log_library`)
 
 
 @dataclass
