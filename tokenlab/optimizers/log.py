@@ -36,6 +36,7 @@ from itertools import accumulate, islice
 
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, line_shapes, visible
 from tokenlab.optimizers.log_frames import Frames, fold_frame, is_failure_template
+from tokenlab.optimizers.log_library import fold_library_frames
 from tokenlab.optimizers.log_model import (
     DEFAULT_LIMITS,
     FOLD,
@@ -51,7 +52,6 @@ from tokenlab.optimizers.log_model import (
     indent,
 )
 from tokenlab.optimizers.log_pairs import pair_repeats
-from tokenlab.optimizers.log_library import fold_library_frames
 from tokenlab.optimizers.log_render import lists_values, render
 from tokenlab.optimizers.log_sections import (
     assertion_details,
