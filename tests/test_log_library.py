@@ -31,9 +31,32 @@ _CHAIN = [
 
 def test_an_instantiation_chain_folds_its_library_steps_and_keeps_the_reader_s() -> None:
     visible = shown("\n".join(_CHAIN) + "\n")
-    assert "[… 4 frames in library code]" in visible
+    assert "[… 3 frames in library code]" in visible
     assert "std::__insertion_sort" not in visible
-    for line in _CHAIN[4:]:
+    for line in [_CHAIN[0], *_CHAIN[4:]]:  # the chain's first frame, the reader's, the error
+        assert line in visible
+
+
+def test_a_python_traceback_folds_library_frames_and_keeps_where_it_was_raised() -> None:
+    library = "/usr/lib/python3.11/json"
+    traceback = [
+        "Traceback (most recent call last):",
+        '  File "/srv/app/io.py", line 12, in load',
+        "    return json.load(f)",
+        "           ^^^^^^^^^^^^",
+        f'  File "{library}/__init__.py", line 293, in load',
+        "    return loads(fp.read(),",
+        f'  File "{library}/__init__.py", line 346, in loads',
+        "    return _default_decoder.decode(s)",
+        f'  File "{library}/decoder.py", line 337, in decode',
+        "    obj, end = self.raw_decode(s, idx=_w(s, 0).end())",
+        f'  File "{library}/decoder.py", line 355, in raw_decode',
+        '    raise JSONDecodeError("Expecting value", s, err.value) from None',
+        "json.decoder.JSONDecodeError: Expecting value: line 1 column 13 (char 12)",
+    ]
+    visible = shown("\n".join(traceback) + "\n")
+    assert "[… 3 frames in library code]" in visible and "_default_decoder" not in visible
+    for line in [*traceback[:4], *traceback[-3:]]:
         assert line in visible
 
 
@@ -71,3 +94,12 @@ def test_the_template_error_capture_keeps_its_errors_and_own_frames() -> None:
     for line in (FIXTURES / "gpp_template_error.log.signals").read_text().splitlines():
         assert line in visible
     assert visible.count("frames in library code") == 2
+
+
+def test_a_chained_traceback_folds_the_library_frames_of_its_cause_too() -> None:
+    data = (FIXTURES / "python_urlopen_traceback.log").read_bytes()
+    visible = render_preview(log.optimize(data, OptimizerConfig(Granularity.COARSE)))
+    assert "[… 7 frames in library code]" in visible  # the cause: all in http.client, socket
+    assert "[… 5 frames in library code]" in visible  # urllib, between fetch.py and the raise
+    for line in (FIXTURES / "python_urlopen_traceback.log.signals").read_text().splitlines():
+        assert line in visible

@@ -1,14 +1,16 @@
 """Frames in library code: the steps of a chain that happen in code the reader did not write.
 
-A compiler's instantiation chain (`/usr/include/c++/12/bits/stl_algo.h:1940:31:   required
-from ‘…’`) and a stack trace (`    at Object.<anonymous> (node_modules/expect/build/index.js:
-1824:9)`) walk through library code between the reader's own lines: the reader looks at
-the error and at the frames in their own files (`registry.cpp:31:39:   required from
-here`). A run of `library_frames` or more consecutive frame lines located in library code
-(`/usr/include`, `/usr/lib`, `node_modules/`, `site-packages/`, a cargo registry, node's
-built-in `node:` modules) folds in place to `[… N frames in library code]`. A failure line
-never folds, and a chain with no frame outside library code stays whole (its frames are
-all there is to read).
+A compiler's instantiation chain (`…/bits/stl_algo.h:1940:31:   required from ‘…’`), a
+stack trace (`    at Object.<anonymous> (node_modules/expect/build/index.js:1824:9)`) and a
+Python traceback (`  File "/usr/lib/python3.11/json/decoder.py", line 337, in decode` with
+its source lines) walk through library code between the reader's own frames, and the
+reader looks at the error and at their own frames (`registry.cpp:31:39:   required from
+here`). A run of `library_frames` or more consecutive frames in library code
+(`/usr/include`, `/usr/lib`, `node_modules/`, `site-packages/`, Python's `lib/python3.11/`,
+a cargo registry, node's built-in `node:` modules) folds in place to `[… N frames in
+library code]`. A chain's first and last frames (its innermost and outermost: where an
+exception was raised) and failure lines never fold, and nothing folds in a log without a
+frame in the reader's code: there the library's frames are all there is to read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import re
 from array import array
 
 from tokenlab.optimizers import line_shapes
-from tokenlab.optimizers.log_model import FOLD, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.optimizers.log_model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame.
@@ -27,47 +29,83 @@ _FRAME_RE = re.compile(
     rb"|In file included from \S+:\d+|\s+from \S+:\d+[,:]$"
     rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$)"
 )
+# A Python traceback's frame: its `File` line, with the source and caret lines under it.
+_PYTHON_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+')
 # Where library code lives: system headers and libraries, installed packages, toolchains.
 _LIBRARY_RE = re.compile(
     rb"(?:^|[\s(])(?:/usr/(?:include|lib|lib64|local/(?:include|lib))/"
-    rb"|[^\s(]*?(?:node_modules|site-packages|dist-packages|\.cargo/registry|\.rustup/toolchains)/"
-    rb"|node:[a-z_]|internal/(?:modules|process)/)"
+    rb"|[^\s(]*?(?:node_modules|site-packages|dist-packages|\.cargo/registry|\.rustup/toolchains|lib/python\d[\d.]*)/"
+    rb"|node:[a-z_]|internal/(?:modules|process)/|\"<frozen )"
 )
 
 
 def fold_library_frames(lines: Lines, plan: Plan, limits: LogLimits) -> None:
-    """Fold each run of `library_frames` or more library frames in a chain that also has
-    frames in the reader's own code."""
-    clean = lines.clean
-    total = len(lines)
+    """Fold each run of `library_frames` or more library frames inside a chain, when the
+    log shows frames in the reader's own code."""
+    chains = _chains(lines)
+    library = [
+        [_LIBRARY_RE.search(lines.clean(frame.start)) is not None for frame in chain] for chain in chains
+    ]
+    if all(all(flags) for flags in library):
+        return  # no frame in the reader's code: the library's frames are all there is to read
+    for chain, flags in zip(chains, library, strict=True):
+        # A chain's ends stay: where it starts, and where it ends (where an exception was raised).
+        foldable = [
+            frame
+            for frame, in_library in zip(chain[1:-1], flags[1:-1], strict=True)
+            if in_library
+            and all(
+                plan.role[j] != FOLD and not line_shapes.is_failure(lines.text(j, limits.line_bytes))
+                for j in frame
+            )
+        ]
+        for run in _consecutive(foldable):
+            if len(run) >= limits.library_frames:
+                folded = array("q", (j for frame in run for j in frame))
+                plan.groups.append(Group(GroupKind.LIBRARY, folded, units=len(run)))
+                for j in folded:
+                    plan.role[j] = FOLD
+
+
+def _chains(lines: Lines) -> list[list[range]]:
+    """Each run of consecutive frames, as the line ranges of its frames."""
+    chains: list[list[range]] = []
     i = 0
-    while i < total:
-        if not _FRAME_RE.match(clean(i)):
-            i += 1
-            continue
-        chain = i
-        while chain < total and _FRAME_RE.match(clean(chain)):
-            chain += 1
-        library = [j for j in range(i, chain) if _LIBRARY_RE.search(clean(j))]
-        if len(library) < chain - i:  # the chain reaches the reader's code
-            foldable = [
-                j
-                for j in library
-                if plan.role[j] != FOLD and not line_shapes.is_failure(lines.text(j, limits.line_bytes))
-            ]
-            for run in _consecutive(foldable):
-                if len(run) >= limits.library_frames:
-                    plan.groups.append(Group(GroupKind.LIBRARY, array("q", run)))
-                    for j in run:
-                        plan.role[j] = FOLD
-        i = chain
-
-
-def _consecutive(indices: list[int]) -> list[list[int]]:
-    runs: list[list[int]] = []
-    for index in indices:
-        if runs and index == runs[-1][-1] + 1:
-            runs[-1].append(index)
+    while i < len(lines):
+        frames: list[range] = []
+        while i < len(lines) and (frame := _frame(lines, i)) is not None:
+            frames.append(frame)
+            i = frame.stop
+        if frames:
+            chains.append(frames)
         else:
-            runs.append([index])
+            i += 1
+    return chains
+
+
+def _frame(lines: Lines, start: int) -> range | None:
+    """The lines of the frame starting at `start`, if one does: one line, or a Python
+    frame's `File "…", line N, in f` with the source and caret lines indented under it."""
+    line = lines.clean(start)
+    if _FRAME_RE.match(line):
+        return range(start, start + 1)
+    if not _PYTHON_FRAME_RE.match(line):
+        return None
+    end = start + 1
+    while (
+        end < len(lines)
+        and indent(lines.clean(end)) > indent(line)
+        and not _PYTHON_FRAME_RE.match(lines.clean(end))
+    ):
+        end += 1
+    return range(start, end)
+
+
+def _consecutive(frames: list[range]) -> list[list[range]]:
+    runs: list[list[range]] = []
+    for frame in frames:
+        if runs and frame.start == runs[-1][-1].stop:
+            runs[-1].append(frame)
+        else:
+            runs.append([frame])
     return runs

@@ -165,7 +165,7 @@ class Group:
     kind: GroupKind
     lines: array[int]
     identical: bool = False
-    units: int = 0  # for REPEAT: how many anomaly units; each may span several lines
+    units: int = 0  # for REPEAT: how many anomaly units; for LIBRARY: how many frames
     heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
     after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)

@@ -75,7 +75,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     if group.kind is GroupKind.RUN:
         label, shown = f"[… {group.count:,} more lines", ""
     elif group.kind is GroupKind.LIBRARY:
-        label, shown = f"[… {group.count:,} frame{'s' if group.count > 1 else ''} in library code", ""
+        label, shown = f"[… {group.units:,} frame{'s' if group.units > 1 else ''} in library code", ""
     elif group.kind is GroupKind.TAIL:
         label = f"[… {group.count:,} more line{'s' if group.count > 1 else ''} of this diagnostic"
         shown = ""
@@ -262,7 +262,7 @@ def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
     elif group.kind in (GroupKind.RUN, GroupKind.TAIL):
         reason = f"{size:,} distinct log lines, the first: {preview}"
     elif group.kind is GroupKind.LIBRARY:
-        reason = f"{size:,} frames in library code, the first: {preview}"
+        reason = f"{group.units:,} frames in library code ({size:,} lines), the first: {preview}"
     else:
         reason = f"{size:,} log lines like: {preview}"
     if group.blanks:
