@@ -103,3 +103,12 @@ def test_a_chained_traceback_folds_the_library_frames_of_its_cause_too() -> None
     assert "[… 5 frames in library code]" in visible  # urllib, between fetch.py and the raise
     for line in (FIXTURES / "python_urlopen_traceback.log.signals").read_text().splitlines():
         assert line in visible
+
+
+def test_pytest_short_tracebacks_fold_library_frames_between_the_test_and_the_raise() -> None:
+    data = (FIXTURES / "pytest_tb_short_library_frames.log").read_bytes()
+    visible = render_preview(log.optimize(data, OptimizerConfig(Granularity.COARSE)))
+    assert "[… 2 frames in library code]" in visible and "json/__init__.py:346" not in visible
+    assert "[… 3 frames in library code]" in visible and "_parser.py:326" not in visible
+    for line in (FIXTURES / "pytest_tb_short_library_frames.log.signals").read_text().splitlines():
+        assert line in visible

@@ -29,8 +29,9 @@ _FRAME_RE = re.compile(
     rb"|In file included from \S+:\d+|\s+from \S+:\d+[,:]$"
     rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$)"
 )
-# A Python traceback's frame: its `File` line, with the source and caret lines under it.
-_PYTHON_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+')
+# A Python traceback's frame: its `File` line (pytest --tb=short: `path:12: in f`), with
+# the source and caret lines under it.
+_PYTHON_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S')
 # Where library code lives: system headers and libraries, installed packages, toolchains.
 _LIBRARY_RE = re.compile(
     rb"(?:^|[\s(])(?:/usr/(?:include|lib|lib64|local/(?:include|lib))/"
@@ -85,7 +86,8 @@ def _chains(lines: Lines) -> list[list[range]]:
 
 def _frame(lines: Lines, start: int) -> range | None:
     """The lines of the frame starting at `start`, if one does: one line, or a Python
-    frame's `File "…", line N, in f` with the source and caret lines indented under it."""
+    frame's `File "…", line N, in f` (`path:N: in f`) with the source and caret lines
+    indented under it."""
     line = lines.clean(start)
     if _FRAME_RE.match(line):
         return range(start, start + 1)
