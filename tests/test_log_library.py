@@ -112,3 +112,19 @@ def test_pytest_short_tracebacks_fold_library_frames_between_the_test_and_the_ra
     assert "[… 3 frames in library code]" in visible and "_parser.py:326" not in visible
     for line in (FIXTURES / "pytest_tb_short_library_frames.log.signals").read_text().splitlines():
         assert line in visible
+
+
+def test_tap_stack_frames_without_at_fold_like_any_other() -> None:
+    stack = [
+        "  stack: |-",
+        "    parseDuration (file:///srv/app/duration.mjs:9:17)",
+        "    TestContext.<anonymous> (file:///srv/app/duration.test.mjs:23:36)",
+        "    Test.runInAsyncScope (node:async_hooks:206:9)",
+        "    Test.run (node:internal/test_runner/test:796:25)",
+        "    Suite.processPendingSubtests (node:internal/test_runner/test:526:18)",
+        "    async Suite.processPendingSubtests (node:internal/test_runner/test:526:7)",
+        "  ...",
+    ]
+    visible = shown("not ok 3 - hours\n  ---\n  error: 'bad duration: 1h'\n" + "\n".join(stack) + "\n")
+    assert "[… 3 frames in library code]" in visible and "Test.runInAsyncScope" not in visible
+    assert stack[1] in visible and stack[2] in visible and stack[-2] in visible

@@ -22,12 +22,13 @@ from tokenlab.optimizers import line_shapes
 from tokenlab.optimizers.log_model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
-# of …`, the include chain before a diagnostic, a JavaScript or Java stack frame.
+# of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's
+# TAP output drops the `at `: `Test.run (node:internal/test_runner/test:796:25)`).
 _FRAME_RE = re.compile(
     rb"\s*(?:\S+:\d+(?::\d+)?:\s+(?:recursively )?required (?:from|by)\b"
     rb"|\S+: In (?:instantiation|substitution) of\b"
     rb"|In file included from \S+:\d+|\s+from \S+:\d+[,:]$"
-    rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$)"
+    rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$|\S[^()]* \(\S+:\d+:\d+\)$)"
 )
 # A Python traceback's frame: its `File` line (pytest --tb=short: `path:12: in f`), with
 # the source and caret lines under it.
