@@ -128,3 +128,33 @@ def test_tap_stack_frames_without_at_fold_like_any_other() -> None:
     visible = shown("not ok 3 - hours\n  ---\n  error: 'bad duration: 1h'\n" + "\n".join(stack) + "\n")
     assert "[… 3 frames in library code]" in visible and "Test.runInAsyncScope" not in visible
     assert stack[1] in visible and stack[2] in visible and stack[-2] in visible
+
+
+def test_rust_backtraces_and_jdk_frames_fold_their_standard_library_frames() -> None:
+    std = "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src"
+    rust = [
+        "stack backtrace:",
+        "   0: __rustc::rust_begin_unwind",
+        f"             at {std}/panicking.rs:689:5",
+        "   1: core::panicking::panic_fmt",
+        f"             at {std}/panicking.rs:80:14",
+        "   2: core::panicking::assert_failed_inner",
+        f"             at {std}/panicking.rs:434:23",
+        "   3: rangeset::tests::merges_adjacent",
+        "             at ./src/lib.rs:66:9",
+    ]
+    visible = shown("\n".join(rust) + "\n")
+    assert "[… 2 frames in library code]" in visible and "panic_fmt" not in visible
+    assert "             at ./src/lib.rs:66:9" in visible
+    java = [
+        "java.lang.ArithmeticException: Invalid operation",
+        "\tat java.base/java.math.BigDecimal.pow(BigDecimal.java:2482)",
+        "\tat com.example.calc.Interest.compound(Interest.java:14)",
+        "\tat java.base/java.lang.reflect.Method.invoke(Method.java:569)",
+        "\tat java.base/java.util.stream.ReferencePipeline$3$1.accept(ReferencePipeline.java:197)",
+        "\tat java.base/java.util.ArrayList.forEach(ArrayList.java:1511)",
+        "\tat java.base/java.lang.Thread.run(Thread.java:840)",
+    ]
+    visible = shown("\n".join(java) + "\n")
+    assert "[… 3 frames in library code]" in visible and "ReferencePipeline" not in visible
+    assert java[1] in visible and java[2] in visible and java[-1] in visible

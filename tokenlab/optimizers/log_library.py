@@ -7,10 +7,11 @@ its source lines) walk through library code between the reader's own frames, and
 reader looks at the error and at their own frames (`registry.cpp:31:39:   required from
 here`). A run of `library_frames` or more consecutive frames in library code
 (`/usr/include`, `/usr/lib`, `node_modules/`, `site-packages/`, Python's `lib/python3.11/`,
-a cargo registry, node's built-in `node:` modules) folds in place to `[… N frames in
-library code]`. A chain's first and last frames (its innermost and outermost: where an
-exception was raised) and failure lines never fold, and nothing folds in a log without a
-frame in the reader's code: there the library's frames are all there is to read.
+a cargo registry, the Rust standard library, the JDK's modules, node's built-in `node:`
+modules) folds in place to `[… N frames in library code]`. A chain's first and last frames
+(its innermost and outermost: where an exception was raised) and failure lines never fold,
+and nothing folds in a log without a frame in the reader's code: there the library's
+frames are all there is to read.
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ _FRAME_RE = re.compile(
     rb"|In file included from \S+:\d+|\s+from \S+:\d+[,:]$"
     rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$|\S[^()]* \(\S+:\d+:\d+\)$)"
 )
-# A Python traceback's frame: its `File` line (pytest --tb=short: `path:12: in f`), with
-# the source and caret lines under it.
-_PYTHON_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S')
-# Where library code lives: system headers and libraries, installed packages, toolchains.
+# A frame whose first line has lines of its own indented under it: a Python traceback's
+# `File` line (pytest --tb=short: `path:12: in f`) with its source and caret lines, a Rust
+# backtrace's numbered symbol (`  4: rangeset::tests::merges`) with its `at path:66:9`.
+_HEADED_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S|\s+\d+: \S')
+# Where library code lives: system headers and libraries, installed packages, toolchains,
+# the Rust standard library, the JDK's modules (`at java.base/java.util.…`).
 _LIBRARY_RE = re.compile(
     rb"(?:^|[\s(])(?:/usr/(?:include|lib|lib64|local/(?:include|lib))/"
     rb"|[^\s(]*?(?:node_modules|site-packages|dist-packages|\.cargo/registry|\.rustup/toolchains|lib/python\d[\d.]*)/"
-    rb"|node:[a-z_]|internal/(?:modules|process)/|\"<frozen )"
+    rb"|node:[a-z_]|internal/(?:modules|process)/|\"<frozen |/rustc/[0-9a-f]+/library/|(?:java|jdk)\.[\w.]+/)"
 )
 
 
@@ -46,7 +49,7 @@ def fold_library_frames(lines: Lines, plan: Plan, limits: LogLimits) -> None:
     log shows frames in the reader's own code."""
     chains = _chains(lines)
     library = [
-        [_LIBRARY_RE.search(lines.clean(frame.start)) is not None for frame in chain] for chain in chains
+        [any(_LIBRARY_RE.search(lines.clean(j)) for j in frame) for frame in chain] for chain in chains
     ]
     if all(all(flags) for flags in library):
         return  # no frame in the reader's code: the library's frames are all there is to read
@@ -86,19 +89,19 @@ def _chains(lines: Lines) -> list[list[range]]:
 
 
 def _frame(lines: Lines, start: int) -> range | None:
-    """The lines of the frame starting at `start`, if one does: one line, or a Python
-    frame's `File "…", line N, in f` (`path:N: in f`) with the source and caret lines
-    indented under it."""
+    """The lines of the frame starting at `start`, if one does: one line, or a frame's
+    first line with the lines indented under it (a Python frame's source, a Rust frame's
+    location)."""
     line = lines.clean(start)
     if _FRAME_RE.match(line):
         return range(start, start + 1)
-    if not _PYTHON_FRAME_RE.match(line):
+    if not _HEADED_FRAME_RE.match(line):
         return None
     end = start + 1
     while (
         end < len(lines)
         and indent(lines.clean(end)) > indent(line)
-        and not _PYTHON_FRAME_RE.match(lines.clean(end))
+        and not _HEADED_FRAME_RE.match(lines.clean(end))
     ):
         end += 1
     return range(start, end)
