@@ -533,6 +533,7 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
         "git_log.txt": 86,
         "git_log_oneline.txt": 86,
         "git_log_p_4.txt": 4,
+        "git_log_graph_all.txt": 58,  # every commit subject, as printed
         "git_log_stat.txt": 86,
         "git_log_stat_1500_files.txt": 7,  # subject, summary, 5 largest changes
         "git_show.txt": 4,
@@ -564,3 +565,16 @@ def test_a_long_stat_listing_shows_removals_and_the_largest_changes_as_printed()
     assert " old/{a.py => b.py} | 0" in shown  # a rename
     assert f" src/gen/g59.py | 178 {'+' * 50}" in shown  # the largest change
     assert "src/gen (" not in shown and "g1.py 4+, g2.py 7+" in shown  # counts differ: each given
+
+
+def test_a_graph_log_is_a_git_log_and_keeps_every_merge_and_branch_tip() -> None:
+    data = (Path(__file__).parent.parent / "fixtures" / "real" / "git_log_graph_all.txt").read_bytes()
+    assert classify(data).content_type is ContentType.GIT_LOG
+    shown = render_preview(optimize(data, OptimizerConfig(Granularity.COARSE)))
+    assert "| *   a5c43ae Merge branch 'fix/db-timeout'" in shown
+    assert "| | * 74e909c (origin/fix/db-timeout, fix/db-timeout) db-timeout: work item 3" in shown
+
+
+def test_a_decoration_naming_one_branch_is_a_decoration() -> None:
+    lines = [f"{n:07x}a (feature/x) step {n}" for n in range(1, 5)]
+    assert classify(("\n".join(lines) + "\n").encode()).content_type is ContentType.GIT_LOG

@@ -20,7 +20,9 @@ is what the ref holds: with `Granularity.COARSE` one ref at the top holds all of
 order, with `Granularity.FINE` each commit's line ends with the ref of that commit. In a
 single commit the header lines and a folded stat block have a ref each, and the diff
 optimizer's refs hold what it folds. Short logs are shown as they are, and so is a
-`--oneline` log without changes: it is already one line per commit.
+`--oneline` log without changes: it is already one line per commit. A `--graph --oneline`
+log is read after the graph's columns and shown as printed: its lines of graph alone are
+where branches fork and merge, and its merges and decorated branch tips are what is read.
 
 Signals (checked by the SIGNAL stage) are what the rendering keeps verbatim by design:
 every commit's subject (its first message line, stripped; the first `max_signals`
@@ -87,7 +89,10 @@ DEFAULT_LIMITS = GitLogLimits()
 
 _COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{7,64})\b([^\r\n]*)", re.MULTILINE)
 _ONELINE_RE = re.compile(rb"^([0-9a-f]{7,64}) ([^\r\n]*)", re.MULTILINE)
-_DECORATION_RE = re.compile(rb"\((?:HEAD|tag: |[^()\s]+[,)])[^\r\n]*?\) ")
+# `(HEAD -> main, origin/main, tag: v1.2) `, `(feature/x) `: the refs pointing at a commit.
+_DECORATION_RE = re.compile(
+    rb"\((?:HEAD(?: -> [^()\s,]+)?|tag: [^()\s,]+|[^()\s,]+)(?:, (?:tag: )?[^()\s,]+)*\) "
+)
 _DIFF_HEADER_RE = re.compile(rb"^diff --(?:git|cc|combined) ([^\r\n]*)", re.MULTILINE)
 _ISO_DATE_RE = re.compile(rb"\b(\d{4}-\d\d-\d\d)\b")
 _DEFAULT_DATE_RE = re.compile(rb"\b([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})\b")
@@ -146,7 +151,7 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
     commits = _parse(data)
     if not commits and looks_like_stat_listing(data):
         return optimize_listing(data, limits.verbatim_bytes, limits.show_stat_lines)
-    signals = _signals(data, commits, limits)
+    signals = _signals(data, commits, limits) if commits else _graph_subjects(data, limits)
     if len(data) <= limits.verbatim_bytes or not commits:
         return OptimizeResult((visible(data),) if data else (), signals)
     if len(commits) == 1 and commits[0].message is not None:
@@ -162,10 +167,13 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
 _HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
 _ONELINE_SHAPE_RE = re.compile(rb"([0-9a-f]{7,64}) (?!\(|\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern)
 _LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
+# The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.
+_GRAPH_CHARACTERS = b"*|/\\ _.-"
 
 
 def looks_like_git_log(sample: bytes) -> bool:
-    """`git log`/`git show` output: `commit <hash>` then headers, or mostly `<hash> subject` lines.
+    """`git log`/`git show` output: `commit <hash>` then headers, or mostly `<hash> subject`
+    lines (after the graph's columns with `--graph`).
 
     A `--oneline` hash must hold a digit and a letter, the subject must not start with a
     space (checksum listings) or `(` other than decorations (`git blame`), and such lines
@@ -176,6 +184,9 @@ def looks_like_git_log(sample: bytes) -> bool:
         if _COMMIT_RE.match(line) and at + 1 < len(lines) and _HEADER_LINE_RE.match(lines[at + 1]):
             return True
     lines = [line for line in lines[:400] if line.strip()]
+    if lines and lines[0].startswith(b"* "):  # `--graph`: the commit lines after the graph's columns
+        lines = [line.lstrip(_GRAPH_CHARACTERS) for line in lines]
+        lines = [line for line in lines if line]  # a line of the graph alone joins or forks branches
     shaped = [_is_oneline(line) for line in lines]
     if len(lines) < 2 or not shaped[0]:
         return False
@@ -486,6 +497,25 @@ def _signals(data: bytes, commits: list[_Commit], limits: GitLogLimits) -> tuple
                 found += standouts(listing)
         if changes.patch:
             found += _patch_paths(data[changes.patch[0] : changes.patch[1]])
+    return tuple(dict.fromkeys(found))
+
+
+def _graph_subjects(data: bytes, limits: GitLogLimits) -> tuple[str, ...]:
+    """The subjects of a `--graph --oneline` log, shown as printed: each commit line's text
+    after the graph's columns, its hash and its decorations."""
+    if not data.startswith(b"* "):
+        return ()
+    found: list[str] = []
+    for line in data.splitlines():
+        commit = _ONELINE_RE.match(line.lstrip(_GRAPH_CHARACTERS))
+        if commit and len(found) < limits.max_signals:
+            subject = (
+                _DECORATION_RE.sub(b"", commit.group(2), count=1)
+                if commit.group(2).startswith(b"(")
+                else commit.group(2)
+            )
+            if text := visible(subject).strip():
+                found.append(text)
     return tuple(dict.fromkeys(found))
 
 
