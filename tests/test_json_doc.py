@@ -222,6 +222,31 @@ def test_anomalous_records_survive_folding() -> None:
     assert "[76 similar items] #ref:" in rendered
 
 
+def _jobs(count: int) -> bytes:
+    jobs = [
+        {"id": f"job-{n:04d}", "type": "resize", "state": "succeeded", "attempts": 1,
+         "started_at": f"2026-04-02T10:{n % 60:02d}:00Z", "duration_ms": 3000 + 37 * n,
+         "output": {"bucket": "media-prod", "key": f"out/{n:04d}.bin", "bytes": 1000 * n}}
+        for n in range(count)
+    ]  # fmt: skip
+    jobs[min(41, count - 1)] |= {"state": "failed", "error": {"code": "UPSTREAM_UNAVAILABLE"}}
+    return json.dumps({"status": "partial_failure", "items": jobs}, indent=2).encode()
+
+
+def test_tens_of_records_whose_views_keep_most_of_them_show_one_line_each() -> None:
+    rendered = preview(_jobs(60))
+    assert '{"id": "job-0000", "type": "resize", "state": "succeeded"' in rendered  # a line each
+    assert '{"id": "job-0059", "type": "resize", "state": "succeeded"' in rendered
+    assert '"code": "UPSTREAM_UNAVAILABLE"' in rendered and '"duration_ms": 4517' in rendered  # the failure
+    assert '"duration_ms": 3000' not in rendered
+    assert tokens.count(rendered) < 0.5 * tokens.count(_jobs(60).decode())
+
+
+def test_a_few_records_keep_their_record_layout() -> None:
+    rendered = preview(_jobs(20))
+    assert '{"id": "job-0000", "type"' not in rendered and '"key": "out/0000.bin"' in rendered
+
+
 def test_small_fold_costs_more_than_it_saves_so_it_stays() -> None:
     assert preview(b'{"debug": 1, "id": 2}') == '{"debug": 1, "id": 2}'
 

@@ -48,6 +48,10 @@ class JsonDocConfig:
     tail_items: int = 3
     max_members: int = 40  # larger objects keep decision fields plus a head and a tail
     records_listed: int = 100  # arrays of records up to this long show every record
+    # Past this many, a record whose compact view keeps most of it (more than `lines_budget`)
+    # is shown as one line of its decision fields when those fit: 60 job records each
+    # showing their `output` and a marker for the rest saved almost nothing.
+    records_always_listed: int = 20
     # Longer arrays still show every record when their compact views are this cheap
     # (judged on a sample): a package list whose items carry whole READMEs, say.
     listing_budget: float = 0.05
@@ -462,9 +466,13 @@ class _Layout:
         is one line per item when that fits, as repetition multiplies every kept byte."""
         census = items.census
         anomalies = census.anomalies()[: self.cfg.max_anomalies]
-        listed = census.count <= self.cfg.records_listed
+        listed = census.count <= self.cfg.records_listed and not (
+            census.count > self.cfg.records_always_listed
+            and self._lines_fit(items)
+            and self._views_share(items, depth) > self.cfg.lines_budget
+        )
         if not (nested and self._lines_fit(items)) and (
-            listed or self._listing_is_cheap(items, depth)
+            listed or self._views_share(items, depth) <= self.cfg.listing_budget
         ):
             shown = {index: Mode.RECORD for index in range(census.count)}
         elif self._lines_fit(items):
@@ -477,17 +485,18 @@ class _Layout:
         shown.update((index, Mode.DETAIL) for index in anomalies)
         return shown
 
-    def _listing_is_cheap(self, items: _Items, depth: int) -> bool:
-        """Would compact views of every record fit the listing budget? Judged on a sample."""
+    def _views_share(self, items: _Items, depth: int) -> float:
+        """What compact views of every record would cost, as a share of the records (judged
+        on a sample); past `max_records_listed` records, more than any budget."""
         if items.count > self.cfg.max_records_listed:
-            return False
+            return float("inf")
         sample = range(min(self.cfg.listing_sample, items.count))
         raw = sum(items.ends[index] - items.starts[index] for index in sample)
         shown = 0
         for index in sample:
             laid = self._value(items.starts[index], depth + 1, Mode.RECORD, items.path)
             shown += _visible_size(laid.segments)
-        return shown <= self.cfg.listing_budget * raw
+        return shown / max(raw, 1)
 
     def _lines_fit(self, items: _Items) -> bool:
         """Do most records carry decision fields, and do their lines fit the budget?"""
