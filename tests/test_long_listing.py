@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
-from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers import Granularity, OptimizerConfig, text
 from tokenlab.optimizers.file_list import optimize
-from tokenlab.optimizers.long_listing import looks_like_long_listing, looks_like_tree, tree_paths
+from tokenlab.optimizers.long_listing import (
+    looks_like_counted_long_listing,
+    looks_like_long_listing,
+    looks_like_tree,
+    optimize_long,
+    tree_paths,
+)
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
@@ -173,3 +181,65 @@ def test_special_permissions_come_first_as_listed_and_symlinks_name_their_target
         "-rw-rw-rw-  1 root root      120 Apr  7  2025 notes.txt",
     ]
     assert "python3 -> python3.11" in shown and "\x1b" not in shown
+
+
+def _find_ls() -> bytes:
+    """`find . -ls`: inode, blocks, mode, links, owner, group, size, date, path."""
+    rows = [("drwxr-xr-x", 4096, "."), ("drwxr-xr-x", 4096, "./src"), ("-rw-r--r--", 260, "./src/lib.rs")]
+    rows += [("-rw-r--r--", 2300 + i, f"./src/m{i:02d}.rs") for i in range(20)]
+    rows += [("drwxr-xr-x", 4096, "./target"), ("drwxr-xr-x", 4096, "./target/debug")]
+    rows += [("-rw-r--r--", 7000 + 13 * i, f"./target/debug/deps/obj_{i:x}{i * 7919:x}.o") for i in range(40)]
+    rows += [("-rw-r--r--", 900, "./Cargo.toml"), ("-rw-r--r--", 12000, "./Cargo.lock")]
+    return "".join(
+        f"{3107000 + at:9d} {max(size // 1024, 4):6d} {mode} {1:3d} root     root     {size:8d} Dec  1 18:27 {path}\n"
+        for at, (mode, size, path) in enumerate(rows)
+    ).encode()
+
+
+def test_rows_led_by_inode_and_blocks_are_a_long_listing_of_their_own() -> None:
+    """`find -ls` and `ls -lis` rows: not the `ls -l` shape the file list sniffs, but read
+    by the same summariser (through the text optimizer)."""
+    ls_lis = b"".join(b"%8d %4d " % (100 + i, 4) + _entry("-rw-r--r--", 10 * i, f"f{i}.txt").encode() for i in range(5))
+    for data in (_find_ls(), ls_lis):
+        assert looks_like_counted_long_listing(data) and not looks_like_long_listing(data)
+    assert not looks_like_counted_long_listing(_ls_l_one_folder())
+
+
+def test_find_ls_names_each_folder_and_its_paths() -> None:
+    view = render_preview(text.optimize(_find_ls(), COARSE))
+    assert view.startswith("find -ls listing: 4 folders, 63 files")
+    assert "./src: 21 files" in view and "./src/lib.rs" in view and "./src/m00.rs" in view
+    assert "./Cargo.toml" in view and "./Cargo.lock" in view and "./target/debug" in view
+    assert "./target/debug/deps: 40 files" in view and "largest: ./target/debug/deps/" in view
+    assert "obj_0" not in view  # 40 hashed objects: only the largest are named
+    assert len(view) < len(_find_ls()) * 0.3
+
+
+def test_find_ls_blocks_gather_rows_apart_exactly() -> None:
+    """A folder's rows are not contiguous in `find` output: its FINE ref holds them, in order."""
+    data = _find_ls()
+    refs = [omission.data for omission in optimize_long(data, FINE).omissions]
+    src = b"".join(line + b"\n" for line in data.split(b"\n") if b" ./src/" in line)
+    assert src in refs
+
+
+def test_a_folder_whose_names_are_short_names_them_all() -> None:
+    """Thirty short names cost less than three `largest` entries with their sizes."""
+    block = _block("/srv/docs", [(f"p{i}.md", 100 + i) for i in range(30)], [])
+    view = render_preview(optimize((block + _block("/srv", [("a", 1)], ["docs"])).encode(), COARSE))
+    assert "p0.md" in view and "p29.md" in view
+
+
+def test_find_ls_capture_shows_its_signals() -> None:
+    name = Path(__file__).parent.parent / "fixtures/real/find_ls_cargo_project.txt"
+    view = render_preview(text.optimize(name.read_bytes(), COARSE))
+    signals = Path(f"{name}.signals").read_text().splitlines()
+    assert [signal for signal in signals if signal not in view] == []
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_find_ls_analyze_then_restore_is_byte_exact(granularity: Granularity) -> None:
+    store = Store.resolve()
+    packet = analyze(_find_ls(), source="find", store=store, config=OptimizerConfig(granularity))
+    assert packet.recovery_status.value == "PASS", packet.recovery_failures
+    assert restore(packet.visible.encode("utf-8"), store) == _find_ls()

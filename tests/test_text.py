@@ -55,8 +55,12 @@ def _whitespace_ref(result: OptimizeResult, data: bytes) -> bool:
     return data in _omissions(result)
 
 
+# Captures of tools whose facts sit in `Key: value` fields: `pip show -f`, `bandit -r`.
+FIELD_CAPTURES = ["real/pip_show_files_pylint.log", "real/bandit_dill.log"]
+
+
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt"])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES])
 def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -65,7 +69,7 @@ def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) ->
 
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt"])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES])
 def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -73,6 +77,71 @@ def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Gran
     signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
     assert [signal for signal in signals if signal not in text] == []
     _assert_honest(data, result)
+
+
+def _padded(text: str) -> bytes:
+    """A document past the outline threshold: prose paragraphs after `text`."""
+    prose = "".join(f"Paragraph {i} explains one more part of the design in plain words.\nIt goes on.\n\n" for i in range(40))
+    return (text + "\n" + prose).encode()
+
+
+def test_status_fields_stay_visible() -> None:
+    """`Key: value` fields next to each other are status fields (pip show, rpm -qi, apt
+    show, kubectl describe): each stays, an empty one with its space."""
+    header = "Name: widget\nVersion: 2.0.1\nLocation: /opt/lib/site\nRequires: a, b\nRequired-by: \nLicense: MIT\n"
+    text = render_preview(optimize(_padded(header), COARSE))
+    for field in ("Version: 2.0.1", "Location: /opt/lib/site", "Requires: a, b", "Required-by: \n", "License: MIT"):
+        assert field in text
+
+
+def test_indented_facts_under_a_heading_and_metric_counts_stay() -> None:
+    """A scanner's finding: the facts sit indented under its heading, quoted source lines
+    after them; a metrics block's counts are indented under their label."""
+    finding = (
+        ">> Issue: [X12:weak] Weak hash used.\n"
+        "   Severity: High   Confidence: Medium\n"
+        "   More Info: https://example.org/x12\n"
+        "   Location: pkg/crypto.py:41:8\n"
+        "40\t# compute the digest\n41\t    h = md5(data)\n42\t    return h\n\n"
+    )
+    metrics = "Run metrics:\n\tTotal issues:\n\t\tLow: 7\n\t\tMedium: 3\n\t\tHigh: 1\n"
+    text = render_preview(optimize(_padded(finding * 30 + metrics), COARSE))
+    assert "Severity: High   Confidence: Medium" in text and "Location: pkg/crypto.py:41:8" in text
+    assert "\t\tLow: 7\n\t\tMedium: 3\n\t\tHigh: 1" in text
+    assert "h = md5(data)" not in text and "More Info" not in text  # the excerpt and the link fold
+
+
+def test_prose_and_code_are_no_fields() -> None:
+    """A lone `Note: …`, two sentences on a line, and `x = f(y)` code are outlined as usual."""
+    prose = (
+        "Intro line of the section.\nStatus: draft for review. Owner: the team.\n"
+        "Last change: the cache was rewritten.\n    task = make_task(thing)\n    res = await task\n"
+    )
+    text = render_preview(optimize(_padded(prose), COARSE))
+    assert "Owner: the team" not in text and "Last change" not in text and "make_task" not in text
+
+
+def test_warning_words_inside_paths_are_no_signal() -> None:
+    files = "".join(f"  pkg/mod_{i}/helpers.py\n" for i in range(20)) + "  pkg/checkers/deprecated.py\n"
+    data = _padded("Files:\n" + files + "  pkg/zz.py\n\nThis API is deprecated since 2.0.\n")
+    text = render_preview(optimize(data, COARSE))
+    assert "checkers/deprecated.py" not in text and "This API is deprecated since 2.0." in text
+
+
+def test_a_long_flat_listing_keeps_a_head_and_tail_sample() -> None:
+    """A block of 60 names folds, but never down to the line before it alone."""
+    names = "".join(f"  lib/part_{i:03d}/module.py\n" for i in range(60))
+    text = render_preview(optimize(_padded("Files:\n" + names), COARSE))
+    for kept in ("part_000", "part_001", "part_058", "part_059"):
+        assert kept in text
+    assert "part_030" not in text
+
+
+def test_docstring_bodies_are_no_listing_and_fold_whole() -> None:
+    """Indented paragraphs with blank lines between them are prose: no sample is kept."""
+    body = "".join(f"    Detail paragraph {i} of the docstring body.\n    More words.\n\n" for i in range(30))
+    text = render_preview(optimize(_padded("run(task)\n    Run the task.\n\n" + body), COARSE))
+    assert "Detail paragraph 29" not in text
 
 
 def test_rendered_docs_shrink_a_lot() -> None:

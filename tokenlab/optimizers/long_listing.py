@@ -8,10 +8,15 @@ that matter, not the owners and dates. The visible text has:
 - a header: folders, files, symlinks and the total size of the files, as listed;
 - one line per folder block, the `dir:` header kept as written: counts, total size, the
   largest files, notable entries (README, manifests, executables, symlinks `a -> b`) and,
-  for small folders, every entry by name; a single-folder listing names all its entries
+  for small folders (`max_named_entries`, or names fitting in `max_named_bytes`), every
+  entry by name; a single-folder listing names all its entries
   when they fit (`max_top_names`). Past `max_folder_lines` blocks, the folders with most
   entries keep their line and the others are named together, compactly, when they fit;
 - lines that are none of these (`ls: cannot open directory …`) verbatim.
+
+Rows led by an inode and a block count (`find -ls`, `ls -lis`) are read the same way.
+`find` names paths rather than entries of a `dir:` block: its rows are gathered into one
+block per folder, each entry named by its path as listed.
 
 The `total` lines, owners, dates and links go behind refs. COARSE: one ref holds the whole
 listing. FINE: one ref per folder block (its exact bytes, header to the next block), one
@@ -39,10 +44,13 @@ _DATE = (
 )
 # mode, size, name: "-rw-r--r-- 1 root root 14020 Apr 28  2025 __init__.py" (also -h, -n,
 # -g/-o with one owner column, --time-style=long-iso/full-iso, devices "8, 1").
-_ENTRY_RE = re.compile(
+_ROW = (
     rb"([-bcdlpsDnCM?])[-rwxsStTlL]{9}[.+@]?[ \t]+\d+[ \t]+(?:\S+[ \t]+){1,2}?"
     rb"(\d+(?:[.,]\d+)?[KMGTPEZY]?|\d+,[ \t]*\d+)[ \t]+" + _DATE + rb"[ \t](.*?)\r?"
 )
+_ENTRY_RE = re.compile(_ROW)
+# The same row led by an inode and/or a block count: `find -ls`, `ls -lis`.
+_COUNTED_ENTRY_RE = re.compile(rb"(?:[ \t]*\d+(?:[.,]\d+)?[KMGTPEZY]?[ \t]+){0,2}" + _ROW)
 _TOTAL_RE = re.compile(rb"total[ \t]+\d+(?:[.,]\d+)?[KMGTPEZY]?\r?")
 _HEADER_RE = re.compile(rb"(\S.*):\r?")
 _TREE_RE = re.compile(rb"^((?:(?:\xe2\x94\x82|\|)(?:\xc2\xa0|[ \t]){3}|    )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--)[ \xc2\xa0]+(.*?)\r?$")
@@ -55,6 +63,7 @@ class LongListingConfig:
     max_folder_lines: int = 120  # folder blocks with a line of their own
     max_folder_names: int = 1000  # other folders named together, compactly, when they fit
     max_named_entries: int = 12  # a folder with at most this many entries names them all
+    max_named_bytes: int = 400  # ...as does one whose names fit in this many bytes
     max_top_names: int = 200  # ...and a listing of one folder names this many
     max_largest: int = 3
     max_notable: int = 8  # notable entries named per folder
@@ -69,16 +78,24 @@ DEFAULT_LIMITS = LongListingConfig()
 
 @dataclass
 class _Entry:
-    kind: bytes  # the mode's first character: "-", "d", "l", …
+    mode: bytes  # `drwxr-xr-x`; its first character is the kind
     name: bytes  # as listed, colours removed; a symlink's is `name -> target`
     size: int
-    executable: bool
     line: bytes = b""  # the entry's line as listed, colours removed
+    raw: bytes = b""  # the entry's line exactly as listed
+
+    @property
+    def kind(self) -> bytes:
+        return self.mode[:1]
+
+    @property
+    def executable(self) -> bool:
+        return self.kind == b"-" and b"x" in self.mode[1:]
 
     @property
     def special(self) -> bool:
         """setuid or setgid, or writable by anyone (a symlink always shows `rwx`)."""
-        mode = self.line[:10]
+        mode = self.mode
         return mode[3:4] in (b"s", b"S") or mode[6:7] in (b"s", b"S") or (mode[8:9] == b"w" and self.kind != b"l")
 
 
@@ -89,6 +106,7 @@ class _Block:
     end: int = 0
     total: bytes = b""  # the block's `total N` line
     entries: list[_Entry] = field(default_factory=list)
+    rows: bytes = b""  # a block gathered from rows apart (`find -ls`): its rows, in order
 
     @property
     def shown(self) -> list[_Entry]:
@@ -97,10 +115,20 @@ class _Block:
 
 def looks_like_long_listing(data: bytes) -> bool:
     """True if most non-empty lines are `ls -l` entries, `total` lines or `dir:` headers."""
+    return _mostly_rows(data, _ENTRY_RE)
+
+
+def looks_like_counted_long_listing(data: bytes) -> bool:
+    """True if most non-empty lines are long-listing rows led by an inode and/or a block
+    count (`find -ls`, `ls -lis`), which `looks_like_long_listing` leaves out."""
+    return not _mostly_rows(data, _ENTRY_RE) and _mostly_rows(data, _COUNTED_ENTRY_RE)
+
+
+def _mostly_rows(data: bytes, row: re.Pattern[bytes]) -> bool:
     lines = [line for line in data[: 64 * 1024].split(b"\n") if line.strip()]
     if len(data) > 64 * 1024 and len(lines) > 1:
         lines.pop()  # the sample may end mid-line
-    entries = sum(1 for line in lines if len(line) < 8192 and _ENTRY_RE.fullmatch(line))
+    entries = sum(1 for line in lines if len(line) < 8192 and row.fullmatch(line))
     other = sum(1 for line in lines if _TOTAL_RE.fullmatch(line) or line.endswith((b":", b":\r")))
     return entries >= 3 and entries + other >= 0.8 * len(lines)
 
@@ -137,13 +165,13 @@ def _parse(data: bytes) -> tuple[list[_Block], list[bytes]]:
     lines = data.split(b"\n")
     offset = 0
     for at, line in enumerate(lines):
-        entry = _ENTRY_RE.fullmatch(line) if len(line) < 8192 else None
+        entry = _COUNTED_ENTRY_RE.fullmatch(line) if len(line) < 8192 else None
         if entry:
-            kind, size, name = entry.groups()
-            mode = line[:10]
+            _kind, size, name = entry.groups()
+            mode = line[entry.start(1) : entry.start(1) + 10]
             plain = ANSI_RE.sub(b"", line.rstrip(b"\r")) if b"\x1b" in line else line.rstrip(b"\r")
             name = ANSI_RE.sub(b"", name) if b"\x1b" in name else name
-            blocks[-1].entries.append(_Entry(kind, name, _size(size), kind == b"-" and b"x" in mode[1:], plain))
+            blocks[-1].entries.append(_Entry(mode, name, _size(size), plain, line))
         elif _HEADER_RE.fullmatch(line) and _block_follows(lines, at + 1, blocks[-1]):
             header = line.rstrip(b"\r")[:-1]
             if blocks[-1].entries or blocks[-1].header is not None or offset:
@@ -157,13 +185,35 @@ def _parse(data: bytes) -> tuple[list[_Block], list[bytes]]:
         offset += len(line) + 1
     for block, following in zip(blocks, blocks[1:] + [None]):
         block.end = following.start if following else len(data)
-    return [block for block in blocks if block.entries or block.header is not None], kept
+    return [block for block in blocks if block.shown or block.header is not None], kept
+
+
+def _by_folder(block: _Block) -> list[_Block]:
+    """Rows naming paths (`find -ls`) as one block per folder, entries in listing order:
+    the shape `ls -lR` prints, so that both read the same. Names stay the paths as
+    listed; a row naming no folder (the starting point) stays in a block of its own."""
+    folders: dict[bytes | None, _Block] = {}
+    for entry in block.entries:
+        path = entry.name.split(b" -> ", 1)[0].rstrip(b"/")
+        parent, slash, _name = path.rpartition(b"/")
+        header = (parent or b"/") if slash else None
+        folders.setdefault(header, _Block(header, 0)).entries.append(entry)
+    for folder in folders.values():
+        folder.rows = b"\n".join(entry.raw for entry in folder.entries) + b"\n"
+    return [folder for folder in folders.values() if folder.shown or folder.header is not None]
+
+
+def _names_paths(block: _Block) -> bool:
+    """A block without a `dir:` header whose entries are mostly named by paths."""
+    entries = block.shown
+    paths = sum(1 for entry in entries if b"/" in entry.name.split(b" -> ", 1)[0])
+    return block.header is None and paths > 0 and paths >= 0.8 * len(entries)
 
 
 def _block_follows(lines: list[bytes], at: int, current: _Block) -> bool:
     """A `dir:` header starts a block: a `total` line or an entry comes next (ls -R)."""
     nxt = lines[at] if at < len(lines) else b""
-    return bool(_TOTAL_RE.fullmatch(nxt) or (len(nxt) < 8192 and _ENTRY_RE.fullmatch(nxt)))
+    return bool(_TOTAL_RE.fullmatch(nxt) or (len(nxt) < 8192 and _COUNTED_ENTRY_RE.fullmatch(nxt)))
 
 
 def _entry_name(entry: _Entry) -> str:
@@ -207,8 +257,9 @@ def _counts(block: _Block) -> str:
 
 def _details(block: _Block, limits: LongListingConfig, notable: frozenset[bytes], prefixes: tuple[bytes, ...], names_cap: int, recursive: bool) -> list[str]:
     entries = block.shown
-    if len(entries) <= limits.max_named_entries:
-        return [_pack([_entry_name(entry) for entry in entries], limits.line_width, "    ")] if entries else []
+    names = [_entry_name(entry) for entry in entries]
+    if len(names) <= limits.max_named_entries or sum(len(name) + 2 for name in names) <= limits.max_named_bytes:
+        return [_pack(names, limits.line_width, "    ")] if entries else []
     files = [entry for entry in entries if entry.kind == b"-"]
     largest = sorted(files, key=lambda entry: -entry.size)[: limits.max_largest]
     parts = _special_parts(entries, limits)
@@ -220,8 +271,8 @@ def _details(block: _Block, limits: LongListingConfig, notable: frozenset[bytes]
         for entry in entries
         if entry.kind != b"l"
         and (
-            entry.name in notable
-            or entry.name.startswith(prefixes)
+            (base := entry.name.rpartition(b"/")[2]) in notable
+            or base.startswith(prefixes)
             or (entry.executable and executables <= len(files) // 2)
         )
     ]
@@ -234,7 +285,7 @@ def _details(block: _Block, limits: LongListingConfig, notable: frozenset[bytes]
         named += links[: limits.max_symlinks] + ([f"… {more_links:,} more symlinks"] if more_links > 0 else [])
         parts.append("notable: " + _pack(named, limits.line_width, "    "))
     if len(entries) <= names_cap:
-        parts.append("entries: " + _pack([_entry_name(entry) for entry in entries], limits.line_width, "    "))
+        parts.append("entries: " + _pack(names, limits.line_width, "    "))
         return parts
     folders = [_entry_name(entry) for entry in entries if entry.kind == b"d"]
     if folders and not recursive:
@@ -259,6 +310,9 @@ def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfi
     from tokenlab.optimizers.file_list import _notable_names
 
     blocks, kept = _parse(data)
+    paths = len(blocks) == 1 and _names_paths(blocks[0])
+    if paths:
+        blocks = _by_folder(blocks[0])
     notable, prefixes = _notable_names(FILE_LIMITS)
     recursive = len(blocks) > 1
     names_cap = limits.max_named_entries if recursive else limits.max_top_names
@@ -269,7 +323,7 @@ def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfi
     where = f" of {visible(blocks[0].header)}" if blocks and blocks[0].header and not recursive else ""
     parts: list[Part] = [
         (
-            f"ls -l listing{where}: {_plural(folders, 'folder')}, {_plural(len(files), 'file')}, "
+            f"{'find -ls' if paths else 'ls -l'} listing{where}: {_plural(folders, 'folder')}, {_plural(len(files), 'file')}, "
             f"{_plural(links, 'symlink')}, {_human(sum(entry.size for entry in files))} in files (sizes as listed)\n"
         )
     ]
@@ -287,7 +341,8 @@ def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfi
         lines = [f"{title}{_counts(block)}"] + ["  " + part for part in details] if recursive else details
         parts.append("\n".join(lines))
         if fine:
-            parts += [" ", Omission(data[block.start : block.end], f"ls -l block {title or 'listing'}exactly as listed")]
+            rows = block.rows or data[block.start : block.end]
+            parts += [" ", Omission(rows, f"ls -l block {title or 'listing'}exactly as listed")]
         parts.append("\n")
     rest = [block for at, block in enumerate(blocks) if at not in detailed]
     if rest:
@@ -298,7 +353,8 @@ def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfi
         parts.append(f"other folders{under} ({len(rest):,}, {sum(len(b.shown) for b in rest):,} entries):\n  ")
         parts.append(_pack(names, limits.line_width, "  ") + (f", … {more:,} more" if more > 0 else ""))
         if fine:
-            parts += [" ", Omission(b"".join(data[b.start : b.end] for b in rest), "ls -l blocks of the other folders")]
+            rows = b"".join(b.rows or data[b.start : b.end] for b in rest)
+            parts += [" ", Omission(rows, "ls -l blocks of the other folders")]
         parts.append("\n")
     shown_kept = kept[: limits.max_kept_lines]
     parts += [visible(line.rstrip(b"\r")) + "\n" for line in shown_kept]

@@ -2,7 +2,8 @@
 
 A document of 2 KB and more whose lines are records rather than prose (a key = value
 dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
-handed to `text_records.py`; what follows is about prose.
+handed to `text_records.py`, and one whose rows are long-listing rows led by an inode and
+a block count (`find -ls`, `ls -lis`) to `long_listing.py`; what follows is about prose.
 
 What stays visible, and why:
 
@@ -20,10 +21,16 @@ What stays visible, and why:
   summary was already shown; lines that start an item (bullets, options, `name(…)`
   signatures, short `Label:` lines); the opening, first and closing lines of fenced code;
   and the first copy of any line holding a signal word (`signal_words`: error, warning,
-  deprecated, must, never, do not, unsafe, breaking…), because those are the lines a
-  reader must not miss. Folded: paragraph continuation lines, later paragraphs of nested
-  prose (docstring bodies), the rest of code examples, and pydoc's listings of inherited
-  members. A kept line longer than `long_line_bytes` shows its first sentence and any
+  deprecated, must, never, do not, unsafe, breaking…) outside a path (`checkers/
+  deprecated.py` warns of nothing), because those are the lines a reader must not miss.
+  Status fields stay too: a `Key: value` or `key = value` line next to another one (a
+  `pip show` header, the `Severity:` and `Location:` lines indented under a finding's
+  heading, the counts of a metrics block), unless it holds a link or two sentences.
+  Folded: paragraph continuation lines, later paragraphs of nested
+  prose (docstring bodies), the rest of code examples, quoted source lines led by their
+  line number (`54\timport x`), and pydoc's listings of inherited members. A folded
+  listing (`sample_run_lines` lines or more at one indentation, no blank line) keeps its
+  first and last `sample_lines` lines, so that no block hides behind the line before it. A kept line longer than `long_line_bytes` shows its first sentence and any
   sentence holding a signal word.
 - Folded text is marked ` …`. COARSE: one ref per top-level section holds the section's
   complete original bytes, named after its heading. FINE: one ref per folded run, right
@@ -45,6 +52,7 @@ from functools import cached_property
 from itertools import accumulate
 
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.text_records import optimize_records
 from tokenlab.optimizers.text_render import Renderer, SpanKind, TextSpan, unfold_small
 
@@ -59,6 +67,8 @@ class TextConfig:
     fine_min_fold_bytes: int = 120  # smaller folds are not worth a marker
     signal_line_max_bytes: int = 2000  # longer lines are cut even if they hold a signal
     list_items_kept: int = 8  # items shown per list in a large document; the rest fold
+    sample_run_lines: int = 40  # a folded run this long shows its first and last lines...
+    sample_lines: int = 2  # ...this many of each, so no large block hides behind one line
     # Case-insensitive whole words; a trailing "*" also matches longer words (warn* → warning).
     signal_words: tuple[str, ...] = (
         "error*", "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
@@ -82,13 +92,26 @@ _ITEM_RE = re.compile(
     rb"(?:[-*+]\s|\xe2\x80\xa2\s|\d{1,3}[.)]\s|-{1,2}[\w?]|(?:async\s+|class\s+|def\s+)?[\w.]+\(|"
     rb"[\w.@$<>\[\]-]+:?\s*$|\S.{0,60}:\s*$)"
 )
+# A status field: `Key: value` (`Version: 4.1`, `\t\tHigh: 1`, `>> Issue: [B403] …`; an
+# empty value keeps its space: `Required-by: `) or `key = value` whose value is no call
+# (`res = await f(x)` is code); a key of a few words.
+_FACT_RE = re.compile(
+    rb"\n[ \t]*(?:[>*+-]+[ \t]+)?[A-Za-z][\w.-]*(?: [\w.#()-]+){0,3}"
+    rb"(?::[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?!=)[ \t]*[^\s(][^(\n]*(?=\n|\Z))"
+)
+# Two sentences on one line (`Status: draft. Owner: the team.`) are prose, not a field.
+_SENTENCE_BREAK_RE = re.compile(rb"[.!?] +[A-Z]")
+# A line of a quoted code excerpt, led by its line number: `54\timport x`, `12 | let a`.
+_EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
+_DIGIT_BYTES = frozenset(b"0123456789")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
 _DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
 _DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
+_PATH_WORD_RE = re.compile(rb"\S*[/\\]\S*")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
 _WORD_BYTES = frozenset(
@@ -107,6 +130,8 @@ def optimize(
     if not data:
         return OptimizeResult(())
     if len(data) >= limits.small_doc_bytes:
+        if looks_like_counted_long_listing(data):
+            return optimize_long(data, config)
         records = optimize_records(data, config)
         if records is not None:
             return records
@@ -191,8 +216,10 @@ class _Document:
             decided[first : last + 1] = b"\x01" * (last - first + 1)
             states[first] = states[last] = states[min(first + 1, last)] = _KEEP
         self._decide_lines(states, decided)
+        self._keep_fact_runs(states, decided)
         self._keep_signal_lines(states)
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
+        self._sample_long_folds(states)
         self.mark_repeats(states, repeats)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
@@ -200,10 +227,37 @@ class _Document:
                 states[index] = _LONG
         return states
 
+    def _sample_long_folds(self, states: bytearray) -> None:
+        """A long folded listing keeps a head and a tail sample, so that it never shrinks
+        to the one line before it. A listing is a run of lines at one indentation with no
+        blank line; prose and docstring bodies have paragraphs and stay folded whole."""
+        sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
+        for run in re.finditer(rb"\x00{%d,}" % shortest, states):
+            lines = self.lines[run.start() : run.end()]
+            if len({len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in lines}) > 1:
+                continue
+            for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
+                states[index] = _KEEP
+
+    def _keep_fact_runs(self, states: bytearray, decided: bytearray) -> None:
+        """Status fields stay: `Key: value` lines next to another one (a header block, the
+        indented facts under a `>> Issue:` heading, the counts of a metrics block). A lone
+        `Note: …` in prose is no field and is outlined like any line."""
+        facts = {
+            index for index, _match in self._lines_matching(_FACT_RE) if not _SENTENCE_BREAK_RE.search(self.lines[index])
+        }
+        for index in facts:
+            # A link (`More Info: https://…`) says where to read more, not how things stand.
+            if not decided[index] and (index - 1 in facts or index + 1 in facts) and b"://" not in self.lines[index]:
+                states[index] = _KEEP
+
     def _keep_signal_lines(self, states: bytearray) -> None:
         shown: set[bytes] = set()
+        words = self.limits.signal_words
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
+            if not _signal_positions(_PATH_WORD_RE.sub(b" ", content), words):
+                continue  # the word is part of a path (`checkers/deprecated.py`): no warning
             if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
                 states[index] = _KEEP
                 shown.add(content)
@@ -293,6 +347,8 @@ class _Outliner:
         if index in self.headings:
             self.list_items.clear()
             return True
+        if body[0] in _DIGIT_BYTES and _EXCERPT_RE.match(body):
+            return False  # quoted source lines: the location above them says where they are
         bullet = body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) is not None
         if not self._count_list_item(indent, bullet):
             return False

@@ -16,7 +16,8 @@ from enum import Enum
 from tokenlab.optimizers import Omission, OptimizeResult, Part, visible
 
 # The lookbehind starts a match only at the start of a run of spaces: linear, not quadratic.
-_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v])[ \t\r\f\v]+$", re.MULTILINE)
+# A space after a colon stays: `Required-by: ` is a field with an empty value.
+_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v:])[ \t\r\f\v]+$", re.MULTILINE)
 _GUTTER_ONLY_RE = re.compile(r"^[ \t]*\|\n", re.MULTILINE)
 _BLANK_RUN_RE = re.compile(r"\n{3,}")
 _ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
