@@ -504,3 +504,82 @@ def test_files_that_share_a_few_places_are_listed_once_per_place() -> None:
     assert "{in src/: file00 file01 file02 file03 file04 file05 file06 file07 file08 file09}.ts(3,53)" in shown
     assert "{file10 file11" in shown and "file29}.ts(4,53)" in shown
     assert line_shapes.not_shown(tuple(line.rstrip("\n") for line in lines), shown) == ()
+
+
+def _borrow_error(name: str, line: int) -> list[str]:
+    return [
+        f"error[E0502]: cannot borrow `{name}` as mutable because it is also borrowed as immutable",
+        f"  --> src/lib.rs:{line}:5", "   |",
+        f"{line - 1} |     let first = &{name}[0];", "   |                  ------ immutable borrow occurs here",
+        f"{line} |     {name}.clear();", "   |     ^^^^^^^^^^^^^^ mutable borrow occurs here",
+        f"{line + 1} |     println!(\"{{:?}}\", first);", "   |                      ----- immutable borrow later used here", "",
+    ]
+
+
+def test_a_few_errors_of_one_kind_each_show_their_frame() -> None:
+    lines = [f"   Compiling dep{n} v0.1.{n}" for n in range(20)]
+    lines += _borrow_error("orders", 25) + _borrow_error("v", 41)
+    lines += ["error: aborting due to 2 previous errors"]
+    shown = _shown(("\n".join(lines) + "\n").encode())
+    for name in ("orders", "v"):
+        assert f"error[E0502]: cannot borrow `{name}` as mutable because it is also borrowed as immutable" in shown
+    assert shown.count("mutable borrow occurs here") == 4  # each error's labels, both kinds
+    assert "[×2] error[E0502]" not in shown
+
+
+def test_many_errors_of_one_kind_still_group() -> None:
+    lines = [line for n in range(6) for line in _borrow_error(f"v{n}", 10 * n + 5)]
+    shown = _shown(("\n".join(lines) + "\n").encode())
+    assert "[×5] error[E0502]" in shown
+
+
+def test_an_errors_frame_shows_its_primary_label_past_the_line_limit() -> None:
+    lines = [
+        "error[E0502]: cannot borrow `*orders` as mutable because it is also borrowed as immutable",
+        "  --> src/lib.rs:13:5", "   |", " 8 | fn index(orders: &mut Vec<Order>) {",
+        "   |                  - let's call the lifetime of this reference `'1`",
+        " 9 |     let mut m = HashMap::new();", "10 |     for o in orders.iter() {",
+        "   |              ------ immutable borrow occurs here", "...",
+        "13 |     orders.push(order);", "   |     ^^^^^^^^^^^^^^^^^^ mutable borrow occurs here",
+        "14 |     m", "   |     - returning this value requires that `*orders` is borrowed for `'1`",
+    ]
+    shown = _shown(("\n".join([*(f"step {n} done" for n in range(10)), *lines]) + "\n").encode())
+    assert "   |     ^^^^^^^^^^^^^^^^^^ mutable borrow occurs here" in shown
+    assert "returning this value" not in shown  # the rest of the frame still folds
+
+
+def test_a_wrapped_diagnostic_is_one_unit_with_its_code_source_and_caret() -> None:
+    lines = []
+    for n in range(30):
+        lines += [f"pkg/mod{n:02}.py:{10 + n}: error: Function is missing a return type", "annotation  [no-untyped-def]"]
+        lines += [f"        def test_{n}(self):", "        ^~~~~~~~~~~~~~~~~~~~"]
+    lines += ["Found 30 errors in 30 files (checked 30 source files)"]
+    shown = _shown(("\n".join(lines) + "\n").encode())
+    # One group line for the 29 repeats: no orphan `[code]` or caret groups.
+    assert "[×29] {" in shown and "annotation  [no-untyped-def]" in shown
+    assert "identical] annotation" not in shown and "identical]         ^" not in shown
+    assert line_shapes.not_shown(tuple(line for line in lines if ": error:" in line), shown) == ()
+
+
+def test_repeated_errors_list_the_symbols_their_labelled_lines_name() -> None:
+    lines = []
+    for n in range(12):
+        kind, name = [("variable", f"missingVar{n}"), ("class", f"Invoice{n}x")][n % 2]
+        lines += [f"src/app/Service{n}.java:10: error: cannot find symbol", f"        Object o = {name};"]
+        lines += ["                   ^", f"  symbol:   {kind} {name}", f"  location: class Service{n}"]
+    lines += ["12 errors"]
+    shown = _shown(("\n".join(lines) + "\n").encode())
+    assert "symbol: variable {missingVar2, missingVar4, " in shown and "symbol: class {Invoice1x, Invoice3x, " in shown
+    signals = tuple(line.strip() for line in lines if "symbol:" in line or ": error:" in line)
+    assert line_shapes.not_shown(signals, shown) == ()
+
+
+def test_compiler_diagnostics_with_caret_lines_classify_as_a_log() -> None:
+    from tokenlab.classify import classify
+    from tokenlab.packet import ContentType
+
+    lines = []
+    for n in range(10):
+        lines += [f"src/a/Service{n}.java:{n + 9}: error: cannot find symbol", f"        String s = missingVar{n};"]
+        lines += ["                   ^", f"  symbol:   variable missingVar{n}", f"  location: class Service{n}"]
+    assert classify(("\n".join(lines) + "\n10 errors\n").encode()).content_type is ContentType.LOG

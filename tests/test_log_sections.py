@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig, line_shapes, log
 from tokenlab.optimizers.log import LogLimits
+from tokenlab.optimizers.log_sections import failure_sections
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -179,6 +180,10 @@ def test_notes_fold_with_their_own_diagnostic_never_with_another() -> None:
         "pytest_q_many_failures.log",
         "tsc_many_errors_plain.log",
         "gpp_stl_template_errors.log",
+        "mocha_failures.log",
+        "rustc_borrowck_errors.log",
+        "mypy_pretty_stevedore.log",
+        "javac_30_errors.log",
     ],
 )
 def test_survey_captures_show_every_signal(name: str) -> None:
@@ -220,3 +225,34 @@ def test_a_per_file_tally_names_every_file_with_its_count() -> None:
     tally = next(line for line in visible.splitlines() if line.startswith("[×30]"))
     fours, fives = tally.split("; ")
     assert all(f"file{n:02d}" in (fours if n % 3 == 0 else fives) for n in range(30))
+
+
+# --- a numbered failure's message printed at the margin stays in its section ----------------
+
+
+def test_a_failure_message_at_the_margin_keeps_the_stack_below_it_in_its_section() -> None:
+    out = [f"    ✔ case {n}" for n in range(30)] + ["", "  30 passing (5ms)", "  3 failing", ""]
+    for n in range(1, 4):
+        out += [f"  {n}) suite", f"       case {n}:", "     AssertionError: values differ", "", "Error message:", ""]
+        out += [f"value {n} is wrong", f"      at Context.<anonymous> (test/a.test.js:{10 * n}:5)"]
+        out += ["      at process.processImmediate (node:internal/timers:483:21)", ""]
+    visible = shown("\n".join(out) + "\n")
+    for n in range(1, 4):
+        frame = f"      at Context.<anonymous> (test/a.test.js:{10 * n}:5)"
+        assert frame in visible  # never one `[×3]` line under the first failure
+        lines = visible.splitlines()
+        at = lines.index(frame)
+        assert next(text for text in reversed(lines[:at]) if ") suite" in text) == f"  {n}) suite"
+
+
+def test_a_nested_section_ends_at_its_next_sibling_even_if_deeper_lines_follow() -> None:
+    out = ["TAP version 13", "    # Subtest: a", "    not ok 1 - a", "      ---", "      error: boom", "      ..."]
+    out += ["    # Subtest: b", "    ok 2 - b", "      ---", "      duration_ms: 0.1", "      ..."]
+    sections = failure_sections_of("\n".join(out) + "\n")
+    assert sections[2:6] == [1, 1, 1, 1] and sections[6:] == [0] * 5
+
+
+def failure_sections_of(text: str) -> list[int]:
+    lines, _ = log._split(text.encode())
+    found = failure_sections(lines)
+    return list(found) if found is not None else []

@@ -31,6 +31,7 @@ _LOG_LINE_RE = re.compile(
       |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
       |\xe2\x94\x81                                     # progress bar
       |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
+      |\^[\^~]*\s*$                                     # a caret under a source line (javac, mypy)
       |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
       |\S+:\ line\ \d+,\ col(?:umn)?\ \d+,                # path: line N, col M, (eslint compact)
       |\d+:\d+\s+(?:error|warning)\b                      # line:col severity (eslint)

@@ -281,6 +281,9 @@ def _squeezed(text: str) -> str:
 def shown_by(line: str, group_line: str, folder: str = "") -> bool:
     """Whether `group_line` shows `line`: its constant texts and every one of its values
     (locations may leave out `folder`, named once for the whole text)."""
+    stripped = line.strip()
+    if folder and stripped.startswith(folder) and len(stripped) > len(folder):
+        line = stripped[len(folder) :]  # a path in the folder named once, listed without it
     constants, values = slots(line)
     squeezed = _squeezed(group_line)
     if _slots_shown(constants, values, squeezed, group_line, folder):

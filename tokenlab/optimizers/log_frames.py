@@ -4,7 +4,10 @@ A diagnostic shows its header and the line pointing at its location always. Its 
 (the source line, the caret line, fix-its, notes at the same location) is worth reading for
 an error, once per source line: a cascade of errors on one line repeats the same frame, and
 a warning's frame is not what is read first when the log has failures. A frame left out
-folds behind the header line as ` [+N lines]`; past `diagnostic_lines` the rest folds too.
+folds behind the header line as ` [+N lines]`; past `diagnostic_lines` the rest folds too,
+but an error's frame always shows up to its first caret line, its primary label (`^^^^
+mutable borrow occurs here`; secondary labels are drawn with `-`): it says what went wrong
+where.
 """
 
 from __future__ import annotations
@@ -41,6 +44,25 @@ def is_failure_template(lines: Lines, templates: Templates, number: int, limits:
 
 # A code frame's source line: `   16 |     for (…)`, `7 |     let x = 1;`.
 _SOURCE_LINE_RE = re.compile(rb"\s*\d+\s*\|\s*\S")
+# A code frame's primary label: carets under the source, with or without the frame's
+# gutter (`   |     ^^^^ mutable borrow occurs here`, `    ^~~~`, `  |  ~~~~^~~~`).
+_CARET_LINE_RE = re.compile(rb"\s*(?:\|[\s|]*)?[~-]*\^[\^~-]*(?:\s|$)")
+# Where an error's own frame ends: a note or help at another place, or another location.
+_OTHER_PLACE_RE = re.compile(rb"\s*(?:(?:note|help)\b|\S+:\d+(?::\d+)?: |(?:-->|:::) )")
+
+
+def _after_primary_label(lines: Lines, frame: range) -> int:
+    """Just past the first caret line of the error's own frame (0 without one; rustc draws
+    secondary labels with `-`, and notes elsewhere have carets of their own): an error
+    shows its frame up to there, whatever its length, since the primary label says what
+    went wrong where."""
+    for i in frame:
+        line = lines.clean(i)
+        if _CARET_LINE_RE.match(line):
+            return i + 1
+        if _OTHER_PLACE_RE.match(line):
+            return 0
+    return 0
 
 
 def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: LogLimits) -> range:
@@ -55,8 +77,11 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     cut = unit.start + limits.diagnostic_lines
     if body < unit.stop and ((frames.failures and warning) or (source is not None and source in frames.sources)):
         cut = body
-    elif source is not None:
-        frames.sources.add(source)
+    else:
+        if source is not None:
+            frames.sources.add(source)
+        if not warning:
+            cut = max(cut, _after_primary_label(lines, range(body, unit.stop)))
     if cut >= unit.stop:
         return unit
     tail = array("q", range(cut, unit.stop))

@@ -183,7 +183,37 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
             if line_shapes.is_failure(texts[0]):
                 cap = limits.failure_values
                 shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
+    shown += _labelled_shown(units, lines, cap, limits)
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+# An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
+# class Cart`): what the message is about, which differs between its repeats.
+_LABELLED_RE = re.compile(r"\s+([a-z][\w -]{0,24}):\s+\S")
+
+
+def _labelled_shown(units: list[list[int]], lines: Lines, cap: int, limits: LogLimits) -> list[str]:
+    """The labelled lines of a diagnostic's repeats (`symbol: …`), each label's lines of one
+    shape as one listing of their values (`symbol: variable {missingVar2, total3}`), in
+    order of first appearance, at most `cap` listings a label."""
+    by_shape: dict[tuple[str, str], list[str]] = {}
+    for unit in units:
+        for i in unit[1:]:
+            text = lines.text(i, limits.line_bytes)
+            labelled = _LABELLED_RE.match(text)
+            if labelled:
+                constants = " ".join("".join(line_shapes.slots(text)[0]).split())
+                by_shape.setdefault((labelled[1], constants), []).append(text)
+    listed: dict[str, list[str]] = {}
+    for (label, _), texts in by_shape.items():
+        listed.setdefault(label, []).append(line_shapes.with_values(list(dict.fromkeys(texts)), cap) or texts[0])
+    shown: list[str] = []
+    for texts in listed.values():
+        more = f" … +{len(texts) - cap} more" if len(texts) > cap else ""
+        shown += [text.strip() for text in texts[:cap]]
+        if more:
+            shown[-1] += more
+    return shown
 
 
 def _units(group: Group, lines: Lines) -> list[list[int]]:

@@ -15,8 +15,11 @@ failures, those after the first few keep their heading, assertion detail and fai
 lines, and the rest of each (source excerpts, locals) folds in place.
 
 A section runs from its heading to the next heading or `=` rule; when its heading is not
-a title between rules and its body is indented deeper (jest, TAP, Go), it also ends at the
-first line back at the heading's indentation; otherwise at two blank lines in a row.
+a title between rules and its body is indented deeper (jest, TAP, Go, mocha), it also ends
+at the first line back at the heading's indentation, unless that line is left of it and
+the body resumes after it (mocha prints a multi-line assertion message at the margin,
+then the indented stack);
+otherwise at two blank lines in a row.
 """
 
 from __future__ import annotations
@@ -87,11 +90,40 @@ def failure_sections(lines: Lines) -> array[int] | None:
                     break
             else:
                 blanks = 0
-                if _is_heading(lines, i) or _CLOSING_RULE_RE.match(line) or (nested and indent(line) <= own):
+                if _is_heading(lines, i) or _CLOSING_RULE_RE.match(line):
                     break
+                if nested and indent(line) <= own:
+                    resumes = _body_resumes(lines, i, own) if indent(line) < own else None
+                    if resumes is None:
+                        break
+                    of_line[i:resumes] = array("I", [number]) * (resumes - i)
+                    i = resumes
+                    continue
             of_line[i] = number
             i += 1
     return of_line if number else None
+
+
+def _body_resumes(lines: Lines, start: int, own: int) -> int | None:
+    """Where a nested section's body resumes after lines left of its heading's
+    indentation, if it does before a line at the heading's indentation (the next entry),
+    the next heading, a closing rule or two blank lines: a failure's message printed as it
+    is (mocha's multi-line assertion message at the margin, then its indented stack)
+    belongs to that failure."""
+    blanks = 0
+    for i in range(start, len(lines)):
+        line = lines.clean(i)
+        if not line.strip():
+            blanks += 1
+            if blanks >= 2:
+                return None
+            continue
+        blanks = 0
+        if indent(line) > own:
+            return i
+        if indent(line) == own or _is_heading(lines, i) or _CLOSING_RULE_RE.match(line):
+            return None
+    return None
 
 
 def _is_heading(lines: Lines, index: int) -> bool:

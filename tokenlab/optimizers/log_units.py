@@ -1,7 +1,8 @@
 """Where an anomaly of a log ends: the lines that belong to the line it starts on.
 
 A Python traceback runs to its exception line and the message after it. A diagnostic
-(`file:line:col: severity …`) runs over its indented follow-up and code frame
+(`file:line:col: severity …`) runs over the rest of its message when the tool wrapped it
+(up to the line ending with its rule code, `[no-untyped-def]`), its indented follow-up and code frame
 (`  |`, `12 |   code`, `= note: …`, `help: …`), notes at its own location, and notes
 elsewhere that follow it (a candidate, a macro's definition, with the include chain
 printed before each): a note belongs to the diagnostic before it, so it is shown or
@@ -40,13 +41,35 @@ def _note_follows(lines: Lines, index: int) -> bool:
     return index < len(lines) and _NOTE_RE.match(lines.clean(index)) is not None
 
 
+# A message's rule code at its end (`[no-untyped-def]`, `[-Wunused]`): where a wrapped
+# message stops.
+_CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
+
+
+def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
+    """Past the lines continuing a diagnostic's message that a tool wrapped (mypy --pretty
+    breaks `error: Function is missing a type` before `annotation  [no-untyped-def]`):
+    up to `continuation_lines` lines, none at a location, the last ending with the rule
+    code the header lacks. Else just past the header."""
+    header = visible(lines.clean(start))
+    if _CODE_AT_END_RE.search(lines.clean(start)) or not line_shapes.LOCATION_RE.match(header):
+        return start + 1
+    for end in range(start + 1, min(len(lines), start + 1 + limits.continuation_lines)):
+        line = lines.clean(end)
+        if not line.strip() or line_shapes.LOCATION_RE.match(visible(line)):
+            break
+        if _CODE_AT_END_RE.search(line):
+            return end + 1
+    return start + 1
+
+
 def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
     follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
     clean = lines.clean
     base = indent(clean(start))
     if not traceback:
-        end, indented = start + 1, 0
+        end, indented = _wrapped_message_end(lines, start, limits), 0
         stop = min(len(lines), start + 1 + limits.frame_lines)
         location = line_shapes.LOCATION_RE.match(visible(clean(start)))
         note = location[0].strip().encode() + b" note: " if location else None

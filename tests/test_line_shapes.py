@@ -1,0 +1,14 @@
+"""line_shapes: whether a group line shows a line, with a shared folder named once."""
+
+from __future__ import annotations
+
+from tokenlab.optimizers import line_shapes
+
+
+def test_a_path_in_the_folder_named_once_counts_as_shown_by_its_name() -> None:
+    visible = (
+        "[log: 9 lines, 6 folded; locations in src/app/: #ref:ctx_1]\n"
+        "[×3] {Service1.java:9 Service2.java:9 Service5.java:9}: error: cannot find symbol\n"
+    )
+    assert line_shapes.not_shown(("src/app/Service5.java",), visible) == ()
+    assert line_shapes.not_shown(("src/app/Service7.java",), visible) == ("src/app/Service7.java",)
