@@ -40,12 +40,18 @@ def _omitted_lines(result: OptimizeResult) -> Counter[bytes]:
 
 
 def _assert_fine_covers(data: bytes, result: OptimizeResult) -> None:
-    """Every original line is in exactly one FINE ref, each ref in original order."""
-    assert _omitted_lines(result) == Counter(data.splitlines())
+    """Every original line is in exactly one FINE ref or, outside every ref, shown as
+    printed; each ref in original order."""
+    lines = Counter(data.splitlines())
+    omitted = _omitted_lines(result)
+    assert not omitted - lines, "a ref holds a line the listing does not"
+    shown = Counter(render_preview(result).splitlines())
+    assert all(shown[line.decode("utf-8", "replace")] >= count for line, count in (lines - omitted).items())
     for omission in result.omissions:
         remaining = iter(data.splitlines())
         assert all(line in remaining for line in omission.data.splitlines()), "out of listing order"
-    assert b"".join(omission.data for omission in result.omissions).count(b"\n") == data.count(b"\n")
+    if omitted == lines:
+        assert b"".join(omission.data for omission in result.omissions).count(b"\n") == data.count(b"\n")
 
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
@@ -69,7 +75,12 @@ def test_golden_small_trees(golden: Golden, case: str, paths: list[str], prefix:
 
 
 def test_fixture_signals_survive_both_granularities() -> None:
-    for name in ("files.txt", "real/find_listing.txt"):
+    for name in (
+        "files.txt",
+        "real/find_listing.txt",
+        "real/tsc_listfiles.log",
+        "real/tree_L3_js_project.txt",
+    ):
         data = (FIXTURES / name).read_bytes()
         signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
         for config in (COARSE, FINE):
@@ -92,7 +103,8 @@ def test_notable_files_keep_their_full_path_and_skip_vendored_ones() -> None:
 
 
 def test_counts_per_folder_and_extension() -> None:
-    text = render_preview(optimize(_listing(_project()), COARSE))
+    counts_only = FileListConfig(max_named_chars=0)  # names said only where no longer than counts
+    text = render_preview(optimize(_listing(_project()), COARSE, counts_only))
     assert text.startswith("107 files in 8 folders under ./ (91 .py, 11 .md, 3 no ext, 1 .toml, 1 .yml)")
     assert "src/pkg/ (60 files: 60 .py)" in text
     assert "docs/ (11 files: 10 .md, 1 .py)" in text
@@ -288,3 +300,114 @@ def test_notable_lines_are_those_the_pattern_defines(paths: list[str], prefix: s
         patch.setattr(file_list, "_CHUNK_BYTES", chunk_bytes)  # many slices, cut between lines
         found = file_list._scan_lines(data, Counter(), DEFAULT_LIMITS)
     assert found == _notable_by_pattern(data, DEFAULT_LIMITS)
+
+
+REAL_LISTINGS = ["tsc_listfiles.log", "tree_L3_js_project.txt"]
+
+
+@pytest.mark.parametrize("name", REAL_LISTINGS)
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_golden_real_listings(golden: Golden, name: str, granularity: Granularity) -> None:
+    data = (FIXTURES / "real" / name).read_bytes()
+    result = optimize(data, OptimizerConfig(granularity))
+    golden.check(f"file_list/{name.partition('.')[0]}_{granularity.value}.txt", render_preview(result))
+    if granularity is Granularity.FINE:
+        _assert_fine_covers(data, result)
+
+
+def _own_and_vendored(own: list[str]) -> list[str]:
+    """A project's own files among 300 paths of tool state, vendored and built files."""
+    paths = [f"node_modules/pkg{i}/lib/index{j}.js" for i in range(40) for j in range(5)]
+    paths += [f".git/objects/{i:02x}/obj" for i in range(60)] + [f"dist/out{i}.js" for i in range(40)]
+    return paths[:150] + own + paths[150:]
+
+
+def test_few_own_lines_are_shown_as_printed_and_set_aside_runs_folded() -> None:
+    own = ["ts/m1.ts", "ts/m2.ts", "src/calc.js", "package.json"]
+    data = _listing(_own_and_vendored(own), "./")
+    result = optimize(data, FINE)
+    text = render_preview(result)
+    for path in own:
+        assert f"\n./{path}\n" in text
+    assert "./node_modules/ (150 paths: 150 .js) #ref:ctx_" in text
+    assert "./.git/objects/ (60 paths: 60 no ext) #ref:ctx_" in text
+    assert "./dist/ (40 paths: 40 .js) #ref:ctx_" in text
+    assert "pkg3" not in text and "out7.js" not in text
+    _assert_fine_covers(data, result)
+    assert [omission.data for omission in optimize(data, COARSE).omissions] == [data]
+
+
+def test_many_own_lines_fall_back_to_the_summary() -> None:
+    own = [f"src/module_{i}.py" for i in range(DEFAULT_LIMITS.max_tree_lines + 1)]
+    text = render_preview(optimize(_listing(_own_and_vendored(own)), COARSE))
+    assert "src/module_1.py" not in text
+    assert "src/ (61 files: module_{0…60}.py)" in text
+    assert "node_modules/ (200 files: 200 .js)" in text
+
+
+def test_own_lines_are_not_shown_when_set_aside_folders_hold_little() -> None:
+    own = [f"src/m{i}.py" for i in range(30)] + [f"lib/{word}.py" for word in ("a", "b", "c", "d", "e")]
+    paths = own + [f"node_modules/x/f{i}.js" for i in range(20)]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert "tree (files counted recursively" in text and "\nsrc/m1.py\n" not in text
+
+
+def test_a_folder_names_its_files_when_they_say_as_briefly_as_its_counts() -> None:
+    paths = [f"src/pkg/module_{i}.py" for i in range(80)] + [f"ts/m{i}.ts" for i in range(1, 7)]
+    paths += ["docs/index.md", "docs/guide.md", "docs/conf.py"]
+    paths += [f"data/{word * 3}_{word}.csv" for word in ("alpha", "beta", "gamma", "delta", "epsilon")]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert "  ts/ (6 files: m{1…6}.ts)\n" in text
+    assert "  src/pkg/ (80 files: module_{0…79}.py)\n" in text
+    assert "  docs/ (3 files: conf.py, guide.md, index.md)\n" in text
+    assert "  data/ (5 files: 5 .csv)\n" in text  # the names would take over 80 characters
+
+
+def test_set_aside_folders_keep_their_counts() -> None:
+    paths = [f"src/module_{i}.py" for i in range(70)] + ["node_modules/left-pad/index.js"]
+    paths += ["dist/app.js", "dist/app.css", ".cache/x.bin", "venv/bin/python", ".github/workflows/ci.yml"]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert "  node_modules/left-pad/ (1 file: 1 .js)\n" in text
+    assert "  dist/ (2 files: 1 .css, 1 .js)\n" in text
+    assert "  .cache/ (1 file: 1 .bin)\n" in text
+    assert "  venv/bin/ (1 file: 1 no ext)\n" in text
+    assert "  .github/workflows/ (1 file: ci.yml)\n" in text  # the project's own configuration
+
+
+def test_files_directly_in_an_expanded_folder_are_named() -> None:
+    paths = [f"app/src/m{i}.py" for i in range(60)] + ["app/README.md", "app/setup.cfg"]
+    paths += [f"app/tests/t{i}.py" for i in range(10)] + ["docs/index.md"]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert "(2 files directly in app/: README.md, setup.cfg)" in text
+
+
+def test_folder_entries_printed_by_find_are_not_named_as_files() -> None:
+    paths = [".", "./src", "./src/pkg", "./src/pkg/sub"] + [f"./src/pkg/m{i}.py" for i in range(50)]
+    paths += ["./src/pkg/sub/a.py", "./lib", "./lib/b.py"]
+    text = render_preview(optimize(_listing(paths), COARSE))
+    assert "src/pkg/sub/ (1 file: a.py)" in text
+    assert "(50 files directly in src/pkg/: m{0…49}.py)" in text  # not "sub"
+    assert "lib/ (1 file: b.py)" in text
+
+
+def _drawing(entries: list[tuple[int, str]], ascii_only: bool = False) -> bytes:
+    """A `tree` drawing of (depth, name) entries, every entry drawn as a middle child."""
+    indent, connector = ("|   ", "|-- ") if ascii_only else ("│   ", "├── ")
+    lines = ["."] + [indent * depth + connector + name for depth, name in entries]
+    return ("\n".join(lines) + "\n\n3 directories, 9 files\n").encode()
+
+
+@pytest.mark.parametrize("ascii_only", [False, True], ids=["unicode", "ascii"])
+def test_a_drawing_keeps_its_own_entries_and_folds_set_aside_folders(ascii_only: bool) -> None:
+    vendored = [(1, f"pkg{i}") for i in range(30)] + [(2, f"index{i}.js") for i in range(30)]
+    entries = [(0, "node_modules"), *vendored, (0, "src"), (1, "calc.js"), (0, "tsconfig.json")]
+    data = _drawing(entries, ascii_only)
+    result = optimize(data, FINE)
+    text = render_preview(result)
+    connector = "|-- " if ascii_only else "├── "
+    for name in ("node_modules", "src", "tsconfig.json"):
+        assert f"\n{connector}{name}\n" in text
+    assert f"{connector}calc.js\n" in text and "pkg3" not in text
+    assert "… 60 entries folded (30 no ext, 30 .js) #ref:ctx_" in text
+    assert text.endswith("\n3 directories, 9 files\n")
+    _assert_fine_covers(data, result)

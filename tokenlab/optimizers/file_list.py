@@ -8,17 +8,26 @@ every path. The visible text has three parts:
   and `notable_prefixes` in `FileListConfig`) named with their path exactly as the tool
   printed it, shallowest first, skipping vendored folders such as `node_modules/`;
 - a depth-limited tree of folders, each line `src/components/ (412 files: 300 .tsx, 98
-  .ts, 14 .css)`, where the largest folders are expanded first within a line budget.
+  .ts, 14 .css)`, where the project's own folders, then the largest, are expanded first
+  within a line budget. A folder whose file names are about as short as its counts names
+  them instead (`ts/ (6 files: m{1…6}.ts)`), unless it is vendored, build output or hidden
+  ("set aside": `node_modules/`, `dist/`, `.venv/`…), whose names nobody reads first.
 
-Every path is behind a ref. COARSE: one ref holds the whole original listing. FINE: one
-ref per folded folder line (its paths, in original order), one per "… N more folders"
-group, one per "files directly here" line, and one for lines outside the tree (blank
-lines, the root's own entry).
+When the project's own lines are few and set-aside folders hold most of the listing
+(`tsc --listFiles` beside `node_modules/`, `tree` of a small project), the summary would
+hide exactly the names a reader looks for: the listing is then shown as printed, with each
+run of set-aside lines folded to one line.
+
+COARSE: one ref holds the whole original listing. FINE: one ref per folded folder line
+(its paths, in original order), one per "… N more folders" group, one per "files directly
+here" line, and one for lines outside the tree (blank lines, the root's own entry); shown
+as printed, one per folded run, the lines shown being in no ref.
 
 Counting is done by one regex pass that yields (folder, extension) per line and a
 `Counter` over those pairs, so the per-path work stays in C; the tree is built from the
 distinct folders only. A second pass splits the lines once to find folder entries and
-notable file names with set lookups and C-level maps. Listings shorter than
+notable file names with set lookups and C-level maps; a third collects names only for
+the few folder lines that may say them. Listings shorter than
 `small_listing_lines` stay verbatim.
 """
 
@@ -39,6 +48,7 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
+    numbered,
     visible,
 )
 
@@ -69,6 +79,14 @@ class FileListConfig:
         "node_modules", ".git", "vendor", "site-packages", "dist-packages", ".venv", "venv",
         "__pycache__", ".tox", ".mypy_cache", "target", "third_party",
     )  # fmt: skip
+    # Set aside with vendored folders: built files, named after the sources a reader wants.
+    # (Not skipped by `notable`: a build tree such as llvm's `build/` holds real manifests.)
+    build_dirs: tuple[str, ...] = ("dist", "build", "out", "coverage")
+    # Hidden folders are tool state (`.cache/`, `.idea/`), set aside, except these, which hold
+    # the project's own configuration.
+    project_dot_dirs: tuple[str, ...] = (".github", ".gitlab", ".circleci", ".devcontainer", ".husky")
+    max_named_chars: int = 80  # a folder line names its files when they say in this many characters
+    max_named_files: int = 200  # ...and folders holding more files are not looked at for names
 
 
 DEFAULT_LIMITS = FileListConfig()
@@ -157,10 +175,20 @@ def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFA
     if drawn is not None:
         return drawn
     listing = _parse(data, limits)
+    return _own_lines_as_printed(data, listing, config, limits) or _summary(data, listing, config, limits)
+
+
+def _summary(
+    data: bytes, listing: _Listing, config: OptimizerConfig, limits: FileListConfig
+) -> OptimizeResult:
+    """Header, notable files and the folder tree."""
     direct = sum(listing.tree.direct.values())
     wanted = direct if direct <= limits.max_top_names else min(limits.max_top_files, direct)
     top_files = _top_files(data, listing.root, listing.tree.children, wanted)
     layout = _Layout.plan(listing.tree, limits, top_files)
+    names = _folder_names(data, listing.root, layout.nameable)
+    if names:
+        layout = _Layout.plan(listing.tree, limits, top_files, names)
     parts: list[Part] = [_header(listing, limits)]
     parts += _notable_section(data, listing.notable, limits)
     parts.append(f"tree (files counted recursively; folders to depth {limits.max_depth}):\n")
@@ -177,9 +205,78 @@ def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFA
             count = outside.count(b"\n") + (not outside.endswith(b"\n"))
             parts += [f"{count:,} lines outside the tree: ", _outside_omission(outside), "\n"]
     else:
-        lines = data.count(b"\n") + (not data.endswith(b"\n"))
-        parts += ["full listing: ", Omission(data, f"full file listing, {lines:,} lines"), "\n"]
+        parts += ["full listing: ", Omission(data, f"full file listing, {_line_count(data):,} lines"), "\n"]
     return OptimizeResult(tuple(parts))
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (not data.endswith(b"\n"))
+
+
+@lru_cache(maxsize=8)
+def _set_aside_re(limits: FileListConfig) -> re.Pattern[bytes]:
+    """Finds, in a folder path ending in "/", the first vendored, build or hidden folder."""
+    named = "|".join(re.escape(name) for name in (*limits.vendor_dirs, *limits.build_dirs))
+    own = "|".join(re.escape(name[1:]) for name in limits.project_dot_dirs if name.startswith("."))
+    hidden = rf"\.(?!(?:{own})/)[^./][^/]*" if own else r"\.[^./][^/]*"
+    return re.compile(rf"(?:^|/)(?:{named}|{hidden})/".encode())
+
+
+def _own_files(tree: _Folder, set_aside: re.Pattern[bytes]) -> int:
+    """Files outside set-aside folders (counted over the distinct folders only)."""
+    return sum(sum(folder.direct.values()) for folder in tree.subtree() if not set_aside.search(folder.path))
+
+
+def _own_lines_as_printed(
+    data: bytes, listing: _Listing, config: OptimizerConfig, limits: FileListConfig
+) -> OptimizeResult | None:
+    """The listing as printed, each run of lines under one set-aside folder folded to a
+    line, when that shows at most `max_tree_lines` lines and at most half of the listing;
+    else None."""
+    set_aside = _set_aside_re(limits)
+    if _own_files(listing.tree, set_aside) > limits.max_tree_lines:
+        return None
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    items: list[bytes | list[bytes]] = []  # a line shown as printed, or a run of folded lines
+    run_key = b""
+    for line in lines:
+        path = line[2:] if line.startswith(b"./") else line
+        folder = path[len(listing.root) : path.rfind(b"/") + 1] if path.startswith(listing.root) else b""
+        found = set_aside.search(folder)
+        key = folder[: found.end()] if found else b""
+        run = items[-1] if key and key == run_key else None
+        if isinstance(run, list):
+            run.append(line)
+        else:
+            items.append([line] if key else line)
+        run_key = key
+    runs = [item for item in items if isinstance(item, list)]
+    if not runs or len(items) > limits.max_tree_lines or 2 * len(items) > len(lines):
+        return None
+    fine = config.granularity is Granularity.FINE
+    parts: list[Part] = [_header(listing, limits)]
+    for item in items:
+        if isinstance(item, bytes):
+            parts.append(visible(item.rstrip(b"\r")) + "\n")
+            continue
+        folder = _common_folder([line[: line.rfind(b"/") + 1] for line in item])
+        exts = Counter(ext if _EXT_OK_RE.fullmatch(ext) else b"" for ext in _line_extensions(item))
+        parts.append(f"{visible(folder)} ({len(item):,} paths: {_ext_summary(exts, limits.max_exts)})")
+        if fine:
+            folded = b"\n".join(item) + b"\n"
+            last = item is items[-1] and not data.endswith(b"\n")
+            reason = f"paths under {visible(folder)}, in listing order"
+            parts += [" ", Omission(folded[:-1] if last else folded, reason)]
+        parts.append("\n")
+    if not fine:
+        parts += ["full listing: ", Omission(data, f"full file listing, {_line_count(data):,} lines"), "\n"]
+    return OptimizeResult(tuple(parts))
+
+
+def _line_extensions(lines: list[bytes]) -> list[bytes]:
+    return [match.group(2) or b"" for line in lines if (match := _ENTRY_RE.match(line.rstrip(b"\r")))]
 
 
 # `ls -l` permission columns and `tree` connectors, looked for in the head of the input only.
@@ -196,17 +293,85 @@ def _drawn_listing(data: bytes, config: OptimizerConfig, limits: FileListConfig)
         return long_listing.optimize_long(data, config)
     if not long_listing.looks_like_tree(data):
         return None
+    own = _own_drawing_as_printed(data, config, limits)
+    if own is not None:
+        return own
     first, paths, last = long_listing.tree_paths(data)
-    inner = optimize(paths, OptimizerConfig(Granularity.COARSE), limits)
-    if not any(True for _omission in inner.omissions):
+    if paths.count(b"\n") < limits.small_listing_lines:
         return OptimizeResult((visible(data),))
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    whole = Omission(data, f"full tree drawing, {lines:,} lines")
+    inner = _summary(paths, _parse(paths, limits), OptimizerConfig(Granularity.COARSE), limits)
+    whole = Omission(data, f"full tree drawing, {_line_count(data):,} lines")
     first, last = first.rstrip(b"\r"), last.rstrip(b"\r")
     parts: list[Part] = [f"tree of {visible(first)}\n" if first else ""]
     parts += [whole if isinstance(part, Omission) else part for part in inner.parts]
     parts.append(f"{visible(last)}\n" if last else "")
     return OptimizeResult(tuple(part for part in parts if part != ""))
+
+
+# One entry of a `tree` drawing: its indent (`│   ` or `|   ` per level), then the connector
+# (`├── `, `└── `, ASCII `|-- `, `` `-- ``) and the name.
+_DRAWN_ENTRY_RE = re.compile(
+    rb"((?:\xe2\x94\x82|\||\xc2\xa0| )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--) ([^\r]*)\r?"
+)
+
+
+def _drawn_depth(indent: bytes) -> int:
+    return len(indent.replace(b"\xe2\x94\x82", b"|").replace(b"\xc2\xa0", b" ")) // 4
+
+
+def _own_drawing_as_printed(
+    data: bytes, config: OptimizerConfig, limits: FileListConfig
+) -> OptimizeResult | None:
+    """A `tree` drawing as printed, the entries under each set-aside folder folded to one
+    line, when that shows at most `max_tree_lines` entries and at most half of the lines."""
+    set_aside = _set_aside_re(limits)
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    items: list[bytes | list[bytes]] = []
+    aside_depth = -1  # depth of the set-aside folder whose entries are being folded
+    for line in lines:
+        entry = _DRAWN_ENTRY_RE.fullmatch(line) if len(line) < 8192 else None
+        depth = _drawn_depth(entry.group(1)) if entry else -1
+        if entry and 0 <= aside_depth < depth:
+            if isinstance(items[-1], list):
+                items[-1].append(line)
+            else:
+                items.append([line])
+            continue
+        items.append(line)
+        name = entry.group(2).split(b" -> ", 1)[0] if entry else b""
+        aside_depth = depth if entry and set_aside.match(name + b"/") else -1
+    runs = [item for item in items if isinstance(item, list)]
+    drawn = sum(1 for item in items if isinstance(item, list) or _DRAWN_ENTRY_RE.fullmatch(item))
+    if not runs or drawn > limits.max_tree_lines or 2 * len(items) > len(lines):
+        return None
+    fine = config.granularity is Granularity.FINE
+    parts: list[Part] = []
+    for item in items:
+        if isinstance(item, bytes):
+            parts.append(visible(item.rstrip(b"\r")) + "\n")
+            continue
+        indent = _DRAWN_ENTRY_RE.fullmatch(item[0])
+        names = [entry.group(2) for line in item if (entry := _DRAWN_ENTRY_RE.fullmatch(line))]
+        exts = Counter(ext if _EXT_OK_RE.fullmatch(ext) else b"" for ext in _line_extensions(names))
+        pad = visible(indent.group(1)) if indent else ""
+        parts.append(f"{pad}… {len(item):,} entries folded ({_ext_summary(exts, limits.max_exts)})")
+        if fine:
+            folded = b"\n".join(item) + b"\n"
+            last = item is items[-1] and not data.endswith(b"\n")
+            parts += [
+                " ",
+                Omission(folded[:-1] if last else folded, "entries of a set-aside folder, as drawn"),
+            ]
+        parts.append("\n")
+    if not fine:
+        parts += [
+            "full tree drawing: ",
+            Omission(data, f"full tree drawing, {_line_count(data):,} lines"),
+            "\n",
+        ]
+    return OptimizeResult(tuple(parts))
 
 
 def _chunks(data: bytes) -> Iterator[tuple[int, int]]:
@@ -401,35 +566,51 @@ _DIRECT = b"\x00direct:"
 class _Layout:
     """Which folders the tree shows, which it expands, and which bucket each folder feeds."""
 
-    def __init__(self, tree: _Folder, limits: FileListConfig, top_files: list[bytes]) -> None:
+    def __init__(
+        self, tree: _Folder, limits: FileListConfig, top_files: list[bytes], names: dict[bytes, list[bytes]]
+    ) -> None:
         self.limits = limits
         self.tree = tree
         self.top_files = top_files
+        self.names = names  # bucket key -> the file names its line may say (see `nameable`)
+        self.set_aside = _set_aside_re(limits)
         self.expanded: set[bytes] = {b""}
         self.lines: list[_TreeLine] = []
         self.bucket_of: dict[bytes, bytes] = {}  # folder path -> bucket key
+        # bucket key -> (folder, whether its whole subtree is named): lines that could say names
+        self.nameable: dict[bytes, tuple[_Folder, bool]] = {}
 
     @classmethod
-    def plan(cls, tree: _Folder, limits: FileListConfig, top_files: list[bytes]) -> _Layout:
-        layout = cls(tree, limits, top_files)
+    def plan(
+        cls,
+        tree: _Folder,
+        limits: FileListConfig,
+        top_files: list[bytes],
+        names: dict[bytes, list[bytes]] | None = None,
+    ) -> _Layout:
+        layout = cls(tree, limits, top_files, names or {})
         layout._expand()
         layout._render(tree, indent=0)
         return layout
 
+    def _aside(self, folder: _Folder) -> bool:
+        return self.set_aside.search(folder.path) is not None
+
     def _shown_children(self, folder: _Folder) -> tuple[list[_Folder], list[_Folder]]:
+        """The largest subfolders (set-aside ones too: they keep their counts), by path."""
         ranked = sorted(folder.children.values(), key=lambda sub: (-sub.files, sub.path))
         cap = self.limits.max_children if folder.depth else self.limits.max_tree_lines // 2
         shown = [sub.collapsed() for sub in ranked[:cap]]
         return sorted(shown, key=lambda sub: sub.path), ranked[cap:]
 
     def _expand(self) -> None:
-        """Expand the largest folders first while the line budget lasts."""
+        """Expand the project's own folders, then the largest, while the line budget lasts."""
         shown, rest = self._shown_children(self.tree)
         budget = self.limits.max_tree_lines - len(shown) - bool(rest)
-        heap = [(-sub.files, sub.path, 1, sub) for sub in shown]
+        heap = [(self._aside(sub), -sub.files, sub.path, 1, sub) for sub in shown]
         heapq.heapify(heap)
         while heap:
-            _size, _path, level, folder = heapq.heappop(heap)
+            _aside, _size, _path, level, folder = heapq.heappop(heap)
             if not folder.children or level >= self.limits.max_depth or self._vendored(folder):
                 continue
             subs, more = self._shown_children(folder)
@@ -439,7 +620,7 @@ class _Layout:
             budget -= cost
             self.expanded.add(folder.path)
             for sub in subs:
-                heapq.heappush(heap, (-sub.files, sub.path, level + 1, sub))
+                heapq.heappush(heap, (self._aside(sub), -sub.files, sub.path, level + 1, sub))
 
     def _vendored(self, folder: _Folder) -> bool:
         """Vendored trees (node_modules/, .git/…) are shown as one line, never expanded."""
@@ -451,12 +632,16 @@ class _Layout:
         shown, rest = self._shown_children(folder)
         pad = "  " * (indent + 1)
         for sub in shown:
-            text = f"{pad}{visible(sub.path)} ({_files(sub.files)}: {self._exts(sub)})"
             if sub.path in self.expanded:
+                text = f"{pad}{visible(sub.path)} ({_files(sub.files)}: {self._exts(sub)})"
                 self.lines.append(_TreeLine(text, b"", ""))
                 self._render(sub, indent + 1)
             else:
                 self._register(sub, sub.path)
+                if sub.files <= self.limits.max_named_files and not self._aside(sub):
+                    self.nameable[sub.path] = (sub, True)
+                said = self._named(sub.path, sub.files, self._exts(sub))
+                text = f"{pad}{visible(sub.path)} ({_files(sub.files)}: {said})"
                 reason = f"paths under {visible(sub.path)}, in listing order"
                 self.lines.append(_TreeLine(text, sub.path, reason))
         if rest:
@@ -480,8 +665,10 @@ class _Layout:
             reason = "top-level files, in listing order"
         else:
             where = visible(folder.path)
-            summary = _ext_summary(folder.direct, self.limits.max_exts)
-            text = f"{pad}({_files(count)} directly in {where}: {summary})"
+            if count <= self.limits.max_named_files and not self._aside(folder):
+                self.nameable[key] = (folder, False)
+            said = self._named(key, count, _ext_summary(folder.direct, self.limits.max_exts))
+            text = f"{pad}({_files(count)} directly in {where}: {said})"
             reason = f"files directly in {where}, in listing order"
         self.lines.append(_TreeLine(text, key, reason))
 
@@ -501,6 +688,15 @@ class _Layout:
             current += word + " "
         lines.append(current + (f"… {more:,} more" if more > 0 else ""))
         return "\n".join(lines).rstrip()
+
+    def _named(self, key: bytes, count: int, counts: str) -> str:
+        """The line's file names, sorted, a numbered family said once (`m{1…6}.ts`), when
+        they are all known and say in `max_named_chars` (or no more than `counts` does)."""
+        names = self.names.get(key, [])
+        if len(names) != count:
+            return counts
+        said = ", ".join(numbered.said_once(sorted(map(visible, names))))
+        return said if len(said) <= max(self.limits.max_named_chars, len(counts)) else counts
 
     def _register(self, folder: _Folder, key: bytes) -> None:
         """Send the lines of this folder and every folder below it to `key`."""
@@ -524,6 +720,33 @@ def _top_files(data: bytes, root: bytes, folders: dict[bytes, _Folder], wanted: 
             names.append(match.group(2) if root else match.group(1) + match.group(2))
             if len(names) >= wanted:
                 break
+    return names
+
+
+def _folder_names(
+    data: bytes, root: bytes, nameable: dict[bytes, tuple[_Folder, bool]]
+) -> dict[bytes, list[bytes]]:
+    """The file names of each nameable line, relative to its folder, in listing order."""
+    owner: dict[bytes, tuple[bytes, bytes, _Folder]] = {}  # folder path -> (key, line's folder, node)
+    for key, (folder, subtree) in nameable.items():
+        for node in folder.subtree() if subtree else (folder,):
+            owner[node.path] = (key, folder.path, node)
+    names: dict[bytes, list[bytes]] = {}
+    if not owner:
+        return names
+    for start, end in _chunks(data):
+        for line in data[start:end].split(b"\n"):
+            path = (line[2:] if line.startswith(b"./") else line).rstrip(b"\r")
+            if not path.startswith(root):
+                continue
+            relative = path[len(root) :]
+            cut = relative.rfind(b"/") + 1
+            found = owner.get(relative[:cut])
+            # `find` also prints the folders themselves, which are no files.
+            if found is None or not relative[cut:] or relative[cut:] in found[2].children:
+                continue
+            key, named_folder, _node = found
+            names.setdefault(key, []).append(relative[len(named_folder) :])
     return names
 
 
