@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, file_list
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, file_list_parse
 from tokenlab.optimizers.file_list import DEFAULT_LIMITS, FileListConfig, looks_like_file_list, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -297,8 +297,8 @@ _PATH_PART = st.sampled_from(
 def test_notable_lines_are_those_the_pattern_defines(paths: list[str], prefix: str, chunk_bytes: int) -> None:
     data = "\n".join(prefix + path for path in paths).encode()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(file_list, "_CHUNK_BYTES", chunk_bytes)  # many slices, cut between lines
-        found = file_list._scan_lines(data, Counter(), DEFAULT_LIMITS)
+        patch.setattr(file_list_parse, "_CHUNK_BYTES", chunk_bytes)  # many slices, cut between lines
+        found = file_list_parse._scan_lines(data, Counter(), DEFAULT_LIMITS)
     assert found == _notable_by_pattern(data, DEFAULT_LIMITS)
 
 

@@ -36,6 +36,8 @@ import re
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.optimizers.file_list_parse import DEFAULT_LIMITS as FILE_LIMITS
+from tokenlab.optimizers.file_list_parse import notable_names
 from tokenlab.optimizers.line_shapes import ANSI_RE
 
 _DATE = (
@@ -306,14 +308,11 @@ def _special_parts(entries: list[_Entry], limits: LongListingConfig) -> list[str
 
 
 def optimize_long(data: bytes, config: OptimizerConfig, limits: LongListingConfig = DEFAULT_LIMITS) -> OptimizeResult:
-    from tokenlab.optimizers.file_list import DEFAULT_LIMITS as FILE_LIMITS
-    from tokenlab.optimizers.file_list import _notable_names
-
     blocks, kept = _parse(data)
     paths = len(blocks) == 1 and _names_paths(blocks[0])
     if paths:
         blocks = _by_folder(blocks[0])
-    notable, prefixes = _notable_names(FILE_LIMITS)
+    notable, prefixes = notable_names(FILE_LIMITS)
     recursive = len(blocks) > 1
     names_cap = limits.max_named_entries if recursive else limits.max_top_names
     entries = [entry for block in blocks for entry in block.shown]
