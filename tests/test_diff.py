@@ -15,6 +15,7 @@ from tests.conftest import Golden, render_preview
 from tokenlab import tokens
 from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers import diff as diff_module
+from tokenlab.optimizers import diff_repeats as repeats_module
 from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
@@ -611,7 +612,7 @@ def test_hunks_that_differ_by_one_byte_fold_as_near_repeats_showing_that_line() 
 
 
 def test_bodies_whose_hashes_collide_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(diff_module, "hash", lambda body: 0, raising=False)  # every body collides
+    monkeypatch.setattr(repeats_module, "hash", lambda body: 0, raising=False)  # every body collides
     changed = LICENCE_HUNK.replace("2024", "2025").replace("os", "re").replace("sys", "io")  # 3 lines
     data = _files(("app/a.py", LICENCE_HUNK), ("app/b.py", changed), ("app/c.py", LICENCE_HUNK))
     text = render_preview(optimize(data, COARSE))

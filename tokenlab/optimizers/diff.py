@@ -39,18 +39,20 @@ never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
 visible. `unidiff` parses about 14 MB/s alone on a 10 MB diff, slower than this whole
 optimizer has to be, so the tests use it as the oracle for file and line counts instead.
+Which hunk bodies repeat one shown earlier is found by `diff_repeats.py`; this module
+decides everything else and renders.
 """
 
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import accumulate, compress, cycle, islice, repeat
-from operator import add, is_, mul, ne, not_, or_, sub
+from functools import partial
+from itertools import accumulate, compress, islice, repeat
+from operator import add, is_, mul, not_, or_, sub
 
 from tokenlab.optimizers import (
     Excerpt,
@@ -63,6 +65,7 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.diff_parse import Lines, Section, scan
+from tokenlab.optimizers.diff_repeats import HunkBodies
 
 
 @dataclass(frozen=True)
@@ -114,10 +117,6 @@ _SECURITY_CODE_RE = re.compile(
     rb"|ssl|tls|cert|crypt|session|guard|policy",
     re.IGNORECASE,
 )
-# The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
-_NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
-# Earlier bodies compared with a later one per equal slice: the first few found.
-_NEAR_CANDIDATES = 4
 
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
@@ -234,14 +233,9 @@ class _Renderer:
         self.fine = granularity is Granularity.FINE
         self.config = config
         self.min_fold_bytes = config.min_fold_bytes_fine if self.fine else config.min_fold_bytes_coarse
-        # Every shown hunk body so far, numbered in input order: where it lies in the input,
-        # its file, and the first number of each body's hash. Ints and shared strings rather
-        # than an object per body: a 100 MB diff has about 100,000 hunks.
-        self._body_bounds = array("q")  # start and end in the input, two per body
-        self._body_paths: list[str] = []
-        self._first_by_hash: dict[int, int] = {}
-        self._near_by_chunk: dict[tuple[int, int, int], list[int]] = {}  # see `_chunks`
-        self._view = memoryview(data)
+        self.bodies = HunkBodies(
+            data, config.min_repeat_bytes_over_label, config.near_repeat_lines, config.near_repeat_share
+        )
 
     def cuts(self, lines: Lines, sections: list[Section]) -> _Cuts:
         """A batch of files' cuts: bookkeeping and whole files file by file, repeated hunk
@@ -251,7 +245,7 @@ class _Renderer:
         kinds: list[_CutKind] = []
         labels: list[str] = []
         runs: list[int] = []
-        shown: list[Section] = []
+        with_hunks: list[tuple[Section, str]] = []  # shown files' hunks may repeat earlier ones
         for section in sections:
             fold = _fold_kind(section, lines, self.config)
             if fold:
@@ -261,7 +255,8 @@ class _Renderer:
                 kinds.append(_CutKind.FILE)
                 labels.append(f"[{_display_path(section)}: {fold}{counts}] ")
                 continue
-            shown.append(section)
+            if section.hunks:
+                with_hunks.append((section, _display_path(section)))
             folded = list(section.meta_lines)
             if section.has_path_lines or section.binary_notice:
                 folded.extend(section.naming_lines)
@@ -274,7 +269,9 @@ class _Renderer:
                 labels.append("")
             runs += section.runs
         folds = self._context_cuts(lines, runs)  # as if every body were shown
-        repeat_firsts, repeat_lasts, repeat_labels, repeat_shown = self._repeated_hunks(lines, shown, folds)
+        repeat_firsts, repeat_lasts, repeat_labels, repeat_shown = self.bodies.repeated(
+            lines, with_hunks, partial(_folded_bytes, lines, folds)
+        )
         firsts += repeat_firsts
         lasts += repeat_lasts
         kinds += repeat(_CutKind.REPEAT, len(repeat_firsts))
@@ -297,109 +294,6 @@ class _Renderer:
             list(map(labels.__getitem__, order)),
             list(map(after.__getitem__, order)),
         )
-
-    def _repeated_hunks(
-        self, lines: Lines, sections: list[Section], folds: tuple[list[int], list[int]]
-    ) -> tuple[list[int], list[int], list[str], list[bytes]]:
-        """The line ranges, labels and shown lines of the shown files' hunk bodies that repeat
-        one shown in full earlier in the diff, exactly or but for a few lines, where what they
-        leave is clearly shorter than the body."""
-        with_hunks = [section for section in sections if section.hunks]
-        hunks = [at for section in with_hunks for at in section.hunks]
-        paths = [
-            path for section in with_hunks for path in repeat(_display_path(section), len(section.hunks) // 2)
-        ]
-        bounds = lines.offsets(list(map(add, hunks, cycle((1, 0)))))  # each body's start and end
-        firsts: list[int] = []
-        lasts: list[int] = []
-        labels: list[str] = []
-        shown: list[bytes] = []  # the differing lines shown after a near repeat's label
-        view, over = self._view, self.config.min_repeat_bytes_over_label
-        for at, path in enumerate(paths):
-            header, end = hunks[2 * at : 2 * at + 2]
-            start, stop = bounds[2 * at : 2 * at + 2]
-            number = len(self._body_paths)
-            self._body_bounds.extend((start, stop))
-            self._body_paths.append(path)
-            body = view[start:stop]
-            key = hash(body)
-            first = self._first_by_hash.get(key)
-            if first is not None and body == view[self._body_bounds[2 * first] : self._body_bounds[2 * first + 1]]:
-                label, extra = self._repeat_label(first, end - header - 1, ""), b""
-            else:
-                items = lines.items[header + 1 : end]
-                near = self._near_match(items)
-                if near is None:
-                    self._first_by_hash.setdefault(key, number)
-                    self._index_near(items, number)
-                    continue
-                first, differing = near
-                label = self._repeat_label(first, len(items), ", except:")
-                extra = b"".join(b"[+%d] %s\n" % (line + 1, items[line]) for line in differing)
-            size = stop - start
-            if extra:  # what the body would show: its context folds are not saved twice
-                size -= _folded_bytes(lines, folds, header + 1, end)
-            if size >= len(label.encode()) + len(extra) + over:
-                firsts.append(header + 1)
-                lasts.append(end)
-                labels.append(label)
-                shown.append(extra)
-            elif extra:  # a near repeat left visible is shown in full: others may match it
-                self._first_by_hash.setdefault(key, number)
-                self._index_near(items, number)
-        return firsts, lasts, labels, shown
-
-    def _near_limit(self, count: int) -> int:
-        """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
-        return max(self.config.near_repeat_lines, int(count * self.config.near_repeat_share))
-
-    def _chunks(self, items: list[bytes]) -> Iterator[tuple[int, int, int]]:
-        """Keys of a body's `limit + 1` slices: one of them is equal in a body that differs
-        from it in at most `limit` lines of the same count."""
-        count = len(items)
-        pieces = self._near_limit(count) + 1
-        cuts = [count * piece // pieces for piece in range(pieces + 1)]
-        for piece in range(pieces):
-            yield count, piece, hash(tuple(items[cuts[piece] : cuts[piece + 1]]))
-
-    def _index_near(self, items: list[bytes], number: int) -> None:
-        """Records body `number`, shown in full, as one later bodies may nearly repeat."""
-        if len(items) > self._near_limit(len(items)):
-            for key in self._chunks(items):
-                numbers = self._near_by_chunk.setdefault(key, [])
-                if len(numbers) < _NEAR_CANDIDATES:
-                    numbers.append(number)
-
-    def _near_match(self, items: list[bytes]) -> tuple[int, list[int]] | None:
-        """The earliest body shown in full with as many lines as `items` that differs from it in
-        fewest lines, at most the limit and at least one, and which lines those are."""
-        count, limit = len(items), self._near_limit(len(items))
-        if count <= limit:
-            return None
-        best: tuple[int, list[int]] | None = None
-        tried: set[int] = set()
-        for key in self._chunks(items):
-            for number in self._near_by_chunk.get(key, ()):
-                if number in tried:
-                    continue
-                tried.add(number)
-                earlier = self.data[self._body_bounds[2 * number] : self._body_bounds[2 * number + 1]]
-                if earlier.count(b"\n") + (not earlier.endswith(b"\n")) != count:
-                    continue  # another line count, met through a hash collision
-                earlier_items = earlier.split(b"\n")
-                differing = list(compress(range(count), map(ne, items, earlier_items)))
-                if 0 < len(differing) <= limit and (best is None or len(differing) < len(best[1])):
-                    best = number, differing
-        return best
-
-    def _repeat_label(self, first: int, lines: int, tail: str) -> str:
-        """What a repeated body of `lines` lines leaves: where body number `first` was shown."""
-        start = self._body_bounds[2 * first]
-        # Its hunk header is the line that ends where the body starts.
-        header = self.data[self.data.rfind(b"\n", 0, start - 1) + 1 : start - 1]
-        new_start = _NEW_START_RE.match(header)
-        at_line = f", line {int(new_start[1])}" if new_start else ""
-        return f"[same {lines} lines as the hunk above in {self._body_paths[first]}{at_line}{tail}] "
 
     def _context_cuts(self, lines: Lines, runs: list[int]) -> tuple[list[int], list[int]]:
         """The line ranges folded out of context runs (`Section.runs`): all but `context_keep`

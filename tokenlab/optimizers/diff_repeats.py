@@ -1,0 +1,152 @@
+"""The diff optimizer's repeated hunk bodies: which bodies fold because one shown earlier says the same.
+
+A hunk body byte-identical to one shown in full earlier in the diff (one edit applied to
+many files, vendored copies, a merge's combined diff) leaves `[same N lines as the hunk
+above in PATH, line L]`; one with as many lines and at most `max(2, 5%)` of them different
+leaves `[…, line L, except:]` followed by each differing line as `[+K] LINE`. Either folds
+only when what it leaves is clearly shorter than the body (net of the context folds the
+body would get anyway), and only bodies shown in full are ever pointed at.
+
+`HunkBodies` lives for one diff and is fed a batch of files at a time, in input order, so
+a body is compared with every earlier batch's. It keeps ints and shared strings rather
+than an object per body (a 100 MB diff has about 100,000 hunks), finds exact repeats by
+hash and near repeats through the hashes of a body's `limit + 1` slices, and compares
+bytes before it folds anything, so a hash collision never hides a line. `diff.py` owns
+the decision to fold files and context, and all rendering.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Callable, Iterator
+from itertools import compress, cycle, repeat
+from operator import add, ne
+
+from tokenlab.optimizers.diff_parse import Lines, Section
+
+# The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
+_NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
+# Earlier bodies compared with a later one per equal slice: the first few found.
+_NEAR_CANDIDATES = 4
+
+
+class HunkBodies:
+    """Every hunk body shown so far in one diff, and which later bodies repeat one of them."""
+
+    def __init__(self, data: bytes, min_bytes_over_label: int, near_lines: int, near_share: float) -> None:
+        self.data = data
+        self.min_bytes_over_label = min_bytes_over_label
+        self.near_lines = near_lines
+        self.near_share = near_share
+        # Every shown hunk body so far, numbered in input order: where it lies in the input,
+        # its file, and the first number of each body's hash.
+        self._body_bounds = array("q")  # start and end in the input, two per body
+        self._body_paths: list[str] = []
+        self._first_by_hash: dict[int, int] = {}
+        self._near_by_chunk: dict[tuple[int, int, int], list[int]] = {}  # see `_chunks`
+        self._view = memoryview(data)
+
+    def repeated(
+        self, lines: Lines, files: list[tuple[Section, str]], folded_bytes: Callable[[int, int], int]
+    ) -> tuple[list[int], list[int], list[str], list[bytes]]:
+        """The line ranges, labels and shown lines of the hunk bodies of `files` (shown files
+        with hunks, each with its display path) that repeat one shown in full earlier in the
+        diff, exactly or but for a few lines, where what they leave is clearly shorter than
+        the body. `folded_bytes(first, last)` is what context folds take off lines [first, last)."""
+        hunks = [at for section, _ in files for at in section.hunks]
+        paths = [path for section, name in files for path in repeat(name, len(section.hunks) // 2)]
+        bounds = lines.offsets(list(map(add, hunks, cycle((1, 0)))))  # each body's start and end
+        firsts: list[int] = []
+        lasts: list[int] = []
+        labels: list[str] = []
+        shown: list[bytes] = []  # the differing lines shown after a near repeat's label
+        view, over = self._view, self.min_bytes_over_label
+        for at, path in enumerate(paths):
+            header, end = hunks[2 * at : 2 * at + 2]
+            start, stop = bounds[2 * at : 2 * at + 2]
+            number = len(self._body_paths)
+            self._body_bounds.extend((start, stop))
+            self._body_paths.append(path)
+            body = view[start:stop]
+            key = hash(body)
+            first = self._first_by_hash.get(key)
+            if (
+                first is not None
+                and body == view[self._body_bounds[2 * first] : self._body_bounds[2 * first + 1]]
+            ):
+                label, extra = self._repeat_label(first, end - header - 1, ""), b""
+            else:
+                items = lines.items[header + 1 : end]
+                near = self._near_match(items)
+                if near is None:
+                    self._first_by_hash.setdefault(key, number)
+                    self._index_near(items, number)
+                    continue
+                first, differing = near
+                label = self._repeat_label(first, len(items), ", except:")
+                extra = b"".join(b"[+%d] %s\n" % (line + 1, items[line]) for line in differing)
+            size = stop - start
+            if extra:  # what the body would show: its context folds are not saved twice
+                size -= folded_bytes(header + 1, end)
+            if size >= len(label.encode()) + len(extra) + over:
+                firsts.append(header + 1)
+                lasts.append(end)
+                labels.append(label)
+                shown.append(extra)
+            elif extra:  # a near repeat left visible is shown in full: others may match it
+                self._first_by_hash.setdefault(key, number)
+                self._index_near(items, number)
+        return firsts, lasts, labels, shown
+
+    def _near_limit(self, count: int) -> int:
+        """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
+        return max(self.near_lines, int(count * self.near_share))
+
+    def _chunks(self, items: list[bytes]) -> Iterator[tuple[int, int, int]]:
+        """Keys of a body's `limit + 1` slices: one of them is equal in a body that differs
+        from it in at most `limit` lines of the same count."""
+        count = len(items)
+        pieces = self._near_limit(count) + 1
+        cuts = [count * piece // pieces for piece in range(pieces + 1)]
+        for piece in range(pieces):
+            yield count, piece, hash(tuple(items[cuts[piece] : cuts[piece + 1]]))
+
+    def _index_near(self, items: list[bytes], number: int) -> None:
+        """Records body `number`, shown in full, as one later bodies may nearly repeat."""
+        if len(items) > self._near_limit(len(items)):
+            for key in self._chunks(items):
+                numbers = self._near_by_chunk.setdefault(key, [])
+                if len(numbers) < _NEAR_CANDIDATES:
+                    numbers.append(number)
+
+    def _near_match(self, items: list[bytes]) -> tuple[int, list[int]] | None:
+        """The earliest body shown in full with as many lines as `items` that differs from it in
+        fewest lines, at most the limit and at least one, and which lines those are."""
+        count, limit = len(items), self._near_limit(len(items))
+        if count <= limit:
+            return None
+        best: tuple[int, list[int]] | None = None
+        tried: set[int] = set()
+        for key in self._chunks(items):
+            for number in self._near_by_chunk.get(key, ()):
+                if number in tried:
+                    continue
+                tried.add(number)
+                earlier = self.data[self._body_bounds[2 * number] : self._body_bounds[2 * number + 1]]
+                if earlier.count(b"\n") + (not earlier.endswith(b"\n")) != count:
+                    continue  # another line count, met through a hash collision
+                earlier_items = earlier.split(b"\n")
+                differing = list(compress(range(count), map(ne, items, earlier_items)))
+                if 0 < len(differing) <= limit and (best is None or len(differing) < len(best[1])):
+                    best = number, differing
+        return best
+
+    def _repeat_label(self, first: int, lines: int, tail: str) -> str:
+        """What a repeated body of `lines` lines leaves: where body number `first` was shown."""
+        start = self._body_bounds[2 * first]
+        # Its hunk header is the line that ends where the body starts.
+        header = self.data[self.data.rfind(b"\n", 0, start - 1) + 1 : start - 1]
+        new_start = _NEW_START_RE.match(header)
+        at_line = f", line {int(new_start[1])}" if new_start else ""
+        return f"[same {lines} lines as the hunk above in {self._body_paths[first]}{at_line}{tail}] "
