@@ -131,6 +131,13 @@ def test_damaged_json_gives_an_answer_or_a_one_line_input_error(
             assert "\n" not in str(error)
 
 
+def test_a_key_with_a_line_break_is_quoted_in_paths_and_errors() -> None:
+    assert path_name(("a\nb", 0)) == '$["a\\nb"][0]'
+    with pytest.raises(InputError) as error:
+        expand_data(b"[1]", RefQuery(json_path=path_name((-1, ':::"\n\U0001f600'))), ref_id="ctx_t")
+    assert "\n" not in str(error.value)
+
+
 BIG = (
     b'{"meta": {"note": "a \\"quoted\\" ] } [ { text, with \\\\ escapes"},\n'
     + b'"items": ['

@@ -69,7 +69,9 @@ def path_name(segments: tuple[str | int, ...]) -> str:
     for segment in segments:
         if isinstance(segment, int):
             out += f"[{segment}]"
-        elif _PATH_KEY.fullmatch(segment) and segment.strip() == segment:
+        # A key with a line break or another control character is quoted: a path, and an
+        # error naming it, stays on one line.
+        elif _PATH_KEY.fullmatch(segment) and segment.strip() == segment and segment.isprintable():
             out += f".{segment}"
         else:
             out += f"[{json.dumps(segment)}]"
