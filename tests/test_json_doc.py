@@ -569,7 +569,10 @@ def test_eslint_json_findings_are_listed_by_rule() -> None:
     assert [group["ruleId"] for group in grouped] == [
         "no-var", "no-unused-vars", "eqeqeq", "no-debugger", "prefer-const", "no-undef", "no-dupe-keys"
     ]
-    assert '{"ruleId":"no-debugger","severity":2,"findings":"[×20] {in /tmp/survey/work/js/lib/: mod00 mod01' in rendered
+    assert (
+        '{"ruleId":"no-debugger","severity":2,"message":"Unexpected \'debugger\' statement.",'
+        '"findings":"[×20] {in /tmp/survey/work/js/lib/: mod00 mod01'
+    ) in rendered
     assert "mod08 mod09}.js:9:24 {mod10 mod11" in rendered and "'{f0, f1, f2," in rendered
     assert '"filePath":"/tmp/survey/work/js/lib/mod19.js","…": "2 fields: messages, suppressedMessages #ref:ctx_' in rendered
     assert '"errorCount":6,"fatalErrorCount":0,"warningCount":2,"fixableErrorCount":1,"fixableWarningCount":1' in rendered
@@ -604,3 +607,25 @@ def test_thousands_of_records_keep_the_folded_layout() -> None:
     rendered = preview(json.dumps(jobs, indent=2).encode())
     assert '"id": "job_1500"' not in rendered
     assert "[2,999 similar items] #ref:" in rendered
+
+
+def test_few_distinct_messages_of_one_template_are_each_spelled_as_the_input_writes_them() -> None:
+    """Three `'x' is not defined` findings are three bugs a person greps for by their exact
+    message; twenty variants of one template stay one line listing the values."""
+    files = [
+        {"filePath": f"/src/m{f}.js", "messages": [
+            {"ruleId": "no-var", "severity": 2, "message": "Unexpected var.", "line": n, "column": 1} for n in range(1, 9)
+        ] + [{"ruleId": "no-undef", "severity": 2, "message": f"'gone{f % 3}' is not defined.", "line": 40, "column": 7}]}
+        for f in range(12)
+    ]
+    raw = json.dumps(files, separators=(",", ":")).encode()
+    result = json_doc.optimize(raw, COARSE)
+    rendered = render_preview(result)
+    for name in ("gone0", "gone1", "gone2"):
+        assert f'"message":"\'{name}\' is not defined."' in rendered
+    assert '"message":"Unexpected var.","findings":"[×96] ' in rendered
+    assert line_shapes.not_shown(result.signals, rendered) == ()
+    many = raw  # twelve distinct names: more than a template spells out
+    for f in range(12):
+        many = many.replace(f"'gone{f % 3}'".encode(), f"'name{f}'".encode(), 1)
+    assert "'{name0, name1, name2," in render_preview(json_doc.optimize(many, COARSE))

@@ -165,3 +165,59 @@ def test_large_table_stays_linear() -> None:
     shown = render_preview(result)
     assert len(shown) < 3000
     assert "test_case_99999,failed" in shown
+
+
+PSQL = Path(__file__).parent.parent / "fixtures" / "real"
+
+
+@pytest.mark.parametrize("name", ["psql_wide_join_select.txt", "psql_explain_analyze_buffers.txt"])
+@pytest.mark.parametrize("granularity", ["coarse", "fine"])
+def test_psql_goldens(name: str, granularity: str, golden: Golden) -> None:
+    config = FINE if granularity == "fine" else COARSE
+    golden.check(f"table/{name}.{granularity}.txt", render_preview(table.optimize((PSQL / name).read_bytes(), config)))
+
+
+def psql_rows(count: int) -> bytes:
+    lines = ["  id | status ", "-----+--------"]
+    lines += [f" {n:>3} | {'failed' if n == 7 else 'ok'}" for n in range(count)]
+    return ("\n".join([*lines, f"({count} rows)", ""])).encode()
+
+
+def test_psql_aligned_table_is_a_table_not_yaml() -> None:
+    assert classify(psql_rows(60)).content_type is ContentType.TABLE
+    assert classify(b"title\n-----\nsome: text\nmore: here\nand: this\n").content_type is not ContentType.TABLE
+
+
+def test_psql_table_keeps_header_footer_and_failed_row() -> None:
+    data = psql_rows(300) * 2
+    result = table.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert shown.count("  id | status \n-----+--------\n") == 2 and shown.count("(300 rows)") == 2
+    assert shown.count("   7 | failed") == 2 and "… 292 rows (lines 11–302)" in shown and "… 292 rows (lines 314–605)" in shown
+    assert all(signal in shown for signal in result.signals)
+
+
+def test_short_psql_tables_show_whole() -> None:
+    data = (psql_rows(30) + b"Indexes:\n    \"t_pkey\" PRIMARY KEY, btree (id)\n\n") * 6
+    assert render_preview(table.optimize(data, COARSE)) == data.decode()
+
+
+def test_explain_plan_keeps_every_node_and_folds_details() -> None:
+    data = (PSQL / "psql_explain_analyze_buffers.txt").read_bytes()
+    shown = render_preview(table.optimize(data, COARSE))
+    nodes = [line for line in data.decode().splitlines() if "->" in line or "(actual time" in line]
+    assert len(nodes) == 17 and all(node in shown for node in nodes)
+    assert "… 4 lines: Output, Filter, Rows Removed by Filter, Buffers (lines 37–40)" in shown
+    assert "Execution Time: 33.968 ms" in shown and "(51 rows)" in shown
+
+
+@pytest.mark.parametrize("name", ["psql_wide_join_select.txt", "psql_explain_analyze_buffers.txt", "psql_describe_plus.txt"])
+def test_psql_captures_restore_exactly(name: str, tmp_path: Path) -> None:
+    data = (PSQL / name).read_bytes()
+    store = Store(tmp_path / "psql")
+    packet = analyze(data, source=name, store=store)
+    assert packet.recovery_status.value == "PASS", packet.recovery_failures
+    assert restore(packet.visible.encode("utf-8"), store) == data
+    for config in (COARSE, FINE):
+        for omission in table.optimize(data, config).omissions:
+            assert b"".join(data[a:b] for a, b in omission.source) == omission.data

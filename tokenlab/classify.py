@@ -162,7 +162,10 @@ def _try_dependency_tree(data: bytes, sample: bytes) -> Classification | None:
 
 def _try_table(data: bytes, sample: bytes) -> Classification | None:
     from tokenlab.optimizers.table import sniff
+    from tokenlab.optimizers.table_aligned import looks_aligned
 
+    if looks_aligned(sample):
+        return Classification(ContentType.TABLE, "aligned tables: a header, a ---+--- rule under it, rows in | columns")
     delimiter = sniff(sample)
     if delimiter is not None:
         return Classification(ContentType.TABLE, f"a header row and records of equal field count split by {delimiter!r}")

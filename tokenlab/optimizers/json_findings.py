@@ -20,7 +20,7 @@ counts). Signals are each finding's diagnostic line, as its group shows it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,10 @@ _COLUMN_KEYS = ("column", "col", "column_number", "start_column")
 class FindingsLimits:
     max_findings: int = 5000  # more findings than this are left to the record layout
     values_listed: int = 1000  # values listed per slot of a group line (as log failures)
+    # A rule's message template with at most this many distinct messages (`'x' is not
+    # defined`, `'y' …`) lists each message whole: a few such findings are the real bugs a
+    # person greps for by their exact text; more read better as one template's values.
+    messages_spelled: int = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +91,21 @@ def group(records: list[Any], keys: KeyClassifier, separator: str, limits: Findi
     for finding in findings:
         constants, _ = line_shapes.slots(finding[2])
         groups.setdefault((finding[0], *(" ".join(text.split()) for text in constants)), []).append(finding)
-    lines = [line for members in groups.values() for line in _group_lines(members, separator, limits)]
+    lines = [line for members in _spelled(groups.values(), limits) for line in _group_lines(members, separator, limits)]
     text = '{"findings by rule": [\n' + ",\n".join(lines) + "]}"
     signals = tuple(dict.fromkeys(_escaped(line) for _, line, _ in findings))
     return Grouped(key, text, signals)
+
+
+def _spelled(groups: Iterable[list[tuple[str, str, str]]], limits: FindingsLimits) -> list[list[tuple[str, str, str]]]:
+    """The template groups, each split by its exact messages when they are few and differ."""
+    split: list[list[tuple[str, str, str]]] = []
+    for members in groups:
+        messages: dict[str, list[tuple[str, str, str]]] = {}
+        for finding in members:
+            messages.setdefault(finding[2], []).append(finding)
+        split += list(messages.values()) if 1 < len(messages) <= limits.messages_spelled else [members]
+    return split
 
 
 def _holds_findings(value: Any) -> bool:
@@ -134,8 +149,13 @@ def _group_lines(members: list[tuple[str, str, str]], separator: str, limits: Fi
     shown = texts[0] if len(texts) == 1 else f"[×{len(texts):,}] " + (line_shapes.with_values(texts, cap, cap) or texts[0])
     escaped = tuple(map(_escaped, texts))
     missing = line_shapes.not_shown(escaped, _escaped(shown)) if len(texts) > 1 else ()
-    objects = [_object(members[0][0], json.dumps(shown, ensure_ascii=False), separator)]
-    return objects + [_object(members[0][0], f'"{text}"', separator) for text in missing]
+    identity = members[0][0]
+    if len({message for _, _, message in members}) == 1:  # named as the input names it
+        colon = ": " if separator == ", " else ":"
+        spelled = '"message"' + colon + json.dumps(members[0][2], ensure_ascii=False)
+        identity = identity + separator + spelled if identity else spelled
+    objects = [_object(identity, json.dumps(shown, ensure_ascii=False), separator)]
+    return objects + [_object(identity, f'"{text}"', separator) for text in missing]
 
 
 def _object(identity: str, shown: str, separator: str) -> str:

@@ -44,11 +44,13 @@ from tokenlab.optimizers import (
     OptimizeResult,
     Part,
     join_literals,
+    table_aligned,
     visible,
 )
 from tokenlab.optimizers.line_shapes import FAILURE_RE
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
+_SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}
 _SNIFF_RECORDS = 200
 
 
@@ -64,6 +66,9 @@ class TableLimits:
     values_listed: int = 8
     value_chars: int = 40
     row_chars: int = 2000  # a kept record longer than this shows its start and a ref
+    # An aligned table (psql) of fewer rows shows whole: `\d+`'s columns and short query
+    # results are each a record a person reads.
+    whole_rows: int = 40
 
 
 DEFAULT_LIMITS = TableLimits()
@@ -179,6 +184,7 @@ class _Column:
 @dataclass
 class _Table:
     delimiter: str
+    first: int = 0  # the line where the first record starts
     header: int = -1  # record index of the header
     ends: array[int] = field(default_factory=lambda: array("q"))  # end line of each record
     blank: set[int] = field(default_factory=set)
@@ -245,7 +251,7 @@ def _failures(data: bytes, lines: list[bytes], table: _Table) -> list[int]:
     found: list[int] = []
     checked = -1
     after = starts[table.ends[table.header]] if table.header >= 0 else len(data)
-    for hint in _FAILURE_HINT_RE.finditer(data, after):
+    for hint in _FAILURE_HINT_RE.finditer(data, after, starts[table.ends[-1]]):
         line = bisect_right(starts, hint.start()) - 1
         record = bisect_right(table.ends, line)
         if record == checked:
@@ -262,6 +268,8 @@ def optimize(data: bytes, config: OptimizerConfig, limits: TableLimits = DEFAULT
     unchanged = OptimizeResult((visible(data),) if data else ())
     if len(data) < limits.small_bytes:
         return unchanged
+    if table_aligned.looks_aligned(data[:65536]):
+        return _aligned(data, config, limits)
     delimiter = sniff(data[:65536])
     if delimiter is None:
         return unchanged
@@ -272,6 +280,51 @@ def optimize(data: bytes, config: OptimizerConfig, limits: TableLimits = DEFAULT
     starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
     starts[-1] = len(data)
     return _Render(data, table, starts, config.granularity is Granularity.FINE, limits).result()
+
+
+def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> OptimizeResult:
+    """Each long aligned table rendered as a CSV table is (a drawn tree as an outline);
+    short tables and the lines around the tables stay as they are."""
+    lines = _lines(data)
+    texts = [visible(line).rstrip("\r") for line in lines]
+    starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
+    starts[-1] = len(data)
+    fine = config.granularity is Granularity.FINE
+    parts: list[Part] = []
+    signals: list[str] = []
+    shown_to = 0  # lines before this one are in `parts`
+    for found in table_aligned.find_tables(texts):
+        if len(found.records) < limits.whole_rows:
+            continue
+        parts.append(visible(data[starts[shown_to] : starts[found.header]]))
+        rows = [texts[first] for first, _ in found.records]
+        if not found.bounds and table_aligned.is_tree(rows):
+            parts += table_aligned.tree_parts(data, starts, texts, found, fine)
+        else:
+            result = _Render(data, _aligned_table(data, lines, texts, found, limits), starts, fine, limits).result()
+            parts += result.parts
+            signals += result.signals
+        if found.footer is not None:
+            signals.append(texts[found.footer].strip())
+        shown_to = found.end
+    parts.append(visible(data[starts[shown_to] :]))
+    return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals)))
+
+
+def _aligned_table(
+    data: bytes, lines: list[bytes], texts: list[str], found: table_aligned.Aligned, limits: TableLimits
+) -> _Table:
+    """One aligned table read as `_scan` reads CSV: its header record holds the header and
+    the rule; a record's values come from its first line."""
+    keep = max(limits.anomalies_shown, int(limits.rare_max_share * len(found.records))) + 1
+    table = _Table("|", first=found.header, header=0)
+    table.ends = array("q", [found.header + 2, *(stop for _, stop in found.records)])
+    names = table_aligned.cells(texts[found.header], found.bounds)
+    table.columns = [_Column(name, keep, limits.tracked_distinct) for name in names]
+    for record, (first, _) in enumerate(found.records, start=1):
+        table.add(table_aligned.cells(texts[first], found.bounds), record, limits, keep)
+    table.failures = _failures(data, lines, table)
+    return table
 
 
 class _Render:
@@ -286,11 +339,11 @@ class _Render:
         self.signals: list[str] = []
 
     def span(self, record: int) -> tuple[int, int]:
-        first = self.table.ends[record - 1] if record else 0
+        first = self.table.ends[record - 1] if record else self.table.first
         return self.starts[first], self.starts[self.table.ends[record]]
 
     def line_of(self, record: int) -> int:
-        return (self.table.ends[record - 1] if record else 0) + 1
+        return (self.table.ends[record - 1] if record else self.table.first) + 1
 
     def result(self) -> OptimizeResult:
         table, limits = self.table, self.limits
@@ -301,7 +354,7 @@ class _Render:
             if record not in table.blank:
                 first_rows.append(record)
         kept = set(first_rows) | set(self.shown)
-        body: list[Part] = [visible(self.data[: self.span(table.header)[1]])]
+        body: list[Part] = [visible(self.data[self.span(0)[0] : self.span(table.header)[1]])]
         folded: list[tuple[int, int]] = []  # record ranges [first, stop)
         run_start = None
         for record in range(table.header + 1, len(table.ends) + 1):
@@ -346,7 +399,7 @@ class _Render:
 
     def census(self, folded: list[tuple[int, int]]) -> list[Part]:
         table, limits = self.table, self.limits
-        head = f"[table: {table.rows:,} rows × {len(table.columns)} columns, {_DELIMITERS[table.delimiter]}-separated"
+        head = f"[table: {table.rows:,} rows × {len(table.columns)} columns, {_SEPARATED[table.delimiter]}"
         if self.shown:
             count = len(self.shown) + len(self.hidden)
             head += f"; {count:,} anomalous row{'s' if count != 1 else ''} ({self.causes()})"

@@ -25,7 +25,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers import (
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    join_literals,
+    table_aligned,
+    visible,
+)
 from tokenlab.optimizers.json_records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
 
 _KEY_RE = re.compile(
@@ -394,6 +402,9 @@ def looks_like_yaml(sample: bytes) -> bool:
     """
     lines = _Lines(sample)
     if b"\t" in sample[:1] or len(lines.lines) < 3:
+        return False
+    # psql's rows (`1 | {"a": 1}`) may parse as YAML scalars; a `---+---` rule says table.
+    if table_aligned.looks_aligned(sample):
         return False
     structural = other = keys = 0
     stream = parse(lines)
