@@ -21,7 +21,7 @@ FINE = OptimizerConfig(Granularity.FINE)
 _ANNOTATION_RE = re.compile(
     r" ?\(full section: #ref:ctx_[0-9a-f]+\)|\[repeat of an earlier paragraph: .*\] #ref:ctx_[0-9a-f]+"
     r"|\[whitespace normalized; exact original: #ref:ctx_[0-9a-f]+\]|\(full section: #ref:ctx_[0-9a-f]+\)"
-    r"| ?… #ref:ctx_[0-9a-f]+| ?…"
+    r"| ?…(?: \[\+[\d,]+ lines?\])?(?: #ref:ctx_[0-9a-f]+)?"
     # Line records (text_records.py): folded runs and the closing line.
     r"|\[… [\d,]+ (?:more )?lines?(?: like the one above[^\]]*|, each the same as the one above)?(?:: #ref:ctx_[0-9a-f]+)?\]"
     r"|\[(?:key = value dump|sorted numeric listing|table with a header row|templated records): [^\n]*\]"
@@ -57,10 +57,19 @@ def _whitespace_ref(result: OptimizeResult, data: bytes) -> bool:
 
 # Captures of tools whose facts sit in `Key: value` fields: `pip show -f`, `bandit -r`.
 FIELD_CAPTURES = ["real/pip_show_files_pylint.log", "real/bandit_dill.log"]
+# Tool reports that are neither prose nor one record shape: `top -b`, `git diff --stat
+# --summary`, `openssl x509 -text`, `pgbench`, `curl -v`.
+REPORT_CAPTURES = [
+    "real/top_b_n1.txt",
+    "real/git_diff_stat_M_renames.txt",
+    "real/openssl_x509_text.txt",
+    "real/pgbench_init_run_progress.txt",
+    "real/curl_v_get_500_redirect.log",
+]
 
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES])
 def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -69,7 +78,7 @@ def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) ->
 
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES])
 def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -232,7 +241,7 @@ def test_large_markdown_keeps_the_outline() -> None:
     assert "Wrapped line 0 of a hard-wrapped paragraph in section 3. …" in text
     assert "Wrapped line 3 of" not in text
     assert "- item 7 of the list in part 3 …" in text and "- item 8 of" not in text
-    assert "```python\nfirst_line = 1 …\n```" in text
+    assert "```python\nfirst_line = 1 … [+9 lines]\n```" in text
     _assert_honest(data, result)
 
 
@@ -254,9 +263,9 @@ def test_pydoc_style_classes_keep_signatures_and_fold_inherited_members() -> Non
         "FUNCTIONS\n    make_widget(size)\n        Build a widget.\n"
     ).encode()
     text = render_preview(optimize(doc, COARSE))
-    assert "     |  method_4(self, value)\n     |      Summary of method 4. …\n" in text
+    assert "     |  method_4(self, value)\n     |      Summary of method 4. … [+2 lines]\n" in text
     assert "Details of method 4" not in text
-    assert "     |  Methods inherited from builtins.object: …\n" in text
+    assert "     |  Methods inherited from builtins.object: … [+60 lines]\n" in text
     assert "__dunder_3__" not in text
     assert "FUNCTIONS\n    make_widget(size)\n        Build a widget." in text
 
@@ -340,3 +349,74 @@ def test_generated_documents_stay_honest(lines: list[str], granularity: Granular
 def test_optimize_never_raises_on_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
     result = optimize(data, OptimizerConfig(granularity), TextConfig(small_doc_bytes=100))
     assert all(isinstance(part, str | Omission) for part in result.parts)
+
+
+def _report(lines: list[str]) -> bytes:
+    """Tool output past the outline threshold: one block of records with no blank line."""
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_fold_says_how_many_lines_it_hides() -> None:
+    paragraph = "Part {i} opens here.\nIt goes on with details that fold away.\nAnd more of them.\n\n"
+    text = render_preview(optimize("".join(paragraph.format(i=i) for i in range(40)).encode(), COARSE))
+    assert "Part 3 opens here. … [+2 lines]\n" in text
+
+
+def test_failure_lines_stay_and_are_declared_but_not_words_in_paths() -> None:
+    lines = [f"==42==    at 0x{i:x}: step_{i} (app.c:{i})" for i in range(60)]
+    lines[20] = "==42== Invalid read of size 4"
+    lines[30] = "[pid 7] +++ killed by SIGSEGV +++"
+    lines[40] = "==42==    at 0x1: load (src/failover/invalid_cfg.c:3)"
+    result = optimize(_report(lines), COARSE)
+    text = render_preview(result)
+    assert "==42== Invalid read of size 4" in text
+    assert "[pid 7] +++ killed by SIGSEGV +++" in text
+    assert "invalid_cfg.c" not in text
+    assert {"==42== Invalid read of size 4", "[pid 7] +++ killed by SIGSEGV +++"} <= set(result.signals)
+
+
+def test_http_status_lines_stay_and_error_answers_are_declared() -> None:
+    request = '203.0.113.{i} - - [30/Nov/2026:08:00:00 +0000] "GET /p{i} HTTP/1.1" {status} 512 "-" "curl/8"'
+    lines = [request.format(i=i, status=503 if i == 30 else 200) for i in range(60)]
+    lines[10] = "< HTTP/1.0 301 Moved Permanently"
+    result = optimize(_report(lines), COARSE)
+    text = render_preview(result)
+    assert "< HTTP/1.0 301 Moved Permanently" in text
+    assert '"GET /p30 HTTP/1.1" 503' in text
+    assert '"GET /p20 HTTP/1.1" 200' not in text
+    assert [signal for signal in result.signals if "HTTP" in signal] == [lines[30]]
+
+
+def test_totals_column_headers_and_the_closing_line_stay() -> None:
+    lines = [
+        "top - 18:54:12 up  5:27,  0 user,  load average: 3.75",
+        "Tasks:  86 total,   2 running",
+        "%Cpu(s): 50.0 us, 50.0 sy",
+        "  PID USER      PR  NI  %CPU COMMAND",
+        *(f"{i:5} root      20   0   0.0 worker_{i}" for i in range(60)),
+        " 32 files changed, 4 insertions(+), 42 deletions(-)",
+        *(f"{i:5} root      20   0   0.0 helper_{i}" for i in range(60)),
+        "tps = 1814.739992 (without initial connection time)",
+    ]
+    result = optimize(_report(lines), COARSE)
+    text = render_preview(result)
+    for kept in (lines[1], lines[2], lines[3], " 32 files changed, 4 insertions(+), 42 deletions(-)", lines[-1]):
+        assert kept in text
+    assert "32 files changed, 4 insertions(+), 42 deletions(-)" in result.signals
+
+
+def test_a_rare_line_in_a_long_listing_stays() -> None:
+    lines = [f" rename {{lib => src}}/mod{i:02}.py (100%)" for i in range(60)]
+    lines[33] = " delete mode 100644 lib/core/mod29.py"
+    text = render_preview(optimize(_report(lines), COARSE))
+    assert " delete mode 100644 lib/core/mod29.py" in text
+    assert "mod20.py" not in text
+
+
+def test_rows_of_a_table_and_entries_under_a_label_stay_up_to_the_list_cap() -> None:
+    rows = [f" col_{i} | bigint | not null | plain" for i in range(12)]
+    entries = [f'    "idx_{i}" btree (col_{i})' for i in range(3)]
+    text = render_preview(optimize(_padded("\n".join([" Column | Type | Nullable | Storage", *rows, "Indexes:", *entries])), COARSE))
+    assert " col_7 | bigint | not null | plain" in text
+    assert " col_11 | bigint" not in text
+    assert all(entry in text for entry in entries)

@@ -51,9 +51,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 
-from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, line_shapes, visible
 from tokenlab.optimizers.long_listing import looks_like_counted_long_listing, optimize_long
-from tokenlab.optimizers.text_records import optimize_records
+from tokenlab.optimizers.text_records import optimize_records, template
 from tokenlab.optimizers.text_render import Renderer, SpanKind, TextSpan, unfold_small
 
 
@@ -71,10 +71,23 @@ class TextConfig:
     sample_lines: int = 2  # ...this many of each, so no large block hides behind one line
     # Case-insensitive whole words; a trailing "*" also matches longer words (warn* → warning).
     signal_words: tuple[str, ...] = (
-        "error*", "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
-        "don't", "unsafe", "insecure", "vulnerab*", "danger*", "caution*", "breaking", "fatal*",
+        "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
+        "don't", "unsafe", "insecure", "vulnerab*", "danger*", "caution*", "breaking",
         "not supported", "removed in",
     )  # fmt: skip
+    # What tools print when something went wrong: kept like the words above, and the kept
+    # lines holding one are declared as signals, which the pipeline checks are shown.
+    failure_words: tuple[str, ...] = (
+        "error*", "fatal*", "fail*", "invalid", "lost", "killed", "abort*", "panic*", "denied",
+        "refused", "timed out", "segmentation fault", "core dumped", "exited with", "exit status",
+        "exit code", "sigsegv", "sigabrt", "sigbus", "sigfpe", "sigill", "sigkill", "sigterm",
+    )  # fmt: skip
+    summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
+    rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
+
+    @property
+    def words_kept(self) -> tuple[str, ...]:
+        return self.signal_words + self.failure_words
 
 
 DEFAULT_LIMITS = TextConfig()
@@ -96,13 +109,20 @@ _ITEM_RE = re.compile(
 # empty value keeps its space: `Required-by: `) or `key = value` whose value is no call
 # (`res = await f(x)` is code); a key of a few words.
 _FACT_RE = re.compile(
-    rb"\n[ \t]*(?:[>*+-]+[ \t]+)?[A-Za-z][\w.-]*(?: [\w.#()-]+){0,3}"
-    rb"(?::[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?!=)[ \t]*[^\s(][^(\n]*(?=\n|\Z))"
+    rb"\n[ \t]*(?:[<>*+-]+[ \t]+)?%?[A-Za-z][\w.()-]*(?: [\w.#()-]+){0,4}"
+    rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?!=)[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
 )
+# An HTTP status line (`< HTTP/1.1 301 Moved`), or a request answered with a 4xx/5xx
+# status (`"GET /x HTTP/1.1" 503 …`): what a server said, read first.
+_HTTP_STATUS_RE = re.compile(rb"HTTP/\d(?:\.\d)? [1-5]\d\d\b|HTTP/\d(?:\.\d)?\" [45]\d\d\b")
+_HTTP_ERROR_RE = re.compile(rb"HTTP/\d(?:\.\d)?\"? [45]\d\d\b")
+# A column header: three or more words without a lower-case letter (`  PID USER  %CPU TIME+`).
+_COLUMN_HEADER_RE = re.compile(rb"[ \t]*(?:[A-Z%#][^\sa-z]*[ \t]+){2,}[A-Z%#][^\sa-z]*[ \t\r]*")
 # Two sentences on one line (`Status: draft. Owner: the team.`) are prose, not a field.
 _SENTENCE_BREAK_RE = re.compile(rb"[.!?] +[A-Z]")
 # A line of a quoted code excerpt, led by its line number: `54\timport x`, `12 | let a`.
 _EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
+_LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _DIGIT_BYTES = frozenset(b"0123456789")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
@@ -111,7 +131,9 @@ _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
 _DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
 _DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
-_PATH_WORD_RE = re.compile(rb"\S*[/\\]\S*")
+# Words inside a path (`checkers/deprecated.py`) or a code span (`` `failed` ``, a state's
+# name in prose) name something: they are no failure or warning.
+_NAME_WORD_RE = re.compile(rb"\S*[/\\]\S*|`[^`\n]*`")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
 _WORD_BYTES = frozenset(
@@ -146,7 +168,8 @@ def optimize(
     minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
     spans = unfold_small(doc.spans(states), minimum)
     sections = [(0, len(data))] if fine else doc.sections()
-    return Renderer(data, fine).render(spans, sections)
+    shown = Renderer(data, fine).render(spans, sections)
+    return OptimizeResult(shown.parts, signals=doc.declared_signals(states))
 
 
 class _Document:
@@ -201,7 +224,7 @@ class _Document:
 
     @cached_property
     def signals(self) -> list[int]:
-        return _signal_positions(self.data, self.limits.signal_words)
+        return _signal_positions(self.data, self.limits.words_kept)
 
     def mark_repeats(self, states: bytearray, repeats: list[tuple[int, int]]) -> None:
         for start, end in repeats:
@@ -220,6 +243,7 @@ class _Document:
         self._keep_signal_lines(states)
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
+        self._keep_report_lines(states)
         self.mark_repeats(states, repeats)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
@@ -229,8 +253,10 @@ class _Document:
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
-        to the one line before it. A listing is a run of lines at one indentation with no
-        blank line; prose and docstring bodies have paragraphs and stay folded whole."""
+        to the one line before it, and its lines of a rare shape (a total under a stat, the
+        one changed file among renames), which are unlike the sample. A listing is a run of
+        lines at one indentation with no blank line; prose and docstring bodies have
+        paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
@@ -238,6 +264,47 @@ class _Document:
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
+            shapes = [template(visible(line)) for line in lines]
+            counts = Counter(shapes)
+            rare = self.limits.rare_shape_lines
+            if sum(count for count in counts.values() if count > rare) * 4 < len(lines) * 3:
+                continue  # no common shapes: every line is as rare as the others
+            for offset, shape in enumerate(shapes):
+                if counts[shape] <= rare:
+                    states[run.start() + offset] = _KEEP
+
+    def _keep_report_lines(self, states: bytearray) -> None:
+        """What a tool's report is read for stays: HTTP status lines, lines counting
+        things (`32 files changed`, `ERROR SUMMARY: 3 errors`), column headers, and the
+        last line, where tools print their verdict (`tps = 1814.7`, an exit status)."""
+        longest = self.limits.summary_line_max_bytes
+        for index, line in enumerate(self.lines):
+            if states[index] != _FOLD or len(line) > longest:
+                continue
+            if (
+                _HTTP_STATUS_RE.search(line)
+                or _COLUMN_HEADER_RE.fullmatch(line)
+                or line_shapes.is_summary(visible(line))
+            ):
+                states[index] = _KEEP
+        last = next((index for index in reversed(range(len(self.lines))) if self.lines[index].strip(_BLANKISH)), -1)
+        if last >= 0 and states[last] == _FOLD and len(self.lines[last]) <= longest:
+            states[last] = _KEEP
+
+    def declared_signals(self, states: bytearray) -> tuple[str, ...]:
+        """The kept lines a reader must see: failures, 4xx/5xx answers, totals. The
+        pipeline checks that each is visible."""
+        words = self.limits.failure_words
+        declared = []
+        for index, line in enumerate(self.lines):
+            if states[index] != _KEEP or len(line) > self.limits.summary_line_max_bytes:
+                continue
+            text = visible(line_shapes.ANSI_RE.sub(b"", line)).strip(" \t\r|")
+            unpathed = _NAME_WORD_RE.sub(b" ", line)
+            failure = _signal_positions(unpathed, words) or line_shapes.is_failure(text)
+            if text and (failure or line_shapes.is_summary(text) or _HTTP_ERROR_RE.search(line)):
+                declared.append(text)
+        return tuple(dict.fromkeys(declared))
 
     def _keep_fact_runs(self, states: bytearray, decided: bytearray) -> None:
         """Status fields stay: `Key: value` lines next to another one (a header block, the
@@ -253,10 +320,10 @@ class _Document:
 
     def _keep_signal_lines(self, states: bytearray) -> None:
         shown: set[bytes] = set()
-        words = self.limits.signal_words
+        words = self.limits.words_kept
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
-            if not _signal_positions(_PATH_WORD_RE.sub(b" ", content), words):
+            if not _signal_positions(_NAME_WORD_RE.sub(b" ", content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`): no warning
             if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
                 states[index] = _KEEP
@@ -316,6 +383,9 @@ class _Outliner:
         self.inherited_indent = -1  # inside a listing of inherited members, folded whole
         self.list_items: dict[int, int] = {}  # indent -> items seen in the current list
         self.summaries: set[bytes] = set()
+        self.label_child_indent = -1  # the entries under a short `Label:` line
+        self.previous_label = False
+        self.rows = 0  # record rows seen in the current block
 
     def reset(self) -> None:
         """After a block decided elsewhere (fenced code): start afresh."""
@@ -332,7 +402,14 @@ class _Outliner:
         if content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body):
             self.gap, self.inherited_indent = True, -1  # a rule line separates like a blank line
             return index in self.headings
+        if self.gap or indent != self.previous_indent:
+            self.rows = 0
+        if self.previous_label and indent > self.previous_indent:
+            self.label_child_indent = indent
+        elif indent < self.label_child_indent:
+            self.label_child_indent = -1
         kept = self._decide(index, body, indent, content)
+        self.previous_label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
         self.gap, self.previous_indent, self.previous_kept = False, indent, kept
         return kept
 
@@ -362,7 +439,15 @@ class _Outliner:
             return self.previous_kept and (not seen or _ITEM_RE.match(body) is not None)
         if self.gap:
             return indent == self.base or _ITEM_RE.match(body) is not None
-        return bullet
+        return bullet or self._row_kept(body, indent)
+
+    def _row_kept(self, body: bytes, indent: int) -> bool:
+        """A row of a `|` table or an entry under a short `Label:` line (`Indexes:`) is a
+        record of its own, not wrapped prose: a block's first `list_items_kept` stay."""
+        if body.count(b" | ") < 2 and indent != self.label_child_indent:
+            return False
+        self.rows += 1
+        return self.rows <= self.list_items_kept
 
     def _count_list_item(self, indent: int, bullet: bool) -> bool:
         """False for list items past `list_items_kept` in one list."""

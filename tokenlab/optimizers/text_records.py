@@ -101,7 +101,7 @@ _DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
 _SPACES_RE = re.compile(r"\s+")
 
 
-def _template(line: str) -> str:
+def template(line: str) -> str:
     """A line's shape: words holding a digit as `#`, whitespace runs as one space."""
     return _DIGIT_WORD_RE.sub("#", _SPACES_RE.sub(" ", line.strip()))
 
@@ -125,7 +125,7 @@ def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | 
     if _table_columns(lines, limits) is not None:
         return Shape.TABLE
     records = [line for line in lines if line.strip(" |\t")]  # not a pydoc gutter line
-    templates = Counter(map(_template, records))
+    templates = Counter(map(template, records))
     shared = sum(count for count in templates.values() if count >= 3)
     if shared >= limits.template_share * len(records) and any(map(is_failure, records)):
         return Shape.TEMPLATED
@@ -175,7 +175,7 @@ class _Listing:
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
         self.folded_lines = 0
-        self.templates = [_template(line) for line in lines]
+        self.templates = [template(line) for line in lines]
         # Each line's key family and number when it is a record of a numbered key (`SVC_12_URL=…`).
         self.keys = [_numbered_key(line) for line in lines]
         for index, line in enumerate(lines):
