@@ -367,9 +367,10 @@ def test_failure_lines_stay_and_are_declared_but_not_words_in_paths() -> None:
     lines[20] = "==42== Invalid read of size 4"
     lines[30] = "[pid 7] +++ killed by SIGSEGV +++"
     lines[40] = "==42==    at 0x1: load (src/failover/invalid_cfg.c:3)"
+    lines[50] = "==42== Conditional jump or move depends on uninitialised value(s)"
     result = optimize(_report(lines), COARSE)
     text = render_preview(result)
-    assert "==42== Invalid read of size 4" in text
+    assert "==42== Invalid read of size 4" in text and lines[50] in text
     assert "[pid 7] +++ killed by SIGSEGV +++" in text
     assert "invalid_cfg.c" not in text
     assert {"==42== Invalid read of size 4", "[pid 7] +++ killed by SIGSEGV +++"} <= set(result.signals)

@@ -81,6 +81,7 @@ class TextConfig:
         "error*", "fatal*", "fail*", "invalid", "lost", "killed", "abort*", "panic*", "denied",
         "refused", "timed out", "segmentation fault", "core dumped", "exited with", "exit status",
         "exit code", "sigsegv", "sigabrt", "sigbus", "sigfpe", "sigill", "sigkill", "sigterm",
+        "uninitialised", "uninitialized",
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
