@@ -148,7 +148,7 @@ def test_a_single_repeat_is_shown_as_itself_not_counted() -> None:
 def test_when_every_repeat_is_listed_the_count_says_so_without_more() -> None:
     out = [f"2026-01-01 10:00:0{n} ERROR [db] connection refused to 10.0.0.{n}:5432" for n in range(6)]
     visible = shown("\n".join(out) + "\n")
-    assert "[×3] 2026-01-01 10:00:03 ERROR [db] connection refused to {10.0.0.3 10.0.0.4 10.0.0.5}:5432" in visible
+    assert "[×3] 2026-01-01 {10:00:03 … 10:00:05} ERROR [db] connection refused to {10.0.0.3 10.0.0.4 10.0.0.5}:5432" in visible
 
 
 # --- a note belongs to the diagnostic before it -------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -110,6 +111,143 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
     return kept
 
 
+_WORD_RE = re.compile(r"\S+")
+
+
+def summarised(lines: Sequence[str], cap: int) -> str | None:
+    """One line standing for any number of `lines` that have as many words: each word all
+    of them share as it is, every other word by its values (`word_summary`), so that
+    nothing it shows as constant varies. None if their word counts differ. Reads `lines`
+    twice, holding a few values of each field: `lines` may be a lazy view of a large log."""
+    shown = word_summaries(lines, cap)
+    return None if shown is None else with_words(lines[0], shown)
+
+
+def word_summaries(lines: Sequence[str], cap: int) -> dict[int, str] | None:
+    """Each varying word's position in `lines` and its `word_summary`; None if their word
+    counts differ."""
+    first = lines[0].split()
+    varying: set[int] = set()
+    for line in lines:
+        words = line.split()
+        if len(words) != len(first):
+            return None
+        varying.update(at for at, (word, other) in enumerate(zip(words, first)) if word != other)
+    return {at: word_summary((line.split()[at] for line in lines), cap) for at in sorted(varying)}
+
+
+def with_words(line: str, shown: dict[int, str]) -> str:
+    """`line` with its words at the positions of `shown` replaced, its spacing kept."""
+    parts: list[str] = []
+    start = 0
+    for at, word in enumerate(_WORD_RE.finditer(line)):
+        if at in shown:
+            parts += [line[start : word.start()], shown[at]]
+            start = word.end()
+    return "".join(parts) + line[start:]
+
+
+def word_summary(words: Iterable[str], cap: int) -> str:
+    """The words one position takes on several lines, as what varies in them: the text
+    they share as it is and its varying part by `value_summary` (`[{580 ×2, 581 ×2}]`,
+    `duration={1ms … 340ms}`); a word of several varying parts, or of no shared shape, by
+    its whole values."""
+    whole = _Field(cap)
+    constants: list[str] | None = None
+    parts: list[_Field] = []
+    for word in words:
+        whole.add(word)
+        if constants is None or parts:
+            texts, values = slots(word)
+            if constants is None:
+                constants, parts = texts, [_Field(cap) for _ in values]
+            if texts != constants or len(values) != len(parts):
+                parts = []
+            for part, value in zip(parts, values):
+                part.add(value)
+    if constants is None or not parts or sum(part.varies for part in parts) > 1:
+        return whole.shown()
+    shown = [constants[0]]
+    for part, text in zip(parts, constants[1:]):
+        shown += [part.shown(), text]
+    return "".join(shown)
+
+
+def value_summary(values: Iterable[str], cap: int) -> str:
+    """One field's values on several lines, never one of them as if constant (`_Field`)."""
+    field = _Field(cap)
+    for value in values:
+        field.add(value)
+    return field.shown()
+
+
+class _Field:
+    """One field's values on many lines, in bounded memory, shown in braces unless all are
+    the same: all of them in line order when few (`{a, b}`; up to `2 * cap` when they are
+    more than `cap` different ones), a tally when a few repeat
+    (`{200 ×120, 500 ×10}`), the range of numbers (`{3.499 … 12.174}`: the least and the
+    greatest), else the first and `…`. Clock times and ids always show their range (the
+    second without the date they share): when, not which line was when."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.count = 0
+        self.first: list[str] = []  # the first `2 * cap` values, in line order
+        self.tally: Counter[str] | None = Counter()  # None once more than `cap` differ
+        self.numbers: set[tuple[str, str]] | None = set()  # the letters around the numbers
+        self.least: tuple[float, str] | None = None
+        self.greatest: tuple[float, str] | None = None
+        self.incidental: tuple[str, str] | None = None  # least and greatest, while all are
+
+    def add(self, value: str) -> None:
+        self.count += 1
+        if len(self.first) < 2 * self.cap:
+            self.first.append(value)
+        if self.tally is not None:
+            self.tally[value] += 1
+            if len(self.tally) > self.cap:
+                self.tally = None
+        number = _NUMBER_RE.fullmatch(value)
+        if number is None or self.numbers is None:
+            self.numbers = None
+        else:
+            self.numbers.add((number[1], number[3]))
+            key = (float(number[2]), value)
+            self.least = key if self.least is None else min(self.least, key)
+            self.greatest = key if self.greatest is None else max(self.greatest, key)
+        if self.count == 1 and incidental(value):
+            self.incidental = (value, value)
+        elif self.incidental is not None:
+            least, greatest = self.incidental
+            self.incidental = (min(least, value), max(greatest, value)) if incidental(value) else None
+
+    @property
+    def varies(self) -> bool:
+        return self.tally is None or len(self.tally) > 1
+
+    def shown(self) -> str:
+        if not self.varies:
+            return self.first[0]
+        if self.incidental is not None:
+            least, greatest = self.incidental
+            date = _DATE_RE.match(least)
+            return "{" + least + " … " + (greatest[date.end() :] if date and greatest.startswith(date[0]) else greatest) + "}"
+        if self.count <= self.cap or (self.tally is None and self.count <= 2 * self.cap):
+            return _listed(self.first, 2 * self.cap, 2 * self.cap)
+        if self.tally is not None:
+            return "{" + ", ".join(f"{value} ×{count}" for value, count in self.tally.items()) + "}"
+        if self.numbers is not None and len(self.numbers) == 1 and self.least and self.greatest:
+            return "{" + self.least[1] + " … " + self.greatest[1] + "}"
+        return "{" + self.first[0] + ", …}"
+
+
+_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d[T ]")
+
+
+# A number with the letters around it that name it (`missing37`, `12ms`, `-1697`, `4.418`).
+_NUMBER_RE = re.compile(r"([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)")
+
+
 # A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`, `src/a.ts(12,5)`: the
 # file, then its place (`:12:5`, `(12,5)`).
 _LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)")
@@ -128,8 +266,10 @@ def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> 
     shown = [constants[0]]
     for position in range(len(split[0][1])):
         values = [values[position] for _, values in split]
-        if all(value == values[0] for value in values) or incidental(values[0]):
+        if all(value == values[0] for value in values):
             shown.append(values[0])
+        elif incidental(values[0]):
+            shown.append(value_summary(values, cap))
         else:
             shown.append(_listed(values, cap, cap if location_cap is None else location_cap))
         shown.append(constants[position + 1])

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import overload
 
 from tokenlab.optimizers import visible
 
@@ -169,9 +171,9 @@ class Group:
     heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
     after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)
-    # For a TEMPLATE merged from shapes differing in one word: each shape's first line and
-    # line count, and which word (counted in whitespace-separated words) differs.
-    variants: list[tuple[int, int]] = field(default_factory=list)
+    # For a TEMPLATE merged from shapes differing in one word: each shape's lines, and
+    # which word (counted in whitespace-separated words) differs.
+    variants: list[array[int]] = field(default_factory=list)
     variant_word: int = 0
     inline: bool = False  # for TAIL: shown at the end of the line before it (`… [+2 lines]`)
 
@@ -198,3 +200,23 @@ def indent(line: bytes) -> int:
 
 # A visible item: a line index shown verbatim, or a folded group shown as one line.
 Item = int | Group
+
+
+class Texts(Sequence[str]):
+    """Some lines' visible texts, each made when read: a group of a large log is summarised
+    without holding all its lines' texts at once."""
+
+    def __init__(self, lines: Lines, indexes: Sequence[int], limit: int) -> None:
+        self.lines, self.indexes, self.limit = lines, indexes, limit
+
+    def __len__(self) -> int:
+        return len(self.indexes)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[str]: ...
+    def __getitem__(self, at: int | slice) -> str | Sequence[str]:
+        if isinstance(at, slice):
+            return Texts(self.lines, self.indexes[at], self.limit)
+        return self.lines.text(self.indexes[at], self.limit)

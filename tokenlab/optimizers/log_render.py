@@ -17,6 +17,7 @@ from tokenlab.optimizers.log_model import (
     Lines,
     LogLimits,
     Plan,
+    Texts,
 )
 from tokenlab.optimizers.log_variants import variants_shown
 
@@ -89,10 +90,11 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     else:
         label = f"[×{group.count:,}" + (" identical" if group.identical else "")
         shown = lines.text(first, limits.line_bytes)
-        if group.variants:
-            shown = _abbreviate_ids(variants_shown(group, lines, limits))
-        elif not group.identical:
-            shown = _template_shown(group, lines, limits) or _abbreviate_ids(_REPEATED_ID_RE.sub(r"\1 (…)", shown))
+        if not group.identical:
+            listed = variants_shown(group, lines, limits) if group.variants else _template_shown(group, lines, limits)
+            if listed is None:  # the first line, as an example: its values are not all of theirs
+                label += ", e.g."
+            shown = _abbreviate_ids(listed or _REPEATED_ID_RE.sub(r"\1 (…)", shown))
     if coarse:
         head: list[Part] = [label + "]"]
     else:
@@ -111,22 +113,23 @@ def _inline_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -
 
 
 def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
-    """A small group, or one of lone paths (the files a tool names as it goes), of counted
-    paths (a per-file tally) or of source pointers, shown with its varying values inline."""
+    """A group's lines as one line showing what varies: lone paths (the files a tool names
+    as it goes), counted paths (a per-file tally) and source pointers listed, any other
+    shape with each varying field summarised (`line_shapes.summarised`). None if no such
+    line can stand for them all."""
     members = [i for i in group.lines if lines.clean(i).strip()] if group.blanks else group.lines
-    texts = [lines.text(i, limits.line_bytes) for i in members[: limits.inline_values + 1]]
+    texts = Texts(lines, members, limits.line_bytes)
     cap = located = limits.inline_values
+    if not lists_values(texts[0]):
+        return line_shapes.summarised(texts, cap)
     if len(members) > limits.inline_values:
         if _LONE_PATH_RE.fullmatch(texts[0]):
             cap = limits.paths_listed
         elif _COUNTED_PATH_RE.fullmatch(texts[0]):
-            return _counted_paths_shown([lines.text(i, limits.line_bytes) for i in members], limits)
-        elif _POINTER_RE.match(texts[0]):
+            return _counted_paths_shown(list(texts), limits)
+        else:
             located = limits.failure_values
-        else:  # a summary shape seen this often is progress: its last line is kept
-            return None
-        texts = [lines.text(i, limits.line_bytes) for i in members]
-    return line_shapes.with_values(texts, cap, located)
+    return line_shapes.with_values(list(texts), cap, located)
 
 
 def _counted_paths_shown(texts: list[str], limits: LogLimits) -> str | None:

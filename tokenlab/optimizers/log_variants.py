@@ -5,7 +5,11 @@ A service log prints the same request line for each endpoint (`GET /api/users/#`
 its own, and each would take a group line that repeats everything but that word. Large
 groups (more lines than a group shows values for) whose templates have the same words
 but one merge into one group line that lists that word of each, with its count:
-`GET {/api/users/94787 ×759, /api/orders/71359 ×745} status=200 …`.
+`GET {/api/users/{1 … 94787} ×759, /api/orders/{3 … 71359} ×745} status=200 …`.
+Shapes merge only when that word is all that tells them apart: two whose lines each keep
+another word constant, but a different one (`200` in one, `500` in the other), stay
+apart, so that a status stays with the requests that got it. Every other word that varies
+is summarised (`line_shapes.word_summary`), never shown as the first line's.
 Anomalies and summaries never fold into templates, so they never merge either.
 """
 
@@ -15,9 +19,8 @@ import re
 from array import array
 from collections.abc import Callable
 
-from tokenlab.optimizers.log_model import Group, GroupKind, Lines, LogLimits
-
-_WORD_RE = re.compile(r"\S+")
+from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.log_model import Group, GroupKind, Lines, LogLimits, Texts
 
 
 def merge_variants(
@@ -34,6 +37,7 @@ def merge_variants(
         and b"<test>" not in keys[group.lines[0]]
         and not lists_values(lines.text(group.lines[0], limits.line_bytes))
     ]
+    constant = {id(group): _constant_words(group, lines, limits) for group in candidates}
     merged_into: dict[int, Group] = {}
     for group in candidates:
         if id(group) in merged_into:
@@ -45,11 +49,16 @@ def merge_variants(
                 for other in candidates
                 if other is not group and id(other) not in merged_into and _differs_at(words, keys[other.lines[0]].split(), position)
             ]
-            mates = [other for other in mates if _aligned(lines, group, other, position, len(words), limits)]
+            mates = [
+                other
+                for other in mates
+                if _aligned(lines, group, other, position, len(words), limits)
+                and not _another_field_differs(constant[id(group)], constant[id(other)], position)
+            ]
             if mates:
                 for other in mates:
                     merged_into[id(other)] = group
-                group.variants = [(other.lines[0], len(other.lines)) for other in (group, *mates)]
+                group.variants = [other.lines for other in (group, *mates)]
                 group.variant_word = position
                 group.lines = array("q", sorted(i for other in (group, *mates) for i in other.lines))
                 break
@@ -80,13 +89,45 @@ def _aligned(lines: Lines, group: Group, other: Group, position: int, count: int
 _DIGIT_RE = re.compile(r"\d")
 
 
-def variants_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
-    """The group's first line with its varying word listed for each merged shape."""
-    text = lines.text(group.lines[0], limits.line_bytes)
-    spans = list(_WORD_RE.finditer(text))
-    words = []
-    for first, count in group.variants:
-        word = _WORD_RE.findall(lines.text(first, limits.line_bytes))[group.variant_word]
-        words.append(f"{word} ×{count:,}")
-    span = spans[group.variant_word]
-    return text[: span.start()] + "{" + ", ".join(words) + "}" + text[span.end() :]
+def _constant_words(group: Group, lines: Lines, limits: LogLimits) -> list[str | None]:
+    """Each word of the group's lines where all of them have the same, else None."""
+    texts = Texts(lines, group.lines, limits.line_bytes)
+    constant: list[str | None] = list(texts[0].split())
+    for text in texts:
+        words = text.split()
+        if len(words) != len(constant):
+            return [None] * len(constant)
+        constant = [word if word == other else None for word, other in zip(words, constant)]
+    return constant
+
+
+def _another_field_differs(words: list[str | None], others: list[str | None], position: int) -> bool:
+    """Whether two groups each keep a word other than `position` constant, but not the
+    same one, beyond clock times and ids (`200` in one, `500` in the other): a second
+    field that tells them apart, which one merged line would pair with neither."""
+    if len(words) != len(others):
+        return True
+    for at, (word, other) in enumerate(zip(words, others)):
+        if at != position and word is not None and other is not None and word != other:
+            found = line_shapes.varying_slots([word, other])
+            if found is None or found[1]:
+                return True
+    return False
+
+
+def variants_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+    """The group's lines as one: the word that tells the merged shapes apart listed for
+    each of them with its count (`{/api/fail ×10, /api/orders/{1 … 60} ×60}`), every
+    other word that varies summarised. None if their word counts differ."""
+    shapes = [Texts(lines, [i for i in shape if lines.clean(i).strip()], limits.line_bytes) for shape in group.variants]
+    texts = Texts(lines, sorted(i for shape in shapes for i in shape.indexes), limits.line_bytes)
+    cap = limits.inline_values
+    shown = line_shapes.word_summaries(texts, cap)
+    if shown is None:
+        return None
+    listed = []
+    for shape in shapes:
+        words = [text.split()[group.variant_word] for text in shape]
+        listed.append(line_shapes.word_summary(words, cap) + f" ×{len(words):,}")
+    shown[group.variant_word] = "{" + ", ".join(listed) + "}"
+    return line_shapes.with_words(texts[0], shown)
