@@ -169,6 +169,21 @@ def test_long_run_of_distinct_lines_keeps_head_and_tail() -> None:
     assert omissions(result)[0].data == b"".join(b"Compiling %s\n" % w.encode() for w in words[3:17])
 
 
+def test_a_folded_run_never_hides_its_outlier() -> None:
+    durations = [4, 3, 5, 4, 6, 3, 1517, 4, 5, 3, 4, 6, 5, 4]
+    data = b"".join(
+        b"LOG statement %d on table_%c: duration %d ms\n" % (n, 97 + n, ms) for n, ms in enumerate(durations)
+    )
+    result = optimize(data, FINE)
+    shown = render_preview(result).splitlines()
+    slow = b"LOG statement 6 on table_g: duration 1517 ms"
+    assert slow.decode() in shown
+    assert shown[4].startswith("[… 3 more lines #ref:ctx_") and shown[6].startswith(
+        "[… 4 more lines #ref:ctx_"
+    )
+    assert [omission.data.count(b"\n") for omission in omissions(result)] == [3, 4]
+
+
 # --- anomalies ----------------------------------------------------------------------------
 
 

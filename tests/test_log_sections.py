@@ -256,3 +256,20 @@ def failure_sections_of(text: str) -> list[int]:
     lines, _ = log._split(text.encode())
     found = failure_sections(lines)
     return list(found) if found is not None else []
+
+
+def test_a_thread_record_keeps_its_frames_and_locks_under_its_header() -> None:
+    # Each thread has its own number of frames: no two records share a shape, so no
+    # frame may fold into a group line under another thread.
+    threads = [
+        b'"worker-%d" #%d prio=5\n   java.lang.Thread.State: BLOCKED\n\tat App.run%d(App.java:%d)\n' % (n, n, n, n)
+        + b"\t- waiting to lock <0x%x> (a java.lang.Object)\n" % n
+        + b"\tat java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1136)\n" * n
+        + b"\n"
+        for n in range(1, 8)
+    ]
+    data = b"Full thread dump:\n\n" + b"".join(threads) + b"Found 1 deadlock.\n"
+    shown = render_preview(log.optimize(data, OptimizerConfig(granularity=Granularity.COARSE)))
+    for n in range(1, 8):
+        assert f'"worker-{n}" #{n} prio=5\n   java.lang.Thread.State: BLOCKED\n\tat App.run{n}(App.java:{n})\n' in shown
+        assert f"\t- waiting to lock <0x{n:x}> (a java.lang.Object)" in shown

@@ -59,6 +59,7 @@ from tokenlab.optimizers.log_sections import (
     condense_sections,
     failure_sections,
     fold_frame_context,
+    record_blocks,
 )
 from tokenlab.optimizers.log_units import unit_end
 from tokenlab.optimizers.log_variants import merge_variants
@@ -113,6 +114,7 @@ _TRACEBACK = b"Traceback (most recent call last)"
 _DIAGNOSTIC_KEY_RE = re.compile(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
 _RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
+
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
     small = len(data) < limits.small_input_bytes
@@ -239,6 +241,8 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
         fold_frame_context(lines, sections, plan)
     fold_library_frames(lines, plan, limits)
     role = plan.role
+    records = record_blocks(lines, templates.key, limits.min_group)
+    in_records: list[Group] = []
     keys: dict[int, bytes] = {}
     for number, key in enumerate(templates.keys):
         if number in plan.anomalous or not key.strip():
@@ -249,14 +253,20 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
         # A section's lines fold only with that section's; a rule (`_ _ _`, between a
         # traceback's entries) says nothing of any section and folds across them.
         split = None if _RULE_LINE_RE.match(key) else sections
-        for part in by_section(free, split) if len(free) >= limits.min_group else ():
+        for part in _by_record(by_section(free, split), records) if len(free) >= limits.min_group else ():
             if len(part) >= limits.min_group:
                 for i in part:
                     role[i] = FOLD
-                plan.groups.append(Group(GroupKind.TEMPLATE, part, identical=_all_same(lines, part)))
+                group = Group(GroupKind.TEMPLATE, part, identical=_all_same(lines, part))
+                (in_records if records is not None and records[part[0]] else plan.groups).append(group)
                 keys[part[0]] = key
-    plan.groups = merge_variants(plan.groups, keys, lines, limits, lists_values)
+    # A record's group lines read as that record's: they never merge with another shape's.
+    plan.groups = merge_variants(plan.groups, keys, lines, limits, lists_values) + in_records
     return plan
+
+
+def _by_record(parts: list[array[int]], records: array[int] | None) -> list[array[int]]:
+    return parts if records is None else [piece for part in parts for piece in by_section(part, records)]
 
 
 def _all_same(lines: Lines, members: array[int]) -> bool:
@@ -408,7 +418,8 @@ def _items(lines: Lines, plan: Plan) -> list[Item]:
 def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -> list[Item]:
     """Shorten long runs of distinct unremarkable lines to their head and tail. A heading
     (after a blank line, above more indented lines: a failed test's title, a section's
-    name) stays visible and splits the run."""
+    name) stays visible and splits the run, and so does an outlier: a line whose duration,
+    size or count is far beyond the run's others (the slowest query) is what is read."""
     result: list[Item] = []
     run: list[int] = []
 
@@ -417,11 +428,10 @@ def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -
             result.extend(run)
         else:
             tail = len(run) - limits.run_tail
-            group = Group(GroupKind.RUN, array("q", run[limits.run_head : tail]))
-            plan.groups.append(group)
-            for i in group.lines:
-                plan.role[i] = FOLD
-            result.extend([*run[: limits.run_head], group, *run[tail:]])
+            texts = [lines.text(i, limits.line_bytes) for i in run]
+            shown = {run[p] for p in line_shapes.outliers(texts) if limits.run_head <= p < tail}
+            result.extend([*run[: limits.run_head], *_fold_between(run[limits.run_head : tail], shown, plan)])
+            result.extend(run[tail:])
         run.clear()
 
     for item in items:
@@ -434,10 +444,40 @@ def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -
     return result
 
 
+def _fold_between(middle: list[int], shown: set[int], plan: Plan) -> list[Item]:
+    """`middle` with its `shown` lines visible and each stretch between them folded; a
+    stretch of one line stays visible too, as its fold mark would be no shorter."""
+    items: list[Item] = []
+    stretch: list[int] = []
+    for i in [*middle, None]:
+        if i is not None and i not in shown:
+            stretch.append(i)
+            continue
+        if len(stretch) > 1:
+            group = Group(GroupKind.RUN, array("q", stretch))
+            plan.groups.append(group)
+            for j in stretch:
+                plan.role[j] = FOLD
+            items.append(group)
+        else:
+            items.extend(stretch)
+        stretch = []
+        if i is not None:
+            items.append(i)
+    return items
+
+
 def _heading(lines: Lines, index: int) -> bool:
-    if index == 0 or index + 2 >= len(lines) or lines.clean(index - 1).strip():
+    """A title: above a rule (underlined), or above more indented lines when the line
+    before it is blank or a rule."""
+    if index == 0 or index + 2 >= len(lines):
         return False
-    own = indent(lines.clean(index))
+    line, previous = lines.clean(index), lines.clean(index - 1)
+    if line.strip() and _RULE_RE.match(lines.clean(index + 1)) and not _RULE_RE.match(line):
+        return True
+    own = indent(line)
+    if previous.strip() and not _RULE_RE.match(previous):
+        return False
     below = lines.clean(index + 1) if lines.clean(index + 1).strip() else lines.clean(index + 2)
     return own <= _HEADING_INDENT and bool(below.strip()) and indent(below) > own
 

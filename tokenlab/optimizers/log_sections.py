@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable
 
 from tokenlab.optimizers import line_shapes
 from tokenlab.optimizers.log_model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
@@ -240,3 +241,66 @@ def _shows_failure(lines: Lines, index: int, sections: array[int], role: bytearr
     line = lines.clean(index)
     text = lines.text(index, limits.line_bytes)
     return (role[index] == KEEP and _DETAIL_RE.match(line) is not None) or line_shapes.is_failure(text) or line_shapes.is_summary(text)
+
+
+def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: int) -> array[int] | None:
+    """Each line's record block, or 0 outside records; None without records.
+
+    A *record* is a line followed by more indented lines naming frames or locks (a thread
+    dump's thread, a deadlock report's waiter): its lines say something only together, so they
+    fold only with lines of the same block. Consecutive records of one shape (the same
+    templates, line for line, maybe blank lines between them), `min_records` or more, are
+    one block whose lines fold position by position, so that its group lines read as one
+    record; any other record is a block of its own."""
+    records = _records(lines)
+    if not records:
+        return None
+    blocks = array("q", bytes(8 * len(lines)))
+    block = 0
+    first = 0
+    for at in range(1, len(records) + 1):
+        if at < len(records) and _same_shape(lines, template, records[at - 1], records[at]):
+            continue
+        together = at - first >= min_records
+        for record in records[first:at]:
+            block += not together or record is records[first]
+            for i in record:
+                blocks[i] = block
+        first = at
+    return blocks
+
+
+# A line of a thread's or task's stack: a frame (`at pkg.Cls.m(File.java:7)`) or a lock
+# it waits for or holds (`- locked <0x…>`, `waiting to lock monitor …`, `which is held by`).
+_STACK_LINE_RE = re.compile(
+    rb"\s+(?:at \S+\(|- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b)"
+)
+
+
+def _records(lines: Lines) -> list[range]:
+    """Each line followed by more indented lines holding a stack frame or a lock, with
+    those lines: a thread of a dump, a task waiting on another."""
+    records: list[range] = []
+    start = 0
+    while start < len(lines):
+        own = indent(lines.clean(start))
+        stop = start + 1
+        while stop < len(lines) and lines.clean(stop).strip() and indent(lines.clean(stop)) > own:
+            stop += 1
+        if (
+            stop > start + 1
+            and lines.clean(start).strip()
+            and any(_STACK_LINE_RE.match(lines.clean(i)) for i in range(start + 1, stop))
+        ):
+            records.append(range(start, stop))
+        start = stop
+    return records
+
+
+def _same_shape(lines: Lines, template: Callable[[int], bytes], record: range, following: range) -> bool:
+    between = range(record.stop, following.start)
+    return (
+        len(record) == len(following)
+        and all(not lines.clean(i).strip() for i in between)
+        and all(template(a) == template(b) for a, b in zip(record, following))
+    )
