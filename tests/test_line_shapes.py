@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
-from hypothesis import given
-from hypothesis import strategies as st
-
 from tokenlab.optimizers import line_shapes
 
 
@@ -17,59 +12,3 @@ def test_a_path_in_the_folder_named_once_counts_as_shown_by_its_name() -> None:
     )
     assert line_shapes.not_shown(("src/app/Service5.java",), visible) == ()
     assert line_shapes.not_shown(("src/app/Service7.java",), visible) == ("src/app/Service7.java",)
-
-
-_FIELDS = st.fixed_dictionaries(
-    {
-        "status": st.sampled_from(["200", "201", "400", "404", "500"]),
-        "path": st.sampled_from(["/api/orders", "/api/users", "/static/app.js"]),
-        "id": st.integers(0, 99_999),
-        "ms": st.floats(0, 2_000, allow_nan=False).map(lambda ms: f"{ms:.3f}"),
-        "time": st.integers(0, 59).map(lambda s: f"10:00:{s:02d}"),
-    }
-)
-
-
-@given(st.lists(_FIELDS, min_size=2, max_size=40), st.integers(1, 8))
-def test_a_summarised_line_shows_as_constant_only_what_every_line_has(rows: list[dict[str, object]], cap: int) -> None:
-    lines = [f"{r['time']} GET {r['path']}/{r['id']} status={r['status']} duration: {r['ms']} ms" for r in rows]
-    shown = line_shapes.summarised(lines, cap)
-    assert shown is not None
-    # Everything outside braces must be on every line, in order, with a value where each brace is.
-    pattern = re.compile(r"\S+".join(re.escape(text) for text in re.split(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", shown)))
-    assert all(pattern.fullmatch(line) for line in lines), shown
-    durations = [float(str(r["ms"])) for r in rows]
-    if len(set(durations)) > 1:  # listed, tallied or a range: the greatest is always named
-        assert f"{max(durations):.3f}" in shown
-
-
-def test_a_status_that_varies_is_tallied_never_the_first_lines() -> None:
-    lines = [f'"GET /a HTTP/1.1" {status} -' for status in ["200"] * 8 + ["500"] * 2]
-    assert line_shapes.summarised(lines, 6) == '"GET /a HTTP/1.1" {200 ×8, 500 ×2} -'
-
-
-def test_a_field_with_its_own_value_on_each_line_shows_one_and_says_more() -> None:
-    lines = [f"req={i:08x}g done" for i in range(20)]
-    assert line_shapes.summarised(lines, 6) == "req={00000000g, …} done"
-
-
-def test_clock_times_show_their_range_without_the_shared_date() -> None:
-    lines = ["2026-01-01T00:00:01Z ok", "2026-01-01T00:00:09Z ok", "2026-01-01T00:00:05Z ok"]
-    assert line_shapes.summarised(lines, 6) == "{2026-01-01T00:00:01Z … 00:00:09Z} ok"
-
-
-def test_a_quantity_far_beyond_the_median_of_its_kind_is_an_outlier() -> None:
-    lines = [f"GET /api/{n} took {ms} ms" for n, ms in enumerate([3, 4, 2, 5, 3, 60, 4, 70])]
-    assert line_shapes.outliers(lines) == [5, 7]
-
-
-def test_the_maximum_is_an_outlier_when_it_stands_out_and_units_share_a_scale() -> None:
-    assert line_shapes.outliers(["waited 514 ms", "query took 1.6 s", "checkpoint 84 ms"]) == [1]
-    assert line_shapes.outliers(["waited 514 ms", "query took 0.6 s", "checkpoint 84 ms"]) == []
-    assert line_shapes.quantities("wrote 1138 buffers (6.9%) in 2 MiB, 0.007 s") == {
-        "buffers": 1138.0, "%": 6.9, "size": 2e6, "time": 0.007,
-    }  # fmt: skip
-
-
-def test_numbers_without_a_unit_are_never_compared() -> None:
-    assert line_shapes.outliers(["process 5 started", "process 58123 started", "at 18:52:49.191 UTC"]) == []

@@ -6,7 +6,7 @@ its `<file>`. Shown element by element it saves nothing; what a person reads is 
 in a linter's text output: per rule and message template its severity, its message and
 where it occurs. So each finding is read as the diagnostic line a linter would print
 (`src/a.js:2:8: error 'fs' is defined but never used. (no-unused-vars)`), and the lines are
-grouped and rendered with the log optimizer's helpers (`line_shapes.with_values`): every
+grouped and rendered with the log optimizer's helpers (`line_values.with_values`): every
 location of an error listed, a file named once for its run of locations and a folder
 shared by the whole list named once; a warning seen more than `warning_locations` times
 is listed by three locations and a count. The root's start and end tags stay verbatim and
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, line_shapes, visible
+from tokenlab.optimizers.line_values import with_values
 from tokenlab.optimizers.log_model import DEFAULT_LIMITS, LogLimits
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ def _group_lines(group: list[Finding], limits: LogLimits) -> list[str]:
         return texts
     sampled = not group[0].is_error and len(texts) > limits.warning_locations
     cap = limits.warning_sample if sampled else limits.failure_values
-    shown = line_shapes.with_values(texts, cap, cap) or texts[0]
+    shown = with_values(texts, cap, cap) or texts[0]
     line = f"[×{len(texts):,}] {shown}"
     if sampled:
         return [line]

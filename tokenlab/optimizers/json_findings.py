@@ -10,7 +10,7 @@ linter's text output: per rule and message template, the message and every locat
 So such an array gets one added first item, `{"findings by rule": [...]}`, holding one
 object per group: the rule's identity fields (every decision field of the finding but
 its message and location, as JSON spaced like the document) and a `findings` string rendered by
-`line_shapes.with_values` from each finding read as a diagnostic line
+`line_values.with_values` from each finding read as a diagnostic line
 (`src/a.js:3:5: 'x' is not defined.`): `[×12] {in src/: a.js:3:5 :9:1 b.js:2:2}: '{x, y …}'
 is not defined.` Every finding's location and message values are listed; the file
 records then fold their findings arrays behind refs and keep their own fields (path,
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers import line_shapes, line_values
 from tokenlab.optimizers.json_records import KeyClassifier, KeyKind, normalize_key
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "file_name", "uri"})
@@ -146,7 +146,7 @@ def _group_lines(members: list[tuple[str, str, str]], separator: str, limits: Fi
     of its own for each finding its line cannot show (past `values_listed`)."""
     texts = [line for _, line, _ in members]
     cap = limits.values_listed
-    shown = texts[0] if len(texts) == 1 else f"[×{len(texts):,}] " + (line_shapes.with_values(texts, cap, cap) or texts[0])
+    shown = texts[0] if len(texts) == 1 else f"[×{len(texts):,}] " + (line_values.with_values(texts, cap, cap) or texts[0])
     escaped = tuple(map(_escaped, texts))
     missing = line_shapes.not_shown(escaped, _escaped(shown)) if len(texts) > 1 else ()
     identity = members[0][0]

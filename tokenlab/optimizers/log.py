@@ -9,7 +9,8 @@ as a compiler's source excerpt -- stay verbatim where they occurred, with a line
 context either side, unless the same anomaly repeats more than three times; a diagnostic
 (`file:line:col: severity …`) shows one example and lists the rest by location. Summary
 lines (counts, verdicts) and the closing region stay visible, and a folded group shows
-what varies between its lines (`line_shapes.py` recognises these shapes, for any tool).
+what varies between its lines (`line_shapes.py` recognises these shapes, for any tool, and
+`line_values.py` shows the values).
 Inputs under a kilobyte fold only exact repeats. Long runs of distinct, unremarkable
 lines keep their head, headings and tail. ANSI escapes never reach the visible text.
 
@@ -34,7 +35,7 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate, islice
 
-from tokenlab.optimizers import OptimizerConfig, OptimizeResult, line_shapes, visible
+from tokenlab.optimizers import OptimizerConfig, OptimizeResult, line_shapes, line_values, visible
 from tokenlab.optimizers.log_frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log_library import fold_library_frames
 from tokenlab.optimizers.log_model import (
@@ -429,7 +430,7 @@ def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -
         else:
             tail = len(run) - limits.run_tail
             texts = [lines.text(i, limits.line_bytes) for i in run]
-            shown = {run[p] for p in line_shapes.outliers(texts) if limits.run_head <= p < tail}
+            shown = {run[p] for p in line_values.outliers(texts) if limits.run_head <= p < tail}
             result.extend([*run[: limits.run_head], *_fold_between(run[limits.run_head : tail], shown, plan)])
             result.extend(run[tail:])
         run.clear()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals, line_shapes
+from tokenlab.optimizers.line_values import summarised, with_values
 from tokenlab.optimizers.log_model import (
     FOLD,
     POINTER_LINE_RE,
@@ -115,13 +116,13 @@ def _inline_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -
 def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
     """A group's lines as one line showing what varies: lone paths (the files a tool names
     as it goes), counted paths (a per-file tally) and source pointers listed, any other
-    shape with each varying field summarised (`line_shapes.summarised`). None if no such
+    shape with each varying field summarised (`line_values.summarised`). None if no such
     line can stand for them all."""
     members = [i for i in group.lines if lines.clean(i).strip()] if group.blanks else group.lines
     texts = Texts(lines, members, limits.line_bytes)
     cap = located = limits.inline_values
     if not lists_values(texts[0]):
-        return line_shapes.summarised(texts, cap)
+        return summarised(texts, cap)
     if len(members) > limits.inline_values:
         if _LONE_PATH_RE.fullmatch(texts[0]):
             cap = limits.paths_listed
@@ -129,7 +130,7 @@ def _template_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None
             return _counted_paths_shown(list(texts), limits)
         else:
             located = limits.failure_values
-    return line_shapes.with_values(list(texts), cap, located)
+    return with_values(list(texts), cap, located)
 
 
 def _counted_paths_shown(texts: list[str], limits: LogLimits) -> str | None:
@@ -140,7 +141,7 @@ def _counted_paths_shown(texts: list[str], limits: LogLimits) -> str | None:
         by_count.setdefault(text.split()[0], []).append(text)
     shown: list[str] = []
     for tally in by_count.values():
-        listed = tally[0] if len(tally) == 1 else line_shapes.with_values(tally, limits.paths_listed, limits.paths_listed)
+        listed = tally[0] if len(tally) == 1 else with_values(tally, limits.paths_listed, limits.paths_listed)
         if listed is None:
             return None
         shown.append(listed.strip() if shown else listed)
@@ -173,11 +174,11 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
         many = len(heads) > limits.warning_locations
         cap = limits.warning_sample if many else limits.inline_values
         located = cap if many else len(heads)
-    shown = [line_shapes.with_values(texts, cap, located) or first]
+    shown = [with_values(texts, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]
-        shown.append(line_shapes.with_values(texts, cap, located) or texts[0].strip())
+        shown.append(with_values(texts, cap, located) or texts[0].strip())
     units = _units(group, lines)
     size = len(units[0])
     if size > 1 and all(len(unit) == size for unit in units):
@@ -185,7 +186,7 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
             texts = [lines.text(unit[position], limits.line_bytes) for unit in units]
             if line_shapes.is_failure(texts[0]):
                 cap = limits.failure_values
-                shown.append(line_shapes.with_values(texts, cap) or texts[0].strip())
+                shown.append(with_values(texts, cap) or texts[0].strip())
     shown += _labelled_shown(units, lines, cap, limits)
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
 
@@ -209,7 +210,7 @@ def _labelled_shown(units: list[list[int]], lines: Lines, cap: int, limits: LogL
                 by_shape.setdefault((labelled[1], constants), []).append(text)
     listed: dict[str, list[str]] = {}
     for (label, _), texts in by_shape.items():
-        listed.setdefault(label, []).append(line_shapes.with_values(list(dict.fromkeys(texts)), cap) or texts[0])
+        listed.setdefault(label, []).append(with_values(list(dict.fromkeys(texts)), cap) or texts[0])
     shown: list[str] = []
     for texts in listed.values():
         more = f" … +{len(texts) - cap} more" if len(texts) > cap else ""

@@ -9,7 +9,7 @@ but one merge into one group line that lists that word of each, with its count:
 Shapes merge only when that word is all that tells them apart: two whose lines each keep
 another word constant, but a different one (`200` in one, `500` in the other), stay
 apart, so that a status stays with the requests that got it. Every other word that varies
-is summarised (`line_shapes.word_summary`), never shown as the first line's.
+is summarised (`line_values.word_summary`), never shown as the first line's.
 Anomalies and summaries never fold into templates, so they never merge either.
 """
 
@@ -19,7 +19,7 @@ import re
 from array import array
 from collections.abc import Callable
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers import line_shapes, line_values
 from tokenlab.optimizers.log_model import Group, GroupKind, Lines, LogLimits, Texts
 
 
@@ -122,12 +122,12 @@ def variants_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
     shapes = [Texts(lines, [i for i in shape if lines.clean(i).strip()], limits.line_bytes) for shape in group.variants]
     texts = Texts(lines, sorted(i for shape in shapes for i in shape.indexes), limits.line_bytes)
     cap = limits.inline_values
-    shown = line_shapes.word_summaries(texts, cap)
+    shown = line_values.word_summaries(texts, cap)
     if shown is None:
         return None
     listed = []
     for shape in shapes:
         words = [text.split()[group.variant_word] for text in shape]
-        listed.append(line_shapes.word_summary(words, cap) + f" ×{len(words):,}")
+        listed.append(line_values.word_summary(words, cap) + f" ×{len(words):,}")
     shown[group.variant_word] = "{" + ", ".join(listed) + "}"
-    return line_shapes.with_words(texts[0], shown)
+    return line_values.with_words(texts[0], shown)

@@ -1,0 +1,318 @@
+"""How a folded group's line shows the values its lines differ in, and which lines stand out.
+
+`line_shapes` splits a line into constant text and values (slots); this module owns what a
+group line makes of those values: `with_values` lists each slot's values inline (locations
+with a file or folder named once, repeats as a tally), `summarised` and `word_summary`
+stand for any number of lines word by word in bounded memory (`_Field`: a list, a tally,
+a range of numbers or times, never one value shown as if constant), and `outliers` finds
+the lines whose quantity (a time, a size, a count) is far beyond the rest of their run,
+so that a fold keeps the slowest query in view. It depends on `line_shapes`, never the
+reverse: `line_shapes.not_shown` reads these group lines back by their text alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from tokenlab.optimizers.line_shapes import LOCATION_VALUE_RE, incidental, slots, varying_slots
+
+_WORD_RE = re.compile(r"\S+")
+
+
+def summarised(lines: Sequence[str], cap: int) -> str | None:
+    """One line standing for any number of `lines` that have as many words: each word all
+    of them share as it is, every other word by its values (`word_summary`), so that
+    nothing it shows as constant varies. None if their word counts differ. Reads `lines`
+    twice, holding a few values of each field: `lines` may be a lazy view of a large log."""
+    shown = word_summaries(lines, cap)
+    return None if shown is None else with_words(lines[0], shown)
+
+
+def word_summaries(lines: Sequence[str], cap: int) -> dict[int, str] | None:
+    """Each varying word's position in `lines` and its `word_summary`; None if their word
+    counts differ."""
+    first = lines[0].split()
+    varying: set[int] = set()
+    for line in lines:
+        words = line.split()
+        if len(words) != len(first):
+            return None
+        varying.update(at for at, (word, other) in enumerate(zip(words, first)) if word != other)
+    return {at: word_summary((line.split()[at] for line in lines), cap) for at in sorted(varying)}
+
+
+def with_words(line: str, shown: dict[int, str]) -> str:
+    """`line` with its words at the positions of `shown` replaced, its spacing kept."""
+    parts: list[str] = []
+    start = 0
+    for at, word in enumerate(_WORD_RE.finditer(line)):
+        if at in shown:
+            parts += [line[start : word.start()], shown[at]]
+            start = word.end()
+    return "".join(parts) + line[start:]
+
+
+def word_summary(words: Iterable[str], cap: int) -> str:
+    """The words one position takes on several lines, as what varies in them: the text
+    they share as it is and its varying part by `value_summary` (`[{580 ×2, 581 ×2}]`,
+    `duration={1ms … 340ms}`); a word of several varying parts, or of no shared shape, by
+    its whole values."""
+    whole = _Field(cap)
+    constants: list[str] | None = None
+    parts: list[_Field] = []
+    for word in words:
+        whole.add(word)
+        if constants is None or parts:
+            texts, values = slots(word)
+            if constants is None:
+                constants, parts = texts, [_Field(cap) for _ in values]
+            if texts != constants or len(values) != len(parts):
+                parts = []
+            for part, value in zip(parts, values):
+                part.add(value)
+    if constants is None or not parts or sum(part.varies for part in parts) > 1:
+        return whole.shown()
+    shown = [constants[0]]
+    for part, text in zip(parts, constants[1:]):
+        shown += [part.shown(), text]
+    return "".join(shown)
+
+
+def value_summary(values: Iterable[str], cap: int) -> str:
+    """One field's values on several lines, never one of them as if constant (`_Field`)."""
+    field = _Field(cap)
+    for value in values:
+        field.add(value)
+    return field.shown()
+
+
+class _Field:
+    """One field's values on many lines, in bounded memory, shown in braces unless all are
+    the same: all of them in line order when few (`{a, b}`; up to `2 * cap` when they are
+    more than `cap` different ones), a tally when a few repeat
+    (`{200 ×120, 500 ×10}`), the range of numbers (`{3.499 … 12.174}`: the least and the
+    greatest), else the first and `…`. Clock times and ids always show their range (the
+    second without the date they share): when, not which line was when."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.count = 0
+        self.first: list[str] = []  # the first `2 * cap` values, in line order
+        self.tally: Counter[str] | None = Counter()  # None once more than `cap` differ
+        self.numbers: set[tuple[str, str]] | None = set()  # the letters around the numbers
+        self.least: tuple[float, str] | None = None
+        self.greatest: tuple[float, str] | None = None
+        self.incidental: tuple[str, str] | None = None  # least and greatest, while all are
+
+    def add(self, value: str) -> None:
+        self.count += 1
+        if len(self.first) < 2 * self.cap:
+            self.first.append(value)
+        if self.tally is not None:
+            self.tally[value] += 1
+            if len(self.tally) > self.cap:
+                self.tally = None
+        number = _NUMBER_RE.fullmatch(value)
+        if number is None or self.numbers is None:
+            self.numbers = None
+        else:
+            self.numbers.add((number[1], number[3]))
+            key = (float(number[2]), value)
+            self.least = key if self.least is None else min(self.least, key)
+            self.greatest = key if self.greatest is None else max(self.greatest, key)
+        if self.count == 1 and incidental(value):
+            self.incidental = (value, value)
+        elif self.incidental is not None:
+            least, greatest = self.incidental
+            self.incidental = (min(least, value), max(greatest, value)) if incidental(value) else None
+
+    @property
+    def varies(self) -> bool:
+        return self.tally is None or len(self.tally) > 1
+
+    def shown(self) -> str:
+        if not self.varies:
+            return self.first[0]
+        if self.incidental is not None:
+            least, greatest = self.incidental
+            date = _DATE_RE.match(least)
+            return "{" + least + " … " + (greatest[date.end() :] if date and greatest.startswith(date[0]) else greatest) + "}"
+        if self.count <= self.cap or (self.tally is None and self.count <= 2 * self.cap):
+            return _listed(self.first, 2 * self.cap, 2 * self.cap)
+        if self.tally is not None:
+            return "{" + ", ".join(f"{value} ×{count}" for value, count in self.tally.items()) + "}"
+        if self.numbers is not None and len(self.numbers) == 1 and self.least and self.greatest:
+            return "{" + self.least[1] + " … " + self.greatest[1] + "}"
+        return "{" + self.first[0] + ", …}"
+
+
+_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d[T ]")
+
+
+# A number with the letters around it that name it (`missing37`, `12ms`, `-1697`, `4.418`).
+_NUMBER_RE = re.compile(r"([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)")
+
+
+def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:
+    """One line standing for `lines` of one shape: each slot's value where all agree, else
+    `{a, b, c}` in line order (at most `cap` of them, then `… +N`; locations up to
+    `location_cap`, a file named once for its next lines: `{a.c:3:1, :9:2, b.c:4:4}`).
+    None if their constant texts differ."""
+    found = varying_slots(lines)
+    if found is None:
+        return None
+    split, _ = found
+    constants = split[0][0]
+    shown = [constants[0]]
+    for position in range(len(split[0][1])):
+        values = [values[position] for _, values in split]
+        if all(value == values[0] for value in values):
+            shown.append(values[0])
+        elif incidental(values[0]):
+            shown.append(value_summary(values, cap))
+        else:
+            shown.append(_listed(values, cap, cap if location_cap is None else location_cap))
+        shown.append(constants[position + 1])
+    joined = "".join(shown)
+    return joined if "|" in joined else _PADDING_RE.sub(" ", joined)  # a code frame keeps its columns
+
+
+# Column padding between the words of a line: one space says as much in a group line
+# (not in a code frame, where columns place the caret).
+_PADDING_RE = re.compile(r"(?<=\S) {2,}(?=\S)")
+
+
+def _listed(values: list[str], cap: int, location_cap: int) -> str:
+    located = [LOCATION_VALUE_RE.fullmatch(value) for value in values]
+    separator = ", "
+    place = ""
+    if all(located):
+        cap = location_cap
+        matches = [match for match in located if match]
+        places = {match[2] for match in matches}
+        paths = [match[1] for match in matches]
+        if len(places) == 1 and len(set(paths)) == len(paths):
+            # The same place in every file (`a.js:2:8`, `b.js:2:8`): named once, after
+            # the list, with the extension they share: `{a b}.js:2:8`.
+            place = places.pop()
+            extensions = {path.rpartition(".")[2] for path in paths if "." in path.rpartition("/")[2]}
+            if len(extensions) == 1 and all("." in path.rpartition("/")[2] for path in paths):
+                place = "." + extensions.pop() + place
+            listed = [path.removesuffix(place) for path in _locations(matches[:cap])]
+        elif len(set(paths)) == len(paths) == len(values) <= cap and len(values) >= 2 * len(places) <= 8:
+            return _by_place(matches)
+        else:
+            listed = _locations(matches[:cap])
+        separator = " "  # locations hold no spaces; `, :12:5` costs a token more than ` :12:5`
+    else:
+        tally = Counter(values)
+        if len(values) > 2 and len(tally) * 2 <= len(values):
+            # Values that repeat (the same few names over many lines) as a tally.
+            values = [f"{value} ×{count}" for value, count in tally.items()]
+        listed = values[:cap]
+    more = f"{separator}… +{len(values) - cap}" if len(values) > cap else ""
+    return "{" + separator.join(listed) + more + "}" + place
+
+
+def _by_place(located: list[re.Match[str]]) -> str:
+    """Files that share a few places, each place named once after its files, in order of
+    first appearance: `{in src/: a b}.ts(3,53) {c d}.ts(3,55)`."""
+    shown = _locations(located)
+    lead = ""
+    if shown[0].startswith("in "):
+        lead, _, shown[0] = shown[0].partition(": ")
+        lead += ": "
+    by_place: dict[str, list[str]] = {}
+    for text, match in zip(shown, located, strict=True):
+        by_place.setdefault(match[2], []).append(text.removesuffix(match[2]))
+    lists = []
+    for place, names in by_place.items():
+        extensions = {name.rpartition(".")[2] for name in names if "." in name.rpartition("/")[2]}
+        suffix = place
+        if len(extensions) == 1 and all("." in name.rpartition("/")[2] for name in names):
+            suffix = "." + extensions.pop() + place
+            names = [name.removesuffix(suffix.removesuffix(place)) for name in names]
+        lists.append("{" + " ".join(names) + "}" + suffix)
+    return "{" + lead + lists[0][1:] + "".join(" " + each for each in lists[1:]) if lists else ""
+
+
+def _locations(located: list[re.Match[str]]) -> list[str]:
+    """Locations with each file named once for a run of them (`a.c:3:1`, `:9:2`), and the
+    folder all of them share named once: `in src/app/: a.c:3:1, …`."""
+    paths = {match[1] for match in located}
+    folder = os.path.commonprefix(sorted(paths)).rpartition("/")[0] + "/" if len(paths) > 1 else "/"
+    if len(folder) * (len(located) - 1) < _SHARED_FOLDER_SAVES or folder == "/":
+        folder = ""
+    listed: list[str] = []
+    previous = None
+    for match in located:
+        path, place = match.groups()
+        listed.append(place if path == previous else path[len(folder) :] + place)
+        previous = path
+    if folder:
+        listed[0] = f"in {folder}: {listed[0]}"
+    return listed
+
+
+# A folder shared by every listed location is named once (`in src/: `, a few characters)
+# when that leaves out at least this many characters from the list.
+_SHARED_FOLDER_SAVES = 16
+
+
+# A quantity: a number with a unit of time or size, a share, or a count of things. Units
+# of one kind share a scale (`1.5 s` is 1500 ms), so that lines mixing them compare.
+_QUANTITY_RE = re.compile(
+    r"(?<![\w.:/-])(\d+(?:\.\d+)?) ?(ns|us|µs|ms|s|secs?|seconds?|mins?|minutes?|[kKMGT]i?B|B|bytes|%"
+    r"|rows|buffers|pages|blocks|records|tuples|items|objects|requests|messages|retries|attempts)(?![\w%])"
+)
+_SECOND = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "min": 60.0,
+    "mins": 60.0,
+    "minute": 60.0,
+    "minutes": 60.0,
+}
+_BYTE = {"B": 1.0, "bytes": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def quantities(line: str) -> dict[str, float]:
+    """The largest quantity of each kind in `line` (`time`, `size`, `%` or the counted
+    noun), on that kind's scale."""
+    found: dict[str, float] = {}
+    for match in _QUANTITY_RE.finditer(line):
+        number, unit = float(match[1]), match[2]
+        if unit in _SECOND or unit[0] == "s":
+            kind, number = "time", number * _SECOND.get(unit, 1.0)
+        elif unit.endswith("B") or unit == "bytes":
+            kind, number = "size", number * _BYTE.get(unit if unit in _BYTE else unit[0], 1.0)
+        else:
+            kind = unit
+        found[kind] = max(number, found.get(kind, number))
+    return found
+
+
+def outliers(lines: Sequence[str], factor: float = 10.0, lead: float = 2.0) -> list[int]:
+    """Positions of the lines holding a quantity far beyond the others of its kind in
+    `lines`: at least `factor` times their median, or their maximum when it is at least
+    `lead` times the next largest. The slowest query, the biggest allocation."""
+    by_kind: dict[str, list[tuple[float, int]]] = {}
+    for position, line in enumerate(lines):
+        for kind, number in quantities(line).items():
+            by_kind.setdefault(kind, []).append((number, position))
+    found: set[int] = set()
+    for measured in by_kind.values():
+        if len(measured) < 2:
+            continue  # nothing to compare with
+        measured.sort()
+        median = measured[(len(measured) - 1) // 2][0]
+        found.update(position for number, position in measured if median > 0 and number >= factor * median)
+        top, runner_up = measured[-1][0], measured[-2][0]
+        if top > 0 and top >= lead * runner_up:
+            found.add(measured[-1][1])
+    return sorted(found)
