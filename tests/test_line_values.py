@@ -63,3 +63,8 @@ def test_the_maximum_is_an_outlier_when_it_stands_out_and_units_share_a_scale() 
 
 def test_numbers_without_a_unit_are_never_compared() -> None:
     assert line_values.outliers(["process 5 started", "process 58123 started", "at 18:52:49.191 UTC"]) == []
+
+
+def test_varying_ids_say_they_vary_and_clock_times_give_their_range() -> None:
+    lines = [f"10:00:{n:02d} req={n:04x}beef{n:03d}cafe done" for n in range(12)]
+    assert line_values.summarised(lines, 6) == "{10:00:00 … 10:00:11} req={…} done"

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from tokenlab.optimizers.line_shapes import LOCATION_VALUE_RE, incidental, slots, varying_slots
 
 _WORD_RE = re.compile(r"\S+")
+_HEX_ID_RE = re.compile(r"[0-9a-f]+")
 
 
 def summarised(lines: Sequence[str], cap: int) -> str | None:
@@ -94,8 +95,9 @@ class _Field:
     the same: all of them in line order when few (`{a, b}`; up to `2 * cap` when they are
     more than `cap` different ones), a tally when a few repeat
     (`{200 ×120, 500 ×10}`), the range of numbers (`{3.499 … 12.174}`: the least and the
-    greatest), else the first and `…`. Clock times and ids always show their range (the
-    second without the date they share): when, not which line was when."""
+    greatest), else the first and `…`. Clock times always show their range (the second
+    without the date they share): when, not which line was when; ids that vary show as
+    `{…}`, as their range would say nothing."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
@@ -138,6 +140,8 @@ class _Field:
             return self.first[0]
         if self.incidental is not None:
             least, greatest = self.incidental
+            if _HEX_ID_RE.fullmatch(least):
+                return "{…}"  # random ids: their order and range say nothing
             date = _DATE_RE.match(least)
             return "{" + least + " … " + (greatest[date.end() :] if date and greatest.startswith(date[0]) else greatest) + "}"
         if self.count <= self.cap or (self.tally is None and self.count <= 2 * self.cap):
