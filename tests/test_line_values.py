@@ -39,8 +39,14 @@ def test_a_status_that_varies_is_tallied_never_the_first_lines() -> None:
 
 
 def test_a_field_with_its_own_value_on_each_line_shows_one_and_says_more() -> None:
-    lines = [f"req={i:08x}g done" for i in range(20)]
-    assert line_values.summarised(lines, 6) == "req={00000000g, …} done"
+    lines = [f"req={i:08x}g done in {i} ms" for i in range(20)]
+    assert line_values.summarised(lines, 6) == "req={00000000g, …} done in {0 … 19} ms"
+
+
+def test_a_line_whose_every_varying_word_is_one_example_is_left_to_the_caller() -> None:
+    lines = [f"cc -c src/{name}_{n}.c -o build/{name}_{n}.o" for n in range(4) for name in ("lexer", "codec", "vm", "io", "gc")]
+    assert line_values.summarised(lines, 6) is None  # shown as the first line, labelled `like`
+    assert line_values.summarised(lines[:2], 6) == "cc -c src/{lexer_0, codec_0}.c -o build/{lexer_0, codec_0}.o"
 
 
 def test_clock_times_show_their_range_without_the_shared_date() -> None:

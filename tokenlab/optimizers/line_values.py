@@ -21,15 +21,22 @@ from tokenlab.optimizers.line_shapes import LOCATION_VALUE_RE, incidental, slots
 
 _WORD_RE = re.compile(r"\S+")
 _HEX_ID_RE = re.compile(r"[0-9a-f]+")
+# A word shown as one example of many values (`src/{codec_00, …}.c`) or as varying ids (`{…}`).
+_ONE_EXAMPLE_RE = re.compile(r"[^{}]*\{(?:[^{}]*, …|…)\}[^{}]*")
 
 
 def summarised(lines: Sequence[str], cap: int) -> str | None:
     """One line standing for any number of `lines` that have as many words: each word all
     of them share as it is, every other word by its values (`word_summary`), so that
     nothing it shows as constant varies. None if their word counts differ. Reads `lines`
-    twice, holding a few values of each field: `lines` may be a lazy view of a large log."""
+    twice, holding a few values of each field: `lines` may be a lazy view of a large log.
+    None too when each varying word would show only one example and `…`."""
     shown = word_summaries(lines, cap)
-    return None if shown is None else with_words(lines[0], shown)
+    if shown is None or (shown and all(_ONE_EXAMPLE_RE.fullmatch(word) for word in shown.values())):
+        # Every varying word would show one example of many: the first line, labelled as an
+        # example (`[×60 like] …`), says the same more briefly.
+        return None
+    return with_words(lines[0], shown)
 
 
 def word_summaries(lines: Sequence[str], cap: int) -> dict[int, str] | None:

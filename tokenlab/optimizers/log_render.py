@@ -94,7 +94,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         if not group.identical:
             listed = variants_shown(group, lines, limits) if group.variants else _template_shown(group, lines, limits)
             if listed is None:  # the first line, as an example: its values are not all of theirs
-                label += ", e.g."
+                label += " like"
             shown = _abbreviate_ids(listed or _REPEATED_ID_RE.sub(r"\1 (…)", shown))
     if coarse:
         head: list[Part] = [label + "]"]
