@@ -150,9 +150,10 @@ class Renderer:
         lines = self.data.count(b"\n", span.start, span.end)
         if span.end == len(self.data) and not self.data.endswith(b"\n"):
             lines += 1  # the last line has no newline of its own
-        # A fold of whole lines says how many it hides: a reader can tell a skipped
-        # sentence from a skipped listing, and ask for it.
-        count = f" [+{lines} line{'s' if lines > 1 else ''}]" if lines and self.data[span.start - 1 : span.start] in (b"", b"\n") else ""
+        # A fold of whole lines says how many it hides (` … +5`): a reader can tell a skipped
+        # sentence from a skipped listing, and ask for it. Briefly: a finding's report can
+        # hold a hundred such folds.
+        count = f" +{lines}" if lines and self.data[span.start - 1 : span.start] in (b"", b"\n") else ""
         self.parts.append((" …" if self.parts else "…") + count)
         if self.fine:
             reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
