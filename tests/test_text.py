@@ -376,6 +376,14 @@ def test_failure_lines_stay_and_are_declared_but_not_words_in_paths() -> None:
     assert {"==42== Invalid read of size 4", "[pid 7] +++ killed by SIGSEGV +++"} <= set(result.signals)
 
 
+def test_a_quoted_source_line_is_code_whatever_words_it_holds() -> None:
+    lines = [f">> Issue: [B{i:03d}] finding {i}\n   Location: app/m{i}.py:{i}:4\n{i}\timport x{i}" for i in range(80)]
+    lines[7] += "\n2227\t    fail = True\n2228\t    raise SystemExit('load failed')"
+    text = render_preview(optimize(_report(lines), COARSE))
+    assert "fail = True" not in text and "load failed" not in text
+    assert ">> Issue: [B007] finding 7" in text
+
+
 def test_http_status_lines_stay_and_error_answers_are_declared() -> None:
     request = '203.0.113.{i} - - [30/Nov/2026:08:00:00 +0000] "GET /p{i} HTTP/1.1" {status} 512 "-" "curl/8"'
     lines = [request.format(i=i, status=503 if i == 30 else 200) for i in range(60)]

@@ -326,6 +326,8 @@ class _Document:
             content = self.lines[index].strip(_BLANKISH)
             if not _signal_positions(_NAME_WORD_RE.sub(b" ", content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`): no warning
+            if content[:1].isdigit() and _EXCERPT_RE.match(content):
+                continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
             if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
                 states[index] = _KEEP
                 shown.add(content)
