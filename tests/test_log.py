@@ -599,3 +599,15 @@ def test_compiler_diagnostics_with_caret_lines_classify_as_a_log() -> None:
         lines += [f"src/a/Service{n}.java:{n + 9}: error: cannot find symbol", f"        String s = missingVar{n};"]
         lines += ["                   ^", f"  symbol:   variable missingVar{n}", f"  location: class Service{n}"]
     assert classify(("\n".join(lines) + "\n10 errors\n").encode()).content_type is ContentType.LOG
+
+
+def test_a_few_one_line_errors_of_one_kind_are_shown_as_printed() -> None:
+    steps = [f"12:00:0{n} PM - Building project 'packages/p{n}/tsconfig.json'...\n" for n in range(6)]
+    errors = [
+        "packages/p1/src/m1.ts(4,63): error TS6133: 'unused' is declared but its value is never read.\n",
+        "packages/p3/src/m3.ts(5,2): error TS6133: 'implicit' is declared but its value is never read.\n",
+    ]
+    data = "".join(steps[:2] + errors[:1] + steps[2:4] + errors[1:] + steps[4:])
+    shown = render_preview(log.optimize(data.encode(), COARSE, FOLDING))
+    for error in errors:
+        assert error.rstrip("\n") in shown

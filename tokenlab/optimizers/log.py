@@ -312,15 +312,15 @@ def _place_anomalies(
             # frame shows its first example in full.
             # A warning that recurs more than `warning_locations` times is all in its group
             # line too: its first location leads the list, its frame is behind the ref.
-            # A few errors with a code frame each show theirs: the frame's labels are the
-            # explanation, and a group line would hide them for little gain.
+            # A few errors each show in full, a code frame with its labels or one line
+            # as printed: a group line would hide them, or their places, for little gain.
             seen_times = len(templates.members[templates.of_line[start]])
             failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
             often = seen_times > limits.warning_locations and not failure
-            if (len(unit) == 1 and seen_times > 1) or often:
-                shown = 0
-            elif failure and len(unit) > 1 and seen_times <= limits.verbatim_repeats:
+            if failure and seen_times <= limits.verbatim_repeats:
                 shown = limits.verbatim_repeats
+            elif (len(unit) == 1 and seen_times > 1) or often:
+                shown = 0
             else:
                 shown = limits.diagnostic_repeats
         if seen[key] > shown:
