@@ -153,3 +153,15 @@ def test_generated_listings_never_raise_and_stay_covered(rows: list[str], granul
     data = ("\n".join(rows) * 4).encode()
     result = optimize(data, OptimizerConfig(granularity))
     _covered(data, result)
+
+
+def test_a_process_forest_keeps_its_roots_and_cuts_long_rows() -> None:
+    rows = ["UID        PID  PPID  C STIME TTY          TIME CMD"]
+    for root in range(4):
+        rows.append(f"root     {100 * root + 1:>5}     1  0 13:27 ?        00:00:00 /usr/sbin/daemon{root} " + "--flag " * 60)
+        rows += [f"root     {100 * root + n:>5} {100 * root + 1:>5}  0 13:27 ?        00:00:00  \\_ worker {n}" for n in range(2, 20)]
+        rows.append(f"root     {100 * root + 50:>5} {100 * root + 19:>5}  0 13:27 ?        00:00:00      \\_ sleep 5")
+    shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    for root in range(4):
+        assert f"/usr/sbin/daemon{root} --flag" in shown
+    assert "--flag " * 40 not in shown and "--flag …" in shown  # cut, behind the ref

@@ -19,7 +19,8 @@ read as records when one of these shapes covers most of its lines (checked in or
 - *table with a header row* (`ps`, `docker ps`, `df`, `|`-separated reports such as
   `python -X importtime`): the header stays, and the rows holding the `table_top`
   largest values of each numeric column, the outermost rows of a column indented to show
-  nesting, the first and last rows. The last column names each row (a command, a module,
+  nesting (a process forest's roots), the first and last rows, each cut after `row_bytes`.
+  The last column names each row (a command, a module,
   a mount point): the folded rows' names are listed after them, tallied, so that every
   row can be asked for by name.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
@@ -66,6 +67,7 @@ class RecordsConfig:
     sample_bytes: int = 1 << 16  # the shape is recognised on the first lines, up to this size
     shape_share: float = 0.8  # the share of non-blank lines a shape must cover
     value_bytes: int = 60  # a key's value longer than this is cut
+    row_bytes: int = 200  # a kept table row longer than this is cut (a command line's arguments)
     sorted_head: int = 3  # lines kept at the small end of a sorted listing
     sorted_extremes: int = 60  # lines kept at the large end of a sorted listing
     sorted_order_share: float = 0.97  # neighbours in order, of all pairs
@@ -270,6 +272,12 @@ class _Listing:
         for column in range(len(columns.header)):
             for position in _standouts([row[column] for row in cells], self.limits.table_top):
                 self.kept[rows[position]] = True
+        cap = self.limits.row_bytes
+        for index in rows:  # a row kept for its values keeps its start; a long tail is cut
+            line = self.lines[index]
+            if self.kept[index] and len(line) > cap + 8:
+                cut = line.rfind(" ", cap // 2, cap)
+                self.cut[index] = line[: cut if cut > 0 else cap].rstrip() + " …"
         # The last named column names the rows (`| a | b |` ends in an empty cell).
         named = max((at for at, cell in enumerate(columns.header) if cell.strip()), default=-1)
         if named < 0:
@@ -396,6 +404,12 @@ def _cells(line: str, columns: _Columns) -> list[str]:
         cells = line.split("|")
         return cells if len(cells) == len(columns.header) else [""] * (len(columns.header) - 1) + [line]
     cells = line.split(None, len(columns.header) - 1)
+    if len(cells) == len(columns.header):
+        # The last cell keeps the spaces beyond one separator: a forest's nesting
+        # (`ps -ef --forest`: `  \_ child` under its parent) is told by them.
+        start = len(line) - len(cells[-1])
+        gap = start - len(line[:start].rstrip())
+        cells[-1] = " " * max(0, gap - 1) + cells[-1]
     return cells + [""] * (len(columns.header) - len(cells))
 
 
