@@ -23,6 +23,7 @@ recursion.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -466,16 +467,14 @@ class _Layout:
         is one line per item when that fits, as repetition multiplies every kept byte."""
         census = items.census
         anomalies = census.anomalies()[: self.cfg.max_anomalies]
+        lines_fit = self._lines_fit(items)
+        views_share = functools.cache(functools.partial(self._views_share, items, depth))  # laid out once, if asked
         listed = census.count <= self.cfg.records_listed and not (
-            census.count > self.cfg.records_always_listed
-            and self._lines_fit(items)
-            and self._views_share(items, depth) > self.cfg.lines_budget
+            census.count > self.cfg.records_always_listed and lines_fit and views_share() > self.cfg.lines_budget
         )
-        if not (nested and self._lines_fit(items)) and (
-            listed or self._views_share(items, depth) <= self.cfg.listing_budget
-        ):
+        if not (nested and lines_fit) and (listed or views_share() <= self.cfg.listing_budget):
             shown = {index: Mode.RECORD for index in range(census.count)}
-        elif self._lines_fit(items):
+        elif lines_fit:
             shown = {index: Mode.LINE for index in range(census.count)}
             if census.failures_are_usual():
                 # Every finding of a linter "fails": then a failure is no anomaly.

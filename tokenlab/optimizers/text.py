@@ -20,21 +20,26 @@ What stays visible, and why:
   (a docstring's summary under its signature, an example's first line) unless the same
   summary was already shown; lines that start an item (bullets, options, `name(…)`
   signatures, short `Label:` lines); the opening, first and closing lines of fenced code;
-  and the first copy of any line holding a signal word (`signal_words`: error, warning,
-  deprecated, must, never, do not, unsafe, breaking…) outside a path (`checkers/
-  deprecated.py` warns of nothing), because those are the lines a reader must not miss.
-  Status fields stay too: a `Key: value` or `key = value` line next to another one (a
-  `pip show` header, the `Severity:` and `Location:` lines indented under a finding's
-  heading, the counts of a metrics block), unless it holds a link or two sentences.
-  Folded: paragraph continuation lines, later paragraphs of nested
-  prose (docstring bodies), the rest of code examples, quoted source lines led by their
-  line number (`54\timport x`), and pydoc's listings of inherited members. A folded
-  listing (`sample_run_lines` lines or more at one indentation, no blank line) keeps its
-  first and last `sample_lines` lines, so that no block hides behind the line before it. A kept line longer than `long_line_bytes` shows its first sentence and any
-  sentence holding a signal word.
-- Folded text is marked ` …`. COARSE: one ref per top-level section holds the section's
-  complete original bytes, named after its heading. FINE: one ref per folded run, right
-  after its ` …`; runs shorter than `fine_min_fold_bytes` stay visible instead.
+  and the first copy of any line holding a signal word (`signal_words`: warning,
+  deprecated, must, never, do not, unsafe, breaking…) or a failure word (`failure_words`:
+  error, fail…, invalid, killed, SIGSEGV…) outside a path, a code span or a quoted source
+  line (`checkers/deprecated.py` warns of nothing), because those are the lines a reader
+  must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
+  another one (a `pip show` header, the `Severity:` and `Location:` lines indented under a
+  finding's heading, the counts of a metrics block), unless it holds a link or two
+  sentences; and what a tool's report is read for: HTTP status lines, lines counting
+  things, column headers, the last line. Folded: paragraph continuation lines, later
+  paragraphs of nested prose (docstring bodies), the rest of code examples, quoted source
+  lines led by their line number (`54\timport x`), and pydoc's listings of inherited
+  members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
+  line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
+  that no block hides behind the line before it. A kept line longer than
+  `long_line_bytes` shows its first sentence and any sentence holding a signal word.
+- Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
+  COARSE: one ref per top-level section holds the section's complete original bytes,
+  named after its heading. FINE: one ref per folded run, right after its marker; runs
+  shorter than `fine_min_fold_bytes` stay visible instead. The failure, summary and
+  4xx/5xx lines kept are declared as signals.
 
 Speed: headings, fences and signal words are found by whole-document passes (regexes led
 by a literal newline, `bytes.find`), the per-line loop does a few comparisons, and runs of
@@ -125,7 +130,6 @@ _SENTENCE_BREAK_RE = re.compile(rb"[.!?] +[A-Z]")
 _EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
 _LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
-_DIGIT_BYTES = frozenset(b"0123456789")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
@@ -326,7 +330,7 @@ class _Document:
             content = self.lines[index].strip(_BLANKISH)
             if not _signal_positions(_NAME_WORD_RE.sub(b" ", content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`): no warning
-            if content[:1].isdigit() and _EXCERPT_RE.match(content):
+            if _is_excerpt(content):
                 continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
             if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
                 states[index] = _KEEP
@@ -427,7 +431,7 @@ class _Outliner:
         if index in self.headings:
             self.list_items.clear()
             return True
-        if body[0] in _DIGIT_BYTES and _EXCERPT_RE.match(body):
+        if _is_excerpt(body):
             return False  # quoted source lines: the location above them says where they are
         bullet = body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) is not None
         if not self._count_list_item(indent, bullet):
@@ -482,6 +486,11 @@ def _settle_blank_run(run: re.Match[bytes]) -> bytes:
 def _base_indent(lines: list[bytes]) -> int:
     indents = [len(line) - len(line.lstrip(b" \t|")) for line in lines if line.strip(_BLANKISH)]
     return min(indents, default=0)
+
+
+def _is_excerpt(line: bytes) -> bool:
+    """A line of a quoted code excerpt, led by its line number (`54\timport x`)."""
+    return line[:1].isdigit() and _EXCERPT_RE.match(line) is not None
 
 
 def _signal_positions(data: bytes, words: tuple[str, ...]) -> list[int]:
