@@ -38,7 +38,7 @@ PROCESSES, ANALYSES = 8, 50
 
 ANALYST = r"""
 import json, sys
-from tokenlab.entry import analysis_output
+from tokenlab.commands import analysis_output
 
 url, worker, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, sys.argv[4])
@@ -138,7 +138,7 @@ def _wait_for(path: Path, writer: subprocess.Popen[bytes]) -> None:
 
 def _acknowledged(url: str, tmp_path: Path) -> list[tuple[bytes, bytes]]:
     """Visible texts of analyses that finished before the fault, with their inputs."""
-    from tokenlab.entry import analysis_output
+    from tokenlab.commands import analysis_output
 
     done = []
     with open_store(url) as store:

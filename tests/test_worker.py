@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 import tokenlab
 from tokenlab.agent import client, worker
 from tokenlab.cli import app
-from tokenlab.entry import analysis_output, plain_analyze, plain_show_ref
+from tokenlab.commands import analysis_output
+from tokenlab.entry import plain_analyze, plain_show_ref
 from tokenlab.entry import run as entry_run
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

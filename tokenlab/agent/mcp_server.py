@@ -307,7 +307,7 @@ class Tools:
         """Compress text you already hold (a log, JSON, a diff, a listing): failures, errors
         and summaries stay visible, the rest goes behind #ref:ctx_… markers that expand_ref
         or the resource tokenlab://ref/<id> give back byte for byte. Same as `tokens analyze - --json`."""
-        from tokenlab.entry import analysis_output
+        from tokenlab.commands import analysis_output
 
         answer = analysis_output(
             text.encode("utf-8", "surrogatepass"),

@@ -51,7 +51,7 @@ from tokenlab.store import Store
 
 if TYPE_CHECKING:
     from tokenlab.agent.ledger import Record
-    from tokenlab.entry import Output
+    from tokenlab.commands import Output
 
 
 _DISPLAY_LIMIT = 200
@@ -182,7 +182,7 @@ def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -
     its ledger row written: each stream's visible text on its own stream, or the `--json`
     object; the stage trace on stderr when asked."""
     from tokenlab.agent import ledger
-    from tokenlab.entry import Output, json_bytes
+    from tokenlab.commands import Output, json_bytes
 
     stdout, stderr = b"", b""
     if as_json:

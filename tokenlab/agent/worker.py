@@ -7,8 +7,8 @@ is owner-only, the socket too, and each connection's peer must be this user), ho
 exits after `TOKENLAB_WORKER_IDLE` seconds (default 900) without a request. Each request
 carries an input already read by the client (or, for `show-ref`, the options: the ref is
 read here) and is answered with exactly what the in-process command prints (the same
-functions build both: `entry.analysis_output`, `agent.run.finish_request`,
-`entry.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
+functions build both: `commands.analysis_output`, `agent.run.finish_request`,
+`commands.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
 client runs it in-process.
 
 Each request also carries the client's `code_stamp`. A worker must not answer for
@@ -132,7 +132,7 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def _analyze(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
-    from tokenlab.entry import analysis_output
+    from tokenlab.commands import analysis_output
 
     output = analysis_output(
         payload,
@@ -173,7 +173,7 @@ class _NamedFolderStore(FolderStore):
 
 def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
     from tokenlab.agent.expand import RefQuery
-    from tokenlab.entry import ref_view_output
+    from tokenlab.commands import ref_view_output
 
     store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
     query = RefQuery.of(header)

@@ -17,7 +17,7 @@ from tokenlab.cli import hooks as cli_hooks
 from tokenlab.cli import mcp as cli_mcp
 from tokenlab.cli import pack as cli_pack
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
-from tokenlab.entry import emit_json, ref_view_output, run_analyze
+from tokenlab.commands import emit_json, ref_view_output, run_analyze
 from tokenlab.optimizers import Granularity
 
 app = typer.Typer(

@@ -116,7 +116,7 @@ def gain(
 ) -> None:
     """Tokens saved by `analyze` and `run`, from the savings ledger in the store folder."""
     from tokenlab.agent import ledger
-    from tokenlab.entry import emit_json
+    from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
     from tokenlab.store import Store
 
@@ -201,7 +201,7 @@ def discover(
 ) -> None:
     """What tokenlab would have saved on the tool results of Claude Code transcripts."""
     from tokenlab.agent import discover as transcripts
-    from tokenlab.entry import emit_json
+    from tokenlab.commands import emit_json
 
     report = transcripts.discover(path if path is not None else transcripts.default_location())
     if as_json:

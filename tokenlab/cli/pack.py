@@ -88,7 +88,7 @@ def pack(
     as_json: JsonOption = False,
 ) -> None:
     """The best view of each file (full, sections, outline, stub) so that all of them fit one budget."""
-    from tokenlab.entry import emit_json
+    from tokenlab.commands import emit_json
     from tokenlab.pack import DEFAULT_BUDGET, PackRequest
     from tokenlab.pack import pack as run_pack
     from tokenlab.store import Store

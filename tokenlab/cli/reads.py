@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
-from tokenlab.entry import emit_json
+from tokenlab.commands import emit_json
 
 
 class ReadView(str, Enum):

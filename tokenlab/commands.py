@@ -1,0 +1,144 @@
+"""The services every interface calls: `tokens analyze`, a ref drill-down, JSON output.
+
+The typer commands (`cli/`), the console entry's fast path (`entry.py`), the warm worker
+(`agent/worker.py`), `tokens run` (`agent/run.py`) and the MCP server (`serve/mcp.py`)
+all answer through these functions, so every way in prints the same bytes. `Output` is
+what a command prints and its exit code: written by this process, or sent back by the
+warm worker.
+
+Nothing of the pipeline is imported at load time: the console entry imports this module
+only once it knows it runs a command in-process.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tokenlab.agent.expand import RefQuery
+    from tokenlab.optimizers import Granularity
+    from tokenlab.store import Store
+
+
+def run_analyze(
+    source: str,
+    *,
+    granularity: Granularity | str = "coarse",
+    signals: Path | str | None = None,
+    redact: bool = True,
+    store: Path | str | None = None,
+    as_json: bool = False,
+    stdin_data: bytes | None = None,
+) -> int:
+    """Analyze SOURCE: visible text on stdout, the trace on stderr; the exit code.
+    `stdin_data` is standard input when the caller already read it (for `-`)."""
+    from pathlib import Path
+
+    from tokenlab import tokens
+
+    tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
+    from tokenlab.sources import read_input, signals_for
+    from tokenlab.store import Store
+
+    label, data = ("<stdin>", stdin_data) if source == "-" and stdin_data is not None else read_input(source)
+    with Store.resolve(store) as target:
+        answer = analysis_output(
+            data,
+            label=label,
+            signals=signals_for(label, Path(signals) if signals else None),
+            granularity=granularity,
+            redact=redact,
+            store=target,
+            as_json=as_json,
+        )
+    sys.stdout.buffer.write(answer.stdout)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(answer.stderr)
+    return answer.exit_code
+
+
+class Output:
+    """What a command prints, and its exit code: written by this process or sent back by
+    the warm worker (`agent/worker.py`), so both print exactly the same."""
+
+    __slots__ = ("exit_code", "stderr", "stdout")
+
+    def __init__(self, exit_code: int, stdout: bytes, stderr: bytes) -> None:
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+
+def analysis_output(
+    data: bytes,
+    *,
+    label: str,
+    signals: tuple[str, ...],
+    granularity: Granularity | str,
+    redact: bool,
+    store: Store | Path | str,
+    as_json: bool,
+) -> Output:
+    """The pipeline over input already read, rendered as `tokens analyze` prints it.
+    `store` is a store, or a `--store` value naming one."""
+    from tokenlab.agent.ledger import note_analysis
+    from tokenlab.optimizers import Granularity, OptimizerConfig
+    from tokenlab.packet import Status
+    from tokenlab.pipeline import analyze
+    from tokenlab.store import Store
+
+    target = store if isinstance(store, Store) else Store.resolve(store)
+    packet = analyze(
+        data,
+        source=label,
+        store=target,
+        config=OptimizerConfig(granularity=Granularity(granularity)),
+        signals=signals,
+        redact_secrets=redact,
+    )
+    failed = Status.FAIL in (packet.signal_status, packet.recovery_status)
+    note = note_analysis(target.root, packet)  # the savings ledger's row; b"", or a warning line
+    if as_json:
+        return Output(int(failed), json_bytes(packet.as_dict()), note)
+    trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)
+    return Output(int(failed), packet.visible.encode("utf-8"), trace.encode("utf-8") + note)
+
+
+def ref_view_output(
+    store: Store | Path | str | None,
+    ref_id: str,
+    query: RefQuery,
+    *,
+    raw: bool = False,
+    as_json: bool = False,
+) -> Output:
+    """A drill-down into a ref (`expand_ref`), rendered as `tokens show-ref` prints it: the
+    shown bytes with one line on stderr, or the `--json` object, or `--raw` bytes alone.
+    `store` is a store, or a `--store` value naming one."""
+    from contextlib import nullcontext
+
+    from tokenlab.agent.expand import expand_ref
+    from tokenlab.errors import InputError
+    from tokenlab.store import Store
+
+    if raw and (as_json or query.grep is not None):
+        raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
+    # A store named here is closed here; one passed in stays open for its owner.
+    with nullcontext(store) if isinstance(store, Store) else Store.resolve(store) as resolved:
+        view = expand_ref(resolved, ref_id, query)
+    if as_json:
+        return Output(0, json_bytes(view.as_dict()), b"")
+    shown = view.raw if view.raw is not None else view.text.encode("utf-8")
+    return Output(0, shown, b"" if raw else view.header.encode("utf-8", "backslashreplace") + b"\n")
+
+
+def json_bytes(payload: object) -> bytes:
+    import orjson
+
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def emit_json(payload: object) -> None:
+    sys.stdout.buffer.write(json_bytes(payload))
+    sys.stdout.buffer.flush()
