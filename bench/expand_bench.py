@@ -41,8 +41,8 @@ from typing import Any
 import orjson
 
 from tokenlab import tokens
-from tokenlab.agent.expand import RefQuery, expand_ref
-from tokenlab.agent.json_path import parse_path
+from tokenlab.refs.expand import RefQuery, expand_ref
+from tokenlab.refs.json_path import parse_path
 from tokenlab.store import Store
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenlab import tokens
-from tokenlab.agent.expand import (
+from tokenlab.refs.expand import (
     LineIndex,
     RefQuery,
     expand_data,

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenlab.agent import json_path
-from tokenlab.agent.expand import RefQuery, expand_data
-from tokenlab.agent.json_path import Walker, parse_path, path_name
+from tokenlab.refs import json_path
+from tokenlab.refs.expand import RefQuery, expand_data
+from tokenlab.refs.json_path import Walker, parse_path, path_name
 from tokenlab.errors import InputError
 
 MODES = ("plain", "chunked", "shallow")

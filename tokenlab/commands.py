@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tokenlab.agent.expand import RefQuery
+    from tokenlab.refs.expand import RefQuery
     from tokenlab.optimizers import Granularity
     from tokenlab.store import Store
 
@@ -118,7 +118,7 @@ def ref_view_output(
     `store` is a store, or a `--store` value naming one."""
     from contextlib import nullcontext
 
-    from tokenlab.agent.expand import expand_ref
+    from tokenlab.refs.expand import expand_ref
     from tokenlab.errors import InputError
     from tokenlab.store import Store
 

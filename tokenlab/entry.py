@@ -287,7 +287,7 @@ def _show_ref(arguments: dict[str, object]) -> int:
 
             answer = client.show_ref(arguments)
         if answer is None:
-            from tokenlab.agent.expand import RefQuery
+            from tokenlab.refs.expand import RefQuery
             from tokenlab.commands import ref_view_output
 
             store = arguments["store"]

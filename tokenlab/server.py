@@ -507,7 +507,7 @@ def get_ref(
     record = shared_store(settings.store_dir).load(ref_id)
     drill = (lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
     if any(value is not None for value in drill):
-        from tokenlab.agent.expand import RefQuery, expand_data
+        from tokenlab.refs.expand import RefQuery, expand_data
 
         query = RefQuery(lines, grep, context or 0, bool(ignore_case), json_path, head, tail, budget_tokens)
         return settings.reply(expand_data(record.data, query, ref_id=record.id).as_dict())

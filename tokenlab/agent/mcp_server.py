@@ -290,7 +290,7 @@ class Tools:
         """Drill into a #ref:ctx_… marker: its lines, the lines matching a regex (grep, with
         context), a JSON subtree, or its head or tail, within the budget. When the answer is
         truncated, `next_params` are the arguments that continue. Same as `tokens show-ref --json`."""
-        from tokenlab.agent.expand import RefQuery, expand_ref
+        from tokenlab.refs.expand import RefQuery, expand_ref
 
         query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
         view = expand_ref(self._store(), id, query)

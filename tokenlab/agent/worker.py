@@ -172,7 +172,7 @@ class _NamedFolderStore(FolderStore):
 
 
 def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
-    from tokenlab.agent.expand import RefQuery
+    from tokenlab.refs.expand import RefQuery
     from tokenlab.commands import ref_view_output
 
     store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
@@ -234,7 +234,7 @@ def _warm_up(worker: Worker) -> None:
          "granularity": Granularity.COARSE.value, "redact": True, "as_json": False},
         b"",
     )  # fmt: skip
-    from tokenlab.agent.expand import RefQuery, expand_data
+    from tokenlab.refs.expand import RefQuery, expand_data
     from tokenlab.tokens import encoding
 
     encoding()

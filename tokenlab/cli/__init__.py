@@ -115,7 +115,7 @@ def show_ref(
         sys.stdout.buffer.write(record.data)
         sys.stdout.buffer.flush()
         return
-    from tokenlab.agent.expand import RefQuery
+    from tokenlab.refs.expand import RefQuery
 
     query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget)
     output = ref_view_output(store, ref_id, query, raw=raw, as_json=as_json)

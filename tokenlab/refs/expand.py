@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
-from tokenlab.agent.json_path import Walker, parse_path, path_name
+from tokenlab.refs.json_path import Walker, parse_path, path_name
 from tokenlab.errors import InputError
 from tokenlab.reads.views import LineRange
 
