@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokenlab import tokens
+from tokenlab.errors import InputError, RefNotFoundError
 from tokenlab.refs.expand import (
     LineIndex,
     RefQuery,
@@ -20,7 +21,6 @@ from tokenlab.refs.expand import (
     folded,
     parse_path,
 )
-from tokenlab.errors import InputError, RefNotFoundError
 from tokenlab.store import Store
 
 LOG = b"".join(

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tokenlab.agent import ledger
-from tokenlab.agent.ledger import Kind, Record
+from tokenlab import ledger
 from tokenlab.cli import app
+from tokenlab.ledger import Kind, Record
 
 runner = CliRunner()
 LOG = (

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokenlab.errors import InputError
 from tokenlab.refs import json_path
 from tokenlab.refs.expand import RefQuery, expand_data
 from tokenlab.refs.json_path import Walker, parse_path, path_name
-from tokenlab.errors import InputError
 
 MODES = ("plain", "chunked", "shallow")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tokenlab.agent import ledger
-from tokenlab.agent.ledger import Kind, Record, command_key
+from tokenlab import ledger
 from tokenlab.cli import app
+from tokenlab.ledger import Kind, Record, command_key
 
 runner = CliRunner()
 SECRET_CONTENT = b"CONTENT-THAT-MUST-NOT-BE-IN-THE-LEDGER"
@@ -113,7 +113,7 @@ def test_concurrent_threads_lose_nothing(tmp_path: Path) -> None:
 
 def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     script = (
-        "import sys\nfrom pathlib import Path\nfrom tokenlab.agent import ledger\n"
+        "import sys\nfrom pathlib import Path\nfrom tokenlab import ledger\n"
         "for i in range(40):\n"
         "    problem = ledger.record(Path(sys.argv[1]), ledger.Record(float(i), ledger.Kind.RUN,"
         " f'p{sys.argv[2]} {i}', 'log', 1, 1, 1, 0))\n"

@@ -205,7 +205,7 @@ def test_the_client_tells_database_stores_apart_as_the_store_does() -> None:
 
 
 def test_a_store_url_in_a_command_line_is_masked_in_the_ledger() -> None:
-    from tokenlab.agent.ledger import masked
+    from tokenlab.ledger import masked
 
     line = masked(f"tokens analyze --store postgresql://bob:{PASSWORD}@db.example.com/app")
     assert PASSWORD not in line and "db.example.com/app" in line

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tokenlab.refs.expand import RefQuery
     from tokenlab.optimizers import Granularity
+    from tokenlab.refs.expand import RefQuery
     from tokenlab.store import Store
 
 
@@ -82,7 +82,7 @@ def analysis_output(
 ) -> Output:
     """The pipeline over input already read, rendered as `tokens analyze` prints it.
     `store` is a store, or a `--store` value naming one."""
-    from tokenlab.agent.ledger import note_analysis
+    from tokenlab.ledger import note_analysis
     from tokenlab.optimizers import Granularity, OptimizerConfig
     from tokenlab.packet import Status
     from tokenlab.pipeline import analyze
@@ -118,8 +118,8 @@ def ref_view_output(
     `store` is a store, or a `--store` value naming one."""
     from contextlib import nullcontext
 
-    from tokenlab.refs.expand import expand_ref
     from tokenlab.errors import InputError
+    from tokenlab.refs.expand import expand_ref
     from tokenlab.store import Store
 
     if raw and (as_json or query.grep is not None):

@@ -287,8 +287,8 @@ def _show_ref(arguments: dict[str, object]) -> int:
 
             answer = client.show_ref(arguments)
         if answer is None:
-            from tokenlab.refs.expand import RefQuery
             from tokenlab.commands import ref_view_output
+            from tokenlab.refs.expand import RefQuery
 
             store = arguments["store"]
             output = ref_view_output(

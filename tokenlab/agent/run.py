@@ -50,8 +50,8 @@ from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
 from tokenlab.store import Store
 
 if TYPE_CHECKING:
-    from tokenlab.agent.ledger import Record
     from tokenlab.commands import Output
+    from tokenlab.ledger import Record
 
 
 _DISPLAY_LIMIT = 200
@@ -181,7 +181,7 @@ def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -
     """What `tokens run` prints for a finished run (here, or sent back by the warm worker),
     its ledger row written: each stream's visible text on its own stream, or the `--json`
     object; the stage trace on stderr when asked."""
-    from tokenlab.agent import ledger
+    from tokenlab import ledger
     from tokenlab.commands import Output, json_bytes
 
     stdout, stderr = b"", b""
@@ -206,7 +206,7 @@ def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -
 
 def ledger_record(result: RunResult) -> Record:
     """The ledger row of a run: both streams' counts when split."""
-    from tokenlab.agent.ledger import Kind, Record
+    from tokenlab.ledger import Kind, Record
 
     packets = [stream.packet for stream in result.streams]
     shown = [p for p in packets if p.raw] or packets
@@ -227,7 +227,7 @@ def ledger_record(result: RunResult) -> Record:
 def display_line(command: str) -> str:
     """A command line as one line of visible text: newlines shown as `\\n`, credentials
     masked, marker look-alikes escaped, at most 200 characters."""
-    from tokenlab.agent.ledger import masked
+    from tokenlab.ledger import masked
 
     line = masked(command.replace("\r", "\\r").replace("\n", "\\n"))
     if len(line) > _DISPLAY_LIMIT:

@@ -172,8 +172,8 @@ class _NamedFolderStore(FolderStore):
 
 
 def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
-    from tokenlab.refs.expand import RefQuery
     from tokenlab.commands import ref_view_output
+    from tokenlab.refs.expand import RefQuery
 
     store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
     query = RefQuery.of(header)

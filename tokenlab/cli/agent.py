@@ -15,7 +15,7 @@ from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.optimizers import Granularity
 
 if TYPE_CHECKING:
-    from tokenlab.agent.ledger import Tally
+    from tokenlab.ledger import Tally
 
 # Options end at the first word of the command: `tokens run ls --json` runs `ls --json`.
 _RUN_SETTINGS = {"allow_interspersed_args": False, "ignore_unknown_options": True}
@@ -115,7 +115,7 @@ def gain(
     as_json: JsonOption = False,
 ) -> None:
     """Tokens saved by `analyze` and `run`, from the savings ledger in the store folder."""
-    from tokenlab.agent import ledger
+    from tokenlab import ledger
     from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
     from tokenlab.store import Store

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import tokens
-from tokenlab.refs.json_path import Walker, parse_path, path_name
 from tokenlab.errors import InputError
 from tokenlab.reads.views import LineRange
+from tokenlab.refs.json_path import Walker, parse_path, path_name
 
 if TYPE_CHECKING:
     from tokenlab.store import Store
