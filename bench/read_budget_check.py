@@ -201,7 +201,7 @@ def deref_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
 def server_check(copies: list[Path], repo: Path) -> tuple[list[str], list[str]]:
     from fastapi.testclient import TestClient
 
-    from tokenlab.server import create_app
+    from tokenlab.serve.http import create_app
 
     (repo / "outside-link").symlink_to("/etc/passwd")
     client = TestClient(create_app(repo, max_response_bytes=64 * 1024 * 1024))

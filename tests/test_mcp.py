@@ -351,7 +351,7 @@ def test_http_transport_needs_the_token_and_a_loopback_host(http_server: str) ->
 def test_without_the_extra_it_says_how_to_install(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
     from tokenlab.cli import app
 
-    monkeypatch.setitem(sys.modules, "tokenlab.agent.mcp_server", None)  # import fails
+    monkeypatch.setitem(sys.modules, "tokenlab.serve.mcp", None)  # import fails
     result = CliRunner().invoke(app, ["mcp", "--root", str(repo)])
     assert result.exit_code == 2
     assert "pip install 'tokenlab[mcp]'" in result.stderr

@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 from typer.testing import CliRunner
 
 from tests.conftest import run_git
-from tokenlab.server import create_app
+from tokenlab.serve.http import create_app
 
 CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))
 

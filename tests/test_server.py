@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from tests.conftest import run_git
 from tokenlab.cli.reads import register
-from tokenlab.server import create_app
+from tokenlab.serve.http import create_app
 from tokenlab.store import Store
 
 CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))

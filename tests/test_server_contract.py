@@ -29,7 +29,7 @@ from tests.conftest import run_git
 
 TOKEN = "contract-t0ken"
 EXAMPLES = 60
-# The 400 answers for rules no schema can state (see `tokenlab.server._RULES`).
+# The 400 answers for rules no schema can state (see `tokenlab.serve.http._RULES`).
 DOCUMENTED_RULES = re.compile(
     r"bad line range in pointer|the end may not precede the start|"
     r"--lines starts at \d+ but .* has \d+ lines|no section .* in "

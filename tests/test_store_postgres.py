@@ -177,8 +177,8 @@ def test_serve_and_mcp_read_refs_from_postgres(
     pytest.importorskip("mcp")
     from fastapi.testclient import TestClient
 
-    from tokenlab.agent.mcp_server import Settings, Tools
-    from tokenlab.server import create_app
+    from tokenlab.serve.http import create_app
+    from tokenlab.serve.mcp import Settings, Tools
 
     tools = Tools(Settings(tmp_path, pg_url))
     compressed = tools.compress(LOG.decode(), "app.log")

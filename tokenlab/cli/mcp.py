@@ -1,6 +1,6 @@
 """`tokens mcp`: serve the budgeted-read tools over MCP (stdio, or streamable HTTP).
 
-Parses options and hands over to `tokenlab.agent.mcp_server`, which needs the optional
+Parses options and hands over to `tokenlab.serve.mcp`, which needs the optional
 `mcp` extra; without it the command says how to install it and exits 2.
 """
 
@@ -51,7 +51,7 @@ def mcp(
     from tokenlab.errors import InputError
 
     try:
-        from tokenlab.agent.mcp_server import Settings, build_server
+        from tokenlab.serve.mcp import Settings, build_server
     except ImportError as error:
         raise InputError("tokens mcp needs the mcp extra: pip install 'tokenlab[mcp]'") from error
     if not root.is_dir():
@@ -72,7 +72,7 @@ def mcp(
     try:
         import uvicorn
 
-        from tokenlab.agent.mcp_server import http_app
+        from tokenlab.serve.mcp import http_app
     except ImportError as error:
         raise InputError(
             "tokens mcp --http needs the serve extra too: pip install 'tokenlab[mcp,serve]'"

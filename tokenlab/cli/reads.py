@@ -222,7 +222,7 @@ def serve(
         import uvicorn
     except ImportError as error:
         raise InputError("tokens serve needs the serve extra: pip install 'tokenlab[serve]'") from error
-    from tokenlab.server import create_app
+    from tokenlab.serve.http import create_app
 
     if not root.is_dir():
         raise InputError(f"--root {root} is not a folder")

@@ -8,7 +8,7 @@ cannot drift; its text content is what the command prints without `--json` (the 
 line, then the content), which is what an agent reads and costs fewer tokens than JSON.
 
 Safety, the same as `tokens serve`:
-- every path an agent names goes through `tokenlab.confine` (the very function `serve`
+- every path an agent names goes through `tokenlab.serve.confine` (the very function `serve`
   uses): `..`, absolute paths elsewhere and symlinks that lead out are tool errors, never
   reads;
 - arguments are capped by their schemas (string lengths, budgets, timeouts), and every
@@ -48,8 +48,8 @@ from tokenlab.agent.mcp_shapes import (
     SearchOutput,
     StoredRef,
 )
-from tokenlab.confine import confine, confine_pointer
 from tokenlab.errors import InputError, RefNotFoundError, TokenlabError
+from tokenlab.serve.confine import confine, confine_pointer
 
 REF_SCHEME = "tokenlab://ref/"
 MAX_BUDGET = 1_000_000
@@ -492,7 +492,7 @@ def http_app(server: TokenlabServer, *, token: str | None, loopback: bool, max_b
     from mcp.server.transport_security import TransportSecuritySettings
 
     from tokenlab.cli.reads import LOOPBACK_HOSTS
-    from tokenlab.server import WORK_SLOTS, Guard
+    from tokenlab.serve.http import WORK_SLOTS, Guard
 
     # Every client of an HTTP server shares its cores: one tool call per core computes at a
     # time, the rest queue first come first served, as `tokens serve`'s routes do.

@@ -39,8 +39,6 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 from pydantic.config import JsonDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tokenlab.confine import ForbiddenPathError, NotFoundError, confine
-from tokenlab.confine import confine_pointer as _confine_pointer
 from tokenlab.errors import InputError, RefNotFoundError, StoreUnavailableError, TokenlabError
 from tokenlab.reads import views
 from tokenlab.reads.pointers import (
@@ -50,6 +48,8 @@ from tokenlab.reads.pointers import (
     parse_pointer,
 )
 from tokenlab.reads.summary import Summarizer
+from tokenlab.serve.confine import ForbiddenPathError, NotFoundError, confine
+from tokenlab.serve.confine import confine_pointer as _confine_pointer
 
 T = TypeVar("T")
 DEFAULT_MAX_BODY_BYTES = 64 * 1024

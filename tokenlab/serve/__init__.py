@@ -1,0 +1,10 @@
+"""The long-running interfaces: `tokens serve` (HTTP) and `tokens mcp` (MCP).
+
+    http.py      the FastAPI app: routes, request bodies, documented refusals
+    mcp.py       the MCP server: tools, refs as resources, its streamable HTTP app
+    confine.py   every path a client names, kept under the served root
+
+Both servers answer with the objects the CLI prints with `--json`. FastAPI and the MCP SDK
+are optional extras, imported only by the module that needs them; this package's
+`__init__` imports nothing.
+"""
