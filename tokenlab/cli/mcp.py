@@ -47,7 +47,6 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve read_file, search, pack, deref, changes, expand_ref and compress over MCP (needs the `mcp` extra)."""
-    from tokenlab.cli.reads import LOOPBACK_HOSTS
     from tokenlab.errors import InputError
 
     try:
@@ -72,6 +71,7 @@ def mcp(
     try:
         import uvicorn
 
+        from tokenlab.serve.guard import LOOPBACK_HOSTS
         from tokenlab.serve.mcp import http_app
     except ImportError as error:
         raise InputError(

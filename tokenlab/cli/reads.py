@@ -30,8 +30,6 @@ class ReadView(str, Enum):
     SUMMARY = "summary"
 
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
 BudgetOption = Annotated[
     int | None,
     typer.Option(
@@ -222,6 +220,7 @@ def serve(
         import uvicorn
     except ImportError as error:
         raise InputError("tokens serve needs the serve extra: pip install 'tokenlab[serve]'") from error
+    from tokenlab.serve.guard import LOOPBACK_HOSTS
     from tokenlab.serve.http import create_app
 
     if not root.is_dir():

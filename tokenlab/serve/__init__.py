@@ -2,6 +2,7 @@
 
     http.py      the FastAPI app: routes, request bodies, documented refusals
     mcp.py       the MCP server: tools, refs as resources, its streamable HTTP app
+    guard.py     what every request passes first: token, Host, body size; the work slots
     confine.py   every path a client names, kept under the served root
 
 Both servers answer with the objects the CLI prints with `--json`. FastAPI and the MCP SDK

@@ -491,8 +491,7 @@ def http_app(server: TokenlabServer, *, token: str | None, loopback: bool, max_b
     """The streamable HTTP app behind `tokens serve`'s guard: bearer token, Host, body cap."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from tokenlab.cli.reads import LOOPBACK_HOSTS
-    from tokenlab.serve.http import WORK_SLOTS, Guard
+    from tokenlab.serve.guard import LOOPBACK_HOSTS, WORK_SLOTS, Guard
 
     # Every client of an HTTP server shares its cores: one tool call per core computes at a
     # time, the rest queue first come first served, as `tokens serve`'s routes do.
