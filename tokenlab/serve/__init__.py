@@ -2,6 +2,7 @@
 
     http.py      the FastAPI app: routes, request bodies, documented refusals
     mcp.py       the MCP server: tools, refs as resources, its streamable HTTP app
+    shapes.py    the response models, one per object (`--json`, OpenAPI, MCP output schemas)
     guard.py     what every request passes first: token, Host, body size; the work slots
     confine.py   every path a client names, kept under the served root
 

@@ -45,6 +45,7 @@ from tokenlab.reads.summary import Summarizer
 from tokenlab.serve.confine import ForbiddenPathError, NotFoundError, confine
 from tokenlab.serve.confine import confine_pointer as _confine_pointer
 from tokenlab.serve.guard import WORK_SLOTS, Guard
+from tokenlab.serve.shapes import DerefOut, ErrorOut, PackOut, ReadOut, RefOut, RefViewOut, SearchOut
 
 T = TypeVar("T")
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
@@ -75,7 +76,7 @@ def status_for(error: TokenlabError) -> int:
     return 400 if error.exit_code == 2 else 500
 
 
-# --- request and response shapes ------------------------------------------------------------
+# --- request bodies (the responses are `shapes.py`'s) ----------------------------------------
 
 
 # Field patterns. Each is a subset of what the CLI's parser accepts (`LineRange.parse`,
@@ -185,142 +186,6 @@ class PackBody(_Body):
     )
     query: str | None = Field(None, min_length=1, max_length=4096, description="What the pack is for.")
     budget_tokens: Integer = Field(8000, ge=0, le=MAX_BUDGET_TOKENS)
-
-
-class ErrorOut(BaseModel):
-    """Every refusal but 422's: one line saying what was wrong."""
-
-    detail: str
-
-
-class EvidenceOut(BaseModel):
-    pointer: str
-    sha256: str
-
-
-class OutlineSymbolOut(BaseModel):
-    kind: str
-    name: str
-    start_line: int
-    end_line: int
-    detail: str | None = None
-    children: list[OutlineSymbolOut]
-
-
-OutlineSymbolOut.model_rebuild()
-
-
-class ReadOut(BaseModel):
-    path: str
-    view: str
-    requested_view: str
-    budget_tokens: int
-    tokens: int
-    generated: bool
-    stale: bool
-    truncated: bool
-    degraded_from: str | None
-    cut: str | None
-    note: str
-    content: str
-    outline: list[OutlineSymbolOut] | None
-    evidence: list[EvidenceOut]
-
-
-class SnippetOut(BaseModel):
-    path: str
-    start_line: int
-    end_line: int
-    match_lines: list[int]
-    symbol: str
-    score: float
-    pointer: str
-    sha256: str
-
-
-class SearchOut(BaseModel):
-    query: str
-    regex: bool
-    budget_tokens: int
-    tokens: int
-    truncated: bool
-    matches_total: int
-    matches_shown: int
-    matches_left_out: int
-    files_matched: int
-    files_searched: int
-    note: str
-    content: str
-    snippets: list[SnippetOut]
-    evidence: list[EvidenceOut]
-
-
-class DerefOut(BaseModel):
-    pointer: str
-    commit: str
-    path: str
-    start_line: int | None
-    end_line: int | None
-    sha256: str
-    content: str
-    verified: bool | None
-
-
-class RefOut(BaseModel):
-    id: str
-    sha256: str
-    source: str
-    content_type: str
-    reason: str
-    length: int
-    encoding: Literal["utf-8", "base64"]
-    data: str
-
-
-class RefViewOut(BaseModel):
-    """A drill-down answer (as `tokens show-ref --json`); `text` never exceeds `budget_tokens`."""
-
-    id: str
-    mode: Literal["lines", "grep", "json", "head", "tail"]
-    total_lines: int
-    total_bytes: int
-    ranges: list[list[int]] = Field(description="Shown line ranges, [first, last], 1-based inclusive.")
-    text: str
-    tokens: int
-    budget_tokens: int
-    truncated: bool = Field(description="True when the answer leaves out part of what was asked.")
-    matches: int | None = Field(description="grep: lines matching in the range asked.")
-    matches_shown: int | None
-    next: str | None = Field(description="`show-ref` options that show the rest.")
-    next_params: dict[str, str] | None = Field(description="The same as query parameters of this route.")
-    json_path: str | None
-    note: str
-
-
-class PackedOut(BaseModel):
-    path: str
-    view: Literal["full", "section", "outline", "stub"]
-    detail: str
-    tokens: int
-    relevance: float
-    evidence: list[EvidenceOut]
-
-
-class LeftOutOut(BaseModel):
-    path: str
-    reason: str
-
-
-class PackOut(BaseModel):
-    """As `tokens pack --json`: `content` (the whole document) never exceeds `budget_tokens`."""
-
-    query: str | None
-    budget_tokens: int
-    tokens: int
-    candidates: int
-    chosen: list[PackedOut]
-    left_out: list[LeftOutOut]
-    content: str
 
 
 # --- the app ------------------------------------------------------------------------------

@@ -3,9 +3,10 @@
 Built on the official SDK's `MCPServer` (an optional extra, `tokenlab[mcp]`; only this
 module imports it). Each tool is a plain typed method whose signature becomes its input
 schema, and it calls the same library function as the CLI command of the same job. Its
-structured result is exactly the object that command prints with `--json`, so the two
-cannot drift; its text content is what the command prints without `--json` (the header
-line, then the content), which is what an agent reads and costs fewer tokens than JSON.
+structured result is exactly the object that command prints with `--json`, and its output
+schema is that object's model in `shapes.py`, so the two cannot drift; its text content is
+what the command prints without `--json` (the header line, then the content), which is
+what an agent reads and costs fewer tokens than JSON.
 
 Safety, the same as `tokens serve`:
 - every path an agent names goes through `tokenlab.serve.confine` (the very function `serve`
@@ -37,19 +38,18 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, ContentBlock, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
-from tokenlab.agent.mcp_shapes import (
-    ChangesOutput,
-    CompressOutput,
-    DerefOutput,
-    PackOutput,
-    ReadOutput,
-    RefViewOutput,
-    RunOutput,
-    SearchOutput,
-    StoredRef,
-)
 from tokenlab.errors import InputError, RefNotFoundError, TokenlabError
 from tokenlab.serve.confine import confine, confine_pointer
+from tokenlab.serve.shapes import (
+    ChangesOut,
+    CompressOut,
+    DerefOut,
+    PackOut,
+    ReadOut,
+    RefViewOut,
+    RunOut,
+    SearchOut,
+)
 
 REF_SCHEME = "tokenlab://ref/"
 MAX_BUDGET = 1_000_000
@@ -120,7 +120,7 @@ class Tools:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.root = settings.root.resolve()
-        self._made: OrderedDict[str, StoredRef] = OrderedDict()
+        self._made: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lock = threading.Lock()
         # Runs a tool call off the event loop: the SDK's default (anyio's 40-thread pool)
         # unless `http_app` puts the calls in `tokens serve`'s work slots.
@@ -145,7 +145,7 @@ class Tools:
             Field(max_length=MAX_PATTERN, description="Heading, symbol (Class.method) or key path (a.b.c)."),
         ] = None,
         lines: LinesArg = None,
-    ) -> Annotated[CallToolResult, ReadOutput]:
+    ) -> Annotated[CallToolResult, ReadOut]:
         """Read a file within a token budget: the whole file when it fits, else an outline
         (symbols with line ranges), a section, or lines. Ask for a section (a heading,
         Class.method, or a.b.c key path) or lines A-B to zoom in. Same as `tokens read --json`."""
@@ -175,7 +175,7 @@ class Tools:
         budget_tokens: Budget = 2000,
         regex: Annotated[bool, Field(description="query is a Python regular expression.")] = False,
         context: Annotated[int, Field(ge=0, le=20, description="Lines of context around each match.")] = 1,
-    ) -> Annotated[CallToolResult, SearchOutput]:
+    ) -> Annotated[CallToolResult, SearchOut]:
         """Search the files (git-tracked and untracked, not ignored) for text or a regex:
         ranked snippets labelled with their enclosing symbol, each with an evidence pointer
         for deref, within the budget; never whole files. Same as `tokens search --json`."""
@@ -201,7 +201,7 @@ class Tools:
             Field(min_length=1, max_length=MAX_PATTERN, description="What the pack is for: ranks files, picks sections."),
         ] = None,
         budget_tokens: Budget = 8000,
-    ) -> Annotated[CallToolResult, PackOutput]:
+    ) -> Annotated[CallToolResult, PackOut]:
         """The best views of many files within one budget: per file its full text, the
         sections matching the query, an outline of its most important symbols, or a one-line
         stub, ranked by the query (BM25) and the reference graph (PageRank); each span with an
@@ -229,7 +229,7 @@ class Tools:
             str | None,
             Field(max_length=128, description="Fail unless the lines hash to this sha256."),
         ] = None,
-    ) -> Annotated[CallToolResult, DerefOutput]:
+    ) -> Annotated[CallToolResult, DerefOut]:
         """The exact lines an evidence pointer names, from its commit (not the working tree),
         optionally checked against their sha256. Same as `tokens deref --json`."""
         from tokenlab.reads.pointers import base_folder, parse_pointer
@@ -254,7 +254,7 @@ class Tools:
             str | None, Field(max_length=256, description="Newer commit (default: the working tree).")
         ] = None,
         budget_tokens: Budget = 4000,
-    ) -> Annotated[CallToolResult, ChangesOutput]:
+    ) -> Annotated[CallToolResult, ChangesOut]:
         """What changed in a file or folder between two commits (or a commit and the working
         tree): the diff when it fits the budget, else a compressed one with refs and evidence
         pointers. Same as `tokens changes --json`."""
@@ -286,7 +286,7 @@ class Tools:
         budget_tokens: Annotated[
             int | None, Field(ge=0, le=MAX_BUDGET, description="Token budget (default 4000).")
         ] = None,
-    ) -> Annotated[CallToolResult, RefViewOutput]:
+    ) -> Annotated[CallToolResult, RefViewOut]:
         """Drill into a #ref:ctx_… marker: its lines, the lines matching a regex (grep, with
         context), a JSON subtree, or its head or tail, within the budget. When the answer is
         truncated, `next_params` are the arguments that continue. Same as `tokens show-ref --json`."""
@@ -303,7 +303,7 @@ class Tools:
             str,
             Field(min_length=1, max_length=MAX_PATH, description="A label for it (a command or file name)."),
         ] = "<text>",
-    ) -> Annotated[CallToolResult, CompressOutput]:
+    ) -> Annotated[CallToolResult, CompressOut]:
         """Compress text you already hold (a log, JSON, a diff, a listing): failures, errors
         and summaries stay visible, the rest goes behind #ref:ctx_… markers that expand_ref
         or the resource tokenlab://ref/<id> give back byte for byte. Same as `tokens analyze - --json`."""
@@ -334,7 +334,7 @@ class Tools:
         timeout_s: Annotated[
             float, Field(gt=0, le=MAX_TIMEOUT, description="End the command's process group after this.")
         ] = DEFAULT_TIMEOUT,
-    ) -> Annotated[CallToolResult, RunOutput]:
+    ) -> Annotated[CallToolResult, RunOut]:
         """Run a shell command in the served folder and return its output compressed: failures
         and summaries visible, the rest behind refs. Same as `tokens run --shell CMD --json`."""
         from tokenlab.agent.capture import SHELL
@@ -351,7 +351,7 @@ class Tools:
 
     # --- refs made here, for resources/list ------------------------------------------------
 
-    def _remember(self, refs: list[StoredRef]) -> None:
+    def _remember(self, refs: list[dict[str, Any]]) -> None:
         with self._lock:
             for ref in refs:
                 self._made[ref["id"]] = ref
@@ -359,12 +359,12 @@ class Tools:
             while len(self._made) > LISTED_REFS:
                 self._made.popitem(last=False)
 
-    def made(self) -> list[StoredRef]:
+    def made(self) -> list[dict[str, Any]]:
         with self._lock:
             return list(self._made.values())
 
     @staticmethod
-    def _refs_note(refs: list[StoredRef]) -> str:
+    def _refs_note(refs: list[dict[str, Any]]) -> str:
         if not refs:
             return ""
         named = ", ".join(f"{ref['id']} ({ref['bytes']:,} bytes, {ref['reason']})" for ref in refs[:8])
