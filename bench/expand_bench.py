@@ -43,7 +43,7 @@ import orjson
 from tokenlab import tokens
 from tokenlab.refs.expand import RefQuery, expand_ref
 from tokenlab.refs.json_path import parse_path
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 
 
 def build_log(size: int) -> bytes:
@@ -204,7 +204,7 @@ def main() -> None:
     tokens.count("warm up")
     with tempfile.TemporaryDirectory(dir="/tmp") as folder:  # short: the worker's socket is in it
         root = Path(folder) / "store"
-        store = Store(root)
+        store = FolderStore(root)
         refs: dict[str, tuple[str, bytes]] = {}
 
         def put(name: str, data: bytes) -> None:

@@ -138,11 +138,11 @@ def run_tokenlab(data: bytes, source: str) -> tuple[Outcome, str]:
     from tokenlab.errors import TokenlabError
     from tokenlab.pipeline import analyze
     from tokenlab.restore import restore
-    from tokenlab.store import Store
+    from tokenlab.store import FolderStore
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tokenlab-peer-") as tmp:
-        store = Store(Path(tmp))
+        store = FolderStore(Path(tmp))
         try:
             packet = analyze(data, source=source, store=store)
         except TokenlabError as error:

@@ -527,10 +527,10 @@ def warm_worker() -> Iterator[tuple[Path, dict[str, str]]]:
 _FILL_STORE = """
 import os, sys
 from pathlib import Path
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, Store
 # Setup only: skip fsync so filling 100,000 refs takes seconds; the layout is the real one.
 os.fsync = lambda fd: None
-store = Store(Path(sys.argv[1]))
+store = FolderStore(Path(sys.argv[1]))
 ids = [store.put(b"ref %d\\n" % i * 20, source="bench", content_type="text", reason="bench")
        for i in range(int(sys.argv[2]))]
 print(" ".join(ids[:: max(1, len(ids) // 50)]))
@@ -539,8 +539,8 @@ print(" ".join(ids[:: max(1, len(ids) // 50)]))
 _LOAD_TIMING = """
 import sys, time, statistics
 from pathlib import Path
-from tokenlab.store import Store
-store = Store(Path(sys.argv[1]))
+from tokenlab.store import FolderStore, Store
+store = FolderStore(Path(sys.argv[1]))
 ids = sys.argv[2:]
 times = []
 for _ in range(20):

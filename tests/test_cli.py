@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tokenlab.cli import app
-from tokenlab.store import Store
+from tokenlab.store import open_store
 
 runner = CliRunner()
 LOG = b"INFO request served\n" * 400 + b"ERROR PaymentService line 421\n" + b"INFO request served\n" * 10
@@ -85,7 +85,7 @@ def test_corrupt_ref_makes_show_ref_and_restore_exit_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
     payload = json.loads(result.stdout)
     original = payload["refs"][-1]["id"]
-    path = Store.resolve().ref_path(original)
+    path = open_store().ref_path(original)
     damaged = bytearray(path.read_bytes())
     damaged[-10] ^= 0xFF
     path.write_bytes(bytes(damaged))
@@ -134,7 +134,7 @@ def test_benchmark_runs_any_folder(tmp_path: Path) -> None:
 
 
 def test_show_ref_drill_down_prints_text_and_a_header_line(tmp_path: Path) -> None:
-    ref_id = Store.resolve().put(LOG, source="t", content_type="log", reason="test")
+    ref_id = open_store().put(LOG, source="t", content_type="log", reason="test")
     lines = runner.invoke(app, ["show-ref", ref_id, "--lines", "400-401"])
     assert lines.exit_code == 0
     assert lines.stdout == "INFO request served\nERROR PaymentService line 421\n"
@@ -149,7 +149,7 @@ def test_show_ref_drill_down_prints_text_and_a_header_line(tmp_path: Path) -> No
 
 
 def test_show_ref_json_output_and_json_path(tmp_path: Path) -> None:
-    ref_id = Store.resolve().put(
+    ref_id = open_store().put(
         b'{"items": [{"error": "boom"}]}', source="t", content_type="json", reason="t"
     )
     shown = runner.invoke(app, ["show-ref", ref_id, "--json-path", "items[0].error", "--json"])
@@ -160,7 +160,7 @@ def test_show_ref_json_output_and_json_path(tmp_path: Path) -> None:
 
 
 def test_show_ref_drill_down_errors_are_one_line_exit_2(tmp_path: Path) -> None:
-    ref_id = Store.resolve().put(LOG, source="t", content_type="log", reason="test")
+    ref_id = open_store().put(LOG, source="t", content_type="log", reason="test")
     for args in (
         ["--grep", "(("],
         ["--lines", "9-1"],

@@ -12,7 +12,7 @@ from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, dependen
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 
 COARSE = OptimizerConfig()
 FINE = OptimizerConfig(Granularity.FINE)
@@ -77,7 +77,7 @@ def test_captures_classify_and_keep_their_signals(name: str, tmp_path: Path) -> 
     data = (REAL / name).read_bytes()
     assert classify(data).content_type is ContentType.DEPENDENCY_TREE
     expected = tuple((REAL / f"{name}.signals").read_text().splitlines())
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source=name, store=store, signals=expected)
     assert packet.signal_status.value == "PASS", packet.missing_signals
     assert packet.recovery_status.value == "PASS"
@@ -156,7 +156,7 @@ def test_pipdeptree_shape() -> None:
 
 def test_hostile_input_restores(tmp_path: Path) -> None:
     data = ("├── a@1.0.0\n│ " * 3000 + "└── \udcff").encode("utf-8", "surrogateescape") + b"\r\n\x00"
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source="tree.txt", store=store)
     assert packet.recovery_status.value == "PASS"
     assert restore(packet.visible.encode("utf-8"), store) == data

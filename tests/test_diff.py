@@ -19,7 +19,7 @@ from tokenlab.optimizers import diff_repeats as repeats_module
 from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import open_store
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DIFF_FIXTURES = ("auth_guard.diff", "real/release.diff")
@@ -547,7 +547,7 @@ def test_a_combined_diff_keeps_its_diff_cc_line_and_every_conflict_marker() -> N
 
 
 def _round_trip(data: bytes, granularity: Granularity) -> None:
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="test", store=store, config=OptimizerConfig(granularity))
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     assert restore(packet.visible.encode("utf-8"), store) == data

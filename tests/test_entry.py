@@ -246,9 +246,9 @@ def test_show_ref_errors_are_typers_one_line_and_exit_code(
 ) -> None:
     """In-process (no worker), as the typer command; the worker's answers are compared in
     test_worker.py."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
-    ref_id = Store.resolve().put(LOG, source="app.log", content_type="log", reason="test")
+    ref_id = open_store().put(LOG, source="app.log", content_type="log", reason="test")
     for argv, expected in (
         (["show-ref", ref_id, "--grep", "ERROR", "-C", "1"], 0),
         (["show-ref", ref_id, "--grep=ERROR", "-C2", "--budget", "007", "--lines=290-"], 0),

@@ -21,7 +21,7 @@ from tokenlab.refs.expand import (
     folded,
     parse_path,
 )
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 
 LOG = b"".join(
     b"ERROR disk full on node %d\n" % n if n % 50 == 0 else b"INFO request %d served\n" % n
@@ -179,7 +179,7 @@ def test_parse_path() -> None:
 
 
 def test_expand_ref_loads_from_the_store(tmp_path: Path) -> None:
-    store = Store(tmp_path / "s")
+    store = FolderStore(tmp_path / "s")
     ref_id = store.put(LOG, source="t", content_type="log", reason="test")
     shown = expand_ref(store, "#ref:" + ref_id, RefQuery(head=1))
     assert shown.id == ref_id and shown.text == "INFO request 1 served\n"

@@ -15,7 +15,7 @@ from tokenlab.optimizers.git_log import GitLogLimits, optimize, optimize_git_log
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, open_store
 
 COARSE = OptimizerConfig(Granularity.COARSE)
 FINE = OptimizerConfig(Granularity.FINE)
@@ -163,7 +163,7 @@ def assert_lines_in_order(data: bytes, omission: Omission) -> None:
 
 
 def analyzed(data: bytes, tmp_path: Path, config: OptimizerConfig = COARSE) -> str:
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source="git", store=store, config=config)
     assert packet.content_type is ContentType.GIT_LOG
     assert restore(packet.visible.encode("utf-8"), store) == data
@@ -297,7 +297,7 @@ def test_show_patch_names_every_file(huge_commit: Path, tmp_path: Path) -> None:
 
 def test_120_commit_stat_log_saves_80_percent_with_every_subject(realistic: Path, tmp_path: Path) -> None:
     data = git_output(realistic, "log", "--stat")
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source="git-log-stat", store=store)
     assert packet.content_type is ContentType.GIT_LOG
     for subject in subjects(realistic):
@@ -373,7 +373,7 @@ def test_odd_input_never_raises_and_round_trips(data: bytes, tmp_path: Path) -> 
         result = optimize(data, config)
         for omission in omissions(result):
             assert omission.data in data
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source="odd", store=store)
     assert restore(packet.visible.encode("utf-8"), store) == data
 
@@ -448,7 +448,7 @@ REAL_LOGS = sorted(
 
 def signal_pass(data: bytes, config: OptimizerConfig = COARSE) -> tuple[str, ...]:
     """The automatic signals of a full run, which must all be visible."""
-    packet = analyze(data, source="git", store=Store.resolve(), config=config)
+    packet = analyze(data, source="git", store=open_store(), config=config)
     assert packet.content_type is ContentType.GIT_LOG
     assert packet.automatic_signals
     assert packet.signal_status is Status.PASS, packet.missing_signals

@@ -22,7 +22,7 @@ from tokenlab.optimizers.long_listing import (
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import open_store
 
 COARSE = OptimizerConfig(Granularity.COARSE)
 FINE = OptimizerConfig(Granularity.FINE)
@@ -137,7 +137,7 @@ def test_tree_drawing_becomes_a_folder_tree() -> None:
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
 def test_analyze_then_restore_is_byte_exact(make: object, granularity: Granularity) -> None:
     data = make().replace(b"\n", b"\r\n") if granularity is Granularity.FINE else make()  # type: ignore[operator]
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="listing", store=store, config=OptimizerConfig(granularity))
     assert packet.content_type is ContentType.FILELIST
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
@@ -239,7 +239,7 @@ def test_find_ls_capture_shows_its_signals() -> None:
 
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
 def test_find_ls_analyze_then_restore_is_byte_exact(granularity: Granularity) -> None:
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(_find_ls(), source="find", store=store, config=OptimizerConfig(granularity))
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     assert restore(packet.visible.encode("utf-8"), store) == _find_ls()

@@ -294,9 +294,9 @@ def test_cli_json_and_from_file(repo: Path) -> None:
 def test_cli_takes_the_candidates_from_a_ref(repo: Path) -> None:
     """A file listing folded away behind a marker can be packed without expanding it."""
     from tokenlab.cli import app
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
-    with Store.resolve() as store:
+    with open_store() as store:
         ref_id = store.put(b"src/billing.py\nsrc/reports.py\n", source="find", content_type="filelist", reason="t")
     result = CliRunner().invoke(app, ["pack", "--from-ref", f"#ref:{ref_id}", "-q", "Invoice", "--json"])
     assert result.exit_code == 0, result.stderr

@@ -13,20 +13,20 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import STAGES, analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, Store, open_store
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 
 def run(data: bytes, **kwargs: object) -> tuple[Store, object]:
-    store = Store.resolve()
+    store = open_store()
     return store, analyze(data, source="test", store=store, **kwargs)  # type: ignore[arg-type]
 
 
 def test_stage_order_is_defined_once_and_traced_once_each() -> None:
     names = [name for name, _ in STAGES]
     assert names == ["LOAD", "CLASSIFY", "MEASURE_RAW", "OPTIMIZE", "MEASURE_OPT", "SIGNAL", "RECOVERY"]
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(b"hello\n", source="t", store=store)
     assert [entry.stage for entry in packet.trace] == names
 
@@ -111,7 +111,7 @@ def test_signals_pass_and_fail() -> None:
 
 
 def test_recovery_fails_loudly_when_a_ref_is_damaged(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = Store.resolve()
+    store = open_store()
     real_put = store._put  # every write, whether reloaded at once (omissions) or by RECOVERY
 
     def damaging_put(data: bytes, **kwargs: str) -> tuple[str, str]:
@@ -197,16 +197,16 @@ LINE = st.sampled_from(
 @given(st.one_of(st.text(max_size=3000), st.lists(LINE, max_size=400).map("\n".join)))
 def test_visible_text_is_never_larger_than_the_input(tmp_path: Path, text: str) -> None:
     data = text.encode("utf-8", errors="surrogatepass")
-    packet = analyze(data, source="t", store=Store(tmp_path / "s"), redact_secrets=False)
+    packet = analyze(data, source="t", store=FolderStore(tmp_path / "s"), redact_secrets=False)
     assert packet.visible_measure is not None and packet.raw_measure is not None
     if "#ref:" not in text:  # an escaped marker look-alike needs the footer to restore
         assert packet.visible_measure.tokens <= packet.raw_measure.tokens
-    assert restore(packet.visible.encode(), Store(tmp_path / "s")) == data
+    assert restore(packet.visible.encode(), FolderStore(tmp_path / "s")) == data
 
 
 def test_output_that_would_grow_passes_through_unchanged(tmp_path: Path) -> None:
     data = b"error: x\n" + b"   |  \n" * 3 + b"note:    spaced     out\n"
-    packet = analyze(data, source="t", store=Store(tmp_path))
+    packet = analyze(data, source="t", store=FolderStore(tmp_path))
     assert packet.visible == data.decode()
     assert packet.saved_pct == 0.0
 
@@ -214,7 +214,7 @@ def test_output_that_would_grow_passes_through_unchanged(tmp_path: Path) -> None
 def test_failures_and_summaries_are_checked_without_given_signals(tmp_path: Path) -> None:
     body = b"".join(b"2026-03-14 09:00:%02d INFO step %d done\n" % (n % 60, n) for n in range(400))
     data = body + b"2026-03-14 09:10:00 ERROR disk full on /var\n" + body + b"== 3 failed, 40 passed in 2.1s ==\n"
-    packet = analyze(data, source="t", store=Store(tmp_path))
+    packet = analyze(data, source="t", store=FolderStore(tmp_path))
     assert "2026-03-14 09:10:00 ERROR disk full on /var" in packet.automatic_signals
     assert "== 3 failed, 40 passed in 2.1s ==" in packet.automatic_signals
     assert packet.signal_status is Status.PASS
@@ -224,7 +224,7 @@ def test_failures_and_summaries_are_checked_without_given_signals(tmp_path: Path
 def test_a_log_with_one_latin1_byte_a_line_is_a_log(tmp_path: Path) -> None:
     data = b"".join(b"2026-03-14 09:00:%02d INFO caf\xe9 order %d served\n" % (n % 60, n) for n in range(300))
     data += b"2026-03-14 09:10:00 [ERROR] payment gateway timeout\n"
-    packet = analyze(data, source="t", store=Store(tmp_path))
+    packet = analyze(data, source="t", store=FolderStore(tmp_path))
     assert packet.content_type is ContentType.LOG
     assert "[ERROR] payment gateway timeout" in packet.visible
 
@@ -232,7 +232,7 @@ def test_a_log_with_one_latin1_byte_a_line_is_a_log(tmp_path: Path) -> None:
 def test_failure_lines_with_a_secret_or_a_marker_look_alike_are_checked_as_shown(tmp_path: Path) -> None:
     body = b"".join(b"2026-03-14 09:00:%02d INFO step %d done\n" % (n % 60, n) for n in range(300))
     data = body + b"ERROR login failed password=hunter2secret\nERROR stale #ref:ctx_abcdef in cache\n" + body
-    packet = analyze(data, source="t", store=Store(tmp_path))
+    packet = analyze(data, source="t", store=FolderStore(tmp_path))
     assert "ERROR stale #ref:ctx_abcdef in cache" in packet.automatic_signals
     assert packet.signal_status is Status.PASS
     assert "hunter2secret" not in packet.visible

@@ -11,7 +11,7 @@ import pytest
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, open_store
 from tokenlab.store.maintenance import verify
 
 
@@ -23,7 +23,7 @@ def _inputs(worker: int, i: int) -> bytes:
 
 def _analyze_many(args: tuple[str, int]) -> list[tuple[str, bytes]]:
     root, worker = args
-    store = Store(Path(root))
+    store = FolderStore(Path(root))
     results = []
     for i in range(50):
         data = _inputs(worker, i)
@@ -38,7 +38,7 @@ def test_eight_processes_fifty_analyses_each_into_one_store(tmp_path: Path) -> N
     root = tmp_path / "shared-store"
     with multiprocessing.get_context("spawn").Pool(8) as pool:
         batches = pool.map(_analyze_many, [(str(root), worker) for worker in range(8)])
-    store = Store(root)
+    store = FolderStore(root)
     report = verify(store)
     assert report.clean and report.checked > 0, report
     assert not report.incomplete_writes
@@ -106,7 +106,7 @@ SECRET_DIFF = (
 def test_fake_credentials_are_masked_and_recoverable(
     data: bytes, content_type: ContentType, secrets: list[str]
 ) -> None:
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="secrets", store=store)
     assert packet.content_type is content_type
     for secret in secrets:
@@ -127,7 +127,7 @@ def test_instruction_like_text_is_only_data() -> None:
         * 40
         + b"ERROR $(rm -rf /) `reboot` {{7*7}} __import__('os').system('id')\n"
     )
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(payload, source="hostile", store=store)
     assert packet.content_type is ContentType.LOG
     assert "ERROR $(rm -rf /) `reboot` {{7*7}} __import__('os').system('id')" in packet.visible

@@ -12,7 +12,7 @@ from tokenlab import tokens
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import open_store
 
 QUICK = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 THOROUGH = settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,7 +81,7 @@ diffs = st.lists(
 
 
 def round_trip(data: bytes, granularity: Granularity = Granularity.COARSE) -> None:
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="hypothesis", store=store, config=OptimizerConfig(granularity))
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     visible = packet.visible.encode("utf-8")

@@ -17,7 +17,7 @@ import pytest
 from tokenlab.agent.capture import Limits, capture_output
 from tokenlab.agent.run import Command
 from tokenlab.agent.run import run as run_command
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 
 PY = sys.executable
 
@@ -171,7 +171,7 @@ def test_timeout_kills_a_command_that_ignores_sigterm(tmp_path: Path) -> None:
 
 
 def test_a_signal_death_reads_as_a_shell_would(tmp_path: Path) -> None:
-    result = run_command(Command.of_shell("kill -KILL $$"), Store(tmp_path / "store"))
+    result = run_command(Command.of_shell("kill -KILL $$"), FolderStore(tmp_path / "store"))
     assert result.status == 128 + signal.SIGKILL
     assert "[exit 137 (SIGKILL): kill -KILL $$]" in result.streams[0].visible
 

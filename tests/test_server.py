@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from tests.conftest import run_git
 from tokenlab.cli.reads import register
 from tokenlab.serve.http import create_app
-from tokenlab.store import Store
+from tokenlab.store import open_store
 
 CODE = "".join(f"class Part{n}:\n    def run(self):\n        return {n}\n\n\n" for n in range(40))
 
@@ -160,7 +160,7 @@ def test_deref_reads_the_commit_after_the_working_tree_changed(client: TestClien
 
 
 def test_refs_come_from_the_store(client: TestClient, isolated_store: Path) -> None:
-    store = Store.resolve(None)
+    store = open_store(None)
     text_id = store.put(b"kept out\n", source="t", content_type="log", reason="test")
     binary_id = store.put(b"\xff\x00\xfe", source="t", content_type="binary", reason="test")
     text = client.get(f"/v1/refs/{text_id}").json()
@@ -250,7 +250,7 @@ def test_a_root_below_the_repository_top_still_confines_pointers(repo: Path) -> 
 
 def test_refs_drill_down_answers_as_the_cli(client: TestClient, isolated_store: Path) -> None:
     data = b"".join(b"line %d\n" % n for n in range(1, 200)) + b"ERROR at the end\n"
-    ref_id = Store.resolve(None).put(data, source="t", content_type="log", reason="test")
+    ref_id = open_store(None).put(data, source="t", content_type="log", reason="test")
     answer = client.get(f"/v1/refs/{ref_id}", params={"grep": "ERROR", "context": 1}).json()
     assert answer["text"] == "L199- line 199\nL200: ERROR at the end\n" and answer["matches"] == 1
     cut = client.get(f"/v1/refs/{ref_id}", params={"lines": "1-", "budget_tokens": 20}).json()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tokenlab.errors import InputError, RefNotFoundError, StoreCorruptionError
-from tokenlab.store import Store, parse_ref_id
+from tokenlab.store import FolderStore, Store, open_store, parse_ref_id
 
 
 def put(store: Store, data: bytes) -> str:
@@ -14,13 +14,13 @@ def put(store: Store, data: bytes) -> str:
 
 
 def test_id_is_a_short_prefix_of_the_sha256(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     ref_id = put(store, b"hello")
     assert ref_id == "ctx_" + hashlib.sha256(b"hello").hexdigest()[:6]
 
 
 def test_same_bytes_same_id_and_exact_reload(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     data = bytes(range(256)) * 3
     assert put(store, data) == put(store, data)
     record = store.load(put(store, data))
@@ -30,7 +30,7 @@ def test_same_bytes_same_id_and_exact_reload(tmp_path: Path) -> None:
 
 
 def test_prefix_collision_grows_the_id(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     first = put(store, b"first")
     # Forge a ref that claims the 6-digit prefix of `second` for other bytes.
     second_sha = hashlib.sha256(b"second").hexdigest()
@@ -44,7 +44,7 @@ def test_prefix_collision_grows_the_id(tmp_path: Path) -> None:
 
 
 def test_accepts_marker_form_and_rejects_garbage(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     ref_id = put(store, b"x")
     assert store.load("#ref:" + ref_id).data == b"x"
     assert parse_ref_id(" ctx_abcdef\n") == "abcdef"
@@ -55,7 +55,7 @@ def test_accepts_marker_form_and_rejects_garbage(tmp_path: Path) -> None:
 
 
 def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     ref_id = put(store, b"important bytes")
     obj = store.ref_path(ref_id)
     damaged = bytearray(obj.read_bytes())
@@ -66,7 +66,7 @@ def test_flipped_byte_fails_loudly_naming_the_ref(tmp_path: Path) -> None:
 
 
 def test_put_and_reload_reports_a_ref_that_does_not_reload_exactly(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     meta = {"source": "test", "content_type": "text", "reason": "unit test"}
     ref_id, failure = store.put_and_reload(b"important bytes", **meta)
     assert (ref_id, failure) == (put(store, b"important bytes"), None)
@@ -79,7 +79,7 @@ def test_put_and_reload_reports_a_ref_that_does_not_reload_exactly(tmp_path: Pat
 
 
 def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     ref_id = put(store, b"0123456789")
     obj = store.ref_path(ref_id)
     obj.write_bytes(obj.read_bytes()[:-5])
@@ -88,7 +88,7 @@ def test_truncated_ref_fails_loudly(tmp_path: Path) -> None:
 
 
 def test_corrupt_metadata_fails_loudly(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     ref_id = put(store, b"meta")
     store.ref_path(ref_id).write_bytes(b"{not json\nmeta")
     with pytest.raises(StoreCorruptionError, match=ref_id):
@@ -97,7 +97,7 @@ def test_corrupt_metadata_fails_loudly(tmp_path: Path) -> None:
 
 def test_files_are_owner_only(tmp_path: Path) -> None:
     root = tmp_path / "store"
-    store = Store(root)
+    store = FolderStore(root)
     ref_id = put(store, b"secret-ish")
     ref_file = store.ref_path(ref_id)
     assert stat.S_IMODE(ref_file.stat().st_mode) == 0o600
@@ -108,10 +108,10 @@ def test_files_are_owner_only(tmp_path: Path) -> None:
 
 def test_resolve_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOKENLAB_STORE", str(tmp_path / "env"))
-    assert Store.resolve(tmp_path / "flag").root == tmp_path / "flag"
-    assert Store.resolve().root == tmp_path / "env"
+    assert open_store(tmp_path / "flag").root == tmp_path / "flag"
+    assert open_store().root == tmp_path / "env"
     monkeypatch.delenv("TOKENLAB_STORE")
-    assert Store.resolve().root == Path("var") / "context"
+    assert open_store().root == Path("var") / "context"
     assert os.getcwd()
 
 
@@ -122,7 +122,7 @@ def test_new_folders_and_acknowledged_refs_are_fsynced(
 
     synced: list[Path] = []
     monkeypatch.setattr(store_module, "_fsync_dir", synced.append)
-    store = Store(tmp_path / "deep" / "store")
+    store = FolderStore(tmp_path / "deep" / "store")
     ref_id = store.put(b"payload", source="t", content_type="text", reason="r")
     shard = store.refs_dir / ref_id[len("ctx_") :][:2]
     # every folder created on the way, through the shard, has its entry made durable

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 from tokenlab.store.maintenance import verify
 
 # A writer that SIGKILLs itself at its K-th write-path system call (write, fsync, link,
 # unlink, mkdir): every point of the write protocol gets interrupted across the runs.
 CRASHING_WRITER = r"""
 import os, signal, sys
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, Store
 
 kill_at = int(sys.argv[2])
 calls = 0
@@ -37,7 +37,7 @@ def tripwire(real):
 for name in ("write", "fsync", "link", "unlink", "mkdir", "open"):
     setattr(os, name, tripwire(getattr(os, name)))
 
-store = Store(__import__("pathlib").Path(sys.argv[1]))
+store = FolderStore(__import__("pathlib").Path(sys.argv[1]))
 for i in range(int(sys.argv[3])):
     payload = (f"run {sys.argv[4]} payload {i} " * (1 + i * 37)).encode()
     ref_id = store.put(payload, source="crash-test", content_type="text", reason="crash")
@@ -67,9 +67,9 @@ def test_killed_writers_never_leave_a_partial_ref(tmp_path: Path) -> None:
             ref_id, index = line.split()
             completed[ref_id] = _payload(run, int(index))
     assert kills > 30, "the tripwire should have killed most writers"
-    report = verify(Store(root))
+    report = verify(FolderStore(root))
     assert report.clean, report
-    store = Store(root)
+    store = FolderStore(root)
     for ref_id, payload in completed.items():
         assert store.load(ref_id).data == payload
     # Any ref file present (acknowledged or not) reads back as exactly its payload.
@@ -81,7 +81,7 @@ def test_killed_writers_never_leave_a_partial_ref(tmp_path: Path) -> None:
 
 def _parallel_writer(args: tuple[str, int]) -> list[tuple[str, bytes]]:
     root, worker = args
-    store = Store(Path(root))
+    store = FolderStore(Path(root))
     written = []
     for i in range(50):
         # Half the payloads are shared by every worker, so writers race on the same ids.
@@ -95,7 +95,7 @@ def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     root = tmp_path / "store"
     with multiprocessing.get_context("spawn").Pool(8) as pool:
         results = pool.map(_parallel_writer, [(str(root), w) for w in range(8)])
-    store = Store(root)
+    store = FolderStore(root)
     ids_by_payload: dict[bytes, set[str]] = {}
     for written in results:
         for ref_id, payload in written:

@@ -12,7 +12,7 @@ from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, table
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore
 
 COARSE = OptimizerConfig()
 FINE = OptimizerConfig(Granularity.FINE)
@@ -126,7 +126,7 @@ def test_small_tables_pass_through() -> None:
     ids=["runaway-quote", "late-runaway-quote", "bare-cr", "nul-latin1", "one-long-row", "crlf-ragged"],
 )
 def test_hostile_tables_restore_exactly(data: bytes, tmp_path: Path) -> None:
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source="t.csv", store=store)
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     assert restore(packet.visible.encode("utf-8"), store) == data
@@ -214,7 +214,7 @@ def test_explain_plan_keeps_every_node_and_folds_details() -> None:
 @pytest.mark.parametrize("name", ["psql_wide_join_select.txt", "psql_explain_analyze_buffers.txt", "psql_describe_plus.txt"])
 def test_psql_captures_restore_exactly(name: str, tmp_path: Path) -> None:
     data = (PSQL / name).read_bytes()
-    store = Store(tmp_path / "psql")
+    store = FolderStore(tmp_path / "psql")
     packet = analyze(data, source=name, store=store)
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
     assert restore(packet.visible.encode("utf-8"), store) == data

@@ -17,7 +17,7 @@ from tokenlab import pipeline, token_index, tokens
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, open_store
 from tokenlab.token_index import SENTINEL, IndexLimits, MappedText, TokenCounter, count_each
 
 # Tiny limits, so that short examples cross chunk, block and run boundaries.
@@ -376,7 +376,7 @@ def test_absolute_paths_after_a_letter_or_digit_are_safe_cuts(before: str) -> No
 
 
 def test_store_holds_compares_streaming(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = FolderStore(tmp_path)
     data = bytes(range(256)) * 9000  # several read blocks
     ref_id = store.put(data, source="t", content_type="text", reason="r")
     assert store.holds(ref_id, data)
@@ -394,7 +394,7 @@ def test_store_holds_compares_streaming(tmp_path: Path) -> None:
 
 
 def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = Store.resolve()
+    store = open_store()
     seen: list[tuple[bool, float]] = []
     real_classify = pipeline.classify_stage
 

@@ -272,9 +272,9 @@ SHOW_REF_CASES = {
 @pytest.fixture
 def show_ref_ids(serving: worker.Worker) -> dict[str, str]:
     """Refs in the served store: a log, a JSON document, and a corrupted one."""
-    from tokenlab.store import Store
+    from tokenlab.store import FolderStore
 
-    store = Store(Path(serving.root))
+    store = FolderStore(Path(serving.root))
     ids = {name: store.put(data, source="t", content_type=name, reason="t") for name, data in
            (("LOG", _LOG), ("JSON", _JSON), ("BROKEN", b"soon corrupt\n" * 50))}  # fmt: skip
     path = store.ref_path(ids["BROKEN"])  # type: ignore[attr-defined]

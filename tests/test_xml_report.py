@@ -17,7 +17,7 @@ from tokenlab.optimizers import Omission, OptimizerConfig, line_shapes, xml_repo
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, open_store
 
 COARSE = OptimizerConfig()
 REAL_XML = sorted((Path(__file__).parent.parent / "fixtures" / "real").glob("*.xml"))
@@ -161,7 +161,7 @@ def test_classification() -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_end_to_end_recovery(case: str, tmp_path: Path) -> None:
     data = CASES[case]()
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source=f"{case}.xml", store=store)
     assert packet.content_type is ContentType.XML
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
@@ -203,7 +203,7 @@ def _suite(cases: list[tuple[str, str]]) -> bytes:
 @given(_CASE_LINES)
 def test_generated_reports_round_trip_and_show_failures(cases: list[tuple[str, str]]) -> None:
     data = _suite(cases)
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="generated.xml", store=store)
     assert restore(packet.visible.encode("utf-8"), store) == data
     shown = render_preview(xml_report.optimize(data, COARSE))
@@ -221,7 +221,7 @@ def test_generated_reports_round_trip_and_show_failures(cases: list[tuple[str, s
 
 def signal_pass(data: bytes, source: str) -> tuple[str, ...]:
     """The automatic signals of a full run, which must all be visible."""
-    packet = analyze(data, source=source, store=Store.resolve())
+    packet = analyze(data, source=source, store=open_store())
     assert packet.content_type is ContentType.XML
     assert packet.automatic_signals
     assert packet.signal_status is Status.PASS, packet.missing_signals

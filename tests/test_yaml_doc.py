@@ -16,7 +16,7 @@ from tokenlab.optimizers import Omission, OptimizerConfig, yaml_doc
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
-from tokenlab.store import Store
+from tokenlab.store import FolderStore, open_store
 
 COARSE = OptimizerConfig()
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -130,7 +130,7 @@ def test_json_stays_json() -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_end_to_end_recovery(case: str, tmp_path: Path) -> None:
     data = CASES[case]()
-    store = Store(tmp_path / "store")
+    store = FolderStore(tmp_path / "store")
     packet = analyze(data, source=f"{case}.yaml", store=store)
     assert packet.content_type is ContentType.YAML
     assert packet.recovery_status.value == "PASS", packet.recovery_failures
@@ -174,7 +174,7 @@ def test_generated_lists_round_trip_and_keep_failures(items: list[tuple[str, int
         lines += [f"- name: item-{n}", f"  status: {status}", "  spec:"]
         lines += [f"    field_{k}: value {number} {k}" for k in range(8)]
     data = ("\n".join(lines) + "\n").encode()
-    store = Store.resolve()
+    store = open_store()
     packet = analyze(data, source="generated.yaml", store=store)
     assert restore(packet.visible.encode("utf-8"), store) == data
     shown = preview(data)

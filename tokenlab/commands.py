@@ -41,10 +41,10 @@ def run_analyze(
 
     tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
     from tokenlab.sources import read_input, signals_for
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     label, data = ("<stdin>", stdin_data) if source == "-" and stdin_data is not None else read_input(source)
-    with Store.resolve(store) as target:
+    with open_store(store) as target:
         answer = analysis_output(
             data,
             label=label,
@@ -86,9 +86,9 @@ def analysis_output(
     from tokenlab.optimizers import Granularity, OptimizerConfig
     from tokenlab.packet import Status
     from tokenlab.pipeline import analyze
-    from tokenlab.store import Store
+    from tokenlab.store import Store, open_store
 
-    target = store if isinstance(store, Store) else Store.resolve(store)
+    target = store if isinstance(store, Store) else open_store(store)
     packet = analyze(
         data,
         source=label,
@@ -120,12 +120,12 @@ def ref_view_output(
 
     from tokenlab.errors import InputError
     from tokenlab.refs.expand import expand_ref
-    from tokenlab.store import Store
+    from tokenlab.store import Store, open_store
 
     if raw and (as_json or query.grep is not None):
         raise InputError("--raw writes exact bytes: it does not go with --json or --grep")
     # A store named here is closed here; one passed in stays open for its owner.
-    with nullcontext(store) if isinstance(store, Store) else Store.resolve(store) as resolved:
+    with nullcontext(store) if isinstance(store, Store) else open_store(store) as resolved:
         view = expand_ref(resolved, ref_id, query)
     if as_json:
         return Output(0, json_bytes(view.as_dict()), b"")

@@ -42,7 +42,7 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def store_root(explicit: str | None) -> str:
-    """The store folder as `Store.resolve` finds it, absolute: the worker's address."""
+    """The store folder as `open_store` finds it, absolute: the worker's address."""
     chosen = explicit or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
     return os.path.abspath(chosen)
 
@@ -135,7 +135,7 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     root = store_root(arguments["store"])
     if not os.path.isdir(root):
         return None
-    from pathlib import PurePath  # the store's name in messages, as `Store.resolve` spells it
+    from pathlib import PurePath  # the store's name in messages, as `open_store` spells it
 
     chosen = arguments["store"] or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
     header = {**arguments, "op": "show-ref", "store": root, "store_name": str(PurePath(chosen))}

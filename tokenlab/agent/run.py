@@ -47,7 +47,7 @@ from tokenlab.agent.capture import (
 from tokenlab.errors import InputError
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
-from tokenlab.store import Store
+from tokenlab.store import Store, open_store
 
 if TYPE_CHECKING:
     from tokenlab.commands import Output
@@ -171,7 +171,7 @@ def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, byte
         granularity=Granularity(request["granularity"]),
         redact=bool(request["redact"]),
     )
-    with Store.resolve(request["store"]) as store:
+    with open_store(request["store"]) as store:
         result = finish(command, capture, store, options)
     answer = output(result, store.root, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
     return answer.exit_code, answer.stdout, answer.stderr

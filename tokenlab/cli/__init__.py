@@ -99,11 +99,11 @@ def show_ref(
     as_json: JsonOption = False,
 ) -> None:
     """Print a ref: source, type, reason, then its content; or drill into it within a budget."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     drill = (lines, grep, json_path, head, tail, budget)
     if all(option is None for option in drill) and not (as_json or context or ignore_case):
-        with Store.resolve(store) as resolved:
+        with open_store(store) as resolved:
             record = resolved.load(ref_id)
         if not raw:
             header = (
@@ -134,10 +134,10 @@ def restore(
     """Rebuild the original input byte for byte and write it to stdout."""
     from tokenlab.restore import restore as rebuild
     from tokenlab.sources import read_input
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     _, visible = read_input(source)
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         original = rebuild(visible, resolved)
     sys.stdout.buffer.write(original)
     sys.stdout.buffer.flush()
@@ -157,11 +157,11 @@ def benchmark(
     from tokenlab.benchmark import run_benchmark
     from tokenlab.errors import InputError
     from tokenlab.render import benchmark_as_dict, benchmark_table
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     if not fixtures.is_dir():
         raise InputError(f"fixtures folder not found: {fixtures}")
-    report = run_benchmark(fixtures, Store.resolve(store))
+    report = run_benchmark(fixtures, open_store(store))
     if as_json:
         emit_json(benchmark_as_dict(report))
     else:
@@ -186,10 +186,10 @@ def _when(timestamp: float | None) -> str:
 @domain_errors
 def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Refs, bytes held, and the oldest/newest last use (write or read)."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
     from tokenlab.store.maintenance import stats
 
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         found = stats(resolved)
     payload = {
         "store": resolved.name,
@@ -209,10 +209,10 @@ def store_stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
 @domain_errors
 def store_verify(store: StoreOption = None) -> None:
     """Re-hash every ref; list corrupt or orphaned files; exit 1 if any."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
     from tokenlab.store.maintenance import verify
 
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         report = verify(resolved)
     for problem in report.corrupt:
         typer.echo(f"corrupt:  {problem}")
@@ -238,12 +238,12 @@ def store_gc(
 ) -> None:
     """Remove refs not written or read for DAYS; their markers can no longer be expanded."""
     from tokenlab.errors import InputError
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
     from tokenlab.store.maintenance import gc
 
     if older_than < 0:
         raise InputError("--older-than must be zero or more days")
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         removed = gc(resolved, older_than, dry_run)
     for path in removed:
         typer.echo(path)
@@ -254,10 +254,10 @@ def store_gc(
 @domain_errors
 def store_init(store: StoreOption = None) -> None:
     """Create the store if missing: the folder, or the database schema (also migrated)."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
     from tokenlab.store.maintenance import init
 
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         typer.echo(init(resolved))
 
 
@@ -276,11 +276,11 @@ def store_copy(
 
     Refs the target already holds are skipped; exit 1 if a ref is missing, corrupt or
     conflicting."""
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
     from tokenlab.store.maintenance import copy
 
     wanted = [part for value in ids for part in value.split(",") if part.strip()] if ids else None
-    with Store.resolve(source) as origin, Store.resolve(target) as destination:
+    with open_store(source) as origin, open_store(target) as destination:
         report = copy(origin, destination, wanted)
         names = (origin.name, destination.name)
     if as_json:

@@ -55,13 +55,13 @@ def run(
     from tokenlab.agent.run import Command, RunOptions, output
     from tokenlab.agent.run import run as run_command
     from tokenlab.errors import InputError
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     if (shell is None) == (not command):
         raise InputError("give either a command after -- or --shell LINE, not both")
     if timeout is not None and timeout <= 0:
         raise InputError("--timeout must be more than 0 seconds")
-    resolved = Store.resolve(store)
+    resolved = open_store(store)
     options = RunOptions(split=split, timeout=timeout, granularity=granularity, redact=not no_redact)
     what = Command.of_shell(shell) if shell is not None else Command.of_args(command or [])
     progress = _Progress() if sys.stderr.isatty() else None
@@ -118,14 +118,14 @@ def gain(
     from tokenlab import ledger
     from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
     try:
         grouping = ledger.GroupBy(by)
     except ValueError:
         raise InputError("--by must be command, type or day") from None
     cutoff = time.time() - parse_age(since) if since else None
-    root = Store.resolve(store).root
+    root = open_store(store).root
     try:
         rows = ledger.group(ledger.records(root, cutoff), grouping)
     except ledger.LedgerError as error:

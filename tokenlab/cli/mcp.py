@@ -58,9 +58,9 @@ def mcp(
     # The store is named before moving into the root, so a relative --store (or the
     # default ./var/context) means the folder it names where the command was typed; so
     # does a database store's local state folder.
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
-    named = Store.resolve(store)
+    named = open_store(store)
     os.environ.setdefault("TOKENLAB_STATE", str(named.root.absolute()))
     settings = Settings(root.resolve(), named.spec, allow_run)
     server = build_server(settings)

@@ -91,9 +91,9 @@ def pack(
     from tokenlab.commands import emit_json
     from tokenlab.pack import DEFAULT_BUDGET, PackRequest
     from tokenlab.pack import pack as run_pack
-    from tokenlab.store import Store
+    from tokenlab.store import open_store
 
-    with Store.resolve(store) as resolved:
+    with open_store(store) as resolved:
         request = PackRequest(
             paths=tuple(paths or ()),
             query=query,

@@ -249,10 +249,10 @@ def changes(
 
     def compressed() -> str:
         from tokenlab.pipeline import analyze
-        from tokenlab.store import Store
+        from tokenlab.store import open_store
 
         source = f"git diff {compared.span} -- {compared.label}"
-        return analyze(diff_bytes, source=source, store=Store.resolve(store_dir)).visible
+        return analyze(diff_bytes, source=source, store=open_store(store_dir)).visible
 
     empty = f"no changes to {compared.label} in {compared.span}\n"
     rungs: list[tuple[str, Callable[[], str]]] = [("diff", lambda: diff or empty)]

@@ -7,8 +7,8 @@
     resolve.py      which store a `--store` value names
     maintenance.py  `store stats | verify | gc | copy | init` over any backend
 
-Callers take a `Store` from `Store.resolve(value)` and never ask which backend it is.
-`Store(path)` is the folder store.
+Callers take a `Store` from `open_store(value)` and never ask which backend it is.
+`FolderStore(path)` is the folder store.
 """
 
 from tokenlab.store.base import (

@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tokenlab.errors import InputError, StoreCorruptionError
 
@@ -105,27 +105,13 @@ def mismatch(hex_id: str) -> StoreCorruptionError:
 
 
 class Store(ABC):
-    """A content-addressed ref store. `Store(path)` is the folder store, as it always was;
-    `Store.resolve(value)` picks the backend a `--store` value names."""
+    """A content-addressed ref store. `resolve.open_store(value)` opens the backend a
+    `--store` value names; `FolderStore(path)` is the folder store."""
 
     root: Path
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        if cls is Store:  # `Store(path)`: the embedded default
-            from tokenlab.store.folder import FolderStore
-
-            return super().__new__(FolderStore)  # type: ignore[return-value]
-        return super().__new__(cls)
-
     def __init__(self, root: Path) -> None:
         self.root = root
-
-    @classmethod
-    def resolve(cls, explicit: str | Path | None = None, *, pooled: bool = False) -> Store:
-        """--store VALUE, else $TOKENLAB_STORE, else ./var/context (see `resolve.py`)."""
-        from tokenlab.store.resolve import open_store
-
-        return open_store(explicit, pooled=pooled)
 
     @property
     def name(self) -> str:
