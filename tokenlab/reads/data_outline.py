@@ -21,7 +21,7 @@ from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, s
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from tokenlab.reads.outline import OutlineConfig
+    from tokenlab.reads.symbols import OutlineConfig
 
 _PREVIEW_LIMIT = 40
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tokenlab.reads.languages import CODE_LANGUAGES, detect_language
-from tokenlab.reads.symbols import Draft, Outline, Symbol, freeze, line_count, shorten, walk
+from tokenlab.reads.symbols import Draft, Outline, OutlineConfig, Symbol, freeze, line_count, shorten, walk
 
 __all__ = ["Outline", "OutlineConfig", "Symbol", "find_section", "outline", "render_outline"]
 
@@ -27,17 +26,6 @@ _CODE_KINDS = frozenset(
 # Data symbols are the bulk of a data outline: their kind word is left out to save tokens.
 _UNLABELLED_KINDS = frozenset({"key", "item"})
 _SEGMENT_SPLIT = re.compile(r"::|[./]|(?=\[)")
-
-
-@dataclass(frozen=True)
-class OutlineConfig:
-    """Limits of an outline; the defaults suit files up to a few megabytes."""
-
-    chunk_lines: int = 50  # lines per chunk in the plain-text fallback
-    data_depth: int = 6  # levels of keys shown for JSON/YAML/TOML; deeper ones are counted
-    data_breadth: int = 500  # keys listed per object; the rest are counted
-    array_items: int = 1  # leading elements of an array expanded as `[0]`, `[1]`…
-    sample_rows: int = 3  # CSV/TSV rows shown after the header
 
 
 DEFAULT_CONFIG = OutlineConfig()

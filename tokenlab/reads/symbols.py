@@ -1,4 +1,5 @@
-"""The outline data model: `Symbol`, `Outline`, and the line arithmetic every outliner shares.
+"""The outline data model: `Symbol`, `Outline`, its limits (`OutlineConfig`), and the line arithmetic
+every outliner shares.
 
 Lines are numbered from 1 and split on "\\n" only. A CRLF ending is one line ending;
 a lone CR, a form feed or U+2028 does not start a new line (unlike `str.splitlines`), so
@@ -35,6 +36,17 @@ class Outline:
     @property
     def symbol_count(self) -> int:
         return sum(1 for _ in walk(self.symbols))
+
+
+@dataclass(frozen=True)
+class OutlineConfig:
+    """Limits of an outline; the defaults suit files up to a few megabytes."""
+
+    chunk_lines: int = 50  # lines per chunk in the plain-text fallback
+    data_depth: int = 6  # levels of keys shown for JSON/YAML/TOML; deeper ones are counted
+    data_breadth: int = 500  # keys listed per object; the rest are counted
+    array_items: int = 1  # leading elements of an array expanded as `[0]`, `[1]`…
+    sample_rows: int = 3  # CSV/TSV rows shown after the header
 
 
 def walk(symbols: tuple[Symbol, ...]) -> list[Symbol]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, shorten
 
 if TYPE_CHECKING:
-    from tokenlab.reads.outline import OutlineConfig
+    from tokenlab.reads.symbols import OutlineConfig
 
 _ROW_PREVIEW = 100
 _VALUE_PREVIEW = 40

@@ -25,7 +25,7 @@ from tokenlab.reads.symbols import Outline, freeze, line_count, plural
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from tokenlab.reads.outline import OutlineConfig
+    from tokenlab.reads.symbols import OutlineConfig
 
 _TABLES = ("table", "table_array_element", "inline_table")
 _KEYS = ("bare_key", "quoted_key", "dotted_key")

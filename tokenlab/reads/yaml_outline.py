@@ -27,7 +27,7 @@ from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, w
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from tokenlab.reads.outline import OutlineConfig
+    from tokenlab.reads.symbols import OutlineConfig
 
 _MAPPINGS = ("block_mapping", "flow_mapping")
 _SEQUENCES = ("block_sequence", "flow_sequence")
