@@ -448,7 +448,7 @@ def _grammar_accepts(sample: bytes, lines: _Lines) -> bool:
         while cut > 0 and (_is_filler(lines.lines[cut]) or _column(lines.lines[cut]) > 0):
             cut -= 1
     try:
-        from tokenlab.reads import treesitter
+        from tokenlab.syntax import treesitter
 
         root = treesitter.parse("yaml", sample[: lines.offsets[cut]])
     except (ImportError, LookupError, ValueError):

@@ -1,4 +1,4 @@
-"""Code outlines from tree-sitter tag queries shipped as package data (`queries/*-tags.scm`).
+"""Code outlines from tree-sitter tag queries shipped as package data (`syntax/queries/*-tags.scm`).
 
 Each query marks definitions with tag-style captures: `@definition.<kind>` on the node
 that spans the definition, `@name` on its name, and optionally `@scope` on the name of
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tokenlab.reads import treesitter
 from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
+from tokenlab.syntax import treesitter
 
 if TYPE_CHECKING:
     from tree_sitter import Node

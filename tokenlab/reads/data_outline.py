@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from tokenlab.reads import treesitter
 from tokenlab.reads.code_outline import encode_source
 from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, shorten
+from tokenlab.syntax import treesitter
 
 if TYPE_CHECKING:
     from tree_sitter import Node

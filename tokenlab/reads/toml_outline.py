@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tokenlab.reads import treesitter
 from tokenlab.reads.code_outline import encode_source
 from tokenlab.reads.data_outline import (
     Member,
@@ -21,6 +20,7 @@ from tokenlab.reads.data_outline import (
     scalar_preview,
 )
 from tokenlab.reads.symbols import Outline, freeze, line_count, plural
+from tokenlab.syntax import treesitter
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -11,7 +11,6 @@ import itertools
 import re
 from typing import TYPE_CHECKING
 
-from tokenlab.reads import treesitter
 from tokenlab.reads.code_outline import encode_source
 from tokenlab.reads.data_outline import (
     Cut,
@@ -23,6 +22,7 @@ from tokenlab.reads.data_outline import (
     scalar_preview,
 )
 from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, plural, walk_drafts
+from tokenlab.syntax import treesitter
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -40,7 +40,9 @@ def parse(language_name: str, data: bytes) -> Node:
 def tags_query(language_name: str, query_name: str) -> Query:
     """The `queries/<query_name>-tags.scm` file shipped with the package, compiled once."""
     source = (
-        resources.files("tokenlab").joinpath("queries", f"{query_name}-tags.scm").read_text(encoding="utf-8")
+        resources.files("tokenlab.syntax")
+        .joinpath("queries", f"{query_name}-tags.scm")
+        .read_text(encoding="utf-8")
     )
     lang: Any = language(language_name)
     if hasattr(tree_sitter, "QueryCursor"):
@@ -57,7 +59,7 @@ def run_query(query: Query, node: Node) -> list[Captures]:
 
 
 def has_query(query_name: str) -> bool:
-    return resources.files("tokenlab").joinpath("queries", f"{query_name}-tags.scm").is_file()
+    return resources.files("tokenlab.syntax").joinpath("queries", f"{query_name}-tags.scm").is_file()
 
 
 def last_content_line(node: Node, data: bytes) -> int:
