@@ -40,7 +40,7 @@ from typing import Any
 
 import orjson
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.refs.expand import RefQuery, expand_ref
 from tokenlab.refs.json_path import parse_path
 from tokenlab.store import FolderStore

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.pack import PackRequest, pack
 from tokenlab.pack.knapsack import exact, greedy, total
 from tokenlab.pack.packer import plan

@@ -19,7 +19,7 @@ import sysconfig
 from dataclasses import replace
 from pathlib import Path
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.reads.ladder import OutlineRungs, rebuild
 from tokenlab.reads.outline import outline, render_outline
 from tokenlab.reads.symbols import Symbol, walk

@@ -5,7 +5,7 @@ For every capture under `fixtures/real/` (any file but `*.signals`) and the top-
 the same way:
 
 * raw and visible tokens with o200k_base, built offline exactly as tokenlab builds it
-  (`tokenlab.tokens.encoding()`), one count of each text by the same function; saved % is
+  (`tokenlab.counting.tokens.encoding()`), one count of each text by the same function; saved % is
   `1 - visible / raw`;
 * signals kept: how many lines of `<capture>.signals` are still in the visible text
   (`signal_kept` is the one place that decides; plain substring today);
@@ -113,7 +113,7 @@ def kept_ignoring_space(signals: tuple[str, ...], visible: str) -> int:
 
 def count_tokens(text: str) -> int:
     """Exact o200k_base tokens, for raw and visible texts of both tools alike."""
-    from tokenlab.tokens import encoding
+    from tokenlab.counting.tokens import encoding
 
     return len(encoding().encode_ordinary(text))
 
@@ -182,7 +182,7 @@ def fill_tiktoken_cache(folder: Path) -> None:
     The peer counts tokens with tiktoken for its own decisions; without the file it
     would try to download it, fail here, and fall back to an estimate.
     """
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     folder.mkdir(parents=True, exist_ok=True)
     key = hashlib.sha1(tokens._VOCAB_ADDRESS.encode()).hexdigest()

@@ -8,7 +8,7 @@ side and alternately:
 * ANALYZE: `tokens analyze FILE --store <fresh empty store>` as a whole process, stdout
   to /dev/null, its trace on stderr parsed for the raw token count and SAVED%.
 * TOKENIZER: a baseline process that loads the same offline vocabulary
-  (`tokenlab.tokens.encoding()`), reads the file, decodes it (U+FFFD replacement) and
+  (`tokenlab.counting.tokens.encoding()`), reads the file, decodes it (U+FFFD replacement) and
   runs one single-threaded `encode_ordinary` over it. Both sides pay interpreter start and
   vocabulary load; the child also reports the pure in-process encode time (ENCODE s).
 
@@ -366,7 +366,7 @@ def run_child(
 
 _BASELINE = """
 import sys, time
-from tokenlab.tokens import encoding
+from tokenlab.counting.tokens import encoding
 encoder = encoding()
 with open(sys.argv[1], "rb") as handle:
     text = handle.read().decode("utf-8", errors="replace")
@@ -791,7 +791,7 @@ def write_results(
         "",
         "ANALYZE: `tokens analyze FILE --store <fresh empty store>` as a whole process, stdout to",
         "/dev/null. TOKENIZER: a whole process that loads the same offline vocabulary",
-        "(`tokenlab.tokens.encoding()`), reads and decodes the file (U+FFFD replacement) and runs",
+        "(`tokenlab.counting.tokens.encoding()`), reads and decodes the file (U+FFFD replacement) and runs",
         "one single-threaded `encode_ordinary` over it; ENCODE is that pass alone, timed inside",
         "the process. Both are medians of RUNS alternating runs; RATIO = ANALYZE / TOKENIZER. PEAK RSS",
         "is analyze's `ru_maxrss` (BASE RSS the tokenizer process's). analyze's exact raw token",

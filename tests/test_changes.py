@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_git
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.changes import ChangesRequest, ChangesResponse, changes, parse_hunks
 from tokenlab.reads.pointers import PointerTargetError, deref, parse_pointer

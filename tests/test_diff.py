@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from unidiff.patch import PatchSet
 
 from tests.conftest import Golden, render_preview
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers import diff as diff_module
 from tokenlab.optimizers import diff_repeats as repeats_module

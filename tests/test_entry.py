@@ -12,8 +12,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from tokenlab import tokens
 from tokenlab.cli import app
+from tokenlab.counting import tokens
 from tokenlab.entry import (
     ANALYZE_OPTIONS,
     RUN_OPTIONS,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError, RefNotFoundError
 from tokenlab.refs.expand import (
     LineIndex,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.optimizers import (
     Granularity,
     Omission,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tests.conftest import run_git
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.pack import PackRequest, pack
 from tokenlab.pack.candidates import collect, skip_reason

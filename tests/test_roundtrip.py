@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore

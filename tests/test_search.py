@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GIT
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import deref, parse_pointer
 from tokenlab.reads.search import MAX_LINE_CHARS, SearchRequest, SearchResponse, search

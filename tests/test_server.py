@@ -311,7 +311,7 @@ def test_concurrent_first_requests_build_one_tokenizer(monkeypatch: pytest.Monke
     import threading
     import time
 
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     built: list[object] = []
 

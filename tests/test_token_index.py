@@ -13,12 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokenlab import pipeline, token_index, tokens
+from tokenlab import pipeline
+from tokenlab.counting import counter as token_index
+from tokenlab.counting import tokens
+from tokenlab.counting.counter import SENTINEL, IndexLimits, MappedText, TokenCounter, count_each
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
 from tokenlab.store import FolderStore, open_store
-from tokenlab.token_index import SENTINEL, IndexLimits, MappedText, TokenCounter, count_each
 
 # Tiny limits, so that short examples cross chunk, block and run boundaries.
 TINY = IndexLimits(

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 
 
 def test_counts_known_text() -> None:

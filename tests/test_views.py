@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import GIT
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import deref, parse_pointer
 from tokenlab.reads.views import LineRange, ReadRequest, ReadResponse, View, read

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests import xml_cases
 from tests.conftest import Golden, render_preview
-from tokenlab import tokens
 from tokenlab.classify import classify
+from tokenlab.counting import tokens
 from tokenlab.optimizers import Omission, OptimizerConfig, line_shapes, xml_report
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze

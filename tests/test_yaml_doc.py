@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from tests import yaml_cases
 from tests.conftest import Golden, render_preview
-from tokenlab import tokens
 from tokenlab.classify import classify
+from tokenlab.counting import tokens
 from tokenlab.optimizers import Omission, OptimizerConfig, yaml_doc
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze

@@ -37,7 +37,7 @@ def run_analyze(
     `stdin_data` is standard input when the caller already read it (for `-`)."""
     from pathlib import Path
 
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
     from tokenlab.sources import read_input, signals_for

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from tokenlab.tokens import estimate
+from tokenlab.counting.tokens import estimate
 
 
 class ContentType(str, Enum):

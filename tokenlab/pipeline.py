@@ -9,7 +9,7 @@ so that `restore` can rebuild it byte for byte.
 
 The cost floor of an analysis is one tokenizer pass over the input, so the stages are
 arranged around it: MEASURE_RAW starts the exact raw count on a tokenizer thread (with
-helpers for large inputs, see `token_index`) and returns at once (the tokenizer releases
+helpers for large inputs, see `counting/`) and returns at once (the tokenizer releases
 the GIL, so it runs on another core while OPTIMIZE works); its trace detail is filled in
 when MEASURE_OPT needs the count. For types whose optimizer maps its output to input
 ranges (`MAPS_INPUT`: diffs, whose kept and folded lines alternate every few lines),
@@ -17,7 +17,7 @@ OPTIMIZE starts the count instead, as the optimizer plans a batch of files at a 
 which lines it leaves out, cut where they begin and end, and then renders the text. Omissions are
 stored and reloaded on I/O threads while the visible text is masked. MEASURE_OPT counts
 the visible text and the omissions from the raw count's index rather than tokenizing
-them again (see `token_index`), and RECOVERY reports the reloads. Trace entries are
+them again (see `counting/`), and RECOVERY reports the reloads. Trace entries are
 still recorded in stage order. While a large input is analysed, the cyclic garbage
 collector is paused (optimizers build many small acyclic objects, and repeated full
 collections made large inputs cost more than linear time) and the GIL's switch interval
@@ -38,6 +38,7 @@ from operator import add, itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
+from tokenlab.counting.counter import MappedText, Run, TokenCounter
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import (
     MAPS_INPUT,
@@ -55,7 +56,6 @@ from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, Sto
 from tokenlab.redact import redact
 from tokenlab.restore import unmasked
 from tokenlab.store import Store
-from tokenlab.token_index import MappedText, Run, TokenCounter
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 # A large input's raw count gets helper tokenizer threads, each with an encoding of its own
-# (`token_index`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
+# (`counting/counter.py`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
 # pass, and that memory would break its bound of twice the input plus 150 MB.
 UNHELPED_COUNTS = frozenset({ContentType.LOG})
 

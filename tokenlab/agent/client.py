@@ -156,7 +156,7 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
         root = store_root(arguments["store"])
     address = socket_path(root)
     if not worker or address is None or not os.path.exists(address):
-        from tokenlab import tokens
+        from tokenlab.counting import tokens
 
         tokens.prefetch_vocabulary()  # analysed here: read the vocabulary while the command runs
     line = arguments["shell"]

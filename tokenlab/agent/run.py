@@ -128,7 +128,7 @@ def run(
     command: Command, store: Store, options: RunOptions = RunOptions(), progress: Progress | None = None
 ) -> RunResult:
     """Run `command`, analyse what it printed, and return the visible text per stream."""
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     # The tokenizer (about 0.3 s to build) is made while the command runs.
     warm = threading.Thread(target=tokens.encoding, name="tokenlab-warm-tokenizer", daemon=True)
@@ -250,7 +250,7 @@ def closing_line(command: Command, capture: Capture, timeout: float | None) -> s
 
 def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
     """Put `line` just before the footer (adding one for output shown unchanged) and count it."""
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     visible = packet.visible
     if markers.parse_footer(visible):

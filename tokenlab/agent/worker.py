@@ -234,8 +234,8 @@ def _warm_up(worker: Worker) -> None:
          "granularity": Granularity.COARSE.value, "redact": True, "as_json": False},
         b"",
     )  # fmt: skip
+    from tokenlab.counting.tokens import encoding
     from tokenlab.refs.expand import RefQuery, expand_data
-    from tokenlab.tokens import encoding
 
     encoding()
     expand_data(b"warm-up\n", RefQuery())  # the drill-down's modules and its token bound

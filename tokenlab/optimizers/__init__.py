@@ -9,7 +9,7 @@ files, never touch the store and never count tokens.
 An optimizer may also say where its output comes from: an `Excerpt` names the runs of
 input bytes its text shows unchanged, and an omission's `source` lists the input ranges
 it is made of. Counting then reuses the raw input's count for those runs instead of
-tokenizing them again (see `token_index`). The types in `MAPS_INPUT` do this, and their
+tokenizing them again (see `counting/`). The types in `MAPS_INPUT` do this, and their
 modules split the work in two: `plan(data, config)` decides what leaves the visible text
 and yields the input offsets where it does, in batches as it goes (`input_cuts()`), then
 `render()` builds the parts, so that the raw count runs, cut at those offsets, while the

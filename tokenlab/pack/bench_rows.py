@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.pack.packer import PackRequest, pack
 from tokenlab.packet import Status
 from tokenlab.reads.bench_rows import check_evidence

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.pack.facts import FileFacts, split_terms
 from tokenlab.reads.outline import Outline
 from tokenlab.reads.pointers import Evidence, SourceFile, parse_pointer

@@ -118,7 +118,7 @@ def compute_facts(path: str, data: bytes) -> FileFacts:
 
 
 def count_tokens(text: str) -> int:
-    from tokenlab import tokens
+    from tokenlab.counting import tokens
 
     return tokens.count(text)
 

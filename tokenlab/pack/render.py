@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.pack.candidates import LeftOut
 from tokenlab.pack.choices import PackView
 from tokenlab.reads.ladder import cut_to_fit

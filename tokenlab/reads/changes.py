@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.pointers import (
     WORKTREE,

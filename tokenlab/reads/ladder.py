@@ -21,7 +21,7 @@ from enum import Enum
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 
 if TYPE_CHECKING:
     from tokenlab.reads.outline import Outline, Symbol

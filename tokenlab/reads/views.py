@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.ladder import (
     Candidate,

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 from tokenlab.errors import InputError
 from tokenlab.reads.views import LineRange
 from tokenlab.refs.json_path import Walker, parse_path, path_name

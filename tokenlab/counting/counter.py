@@ -41,7 +41,7 @@ from itertools import accumulate, compress, islice, pairwise, repeat
 from operator import add, itemgetter, le, mul, not_, sub
 from typing import Any, Self, TypeVar
 
-from tokenlab import tokens
+from tokenlab.counting import tokens
 
 SENTINEL = "<|endoftext|>"
 _SENTINEL_ID = 199999
