@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from tokenlab import pipeline
 from tokenlab.counting import counter as token_index
 from tokenlab.counting import tokens
-from tokenlab.counting.counter import SENTINEL, IndexLimits, MappedText, TokenCounter, count_each
+from tokenlab.counting.counter import TokenCounter
+from tokenlab.counting.crew import _lane
+from tokenlab.counting.index import SENTINEL, IndexLimits, count_each
+from tokenlab.counting.runs import MappedText
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
@@ -291,7 +294,7 @@ def test_crew_helpers_share_the_queue_and_leave_when_it_runs_empty(monkeypatch: 
     results = [future.result(5) for future in jobs]
     assert [number for number, _ in results] == list(range(40))
     assert {name for _, name in results} == {"tokenlab-tokenizer-0_0", "tokenlab-tokenizer-1_0"}
-    token_index._lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
+    _lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
     assert crew.submit(job, 40).result(5) == (40, "tokenlab-tokenizer-0_0")
     crew.close()
 

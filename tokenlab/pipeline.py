@@ -38,7 +38,8 @@ from operator import add, itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
-from tokenlab.counting.counter import MappedText, Run, TokenCounter
+from tokenlab.counting.counter import TokenCounter
+from tokenlab.counting.runs import MappedText, Run
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import (
     MAPS_INPUT,
@@ -84,7 +85,7 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 # A large input's raw count gets helper tokenizer threads, each with an encoding of its own
-# (`counting/counter.py`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
+# (`counting/crew.py`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
 # pass, and that memory would break its bound of twice the input plus 150 MB.
 UNHELPED_COUNTS = frozenset({ContentType.LOG})
 

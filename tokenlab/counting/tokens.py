@@ -143,7 +143,7 @@ def _shared_encoding() -> tiktoken.Encoding:
 
 
 def new_encoding() -> tiktoken.Encoding:
-    """A separate o200k_base encoding (about 0.2 s and 55 MB; `counting/counter.py` says why)."""
+    """A separate o200k_base encoding (about 0.2 s and 55 MB; `counting/crew.py` says why)."""
     import tiktoken
 
     class LeanEncoding(tiktoken.Encoding):

@@ -1,0 +1,121 @@
+"""Texts made of the raw input's bytes: where their long runs lie in the input (`_find_runs`),
+and the stretches of those runs that begin and end at safe cuts, so that the index counts them.
+
+Names with a leading underscore are the `counting` package's own: `counter.py` uses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tokenlab.counting import tokens
+from tokenlab.counting.index import IndexLimits, _last_safe_cut
+
+Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
+
+
+@dataclass(frozen=True)
+class MappedText:
+    """A text with the runs of raw input bytes it is known to hold, in text order."""
+
+    data: bytes
+    runs: Sequence[Run]
+
+
+def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, int, int]]:
+    """Runs whose ends are not safe cuts, counted from the safe cuts just inside them.
+
+    A diff's blank context line (" \\n") next to a fold makes such a run; the index has
+    those inner cuts too (`start_raw`). A run that does not match the input is skipped.
+    """
+    mapped = []
+    safe_after, size = tokens.SAFE_CUT_RE.match, len(data)
+    for start, raw_start, length in runs:
+        end, raw_end = start + length, raw_start + length
+        if not raw.startswith(data[start:end], raw_start):
+            continue
+        first: int | None = start
+        if (start and not safe_after(data, start - 1)) or (raw_start and not safe_after(raw, raw_start - 1)):
+            found = tokens.SAFE_CUT_RE.search(data, start, end)
+            first = found.end() if found else None
+        last: int | None = end
+        if (end < size and not safe_after(data, end - 1)) or (
+            raw_end < len(raw) and not safe_after(raw, raw_end - 1)
+        ):
+            last = _last_safe_cut(data, start, end - 1)
+        if first is not None and last is not None and first < last:
+            mapped.append((first, last, raw_start + first - start))
+    return mapped
+
+
+def _common_prefix(a: bytes, i: int, b: bytes, j: int) -> int:
+    """Length of the longest common prefix of a[i:] and b[j:], by block compares."""
+    limit = min(len(a) - i, len(b) - j)
+    done, step = 0, 4096
+    while done < limit:
+        size = min(step, limit - done)
+        if a[i + done : i + done + size] == b[j + done : j + done + size]:
+            done += size
+            step = min(step * 2, 1 << 20)
+            continue
+        low, high = 0, size  # a prefix of `low` bytes matches, of `high` does not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if a[i + done : i + done + middle] == b[j + done : j + done + middle]:
+                low = middle
+            else:
+                high = middle
+        return done + low
+    return done
+
+
+def _find_runs(text: bytes, raw: bytes, limits: IndexLimits, hint: int = 0) -> list[Run] | None:
+    """Runs of `text` found in `raw`, in text order; None if the text is too fragmented.
+
+    Texts built from the input usually follow it in order, so each search starts where
+    the previous run ended (`hint`) and goes back to the start only when that fails.
+    """
+    runs: list[Run] = []
+    max_runs = 8 + limits.runs_per_mb * len(text) // (1 << 20)
+    search_budget = 2 * len(raw) + len(text)  # bytes scanned by find(), bounded
+    at = 0
+    while at < len(text):
+        probe = text[at : at + limits.probe_bytes]
+        found = raw.find(probe, hint)
+        search_budget -= (found - hint) if found >= 0 else len(raw) - hint
+        if found < 0 and hint:
+            found = raw.find(probe)  # out of order: search from the start
+            search_budget -= found if found >= 0 else len(raw)
+        if search_budget < 0:
+            return None
+        if found < 0:  # not raw bytes (a marker, a summary line): skip a line
+            newline = text.find(b"\n", at)
+            at = len(text) if newline < 0 else newline + 1
+            continue
+        length = _common_prefix(raw, found, text, at)
+        runs.append((at, found, length))
+        if len(runs) > max_runs:
+            return None
+        at, hint = at + length, found + length
+    return runs
+
+
+def _aligned_segments(text: bytes, runs: list[Run], limits: IndexLimits) -> list[tuple[int, int, int]]:
+    """(start, end, raw start) of long stretches of `text`, each inside one run and
+    starting and ending at safe cuts of `text`, in order."""
+    segments = []
+    for start, raw_start, length in runs:
+        if length < limits.min_run_bytes:
+            continue
+        end = start + length
+        if tokens.is_safe_cut(text, start):
+            first: int | None = start
+        else:
+            found = tokens.SAFE_CUT_RE.search(text, start, end)
+            first = found.end() if found else None
+        last = _last_safe_cut(text, start, end)
+        if first is None or last is None or last - first < limits.min_run_bytes // 2:
+            continue
+        segments.append((first, last, raw_start + first - start))
+    return segments
