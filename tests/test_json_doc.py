@@ -18,11 +18,11 @@ from tokenlab.optimizers import (
     json_doc,
     json_records,
     json_scan,
-    line_shapes,
     visible,
 )
 from tokenlab.optimizers.json_doc import JsonDocConfig, Keep, Omit
 from tokenlab.optimizers.json_layout import DEFAULT_CONFIG
+from tokenlab.optimizers.lines import shapes as line_shapes
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.lines import shapes as line_shapes
 
 
 def test_a_path_in_the_folder_named_once_counts_as_shown_by_its_name() -> None:

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenlab.optimizers import line_values
+from tokenlab.optimizers.lines import values as line_values
 
 _FIELDS = st.fixed_dictionaries(
     {

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, line_shapes, log
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, log
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import LogLimits
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

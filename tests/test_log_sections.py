@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import render_preview
-from tokenlab.optimizers import Granularity, OptimizerConfig, line_shapes, log
+from tokenlab.optimizers import Granularity, OptimizerConfig, log
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import LogLimits
 from tokenlab.optimizers.log_sections import failure_sections
 

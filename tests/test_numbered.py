@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokenlab.optimizers.numbered import family, number_runs, said_once
+from tokenlab.optimizers.lines.numbered import family, number_runs, said_once
 
 _SAID_RE = re.compile(r"^(.*)\{([^{}]*)\}(.*)$")
 

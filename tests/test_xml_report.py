@@ -13,7 +13,8 @@ from tests import xml_cases
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.counting import tokens
-from tokenlab.optimizers import Omission, OptimizerConfig, line_shapes, xml_report
+from tokenlab.optimizers import Omission, OptimizerConfig, xml_report
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContentType, Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore

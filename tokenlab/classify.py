@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tokenlab.optimizers.line_shapes import ANSI_RE
+from tokenlab.optimizers.lines.shapes import ANSI_RE
 from tokenlab.packet import ContentType
 
 SAMPLE_BYTES = 64 * 1024

@@ -48,11 +48,11 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     Part,
     Span,
-    line_shapes,
     optimizer_for,
     planner_for,
 )
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.restore import unmasked

@@ -26,8 +26,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, line_shapes, visible
-from tokenlab.optimizers.line_values import with_values
+from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines.values import with_values
 from tokenlab.optimizers.log_model import DEFAULT_LIMITS, LogLimits
 
 if TYPE_CHECKING:

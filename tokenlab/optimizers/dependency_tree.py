@@ -41,7 +41,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.line_shapes import is_failure
+from tokenlab.optimizers.lines.shapes import is_failure
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from tokenlab.optimizers import (
-    Granularity,
-    Omission,
-    OptimizerConfig,
-    OptimizeResult,
-    Part,
-    numbered,
-    visible,
-)
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
 from tokenlab.optimizers.file_list_parse import FileListConfig, Folder, Listing, chunks, set_aside_re
+from tokenlab.optimizers.lines import numbered
 
 
 def summary(data: bytes, listing: Listing, config: OptimizerConfig, limits: FileListConfig) -> OptimizeResult:

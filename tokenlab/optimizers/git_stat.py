@@ -17,7 +17,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, numbered, visible
+from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers.lines import numbered
 
 SUMMARY_RE = re.compile(
     rb"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?", re.MULTILINE

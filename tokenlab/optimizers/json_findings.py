@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tokenlab.optimizers import line_shapes, line_values
 from tokenlab.optimizers.json_records import KeyClassifier, KeyKind, normalize_key
+from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import values as line_values
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "file_name", "uri"})
 _MESSAGE_KEYS = ("message", "msg")

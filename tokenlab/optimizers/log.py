@@ -35,7 +35,9 @@ from array import array
 from collections.abc import Iterator
 from itertools import accumulate, islice
 
-from tokenlab.optimizers import OptimizerConfig, OptimizeResult, line_shapes, line_values, visible
+from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log_frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log_library import fold_library_frames
 from tokenlab.optimizers.log_model import (

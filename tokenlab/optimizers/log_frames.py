@@ -16,7 +16,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log_model import (
     FOLD,
     POINTER_LINE_RE,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from array import array
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log_model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log_model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
 from tokenlab.optimizers.log_render import with_heading
 

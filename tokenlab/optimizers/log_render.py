@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals, line_shapes
-from tokenlab.optimizers.line_values import summarised, with_values
+from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
+from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines.values import summarised, with_values
 from tokenlab.optimizers.log_model import (
     FOLD,
     POINTER_LINE_RE,

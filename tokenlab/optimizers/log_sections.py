@@ -29,7 +29,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 
-from tokenlab.optimizers import line_shapes
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log_model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,

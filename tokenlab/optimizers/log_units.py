@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from tokenlab.optimizers import line_shapes, visible
+from tokenlab.optimizers import visible
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log_model import Lines, LogLimits, indent
 
 # A line that starts a new record ends an exception message's continuation lines.

@@ -19,7 +19,8 @@ import re
 from array import array
 from collections.abc import Callable
 
-from tokenlab.optimizers import line_shapes, line_values
+from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log_model import Group, GroupKind, Lines, LogLimits, Texts
 
 

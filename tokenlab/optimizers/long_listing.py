@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
 from tokenlab.optimizers.file_list_parse import DEFAULT_LIMITS as FILE_LIMITS
 from tokenlab.optimizers.file_list_parse import notable_names
-from tokenlab.optimizers.line_shapes import ANSI_RE
+from tokenlab.optimizers.lines.shapes import ANSI_RE
 
 _DATE = (
     rb"(?:(?:[A-Z][a-z]{2}[ \t]+\d{1,2}|\d{1,2}[ \t]+[A-Za-z]{3}\.?)[ \t]+(?:\d{1,2}:\d\d|\d{4})"

@@ -47,7 +47,7 @@ from tokenlab.optimizers import (
     table_aligned,
     visible,
 )
-from tokenlab.optimizers.line_shapes import FAILURE_RE
+from tokenlab.optimizers.lines.shapes import FAILURE_RE
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
 _SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, Part, visible
-from tokenlab.optimizers.line_shapes import FAILURE_RE
+from tokenlab.optimizers.lines.shapes import FAILURE_RE
 
 _RULE_RE = re.compile(r"-+(?:\+-+)*")
 _FOOTER_RE = re.compile(r"\(\d[\d,]* rows?\)")

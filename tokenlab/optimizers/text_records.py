@@ -55,10 +55,10 @@ from tokenlab.optimizers import (
     OptimizeResult,
     Part,
     join_literals,
-    line_shapes,
-    numbered,
     visible,
 )
+from tokenlab.optimizers.lines import numbered
+from tokenlab.optimizers.lines import shapes as line_shapes
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from tokenlab.optimizers.line_shapes import LOCATION_VALUE_RE, incidental, slots, varying_slots
+from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, incidental, slots, varying_slots
 
 _WORD_RE = re.compile(r"\S+")
 _HEX_ID_RE = re.compile(r"[0-9a-f]+")

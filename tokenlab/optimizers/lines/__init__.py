@@ -1,0 +1,6 @@
+"""What a line is, shared by every optimizer family and by the SIGNAL stage.
+
+    shapes.py     a line's shape: ANSI codes, failure and summary words, locations, slots
+    values.py     lines that differ only in values, shown once with their values
+    numbered.py   runs of numbered names (`f1.txt … f60.txt`) said once
+"""
