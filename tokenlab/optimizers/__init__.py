@@ -117,7 +117,7 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.GIT_STATUS: "tokenlab.optimizers.git_status",
     ContentType.FILELIST: "tokenlab.optimizers.file_list",
     ContentType.TEXT: "tokenlab.optimizers.text",
-    ContentType.BINARY: "tokenlab.optimizers.binary",
+    ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
     ContentType.XML: "tokenlab.optimizers.xml_report",
     ContentType.YAML: "tokenlab.optimizers.yaml_doc",
     ContentType.TABLE: "tokenlab.optimizers.table",
