@@ -14,9 +14,9 @@ from unidiff.patch import PatchSet
 from tests.conftest import Golden, render_preview
 from tokenlab.counting import tokens
 from tokenlab.optimizers import Excerpt, Granularity, Omission, OptimizerConfig, OptimizeResult, visible
-from tokenlab.optimizers import diff as diff_module
-from tokenlab.optimizers import diff_repeats as repeats_module
-from tokenlab.optimizers.diff import DiffConfig, optimize, optimize_diff
+from tokenlab.optimizers.diff import optimizer as diff_module
+from tokenlab.optimizers.diff import repeats as repeats_module
+from tokenlab.optimizers.diff.optimizer import DiffConfig, optimize, optimize_diff
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import open_store

@@ -112,7 +112,7 @@ Planner = Callable[[bytes, OptimizerConfig], Plan]
 _REGISTRY: dict[ContentType, str] = {
     ContentType.LOG: "tokenlab.optimizers.log",
     ContentType.JSON: "tokenlab.optimizers.json_doc",
-    ContentType.DIFF: "tokenlab.optimizers.diff",
+    ContentType.DIFF: "tokenlab.optimizers.diff.optimizer",
     ContentType.GIT_LOG: "tokenlab.optimizers.git_log",
     ContentType.GIT_STATUS: "tokenlab.optimizers.git_status",
     ContentType.FILELIST: "tokenlab.optimizers.file_list",

@@ -467,7 +467,7 @@ def _render_single(
 def _patch_parts(data: bytes, span: tuple[int, int], granularity: Granularity) -> list[Part]:
     """The patch through the diff optimizer; its input ranges refer to the patch alone, so
     they are dropped rather than shifted (the pipeline then counts these parts as text)."""
-    from tokenlab.optimizers.diff import DiffConfig, optimize_diff
+    from tokenlab.optimizers.diff.optimizer import DiffConfig, optimize_diff
 
     result = optimize_diff(data[span[0] : span[1]], granularity, DiffConfig())
     return [
@@ -522,7 +522,7 @@ def _graph_subjects(data: bytes, limits: GitLogLimits) -> tuple[str, ...]:
 def _patch_paths(patch: bytes) -> list[str]:
     """The path each file's `---`/`+++` lines name, as the diff optimizer's parser reads
     them: those lines stay visible, and a file folded whole is named on its line."""
-    from tokenlab.optimizers.diff_parse import Lines, scan
+    from tokenlab.optimizers.diff.parse import Lines, scan
 
     return [
         path

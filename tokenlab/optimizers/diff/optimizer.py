@@ -64,8 +64,8 @@ from tokenlab.optimizers import (
     Span,
     visible,
 )
-from tokenlab.optimizers.diff_parse import Lines, Section, scan
-from tokenlab.optimizers.diff_repeats import HunkBodies
+from tokenlab.optimizers.diff.parse import Lines, Section, scan
+from tokenlab.optimizers.diff.repeats import HunkBodies
 
 
 @dataclass(frozen=True)

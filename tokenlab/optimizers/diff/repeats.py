@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from itertools import compress, cycle, repeat
 from operator import add, ne
 
-from tokenlab.optimizers.diff_parse import Lines, Section
+from tokenlab.optimizers.diff.parse import Lines, Section
 
 # The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
 _NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
