@@ -11,8 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, file_list_parse
-from tokenlab.optimizers.file_list import DEFAULT_LIMITS, FileListConfig, looks_like_file_list, optimize
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.file_list import parse as file_list_parse
+from tokenlab.optimizers.file_list.optimizer import (
+    DEFAULT_LIMITS,
+    FileListConfig,
+    looks_like_file_list,
+    optimize,
+)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)

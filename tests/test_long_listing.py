@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.optimizers import Granularity, OptimizerConfig, text
-from tokenlab.optimizers.file_list import optimize
-from tokenlab.optimizers.long_listing import (
+from tokenlab.optimizers.file_list.long_listing import (
     looks_like_counted_long_listing,
     looks_like_long_listing,
     looks_like_tree,
     optimize_long,
     tree_paths,
 )
+from tokenlab.optimizers.file_list.optimizer import optimize
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore

@@ -173,8 +173,8 @@ def _try_table(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_filelist(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.file_list import looks_like_file_list
-    from tokenlab.optimizers.long_listing import looks_like_long_listing, looks_like_tree
+    from tokenlab.optimizers.file_list.long_listing import looks_like_long_listing, looks_like_tree
+    from tokenlab.optimizers.file_list.optimizer import looks_like_file_list
 
     if looks_like_file_list(sample):
         return Classification(ContentType.FILELIST, "most lines are file paths")

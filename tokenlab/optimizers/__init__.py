@@ -115,7 +115,7 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.DIFF: "tokenlab.optimizers.diff.optimizer",
     ContentType.GIT_LOG: "tokenlab.optimizers.git_log",
     ContentType.GIT_STATUS: "tokenlab.optimizers.git_status",
-    ContentType.FILELIST: "tokenlab.optimizers.file_list",
+    ContentType.FILELIST: "tokenlab.optimizers.file_list.optimizer",
     ContentType.TEXT: "tokenlab.optimizers.text",
     ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
     ContentType.XML: "tokenlab.optimizers.xml_report",

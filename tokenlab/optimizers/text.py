@@ -57,8 +57,8 @@ from functools import cached_property
 from itertools import accumulate
 
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.text_records import optimize_records, template
 from tokenlab.optimizers.text_render import Renderer, SpanKind, TextSpan, unfold_small
 

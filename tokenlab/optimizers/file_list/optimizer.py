@@ -36,9 +36,9 @@ from __future__ import annotations
 import re
 
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
-from tokenlab.optimizers.file_list_parse import DEFAULT_LIMITS, FileListConfig, parse
-from tokenlab.optimizers.file_list_printed import drawn_listing, own_lines_as_printed
-from tokenlab.optimizers.file_list_summary import summary
+from tokenlab.optimizers.file_list.parse import DEFAULT_LIMITS, FileListConfig, parse
+from tokenlab.optimizers.file_list.printed import drawn_listing, own_lines_as_printed
+from tokenlab.optimizers.file_list.summary import summary
 
 # looks_like_file_list: a path is one line of path characters, with at most a few spaces.
 _PATH_LINE_RE = re.compile(rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?")

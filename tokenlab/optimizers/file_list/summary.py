@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
-from tokenlab.optimizers.file_list_parse import FileListConfig, Folder, Listing, chunks, set_aside_re
+from tokenlab.optimizers.file_list.parse import FileListConfig, Folder, Listing, chunks, set_aside_re
 from tokenlab.optimizers.lines import numbered
 
 

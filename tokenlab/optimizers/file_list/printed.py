@@ -12,16 +12,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tokenlab.optimizers import (
-    Granularity,
-    Omission,
-    OptimizerConfig,
-    OptimizeResult,
-    Part,
-    long_listing,
-    visible,
-)
-from tokenlab.optimizers.file_list_parse import (
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.optimizers.file_list import long_listing
+from tokenlab.optimizers.file_list.parse import (
     ENTRY_RE,
     EXT_OK_RE,
     FileListConfig,
@@ -31,7 +24,7 @@ from tokenlab.optimizers.file_list_parse import (
     parse,
     set_aside_re,
 )
-from tokenlab.optimizers.file_list_summary import ext_summary, header, line_count, summary
+from tokenlab.optimizers.file_list.summary import ext_summary, header, line_count, summary
 
 
 def _own_files(tree: Folder, set_aside: re.Pattern[bytes]) -> int:

@@ -36,8 +36,8 @@ import re
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
-from tokenlab.optimizers.file_list_parse import DEFAULT_LIMITS as FILE_LIMITS
-from tokenlab.optimizers.file_list_parse import notable_names
+from tokenlab.optimizers.file_list.parse import DEFAULT_LIMITS as FILE_LIMITS
+from tokenlab.optimizers.file_list.parse import notable_names
 from tokenlab.optimizers.lines.shapes import ANSI_RE
 
 _DATE = (
