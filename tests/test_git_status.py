@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import GIT, Golden, render_preview, run_git
 from tokenlab.classify import classify
-from tokenlab.optimizers import OptimizerConfig, git_status
+from tokenlab.optimizers import OptimizerConfig
+from tokenlab.optimizers.git_status import optimizer as git_status
 from tokenlab.packet import ContentType
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"

@@ -102,7 +102,7 @@ def _try_json(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_git_log(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.git_log import looks_like_git_log, looks_like_stat_listing
+    from tokenlab.optimizers.git_log.optimizer import looks_like_git_log, looks_like_stat_listing
 
     if looks_like_git_log(sample):
         return Classification(ContentType.GIT_LOG, "git log or git show: commit lines with headers or hashes")
@@ -112,7 +112,7 @@ def _try_git_log(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_git_status(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.git_status import looks_like_git_status
+    from tokenlab.optimizers.git_status.optimizer import looks_like_git_status
 
     if looks_like_git_status(sample):
         return Classification(ContentType.GIT_STATUS, "git status: branch line and sections, or XY path lines")

@@ -52,7 +52,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.git_stat import (
+from tokenlab.optimizers.git_log.stat import (
     SUMMARY_RE,
     Changes,
     listing_paths,
