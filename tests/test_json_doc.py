@@ -11,17 +11,12 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.counting import tokens
-from tokenlab.optimizers import (
-    Granularity,
-    Omission,
-    OptimizerConfig,
-    json_doc,
-    json_records,
-    json_scan,
-    visible,
-)
-from tokenlab.optimizers.json_doc import JsonDocConfig, Keep, Omit
-from tokenlab.optimizers.json_layout import DEFAULT_CONFIG
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, visible
+from tokenlab.optimizers.json_doc import optimizer as json_doc
+from tokenlab.optimizers.json_doc import records as json_records
+from tokenlab.optimizers.json_doc import scan as json_scan
+from tokenlab.optimizers.json_doc.layout import DEFAULT_CONFIG
+from tokenlab.optimizers.json_doc.optimizer import JsonDocConfig, Keep, Omit
 from tokenlab.optimizers.lines import shapes as line_shapes
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

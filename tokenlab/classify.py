@@ -94,7 +94,7 @@ def _try_json(data: bytes, sample: bytes) -> Classification | None:
     head = sample.lstrip()[:1]
     if head not in (b"{", b"["):
         return None
-    from tokenlab.optimizers.json_doc import looks_like_json
+    from tokenlab.optimizers.json_doc.optimizer import looks_like_json
 
     if looks_like_json(data):
         return Classification(ContentType.JSON, "parses as one JSON document")

@@ -39,7 +39,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.json_records import RecordsConfig
+from tokenlab.optimizers.json_doc.records import RecordsConfig
 
 _NAME = rb"[A-Za-z_:\x80-\xff][-A-Za-z0-9_:.\x80-\xff]*"
 _TAG_RE = re.compile(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")

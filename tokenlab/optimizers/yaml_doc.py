@@ -34,7 +34,7 @@ from tokenlab.optimizers import (
     table_aligned,
     visible,
 )
-from tokenlab.optimizers.json_records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
+from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
 
 _KEY_RE = re.compile(
     rb"(\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-][^\n]*?|-[^\s][^\n]*?)"

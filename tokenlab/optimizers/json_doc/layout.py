@@ -31,8 +31,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, cast
 
-from tokenlab.optimizers import OptimizerConfig, json_compact, json_findings, json_records, json_scan
-from tokenlab.optimizers.json_records import KeyKind
+from tokenlab.optimizers import OptimizerConfig
+from tokenlab.optimizers.json_doc import compact as json_compact
+from tokenlab.optimizers.json_doc import findings as json_findings
+from tokenlab.optimizers.json_doc import records as json_records
+from tokenlab.optimizers.json_doc import scan as json_scan
+from tokenlab.optimizers.json_doc.records import KeyKind
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from tokenlab.optimizers import json_scan
-from tokenlab.optimizers.json_records import KeyClassifier, KeyKind
+from tokenlab.optimizers.json_doc import scan as json_scan
+from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind
 
 _WS = re.compile(r"[ \t\n\r]*")
 _COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")

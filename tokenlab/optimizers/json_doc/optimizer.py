@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import orjson
 
-from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, json_scan, visible
-from tokenlab.optimizers.json_layout import (
+from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.optimizers.json_doc import scan as json_scan
+from tokenlab.optimizers.json_doc.layout import (
     DEFAULT_CONFIG,
     JsonDocConfig,
     Keep,

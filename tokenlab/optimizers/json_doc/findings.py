@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tokenlab.optimizers.json_records import KeyClassifier, KeyKind, normalize_key
+from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, normalize_key
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
 

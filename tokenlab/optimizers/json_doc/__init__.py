@@ -1,0 +1,10 @@
+"""The JSON family: one JSON document (an API response, a linter's findings, a config).
+
+    optimizer.py   decision fields kept byte for byte, bulky values behind refs
+    layout.py      the document laid out within its limits: what stays, what folds
+    compact.py     arrays of records shown one line per item
+    findings.py    linter findings grouped by rule, each with its message
+    records.py     how a record's keys read: names, statuses, failures (also used by
+                   the XML and YAML families)
+    scan.py        the byte-level scanner: values and their spans, never re-serialised
+"""
