@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, log
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log import LogLimits
+from tokenlab.optimizers.log import optimizer as log
+from tokenlab.optimizers.log.optimizer import LogLimits
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 LOG_FIXTURES = (

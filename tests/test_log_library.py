@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import render_preview
-from tokenlab.optimizers import Granularity, OptimizerConfig, log
-from tokenlab.optimizers.log import LogLimits
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers.log import optimizer as log
+from tokenlab.optimizers.log.optimizer import LogLimits
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 FOLDING = LogLimits(small_input_bytes=0, closing_lines_default=0)

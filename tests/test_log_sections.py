@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import render_preview
-from tokenlab.optimizers import Granularity, OptimizerConfig, log
+from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log import LogLimits
-from tokenlab.optimizers.log_sections import failure_sections
+from tokenlab.optimizers.log import optimizer as log
+from tokenlab.optimizers.log.optimizer import LogLimits
+from tokenlab.optimizers.log.sections import failure_sections
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig(Granularity.COARSE)

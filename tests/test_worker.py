@@ -167,7 +167,7 @@ def test_the_code_stamp_changes_with_any_package_file(tmp_path: Path) -> None:
     compiled = copy / "__pycache__" / "entry.cpython-311.pyc"
     compiled.write_bytes(b"compiled")
     assert client.tree_stamp(str(copy)) == stamp
-    for name in ("optimizers/log.py", "syntax/queries/python-tags.scm"):
+    for name in ("optimizers/log/optimizer.py", "syntax/queries/python-tags.scm"):
         changed = copy / name
         info = changed.stat()
         os.utime(changed, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))

@@ -110,7 +110,7 @@ Planner = Callable[[bytes, OptimizerConfig], Plan]
 
 # One line per content type: adding a type means adding one module and one line here.
 _REGISTRY: dict[ContentType, str] = {
-    ContentType.LOG: "tokenlab.optimizers.log",
+    ContentType.LOG: "tokenlab.optimizers.log.optimizer",
     ContentType.JSON: "tokenlab.optimizers.json_doc.optimizer",
     ContentType.DIFF: "tokenlab.optimizers.diff.optimizer",
     ContentType.GIT_LOG: "tokenlab.optimizers.git_log.optimizer",

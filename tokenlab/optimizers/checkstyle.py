@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import with_values
-from tokenlab.optimizers.log_model import DEFAULT_LIMITS, LogLimits
+from tokenlab.optimizers.log.model import DEFAULT_LIMITS, LogLimits
 
 if TYPE_CHECKING:
     from tokenlab.optimizers.xml_report import Element

@@ -10,7 +10,7 @@ import re
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import summarised, with_values
-from tokenlab.optimizers.log_model import (
+from tokenlab.optimizers.log.model import (
     FOLD,
     POINTER_LINE_RE,
     Group,
@@ -21,7 +21,7 @@ from tokenlab.optimizers.log_model import (
     Plan,
     Texts,
 )
-from tokenlab.optimizers.log_variants import variants_shown
+from tokenlab.optimizers.log.variants import variants_shown
 
 _FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
 

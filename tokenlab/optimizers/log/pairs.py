@@ -19,8 +19,8 @@ from __future__ import annotations
 from array import array
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log_model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
-from tokenlab.optimizers.log_render import with_heading
+from tokenlab.optimizers.log.model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.optimizers.log.render import with_heading
 
 
 def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
-from tokenlab.optimizers.log_model import Group, GroupKind, Lines, LogLimits, Texts
+from tokenlab.optimizers.log.model import Group, GroupKind, Lines, LogLimits, Texts
 
 
 def merge_variants(

@@ -30,7 +30,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log_model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
 # a failed TAP test, Go's and unittest's failure lines, a numbered failure.

@@ -20,7 +20,7 @@ import re
 from array import array
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log_model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.optimizers.log.model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's

@@ -17,7 +17,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log_model import (
+from tokenlab.optimizers.log.model import (
     FOLD,
     POINTER_LINE_RE,
     Group,

@@ -15,7 +15,7 @@ import re
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log_model import Lines, LogLimits, indent
+from tokenlab.optimizers.log.model import Lines, LogLimits, indent
 
 # A line that starts a new record ends an exception message's continuation lines.
 _RECORD_START_RE = re.compile(

@@ -38,9 +38,9 @@ from itertools import accumulate, islice
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
-from tokenlab.optimizers.log_frames import Frames, fold_frame, is_failure_template
-from tokenlab.optimizers.log_library import fold_library_frames
-from tokenlab.optimizers.log_model import (
+from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
+from tokenlab.optimizers.log.library import fold_library_frames
+from tokenlab.optimizers.log.model import (
     DEFAULT_LIMITS,
     FOLD,
     KEEP,
@@ -54,9 +54,9 @@ from tokenlab.optimizers.log_model import (
     Templates,
     indent,
 )
-from tokenlab.optimizers.log_pairs import pair_repeats
-from tokenlab.optimizers.log_render import lists_values, render
-from tokenlab.optimizers.log_sections import (
+from tokenlab.optimizers.log.pairs import pair_repeats
+from tokenlab.optimizers.log.render import lists_values, render
+from tokenlab.optimizers.log.sections import (
     assertion_details,
     by_section,
     condense_sections,
@@ -64,8 +64,8 @@ from tokenlab.optimizers.log_sections import (
     fold_frame_context,
     record_blocks,
 )
-from tokenlab.optimizers.log_units import unit_end
-from tokenlab.optimizers.log_variants import merge_variants
+from tokenlab.optimizers.log.units import unit_end
+from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
 
