@@ -8,7 +8,8 @@ import pytest
 
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, table
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig
+from tokenlab.optimizers.table import optimizer as table
 from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore

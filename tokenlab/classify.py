@@ -153,7 +153,7 @@ def _try_diff(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_dependency_tree(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.dependency_tree import looks_like_dependency_tree
+    from tokenlab.optimizers.dependency_tree.optimizer import looks_like_dependency_tree
 
     if looks_like_dependency_tree(sample):
         return Classification(ContentType.DEPENDENCY_TREE, "a tree drawing of package@version entries")
@@ -161,8 +161,8 @@ def _try_dependency_tree(data: bytes, sample: bytes) -> Classification | None:
 
 
 def _try_table(data: bytes, sample: bytes) -> Classification | None:
-    from tokenlab.optimizers.table import sniff
-    from tokenlab.optimizers.table_aligned import looks_aligned
+    from tokenlab.optimizers.table.aligned import looks_aligned
+    from tokenlab.optimizers.table.optimizer import sniff
 
     if looks_aligned(sample):
         return Classification(ContentType.TABLE, "aligned tables: a header, a ---+--- rule under it, rows in | columns")

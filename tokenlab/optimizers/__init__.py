@@ -120,8 +120,8 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
     ContentType.XML: "tokenlab.optimizers.xml_report",
     ContentType.YAML: "tokenlab.optimizers.yaml_doc",
-    ContentType.TABLE: "tokenlab.optimizers.table",
-    ContentType.DEPENDENCY_TREE: "tokenlab.optimizers.dependency_tree",
+    ContentType.TABLE: "tokenlab.optimizers.table.optimizer",
+    ContentType.DEPENDENCY_TREE: "tokenlab.optimizers.dependency_tree.optimizer",
 }
 
 

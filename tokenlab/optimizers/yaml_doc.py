@@ -25,16 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import (
-    Omission,
-    OptimizerConfig,
-    OptimizeResult,
-    Part,
-    join_literals,
-    table_aligned,
-    visible,
-)
+from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
+from tokenlab.optimizers.table import aligned as table_aligned
 
 _KEY_RE = re.compile(
     rb"(\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-][^\n]*?|-[^\s][^\n]*?)"

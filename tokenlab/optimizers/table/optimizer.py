@@ -44,10 +44,10 @@ from tokenlab.optimizers import (
     OptimizeResult,
     Part,
     join_literals,
-    table_aligned,
     visible,
 )
 from tokenlab.optimizers.lines.shapes import FAILURE_RE
+from tokenlab.optimizers.table import aligned as table_aligned
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
 _SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}
