@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
-from tokenlab.optimizers.text import TextConfig, optimize
+from tokenlab.optimizers.text.optimizer import TextConfig, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)

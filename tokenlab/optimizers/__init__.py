@@ -116,7 +116,7 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.GIT_LOG: "tokenlab.optimizers.git_log.optimizer",
     ContentType.GIT_STATUS: "tokenlab.optimizers.git_status.optimizer",
     ContentType.FILELIST: "tokenlab.optimizers.file_list.optimizer",
-    ContentType.TEXT: "tokenlab.optimizers.text",
+    ContentType.TEXT: "tokenlab.optimizers.text.optimizer",
     ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
     ContentType.XML: "tokenlab.optimizers.xml_report",
     ContentType.YAML: "tokenlab.optimizers.yaml_doc",

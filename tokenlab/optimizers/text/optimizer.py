@@ -59,8 +59,8 @@ from itertools import accumulate
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.text_records import optimize_records, template
-from tokenlab.optimizers.text_render import Renderer, SpanKind, TextSpan, unfold_small
+from tokenlab.optimizers.text.records import optimize_records, template
+from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small
 
 
 @dataclass(frozen=True)
