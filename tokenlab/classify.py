@@ -122,7 +122,7 @@ def _try_git_status(data: bytes, sample: bytes) -> Classification | None:
 def _try_xml(data: bytes, sample: bytes) -> Classification | None:
     if sample.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"<":
         return None
-    from tokenlab.optimizers.xml_report import looks_like_xml
+    from tokenlab.optimizers.xml_report.optimizer import looks_like_xml
 
     if looks_like_xml(data):
         return Classification(ContentType.XML, "one well-formed XML document")
@@ -139,7 +139,7 @@ def _try_yaml(data: bytes, sample: bytes) -> Classification | None:
         return None
     if len(_DIAGNOSTIC_RE.findall(sample)) * 2 > sample.count(b"\n"):
         return None
-    from tokenlab.optimizers.yaml_doc import looks_like_yaml
+    from tokenlab.optimizers.yaml_doc.optimizer import looks_like_yaml
 
     if looks_like_yaml(sample):
         return Classification(ContentType.YAML, "key: value and - item lines with consistent indentation")

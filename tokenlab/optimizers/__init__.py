@@ -118,8 +118,8 @@ _REGISTRY: dict[ContentType, str] = {
     ContentType.FILELIST: "tokenlab.optimizers.file_list.optimizer",
     ContentType.TEXT: "tokenlab.optimizers.text.optimizer",
     ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
-    ContentType.XML: "tokenlab.optimizers.xml_report",
-    ContentType.YAML: "tokenlab.optimizers.yaml_doc",
+    ContentType.XML: "tokenlab.optimizers.xml_report.optimizer",
+    ContentType.YAML: "tokenlab.optimizers.yaml_doc.optimizer",
     ContentType.TABLE: "tokenlab.optimizers.table.optimizer",
     ContentType.DEPENDENCY_TREE: "tokenlab.optimizers.dependency_tree.optimizer",
 }

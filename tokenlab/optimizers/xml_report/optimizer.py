@@ -30,16 +30,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from tokenlab.optimizers import (
-    Omission,
-    OptimizerConfig,
-    OptimizeResult,
-    Part,
-    checkstyle,
-    join_literals,
-    visible,
-)
+from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.json_doc.records import RecordsConfig
+from tokenlab.optimizers.xml_report import checkstyle
 
 _NAME = rb"[A-Za-z_:\x80-\xff][-A-Za-z0-9_:.\x80-\xff]*"
 _TAG_RE = re.compile(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
