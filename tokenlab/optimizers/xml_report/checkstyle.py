@@ -32,7 +32,7 @@ from tokenlab.optimizers.lines.values import with_values
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS, LogLimits
 
 if TYPE_CHECKING:
-    from tokenlab.optimizers.xml_report.optimizer import Element
+    from tokenlab.optimizers.xml_report.scan import Element
 
 _SPACE_RE = re.compile(r"\s+")
 _ENTITY_RE = re.compile(r"&(?:(lt|gt|amp|apos|quot)|#(\d+)|#x([0-9A-Fa-f]+));")
