@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from tokenlab.classify import classify
-from tokenlab.packet import ContentType
+from tokenlab.optimizers import ContentType
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

@@ -10,9 +10,9 @@ import pytest
 
 from tests.conftest import Golden, render_preview, run_git
 from tokenlab.classify import classify
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.git_log.optimizer import GitLogLimits, optimize, optimize_git_log
-from tokenlab.packet import ContentType, Status
+from tokenlab.packet import Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore, open_store

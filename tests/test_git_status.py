@@ -10,9 +10,8 @@ import pytest
 
 from tests.conftest import GIT, Golden, render_preview, run_git
 from tokenlab.classify import classify
-from tokenlab.optimizers import OptimizerConfig
+from tokenlab.optimizers import ContentType, OptimizerConfig
 from tokenlab.optimizers.git_status import optimizer as git_status
-from tokenlab.packet import ContentType
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 FOLDERS = {"gen/a": ("f", ".txt", 60), "gen/b": ("g", ".json", 50), "gen/c": ("h", ".md", 40)}

@@ -594,7 +594,7 @@ def test_repeated_errors_list_the_symbols_their_labelled_lines_name() -> None:
 
 def test_compiler_diagnostics_with_caret_lines_classify_as_a_log() -> None:
     from tokenlab.classify import classify
-    from tokenlab.packet import ContentType
+    from tokenlab.optimizers import ContentType
 
     lines = []
     for n in range(10):

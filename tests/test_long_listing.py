@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
-from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers import ContentType, Granularity, OptimizerConfig
 from tokenlab.optimizers.file_list.long_listing import (
     looks_like_counted_long_listing,
     looks_like_long_listing,
@@ -20,7 +20,6 @@ from tokenlab.optimizers.file_list.long_listing import (
 )
 from tokenlab.optimizers.file_list.optimizer import optimize
 from tokenlab.optimizers.text import optimizer as text
-from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import open_store

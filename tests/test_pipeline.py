@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokenlab.errors import StoreCorruptionError
-from tokenlab.optimizers import Granularity, OptimizerConfig
-from tokenlab.packet import ContentType, Status
+from tokenlab.optimizers import ContentType, Granularity, OptimizerConfig
+from tokenlab.packet import Status
 from tokenlab.pipeline import STAGES, analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore, Store, open_store

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenlab.packet import ContentType
+from tokenlab.optimizers import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore, open_store

@@ -8,9 +8,8 @@ import pytest
 
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig
+from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
 from tokenlab.optimizers.table import optimizer as table
-from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore

@@ -13,10 +13,10 @@ from tests import xml_cases
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.counting import tokens
-from tokenlab.optimizers import Omission, OptimizerConfig
+from tokenlab.optimizers import ContentType, Omission, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.xml_report import optimizer as xml_report
-from tokenlab.packet import ContentType, Status
+from tokenlab.packet import Status
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore, open_store

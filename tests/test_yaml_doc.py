@@ -12,9 +12,8 @@ from tests import yaml_cases
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.counting import tokens
-from tokenlab.optimizers import Omission, OptimizerConfig
+from tokenlab.optimizers import ContentType, Omission, OptimizerConfig
 from tokenlab.optimizers.yaml_doc import optimizer as yaml_doc
-from tokenlab.packet import ContentType
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import FolderStore, open_store

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tokenlab.classify import classify
 from tokenlab.errors import TokenlabError
-from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers import ContentType, Granularity, OptimizerConfig
 from tokenlab.pack.bench_rows import PackRow, pack_rows
-from tokenlab.packet import ContentType, ContextPacket, Status
+from tokenlab.packet import ContextPacket, Status
 from tokenlab.pipeline import analyze
 from tokenlab.reads.bench_rows import ReadRow, read_rows
 from tokenlab.restore import restore

@@ -7,21 +7,7 @@ from enum import Enum
 from typing import Any
 
 from tokenlab.counting.tokens import estimate
-
-
-class ContentType(str, Enum):
-    LOG = "log"
-    JSON = "json"
-    DIFF = "diff"
-    GIT_LOG = "gitlog"
-    GIT_STATUS = "gitstatus"
-    FILELIST = "filelist"
-    TEXT = "text"
-    BINARY = "binary"
-    XML = "xml"
-    YAML = "yaml"
-    TABLE = "table"
-    DEPENDENCY_TREE = "deptree"
+from tokenlab.optimizers import ContentType
 
 
 class Status(str, Enum):

@@ -43,6 +43,7 @@ from tokenlab.counting.runs import MappedText, Run
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import (
     MAPS_INPUT,
+    ContentType,
     Excerpt,
     Omission,
     OptimizerConfig,
@@ -53,7 +54,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.packet import ContentType, ContextPacket, Measurement, Status, StoredRef
+from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.restore import unmasked
 from tokenlab.store import Store

@@ -14,6 +14,12 @@ modules split the work in two: `plan(data, config)` decides what leaves the visi
 and yields the input offsets where it does, in batches as it goes (`input_cuts()`), then
 `render()` builds the parts, so that the raw count runs, cut at those offsets, while the
 rest is planned and the text is built.
+
+Optimizers come in families, one per content type, each in a folder of its own
+(`optimizers/<folder>/`): its `__init__.py` holds the family's cheap detector, and its
+`optimizer.py` the optimizer. `FAMILIES` below is the one registry: one row per family,
+in the order `classify` asks their detectors. The line machinery every family shares is in
+`lines/`.
 """
 
 from __future__ import annotations
@@ -21,10 +27,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from importlib import import_module
+from types import ModuleType
 from typing import Protocol
 
-from tokenlab.packet import ContentType
+
+class ContentType(str, Enum):
+    """What an input is: one member per family in `FAMILIES`; the value is `--json`'s `type`."""
+
+    LOG = "log"
+    JSON = "json"
+    DIFF = "diff"
+    GIT_LOG = "gitlog"
+    GIT_STATUS = "gitstatus"
+    FILELIST = "filelist"
+    TEXT = "text"
+    BINARY = "binary"
+    XML = "xml"
+    YAML = "yaml"
+    TABLE = "table"
+    DEPENDENCY_TREE = "deptree"
 
 
 class Granularity(str, Enum):
@@ -108,37 +131,68 @@ class Plan(Protocol):
 
 Planner = Callable[[bytes, OptimizerConfig], Plan]
 
-# One line per content type: adding a type means adding one module and one line here.
-_REGISTRY: dict[ContentType, str] = {
-    ContentType.LOG: "tokenlab.optimizers.log.optimizer",
-    ContentType.JSON: "tokenlab.optimizers.json_doc.optimizer",
-    ContentType.DIFF: "tokenlab.optimizers.diff.optimizer",
-    ContentType.GIT_LOG: "tokenlab.optimizers.git_log.optimizer",
-    ContentType.GIT_STATUS: "tokenlab.optimizers.git_status.optimizer",
-    ContentType.FILELIST: "tokenlab.optimizers.file_list.optimizer",
-    ContentType.TEXT: "tokenlab.optimizers.text.optimizer",
-    ContentType.BINARY: "tokenlab.optimizers.binary.optimizer",
-    ContentType.XML: "tokenlab.optimizers.xml_report.optimizer",
-    ContentType.YAML: "tokenlab.optimizers.yaml_doc.optimizer",
-    ContentType.TABLE: "tokenlab.optimizers.table.optimizer",
-    ContentType.DEPENDENCY_TREE: "tokenlab.optimizers.dependency_tree.optimizer",
-}
+# A family's detector: `detect(data, sample)`, where `sample` is the input's first 64 KB.
+# It answers why it recognises the input, or None. It is cheap and total (any bytes, no
+# exception), and imports its family's modules only once the cheap checks have passed.
+Detector = Callable[[bytes, bytes], str | None]
 
+
+@dataclass(frozen=True)
+class Family:
+    """One content type's optimizers, in `optimizers/<folder>/`: `detect` in its
+    `__init__.py`, `optimize` (and `plan`, when it `maps_input`) in its `optimizer.py`."""
+
+    content_type: ContentType
+    folder: str
+    # The optimizer maps its output to input ranges, planning before it renders (see above).
+    maps_input: bool = False
+
+    @property
+    def package(self) -> str:
+        return f"{__name__}.{self.folder}"
+
+
+# The registry: one row per family, in the order `classify` asks their detectors (the first
+# that recognises the input wins). Text recognises anything, so it comes last. A new content
+# type is a member of `ContentType`, a folder and a row here.
+FAMILIES: tuple[Family, ...] = (
+    Family(ContentType.BINARY, "binary"),
+    Family(ContentType.JSON, "json_doc"),
+    Family(ContentType.XML, "xml_report"),
+    Family(ContentType.GIT_LOG, "git_log"),
+    Family(ContentType.GIT_STATUS, "git_status"),
+    Family(ContentType.DIFF, "diff", maps_input=True),
+    Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
+    Family(ContentType.TABLE, "table"),
+    Family(ContentType.FILELIST, "file_list"),
+    Family(ContentType.YAML, "yaml_doc"),
+    Family(ContentType.LOG, "log"),
+    Family(ContentType.TEXT, "text"),
+)
+_FAMILY = {family.content_type: family for family in FAMILIES}
 
 # Types whose optimizer maps its output to input ranges, planning before it renders.
-MAPS_INPUT: frozenset[ContentType] = frozenset({ContentType.DIFF})
+MAPS_INPUT: frozenset[ContentType] = frozenset(family.content_type for family in FAMILIES if family.maps_input)
+
+
+@cache
+def _module(name: str) -> ModuleType:
+    return import_module(name)
+
+
+def detector_for(family: Family) -> Detector:
+    detect: Detector = _module(family.package).detect
+    return detect
 
 
 def optimizer_for(content_type: ContentType) -> Optimizer:
-    module = import_module(_REGISTRY[content_type])
-    optimize: Optimizer = module.optimize
+    optimize: Optimizer = _module(_FAMILY[content_type].package + ".optimizer").optimize
     return optimize
 
 
 def planner_for(content_type: ContentType) -> Planner:
     """The `plan` function of a type in `MAPS_INPUT`."""
-    module = import_module(_REGISTRY[content_type])
-    planner: Planner = module.plan
+    planner: Planner = _module(_FAMILY[content_type].package + ".optimizer").plan
     return planner
 
 

@@ -1,5 +1,6 @@
 """The JSON family: one JSON document (an API response, a linter's findings, a config).
 
+    __init__.py    `detect`: `{` or `[` first, then one JSON document
     optimizer.py   decision fields kept byte for byte, bulky values behind refs
     layout.py      the document laid out within its limits: what stays, what folds
     compact.py     arrays of records shown one line per item
@@ -8,3 +9,16 @@
                    the XML and YAML families)
     scan.py        the byte-level scanner: values and their spans, never re-serialised
 """
+
+from __future__ import annotations
+
+
+def detect(data: bytes, sample: bytes) -> str | None:
+    head = sample.lstrip()[:1]
+    if head not in (b"{", b"["):
+        return None
+    from tokenlab.optimizers.json_doc.optimizer import looks_like_json
+
+    if looks_like_json(data):
+        return "parses as one JSON document"
+    return None

@@ -1,5 +1,6 @@
 """The log family: build and test output, linters, servers; anything read line by line.
 
+    __init__.py    `detect`: a quarter of the lines look like log or tool output
     optimizer.py   repeated and near-repeated lines folded into templates with counts;
                    failures, warnings and tracebacks verbatim with their context
     model.py       its tunables (`LogLimits`), lines, templates and groups
@@ -11,3 +12,51 @@
     pairs.py       values that vary together, kept together
     variants.py    groups whose shapes differ in one word, as one line
 """
+
+from __future__ import annotations
+
+import re
+
+from tokenlab.optimizers.lines.shapes import ANSI_RE
+
+_LOG_LINE_RE = re.compile(
+    rb"""^(?:\s*
+      (?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d           # ISO timestamp
+      |\[?\d\d:\d\d:\d\d                            # clock time
+      |\[?[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d        # syslog date
+      |\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b
+      |(?:Traceback|File\ ".*",\ line\ \d+)
+      |(?i:collecting|downloading|requirement\ already|building|installing|running|using|successfully
+          |obtaining|preparing|looking\ in|processing|getting|creating|writing|reading|adding|copying
+          |compiling|checking|removing|linking|fetching|resolving|generating|starting|stopping)\b
+      |\S+\.\w+:\d+:                                  # path.ext:line: diagnostics
+      |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
+      |\xe2\x94\x81                                     # progress bar
+      |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
+      |\^[\^~]*\s*$                                     # a caret under a source line (javac, mypy)
+      |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
+      |\S+:\ line\ \d+,\ col(?:umn)?\ \d+,                # path: line N, col M, (eslint compact)
+      |\d+:\d+\s+(?:error|warning)\b                      # line:col severity (eslint)
+      |(?:not\ )?ok\ \d+|(?:---|\.\.\.)\s*$|\#\ (?:Subtest|tests|pass|fail|skipped|todo|suites)\b # TAP
+      |\xe2\x9c[\x93\x94\x95\x96\x97]|\xe2\x88\x9a      # test result marks
+      |at\ \S.*[(:]\d+                                   # stack frames
+      |\w*make(?:\[\d+\])?:\ |\S*(?:cc|gcc|g\+\+|clang|javac|rustc)\ .*-\w  # build steps
+      |=+\ |-{5,}|\#\d+\ |\$\ |>\ |npm\ |error|warning|note:
+      )
+      |.*\ \.\.\.\ (?:ok|FAIL|ERROR|skipped|ignored)
+      |.*\b(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b
+    )""",
+    re.VERBOSE | re.MULTILINE,
+)
+
+
+def detect(data: bytes, sample: bytes) -> str | None:
+    if b"\x1b" in sample:
+        sample = ANSI_RE.sub(b"", sample)
+    lines = [line for line in sample.splitlines() if line.strip()]
+    if len(lines) < 3:
+        return None
+    hits = sum(1 for line in lines if _LOG_LINE_RE.match(line))
+    if hits / len(lines) >= 0.25:
+        return f"{hits}/{len(lines)} lines look like log or tool output"
+    return None
