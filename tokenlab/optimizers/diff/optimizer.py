@@ -33,13 +33,13 @@ offsets, while `render` builds the text. The text between omissions is an `Excer
 names the runs of input bytes it shows, and every omission names its input ranges, so
 both are counted from the raw count rather than by tokenizing half the input again.
 
-The parser (`diff_parse.py`) is a line-based state machine driven by the hunk headers'
+The parser (`parse.py`) is a line-based state machine driven by the hunk headers'
 line counts, so a removed line that starts with `-- ` is never taken for a file header. It
 never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
 visible. `unidiff` parses about 14 MB/s alone on a 10 MB diff, slower than this whole
 optimizer has to be, so the tests use it as the oracle for file and line counts instead.
-Which hunk bodies repeat one shown earlier is found by `diff_repeats.py`; this module
+Which hunk bodies repeat one shown earlier is found by `repeats.py`; this module
 decides everything else and renders.
 """
 

@@ -24,9 +24,9 @@ here" line, and one for lines outside the tree (blank lines, the root's own entr
 as printed, one per folded run, the lines shown being in no ref.
 
 This module owns detection (`looks_like_file_list`, which the classifier calls) and the
-choice of view; the parts live beside it: `file_list_parse` (the limits, the parse into a
-folder tree, the set-aside and notable rules), `file_list_summary` (header, notable files
-and tree) and `file_list_printed` (the listing or `tree` drawing as printed, set-aside
+choice of view; the parts live beside it: `parse` (the limits, the parse into a
+folder tree, the set-aside and notable rules), `summary` (header, notable files
+and tree) and `printed` (the listing or `tree` drawing as printed, set-aside
 runs folded; `ls -l` output handed to `long_listing`). Listings shorter than
 `small_listing_lines` stay verbatim.
 """

@@ -6,7 +6,7 @@ the bucket of the tree line standing for it, which becomes that line's ref.
 A third pass over the listing collects file names only for the few folder lines that may
 say them (`ts/ (6 files: m{1…6}.ts)`), so the layout is planned twice at most. The
 header and count wording (`header`, `ext_summary`, `line_count`) are shared with
-`file_list_printed`.
+`printed`.
 """
 
 from __future__ import annotations

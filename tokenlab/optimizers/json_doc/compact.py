@@ -10,7 +10,7 @@ layout wraps the fields in braces, so the line parses as JSON, and keeps the rec
 exact text behind a ref.
 
 Only the record's own text is read, with the same C scanners the layout uses; nothing
-here decides which arrays are listed this way (that is `json_layout`'s call).
+here decides which arrays are listed this way (that is `layout`'s call).
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ of similar objects) shows only decision fields, because repetition multiplies ev
 byte. Long arrays of records keep their first item and the anomalous ones (failed status,
 a non-null error, an outlying number) and fold the runs between them with a count. An
 array of records that each hold findings (a file's messages) lists them by rule in an
-added first item and folds each record's findings (`json_findings`).
+added first item and folds each record's findings (`findings`).
 
 Speed comes from the C scanners of the stdlib `json` module: `scan_once` parses a value
 and returns where it ends, `scanstring` does the same for keys. Our own Python code only
 visits the containers it keeps visible, so the cost stays linear and the recursion stays
-bounded by `max_depth`; deeper or degenerate values are measured by `json_scan` without
+bounded by `max_depth`; deeper or degenerate values are measured by `scan` without
 recursion.
 """
 
@@ -424,7 +424,7 @@ class _Layout:
 
     def _findings(self, items: _Items) -> str | None:
         """Records holding findings (a file's messages) get them listed by rule in an added
-        first item (`json_findings`); each record's own findings array then folds."""
+        first item (`findings`); each record's own findings array then folds."""
         if isinstance(items.starts, dict) or isinstance(items.ends, dict):
             return None
         grouped = json_findings.group_items(self.text, items.starts, items.ends, self._scan, self.keys, self.cfg.findings)

@@ -2,7 +2,7 @@
 
 What an agent needs from a JSON document is its shape and the fields it decides on (ids,
 names, statuses, errors, versions); telemetry, traces, padding, long arrays and long
-strings are what make it expensive. `json_layout` decides what stays; this module is the
+strings are what make it expensive. `layout` decides what stays; this module is the
 optimizer contract around it: validate, lay out, turn segments into parts. Whatever stays
 visible is byte-identical to the input, and each folded value is replaced *at its field
 position* by a JSON string holding its marker, e.g. `"telemetry": "{412 keys} #ref:ctx_…"`,

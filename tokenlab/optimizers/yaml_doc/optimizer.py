@@ -1,7 +1,7 @@
 """YAML optimizer: key paths and decision fields stay, bulky values fold at their position.
 
 CI configs, Kubernetes manifests and `kubectl get -o yaml` are structured data like JSON,
-and the same rules apply (the word lists are `json_records`'): decision fields (`name`,
+and the same rules apply (the word lists are `json_doc.records`'): decision fields (`name`,
 `kind`, `status`, `image`, `reason`, `message`…) stay visible byte for byte, with the key
 lines above them (`metadata:` above `name:`), while bulk goes behind refs:
 
