@@ -205,10 +205,14 @@ def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
     stem, dot, extension = path.rpartition(".")
     if dot and f"}}.{extension}{place}" in group_line:
         path = stem  # `{a b}.js:2:8`: the extension and place shared, named once after
-    folder, _, name = path.rpartition("/")
-    if shared and path.startswith(shared) and path[len(shared) :] in group_line:
+    if path in group_line or (shared and path.startswith(shared) and path[len(shared) :] in group_line):
         return True
-    return path in group_line or (f"in {folder}/: " in group_line and name in group_line)
+    # A list names the folder its files share once, however deep (`{in src/: mod1/a.c:3:1 …}`).
+    return any(path.startswith(folder) and path[len(folder) :] in group_line for folder in FOLDER_LISTED_RE.findall(group_line))
+
+
+# How a location list names the folder its files share: `{in src/app/: a.c:3:1 …}`.
+FOLDER_LISTED_RE = re.compile(r"\{in ([^\s{]+/): ")  # `{` ends a try: linear on any line
 
 
 # How a log's header names the folder all its location lists share (`; locations in src/`).

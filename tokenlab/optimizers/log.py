@@ -126,7 +126,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     # The per-line template numbers go before the coarse omission, nearly a copy of the
     # input, is built.
     del templates
-    items = _items(lines, plan)
+    items = _failures_first(_items(lines, plan), lines, limits)
     if not small:
         items = _fold_runs(items, lines, plan, limits)
     items = _fold_stray_blanks(items, lines, plan)
@@ -414,6 +414,27 @@ def _items(lines: Lines, plan: Plan) -> list[Item]:
         elif role[index] != FOLD:
             items.append(index)
     return items
+
+
+def _failures_first(items: list[Item], lines: Lines, limits: LogLimits) -> list[Item]:
+    """Items with each run of adjacent group lines reordered so that groups of failures
+    (errors, failed tests) come before the others (warnings): when a build's errors and
+    warnings are both folded, the errors are what is read first. Otherwise in order."""
+    result: list[Item] = []
+    run: list[Group] = []
+    for item in [*items, None]:
+        if isinstance(item, Group) and item.kind in _SHAPED:
+            run.append(item)
+            continue
+        run.sort(key=lambda group: not line_shapes.is_failure(lines.text(group.lines[0], limits.line_bytes)))
+        result += run
+        run = []
+        if item is not None:
+            result.append(item)
+    return result
+
+
+_SHAPED = (GroupKind.TEMPLATE, GroupKind.REPEAT)  # groups of one shape of line
 
 
 def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -> list[Item]:

@@ -54,13 +54,10 @@ def render(
     return OptimizeResult(tuple(join_literals(parts + body)), plan.signals)
 
 
-_FOLDER_LISTED_RE = re.compile(r"\{in (\S+/): ")
-
-
 def _shared_folder(body: list[Part]) -> str:
     """The folder every location list names (`{in src/app/: a.c:3:1 …}`), when more than
     one does: named once in the header instead, and taken out of each list (in place)."""
-    found = {match[1] for part in body if isinstance(part, str) for match in _FOLDER_LISTED_RE.finditer(part)}
+    found = {match[1] for part in body if isinstance(part, str) for match in line_shapes.FOLDER_LISTED_RE.finditer(part)}
     listed = sum(part.count("{in ") for part in body if isinstance(part, str))
     if len(found) != 1 or listed < 2:
         return ""
