@@ -37,8 +37,11 @@ _COUNT_NOUNS = (
     r"|suites?|assertions?|examples?|specs?|checks?|crates?|targets?|dependencies|vulnerabilit(?:y|ies)"
     r"|insertions?|deletions?|succeeded|snapshots?|fixable|notes?|cases?|commits?"
 )
+# A count is looked for once per run of digits and commas, from where the run starts: a
+# number begins at the run's start or after a comma (not `12:3  warning`), and all of a
+# run's numbers end where it does. Tried at each comma, a long run was read again from each.
 SUMMARY_RE = re.compile(
-    rf"(?<![:.])\b\d[\d,]*\s+(?:{_COUNT_NOUNS})\b"  # not `12:3  warning`
+    rf"(?<![\d,])(?>(?<![\w:.])\d|[\d,]*?,\d)[\d,]*+\s+(?:{_COUNT_NOUNS})\b"
     r"|\b(?:Tests? run|Tests|Failures|Errors|Skipped|Passed|Failed|Total|Warnings)\s*:\s*\d"
     r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
@@ -58,12 +61,19 @@ LOCATION_RE = re.compile(LOCATION_PATTERN)
 # Values that differ on every line whatever happened (clock times, long hex ids): a group
 # shows its first one, and a line counts as shown without them.
 _INCIDENTAL_RE = re.compile(
-    r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9a-f]*[a-f][0-9a-f]*"
-)
+    r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9]*+[a-f][0-9a-f]*+"
+)  # a hex id's first letter is the one after its leading digits: no choice to retry
 # A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
 _VARYING_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
-# A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`.
-_LOCATION_TOKEN_RE = re.compile(r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b")
+# A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`. A location fills
+# a run of path bytes up to its colon, so it starts where the run starts, or where the
+# last one ended inside a run (`a/b.py:12.c/d.py:3`, after up to 20 digits: any 64-bit
+# number); tried at every byte, a long run without one was read again from each.
+_AFTER_A_PLACE = "|".join(rf"(?<=:\d{{{digits}}})" for digits in range(1, 21))
+_LOCATION_TOKEN_RE = re.compile(
+    rf"(?:(?<![\w.\-/\\])|(?=[.\-/\\])(?:{_AFTER_A_PLACE}))"
+    r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b"
+)
 # A short quoted name: `x`, 'os', ‘y’, "foo".
 _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 
@@ -110,8 +120,12 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
 
 
 # A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`, `src/a.ts(12,5)`: the
-# file, then its place (`:12:5`, `(12,5)`).
-LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)")
+# file, then its place (`:12:5`, `(12,5)`). The place starts at one of the last `:` or `(`,
+# the latest one that works; the file is everything before it, with a `.` or `/` after its
+# own last `:` or `(`. Each part is read once per `:` or `(`, never again from each byte.
+LOCATION_VALUE_RE = re.compile(
+    r"((?:[^\n]*[:(])?(?>[^:(\n]*[./])[^:(]*+)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)"
+)
 
 
 def varying_slots(lines: list[str]) -> tuple[list[tuple[list[str], list[str]]], list[int]] | None:
