@@ -16,6 +16,7 @@ constant text and its values (`not_shown`).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -64,7 +65,8 @@ _INCIDENTAL_RE = re.compile(
     r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9]*+[a-f][0-9a-f]*+"
 )  # a hex id's first letter is the one after its leading digits: no choice to retry
 # A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
-_VARYING_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
+VARYING_PATTERN = r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*"
+_VARYING_RE = re.compile(VARYING_PATTERN)
 # A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`. A location fills
 # a run of path bytes up to its colon, so it starts where the run starts, or where the
 # last one ended inside a run (`a/b.py:12.c/d.py:3`, after up to 20 digits: any 64-bit
@@ -103,6 +105,24 @@ def slots(line: str) -> tuple[list[str], list[str]]:
         start = match.end()
     constants.append(line[start:])
     return constants, values
+
+
+def joined_slots(joined: str) -> tuple[list[str], list[str]] | None:
+    """`slots` of words joined by line breaks, found at once: (constant texts, values) of
+    `joined`, where each line's are its own `slots` joined the same way (its first and last
+    texts sharing the break). None when a word may hold a location or a quoted name, whose
+    slots need `slots` word by word."""
+    if _QUOTE_CHAR_RE.search(joined) or _LOCATED_WORD_RE.search(joined):
+        return None
+    # Only `_VARYING_RE` matches, then: none spans a line break, as none holds a space.
+    split = _VARYING_SPLIT_RE.split(joined)
+    return split[0::2], split[1::2]
+
+
+_QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
+# What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
+_LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
+_VARYING_SPLIT_RE = re.compile(f"({VARYING_PATTERN})")
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
@@ -181,6 +201,17 @@ def is_location(value: str) -> bool:
 def incidental(value: str) -> bool:
     """A clock time, date or long hex id: it says when, or which object, not what happened."""
     return len(value) >= 8 and _INCIDENTAL_RE.fullmatch(value) is not None
+
+
+def all_incidental(values: Collection[str]) -> bool:
+    """Whether each of `values` (none holding a line break) is `incidental`: one scan of
+    them all, as a large group's values are many."""
+    return not values or _INCIDENTAL_LINES_RE.fullmatch("\n".join(values)) is not None
+
+
+# Each value's match is atomic: once a value is matched, a later one that is not never
+# sends the scan back to match the earlier ones another way.
+_INCIDENTAL_LINES_RE = re.compile(f"(?>(?=[^\\n]{{8}})(?:{_INCIDENTAL_RE.pattern})(?:\\n|\\Z))++")
 
 
 def _squeezed(text: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import overload
@@ -220,3 +220,7 @@ class Texts(Sequence[str]):
         if isinstance(at, slice):
             return Texts(self.lines, self.indexes[at], self.limit)
         return self.lines.text(self.indexes[at], self.limit)
+
+    def __iter__(self) -> Iterator[str]:
+        text, limit = self.lines.text, self.limit
+        return (text(index, limit) for index in self.indexes)
