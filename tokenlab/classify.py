@@ -17,8 +17,10 @@ from tokenlab.packet import ContentType
 SAMPLE_BYTES = 64 * 1024
 _TEXT_CONTROLS = b"\t\n\r\f\b\x1b"
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in _TEXT_CONTROLS) + b"\x7f"
+# The indentation is taken whole (`\s*+`): every marker starts with a non-blank, and a
+# blank run tried at each of its splits was read again from each.
 _LOG_LINE_RE = re.compile(
-    rb"""^(?:\s*
+    rb"""^(?:\s*+
       (?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d           # ISO timestamp
       |\[?\d\d:\d\d:\d\d                            # clock time
       |\[?[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d        # syslog date
