@@ -88,8 +88,10 @@ def is_summary(line: str) -> bool:
     return SUMMARY_RE.search(line) is not None
 
 
-def slots(line: str) -> tuple[list[str], list[str]]:
-    """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`."""
+def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[str], list[str]]:
+    """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`. `known` keeps the
+    values found in what follows a line's location, for lines of one shape that repeat it
+    (`: warning: unused variable 'v3' …` after each file's location)."""
     constants: list[str] = []
     values: list[str] = []
     start = 0
@@ -99,11 +101,20 @@ def slots(line: str) -> tuple[list[str], list[str]]:
         constants.append(line[:begin])
         values.append(line[begin : location.end() - 1])
         start = location.end() - 1
-    for match in _varying_or_quoted(line, start):
-        constants.append(line[start : match.start()])
-        values.append(match.group())
-        start = match.end()
-    constants.append(line[start:])
+    # What is found from `start` on depends on that text alone: the location ends with a
+    # digit then the `:` at `start`, which no value's look-behind reads past.
+    rest = line[start:]
+    spans = known.get(rest) if known is not None else None
+    if spans is None:
+        spans = [(match.start() - start, match.end() - start) for match in _varying_or_quoted(line, start)]
+        if known is not None:
+            known[rest] = spans
+    at = 0
+    for value_start, value_end in spans:
+        constants.append(rest[at:value_start])
+        values.append(rest[value_start:value_end])
+        at = value_end
+    constants.append(rest[at:])
     return constants, values
 
 
@@ -126,11 +137,18 @@ _VARYING_SPLIT_RE = re.compile(f"({VARYING_PATTERN})")
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
-    found = [
-        *_LOCATION_TOKEN_RE.finditer(line, start),
-        *_VARYING_RE.finditer(line, start),
-        *_QUOTED_RE.finditer(line, start),
-    ]
+    """The values in `line` from `start` on: varying words, source locations and quoted
+    names, the longest where they overlap. The last two are looked for only where a line
+    holds what they need (a quote, a `.ext:N`): most lines hold varying words alone."""
+    found = list(_VARYING_RE.finditer(line, start))
+    located = _LOCATED_WORD_RE.search(line, start) is not None
+    quoted = _QUOTE_CHAR_RE.search(line, start) is not None
+    if not (located or quoted):
+        return found
+    if located:
+        found[:0] = _LOCATION_TOKEN_RE.finditer(line, start)
+    if quoted:
+        found += _QUOTED_RE.finditer(line, start)
     found.sort(key=lambda match: (match.start(), -match.end()))
     kept: list[re.Match[str]] = []
     for match in found:
@@ -148,14 +166,23 @@ LOCATION_VALUE_RE = re.compile(
 )
 
 
-def varying_slots(lines: list[str]) -> tuple[list[tuple[list[str], list[str]]], list[int]] | None:
+# Each line's (constant texts, values), and the positions of the values that vary.
+VaryingSlots = tuple[list[tuple[list[str], list[str]]], list[int]]
+
+
+def varying_slots(lines: list[str]) -> VaryingSlots | None:
     """Each line's slots, and the positions of the values that differ between them (not
     clock times or ids); None if the lines' constant texts differ. Values that vary within
     one word (`tests/{a, b}.py::{x, y}`) are one value, the whole word: a test id or a
     path is read whole, never as lists to pair up."""
-    split = [slots(line) for line in lines]
-    folded = [_squeezed(text) for text in split[0][0]]
-    if any(len(values) != len(split[0][1]) or list(map(_squeezed, texts)) != folded for texts, values in split):
+    known: dict[str, list[tuple[int, int]]] = {}
+    split = [slots(line, known) for line in lines]
+    first_texts = split[0][0]
+    folded = [_squeezed(text) for text in first_texts]
+    if any(
+        len(values) != len(split[0][1]) or (texts != first_texts and list(map(_squeezed, texts)) != folded)
+        for texts, values in split
+    ):
         return None
     varying = [
         position

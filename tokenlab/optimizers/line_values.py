@@ -18,7 +18,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 
-from tokenlab.optimizers.line_shapes import LOCATION_VALUE_RE, all_incidental, incidental, joined_slots, slots, varying_slots
+from tokenlab.optimizers.line_shapes import (
+    LOCATION_VALUE_RE,
+    VaryingSlots,
+    all_incidental,
+    incidental,
+    joined_slots,
+    slots,
+    varying_slots,
+)
 
 _WORD_RE = re.compile(r"\S+")
 _HEX_ID_RE = re.compile(r"[0-9a-f]+")
@@ -276,7 +284,11 @@ def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> 
     `{a, b, c}` in line order (at most `cap` of them, then `… +N`; locations up to
     `location_cap`, a file named once for its next lines: `{a.c:3:1, :9:2, b.c:4:4}`).
     None if their constant texts differ."""
-    found = varying_slots(lines)
+    return slots_shown(varying_slots(lines), cap, location_cap)
+
+
+def slots_shown(found: VaryingSlots | None, cap: int, location_cap: int | None = None) -> str | None:
+    """`with_values` of lines whose `varying_slots` are `found`."""
     if found is None:
         return None
     split, _ = found

@@ -315,14 +315,17 @@ def _place_anomalies(
             # A few errors each show in full, a code frame with its labels or one line
             # as printed: a group line would hide them, or their places, for little gain.
             seen_times = len(templates.members[templates.of_line[start]])
-            failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
-            often = seen_times > limits.warning_locations and not failure
-            if failure and seen_times <= limits.verbatim_repeats:
-                shown = limits.verbatim_repeats
-            elif (len(unit) == 1 and seen_times > 1) or often:
-                shown = 0
+            if len(unit) == 1 and seen_times > max(1, limits.verbatim_repeats):
+                shown = 0  # failure or not: read once, not per line of a long build
             else:
-                shown = limits.diagnostic_repeats
+                failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
+                often = seen_times > limits.warning_locations and not failure
+                if failure and seen_times <= limits.verbatim_repeats:
+                    shown = limits.verbatim_repeats
+                elif (len(unit) == 1 and seen_times > 1) or often:
+                    shown = 0
+                else:
+                    shown = limits.diagnostic_repeats
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)

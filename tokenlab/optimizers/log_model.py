@@ -13,6 +13,7 @@ from enum import Enum
 from typing import overload
 
 from tokenlab.optimizers import visible
+from tokenlab.optimizers.line_shapes import VaryingSlots
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ class Lines:
 
     def raw(self, index: int) -> bytes:
         """The exact original line, terminator included."""
-        return self.data[self.start(index) : self.ends[index]]
+        ends = self.ends
+        return self.data[ends[index - 1] if index else 0 : ends[index]]
 
     def span(self, first: int, last: int) -> memoryview:
         """The exact original lines `first..last`, inclusive, without copying them."""
@@ -117,7 +119,10 @@ class Lines:
         """The line as shown: no ANSI escapes, no terminator."""
         if self.stripped is not None:
             return self.stripped[index]
-        return self.raw(index).rstrip(b"\r\n")  # a line holds no `\r`/`\n` but its terminator
+        # Read for every line of a large log, several times: no further calls. A line holds
+        # no `\r`/`\n` but its terminator.
+        ends = self.ends
+        return self.data[ends[index - 1] if index else 0 : ends[index]].rstrip(b"\r\n")
 
     def text(self, index: int, limit: int) -> str:
         """The line as shown, cut at `limit` bytes; control bytes (a stray NUL) as U+FFFD."""
@@ -176,6 +181,9 @@ class Group:
     variants: list[array[int]] = field(default_factory=list)
     variant_word: int = 0
     inline: bool = False  # for TAIL: shown at the end of the line before it (`… [+2 lines]`)
+    # For REPEAT: its heads' `varying_slots`, once found (pairing its values finds them
+    # before it is rendered), with how many heads it had then.
+    head_slots: tuple[int, VaryingSlots | None] | None = None
 
     @property
     def count(self) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals, line_shapes
-from tokenlab.optimizers.line_values import summarised, with_values
+from tokenlab.optimizers.line_values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log_model import (
     FOLD,
     POINTER_LINE_RE,
@@ -171,7 +171,9 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
         many = len(heads) > limits.warning_locations
         cap = limits.warning_sample if many else limits.inline_values
         located = cap if many else len(heads)
-    shown = [with_values(texts, cap, located) or first]
+    known = group.head_slots
+    found = known[1] if known and known[0] == len(heads) else line_shapes.varying_slots(texts)
+    shown = [slots_shown(found, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]
