@@ -88,7 +88,9 @@ _LOCATION_RE = re.compile(
     rb"(?=.*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b|\[[\w#-]+\]|\s#\s))"
 )
 _QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
-_TABS_RE = re.compile(rb"[ \t]*\t[ \t]*")
+# A run of blanks holding a tab, tried only where the run starts (from each blank of a
+# long run without a tab, the rest of the run was read again).
+_TABS_RE = re.compile(rb"(?<![ \t]) *+\t[ \t]*+")
 # Passing tests fold together whatever their names: unittest -v and pytest -v lines. With
 # docstrings, unittest prints the test's id on a line of its own and the outcome after the
 # docstring's first line. They are independent of their neighbours, so they are never
