@@ -53,7 +53,7 @@ _DETAIL_RE = re.compile(
 )
 # A label whose value is the block indented under it (`expected:` then YAML).
 # A code frame's line (`   4 | code`, `> 5 | code`, `     |    ^`), and the pointed one.
-_FRAME_LINE_RE = re.compile(rb"\s*(?:>\s*)?\d*\s*\|")
+_FRAME_LINE_RE = re.compile(rb"\s*+(?:>\s*+)?\d*+\s*+\|")  # each blank run taken whole: no split retried
 _POINTED_RE = re.compile(rb"\s*>\s*\d+\s*\|")
 _BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
 
