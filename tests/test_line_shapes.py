@@ -12,3 +12,13 @@ def test_a_path_in_the_folder_named_once_counts_as_shown_by_its_name() -> None:
     )
     assert line_shapes.not_shown(("src/app/Service5.java",), visible) == ()
     assert line_shapes.not_shown(("src/app/Service7.java",), visible) == ("src/app/Service7.java",)
+
+
+def test_a_path_under_a_folder_a_list_names_once_counts_as_shown() -> None:
+    group_line = (
+        "[×2] {in src/: mod807/file7.c:860:4 mod815/file2.c:4643:23}: error: '{v9327, v704}' "
+        "undeclared (first use in this function)"
+    )
+    line = "src/mod815/file2.c:4643:23: error: 'v704' undeclared (first use in this function)"
+    assert line_shapes.shown_by(line, group_line)
+    assert not line_shapes.shown_by(line.replace("mod815", "mod816"), group_line)

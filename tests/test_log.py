@@ -613,3 +613,28 @@ def test_a_few_one_line_errors_of_one_kind_are_shown_as_printed() -> None:
     shown = render_preview(log.optimize(data.encode(), COARSE, FOLDING))
     for error in errors:
         assert error.rstrip("\n") in shown
+
+
+def _build_with_errors_among_warnings(warnings: int, errors: int) -> bytes:
+    lines = [
+        f"src/mod{n * 37 % 1000}/file{n % 9}.c:{n * 13 % 5000}:{n % 80 + 1}: warning: unused variable 'v{n * 7 % 9999}' [-Wunused-variable]"
+        for n in range(warnings)
+    ]
+    for k in range(errors):
+        lines.insert(
+            (k + 1) * warnings // (errors + 1),
+            f"src/mod{k * 91 % 1000}/file{k % 9}.c:{k * 331 % 5000}:{k % 80 + 1}: error: 'v{k * 97}' undeclared (first use in this function)",
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+@CONFIGS
+def test_grouped_errors_pass_their_own_signal_check_and_come_before_warnings(config: OptimizerConfig) -> None:
+    data = _build_with_errors_among_warnings(400, 10)
+    result = log.optimize(data, config)
+    shown = render_preview(result)
+    errors = [line for line in data.decode().splitlines() if ": error: " in line]
+    assert set(errors) <= set(result.signals)
+    assert line_shapes.not_shown(tuple(errors), shown) == ()
+    group_lines = [line for line in shown.splitlines() if line.startswith("[×")]
+    assert ": error: " in group_lines[0] and ": warning: " in group_lines[1]

@@ -16,6 +16,7 @@ constant text and its values (`not_shown`).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -37,8 +38,11 @@ _COUNT_NOUNS = (
     r"|suites?|assertions?|examples?|specs?|checks?|crates?|targets?|dependencies|vulnerabilit(?:y|ies)"
     r"|insertions?|deletions?|succeeded|snapshots?|fixable|notes?|cases?|commits?"
 )
+# A count is looked for once per run of digits and commas, from where the run starts: a
+# number begins at the run's start or after a comma (not `12:3  warning`), and all of a
+# run's numbers end where it does. Tried at each comma, a long run was read again from each.
 SUMMARY_RE = re.compile(
-    rf"(?<![:.])\b\d[\d,]*\s+(?:{_COUNT_NOUNS})\b"  # not `12:3  warning`
+    rf"(?<![\d,])(?>(?<![\w:.])\d|[\d,]*?,\d)[\d,]*+\s+(?:{_COUNT_NOUNS})\b"
     r"|\b(?:Tests? run|Tests|Failures|Errors|Skipped|Passed|Failed|Total|Warnings)\s*:\s*\d"
     r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
@@ -58,12 +62,20 @@ LOCATION_RE = re.compile(LOCATION_PATTERN)
 # Values that differ on every line whatever happened (clock times, long hex ids): a group
 # shows its first one, and a line counts as shown without them.
 _INCIDENTAL_RE = re.compile(
-    r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9a-f]*[a-f][0-9a-f]*"
-)
+    r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9]*+[a-f][0-9a-f]*+"
+)  # a hex id's first letter is the one after its leading digits: no choice to retry
 # A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
-_VARYING_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*")
-# A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`.
-_LOCATION_TOKEN_RE = re.compile(r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b")
+VARYING_PATTERN = r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*"
+_VARYING_RE = re.compile(VARYING_PATTERN)
+# A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`. A location fills
+# a run of path bytes up to its colon, so it starts where the run starts, or where the
+# last one ended inside a run (`a/b.py:12.c/d.py:3`, after up to 20 digits: any 64-bit
+# number); tried at every byte, a long run without one was read again from each.
+_AFTER_A_PLACE = "|".join(rf"(?<=:\d{{{digits}}})" for digits in range(1, 21))
+_LOCATION_TOKEN_RE = re.compile(
+    rf"(?:(?<![\w.\-/\\])|(?=[.\-/\\])(?:{_AFTER_A_PLACE}))"
+    r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b"
+)
 # A short quoted name: `x`, 'os', ‘y’, "foo".
 _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 
@@ -76,8 +88,10 @@ def is_summary(line: str) -> bool:
     return SUMMARY_RE.search(line) is not None
 
 
-def slots(line: str) -> tuple[list[str], list[str]]:
-    """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`."""
+def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[str], list[str]]:
+    """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`. `known` keeps the
+    values found in what follows a line's location, for lines of one shape that repeat it
+    (`: warning: unused variable 'v3' …` after each file's location)."""
     constants: list[str] = []
     values: list[str] = []
     start = 0
@@ -87,20 +101,54 @@ def slots(line: str) -> tuple[list[str], list[str]]:
         constants.append(line[:begin])
         values.append(line[begin : location.end() - 1])
         start = location.end() - 1
-    for match in _varying_or_quoted(line, start):
-        constants.append(line[start : match.start()])
-        values.append(match.group())
-        start = match.end()
-    constants.append(line[start:])
+    # What is found from `start` on depends on that text alone: the location ends with a
+    # digit then the `:` at `start`, which no value's look-behind reads past.
+    rest = line[start:]
+    spans = known.get(rest) if known is not None else None
+    if spans is None:
+        spans = [(match.start() - start, match.end() - start) for match in _varying_or_quoted(line, start)]
+        if known is not None:
+            known[rest] = spans
+    at = 0
+    for value_start, value_end in spans:
+        constants.append(rest[at:value_start])
+        values.append(rest[value_start:value_end])
+        at = value_end
+    constants.append(rest[at:])
     return constants, values
 
 
+def joined_slots(joined: str) -> tuple[list[str], list[str]] | None:
+    """`slots` of words joined by line breaks, found at once: (constant texts, values) of
+    `joined`, where each line's are its own `slots` joined the same way (its first and last
+    texts sharing the break). None when a word may hold a location or a quoted name, whose
+    slots need `slots` word by word."""
+    if _QUOTE_CHAR_RE.search(joined) or _LOCATED_WORD_RE.search(joined):
+        return None
+    # Only `_VARYING_RE` matches, then: none spans a line break, as none holds a space.
+    split = _VARYING_SPLIT_RE.split(joined)
+    return split[0::2], split[1::2]
+
+
+_QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
+# What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
+_LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
+_VARYING_SPLIT_RE = re.compile(f"({VARYING_PATTERN})")
+
+
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
-    found = [
-        *_LOCATION_TOKEN_RE.finditer(line, start),
-        *_VARYING_RE.finditer(line, start),
-        *_QUOTED_RE.finditer(line, start),
-    ]
+    """The values in `line` from `start` on: varying words, source locations and quoted
+    names, the longest where they overlap. The last two are looked for only where a line
+    holds what they need (a quote, a `.ext:N`): most lines hold varying words alone."""
+    found = list(_VARYING_RE.finditer(line, start))
+    located = _LOCATED_WORD_RE.search(line, start) is not None
+    quoted = _QUOTE_CHAR_RE.search(line, start) is not None
+    if not (located or quoted):
+        return found
+    if located:
+        found[:0] = _LOCATION_TOKEN_RE.finditer(line, start)
+    if quoted:
+        found += _QUOTED_RE.finditer(line, start)
     found.sort(key=lambda match: (match.start(), -match.end()))
     kept: list[re.Match[str]] = []
     for match in found:
@@ -110,18 +158,31 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
 
 
 # A source location as a value: `src/a.c:12:5`, `pkg/m.py:40`, `src/a.ts(12,5)`: the
-# file, then its place (`:12:5`, `(12,5)`).
-LOCATION_VALUE_RE = re.compile(r"(.*[./][^:(]*?)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)")
+# file, then its place (`:12:5`, `(12,5)`). The place starts at one of the last `:` or `(`,
+# the latest one that works; the file is everything before it, with a `.` or `/` after its
+# own last `:` or `(`. Each part is read once per `:` or `(`, never again from each byte.
+LOCATION_VALUE_RE = re.compile(
+    r"((?:[^\n]*[:(])?(?>[^:(\n]*[./])[^:(]*+)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)"
+)
 
 
-def varying_slots(lines: list[str]) -> tuple[list[tuple[list[str], list[str]]], list[int]] | None:
+# Each line's (constant texts, values), and the positions of the values that vary.
+VaryingSlots = tuple[list[tuple[list[str], list[str]]], list[int]]
+
+
+def varying_slots(lines: list[str]) -> VaryingSlots | None:
     """Each line's slots, and the positions of the values that differ between them (not
     clock times or ids); None if the lines' constant texts differ. Values that vary within
     one word (`tests/{a, b}.py::{x, y}`) are one value, the whole word: a test id or a
     path is read whole, never as lists to pair up."""
-    split = [slots(line) for line in lines]
-    folded = [_squeezed(text) for text in split[0][0]]
-    if any(len(values) != len(split[0][1]) or list(map(_squeezed, texts)) != folded for texts, values in split):
+    known: dict[str, list[tuple[int, int]]] = {}
+    split = [slots(line, known) for line in lines]
+    first_texts = split[0][0]
+    folded = [_squeezed(text) for text in first_texts]
+    if any(
+        len(values) != len(split[0][1]) or (texts != first_texts and list(map(_squeezed, texts)) != folded)
+        for texts, values in split
+    ):
         return None
     varying = [
         position
@@ -169,6 +230,17 @@ def incidental(value: str) -> bool:
     return len(value) >= 8 and _INCIDENTAL_RE.fullmatch(value) is not None
 
 
+def all_incidental(values: Collection[str]) -> bool:
+    """Whether each of `values` (none holding a line break) is `incidental`: one scan of
+    them all, as a large group's values are many."""
+    return not values or _INCIDENTAL_LINES_RE.fullmatch("\n".join(values)) is not None
+
+
+# Each value's match is atomic: once a value is matched, a later one that is not never
+# sends the scan back to match the earlier ones another way.
+_INCIDENTAL_LINES_RE = re.compile(f"(?>(?=[^\\n]{{8}})(?:{_INCIDENTAL_RE.pattern})(?:\\n|\\Z))++")
+
+
 def _squeezed(text: str) -> str:
     return " ".join(text.split())
 
@@ -205,10 +277,14 @@ def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
     stem, dot, extension = path.rpartition(".")
     if dot and f"}}.{extension}{place}" in group_line:
         path = stem  # `{a b}.js:2:8`: the extension and place shared, named once after
-    folder, _, name = path.rpartition("/")
-    if shared and path.startswith(shared) and path[len(shared) :] in group_line:
+    if path in group_line or (shared and path.startswith(shared) and path[len(shared) :] in group_line):
         return True
-    return path in group_line or (f"in {folder}/: " in group_line and name in group_line)
+    # A list names the folder its files share once, however deep (`{in src/: mod1/a.c:3:1 …}`).
+    return any(path.startswith(folder) and path[len(folder) :] in group_line for folder in FOLDER_LISTED_RE.findall(group_line))
+
+
+# How a location list names the folder its files share: `{in src/app/: a.c:3:1 …}`.
+FOLDER_LISTED_RE = re.compile(r"\{in ([^\s{]+/): ")  # `{` ends a try: linear on any line
 
 
 # How a log's header names the folder all its location lists share (`; locations in src/`).

@@ -15,9 +15,18 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, islice
 
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, incidental, slots, varying_slots
+from tokenlab.optimizers.lines.shapes import (
+    LOCATION_VALUE_RE,
+    VaryingSlots,
+    all_incidental,
+    incidental,
+    joined_slots,
+    slots,
+    varying_slots,
+)
 
 _WORD_RE = re.compile(r"\S+")
 _HEX_ID_RE = re.compile(r"[0-9a-f]+")
@@ -29,7 +38,7 @@ def summarised(lines: Sequence[str], cap: int) -> str | None:
     """One line standing for any number of `lines` that have as many words: each word all
     of them share as it is, every other word by its values (`word_summary`), so that
     nothing it shows as constant varies. None if their word counts differ. Reads `lines`
-    twice, holding a few values of each field: `lines` may be a lazy view of a large log.
+    once, holding a few values of each field: `lines` may be a lazy view of a large log.
     None too when each varying word would show only one example and `…`."""
     shown = word_summaries(lines, cap)
     if shown is None or (shown and all(_ONE_EXAMPLE_RE.fullmatch(word) for word in shown.values())):
@@ -39,17 +48,44 @@ def summarised(lines: Sequence[str], cap: int) -> str | None:
     return with_words(lines[0], shown)
 
 
-def word_summaries(lines: Sequence[str], cap: int) -> dict[int, str] | None:
+def word_summaries(lines: Iterable[str], cap: int) -> dict[int, str] | None:
     """Each varying word's position in `lines` and its `word_summary`; None if their word
-    counts differ."""
-    first = lines[0].split()
-    varying: set[int] = set()
-    for line in lines:
-        words = line.split()
-        if len(words) != len(first):
+    counts differ. One pass, a batch of lines at a time: a batch's words are split once and
+    read column by column, and a column of words all equal to the first line's costs a
+    count."""
+    batches = _batches(lines)
+    first_batch = next(batches, [])
+    if not first_batch:
+        return {}
+    first = first_batch[0].split()
+    columns: dict[int, _Column] = {}
+    seen = 0
+    for batch in chain([first_batch], batches):
+        rows = [line.split() for line in batch]
+        if any(len(row) != len(first) for row in rows):
             return None
-        varying.update(at for at, (word, other) in enumerate(zip(words, first)) if word != other)
-    return {at: word_summary((line.split()[at] for line in lines), cap) for at in sorted(varying)}
+        for at, words in enumerate(zip(*rows)):
+            column = columns.get(at)
+            if column is None:
+                if words.count(first[at]) == len(words):
+                    continue
+                column = columns[at] = _Column(cap)
+                for done in range(0, seen, _BATCH):  # the lines before, all with the first's word
+                    column.add([first[at]] * min(_BATCH, seen - done))
+            column.add(words)
+        seen += len(rows)
+    return {at: columns[at].shown() for at in sorted(columns)}
+
+
+def _batches(lines: Iterable[str]) -> Iterator[list[str]]:
+    """`lines` a batch at a time: a large group's texts are made as they are read."""
+    found = iter(lines)
+    while batch := list(islice(found, _BATCH)):
+        yield batch
+
+
+# Lines read at once: enough that per-batch overhead vanishes, few enough to hold.
+_BATCH = 1024
 
 
 def with_words(line: str, shown: dict[int, str]) -> str:
@@ -68,32 +104,87 @@ def word_summary(words: Iterable[str], cap: int) -> str:
     they share as it is and its varying part by `value_summary` (`[{580 ×2, 581 ×2}]`,
     `duration={1ms … 340ms}`); a word of several varying parts, or of no shared shape, by
     its whole values."""
-    whole = _Field(cap)
-    constants: list[str] | None = None
-    parts: list[_Field] = []
-    for word in words:
-        whole.add(word)
-        if constants is None or parts:
-            texts, values = slots(word)
-            if constants is None:
-                constants, parts = texts, [_Field(cap) for _ in values]
-            if texts != constants or len(values) != len(parts):
-                parts = []
-            for part, value in zip(parts, values):
-                part.add(value)
-    if constants is None or not parts or sum(part.varies for part in parts) > 1:
-        return whole.shown()
-    shown = [constants[0]]
-    for part, text in zip(parts, constants[1:]):
-        shown += [part.shown(), text]
-    return "".join(shown)
+    column = _Column(cap)
+    for batch in _batches(words):
+        column.add(batch)
+    return column.shown()
+
+
+class _Column:
+    """One word position over many lines: the whole words as one `_Field`, and while every
+    word has the same constant text around its values (`line_shapes.slots`), each value's
+    `_Field` too. Words are split into slots once per distinct word of a batch."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.whole = _Field(cap)
+        self.constants: list[str] | None = None
+        self.parts: list[_Field] = []
+
+    def add(self, words: Sequence[str]) -> None:
+        if not words:
+            return
+        counts = Counter(words)
+        self.whole.add_counted(words, counts, len(words))
+        if self.constants is None:
+            self.constants, values = slots(words[0])
+            self.parts = [_Field(self.cap) for _ in values]
+        if not self.parts:
+            return
+        distinct = list(counts) if len(counts) < len(words) else words
+        values_at = self._values_at(distinct)
+        if values_at is None:
+            self.parts = []
+        elif distinct is words:
+            for part, values in zip(self.parts, values_at):
+                part.add_counted(values, Counter(values), len(values))
+        else:
+            order = {word: at for at, word in enumerate(distinct)}
+            leading_words = [order[word] for word in words[: 2 * self.cap]]
+            for part, values in zip(self.parts, values_at):
+                tally: Counter[str] = Counter()
+                for value, times in zip(values, counts.values()):
+                    tally[value] += times
+                part.add_counted([values[at] for at in leading_words], tally, len(words))
+
+    def _values_at(self, words: Sequence[str]) -> list[Sequence[str]] | None:
+        """Each part's values in `words`, in order; None if a word's constant text differs."""
+        constants, width = self.constants or [], len(self.parts)
+        found_at_once = joined_slots("\n".join(words))
+        if found_at_once is not None:
+            texts, values = found_at_once
+            count = len(words)
+            between = constants[-1] + "\n" + constants[0]
+            if (
+                len(values) != count * width
+                or texts[0] != constants[0]
+                or texts[-1] != constants[-1]
+                or texts[width : count * width : width].count(between) != count - 1
+                or any(texts[at::width].count(constants[at]) != count for at in range(1, width))
+            ):
+                return None
+            return [values[at::width] for at in range(width)]
+        found = []
+        for word in words:
+            split_word = slots(word)
+            if split_word[0] != constants or len(split_word[1]) != width:
+                return None
+            found.append(split_word[1])
+        return [[values[at] for values in found] for at in range(width)]
+
+    def shown(self) -> str:
+        if self.constants is None or not self.parts or sum(part.varies for part in self.parts) > 1:
+            return self.whole.shown()
+        shown = [self.constants[0]]
+        for part, text in zip(self.parts, self.constants[1:]):
+            shown += [part.shown(), text]
+        return "".join(shown)
 
 
 def value_summary(values: Iterable[str], cap: int) -> str:
     """One field's values on several lines, never one of them as if constant (`_Field`)."""
     field = _Field(cap)
-    for value in values:
-        field.add(value)
+    field.add_all(list(values))
     return field.shown()
 
 
@@ -104,7 +195,9 @@ class _Field:
     (`{200 ×120, 500 ×10}`), the range of numbers (`{3.499 … 12.174}`: the least and the
     greatest), else the first and `…`. Clock times always show their range (the second
     without the date they share): when, not which line was when; ids that vary show as
-    `{…}`, as their range would say nothing."""
+    `{…}`, as their range would say nothing. Values arrive a batch at a time, and each
+    test that looks at a value's text runs once per distinct value, while it can still
+    change what is shown."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
@@ -116,27 +209,45 @@ class _Field:
         self.greatest: tuple[float, str] | None = None
         self.incidental: tuple[str, str] | None = None  # least and greatest, while all are
 
-    def add(self, value: str) -> None:
-        self.count += 1
+    def add_all(self, values: Sequence[str]) -> None:
+        """Add `values`, in line order."""
+        self.add_counted(values, Counter(values), len(values))
+
+    def add_counted(self, leading: Sequence[str], counts: Counter[str], total: int) -> None:
+        """Add `total` values, each as often as `counts` says (in order of first
+        appearance); `leading` holds at least the first `2 * cap` of them in line order."""
+        if not total:
+            return
+        if self.count == 0 and incidental(leading[0]):
+            self.incidental = (leading[0], leading[0])
+        self.count += total
         if len(self.first) < 2 * self.cap:
-            self.first.append(value)
+            self.first += leading[: 2 * self.cap - len(self.first)]
         if self.tally is not None:
-            self.tally[value] += 1
+            self.tally.update(counts)
             if len(self.tally) > self.cap:
                 self.tally = None
-        number = _NUMBER_RE.fullmatch(value)
-        if number is None or self.numbers is None:
-            self.numbers = None
-        else:
-            self.numbers.add((number[1], number[3]))
-            key = (float(number[2]), value)
-            self.least = key if self.least is None else min(self.least, key)
-            self.greatest = key if self.greatest is None else max(self.greatest, key)
-        if self.count == 1 and incidental(value):
-            self.incidental = (value, value)
-        elif self.incidental is not None:
+        if self.numbers is not None:
+            self._add_numbers(list(counts))
+        if self.incidental is not None:
             least, greatest = self.incidental
-            self.incidental = (min(least, value), max(greatest, value)) if incidental(value) else None
+            if all_incidental(counts):
+                self.incidental = (min(least, min(counts)), max(greatest, max(counts)))
+            else:
+                self.incidental = None
+
+    def _add_numbers(self, values: list[str]) -> None:
+        """Values that are all numbers (with the same letters around them) keep their least
+        and greatest; one that is not ends that."""
+        found = _NUMBERS_RE.findall("\n".join(values))
+        if self.numbers is None or len(found) != len(values):
+            self.numbers = None
+            return
+        self.numbers.update((before, after) for before, _, after in found)
+        keys = list(zip(map(float, [number for _, number, _ in found]), values))
+        least, greatest = min(keys), max(keys)
+        self.least = least if self.least is None or least < self.least else self.least
+        self.greatest = greatest if self.greatest is None or greatest > self.greatest else self.greatest
 
     @property
     def varies(self) -> bool:
@@ -163,8 +274,9 @@ class _Field:
 _DATE_RE = re.compile(r"\d{4}-\d\d-\d\d[T ]")
 
 
-# A number with the letters around it that name it (`missing37`, `12ms`, `-1697`, `4.418`).
-_NUMBER_RE = re.compile(r"([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)")
+# A number with the letters around it that name it (`missing37`, `12ms`, `-1697`, `4.418`),
+# one a line.
+_NUMBERS_RE = re.compile(r"^([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)$", re.MULTILINE)
 
 
 def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:
@@ -172,7 +284,11 @@ def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> 
     `{a, b, c}` in line order (at most `cap` of them, then `… +N`; locations up to
     `location_cap`, a file named once for its next lines: `{a.c:3:1, :9:2, b.c:4:4}`).
     None if their constant texts differ."""
-    found = varying_slots(lines)
+    return slots_shown(varying_slots(lines), cap, location_cap)
+
+
+def slots_shown(found: VaryingSlots | None, cap: int, location_cap: int | None = None) -> str | None:
+    """`with_values` of lines whose `varying_slots` are `found`."""
     if found is None:
         return None
     split, _ = found

@@ -19,8 +19,10 @@ import re
 
 from tokenlab.optimizers.lines.shapes import ANSI_RE
 
+# The indentation is taken whole (`\s*+`): every marker starts with a non-blank, and a
+# blank run tried at each of its splits was read again from each.
 _LOG_LINE_RE = re.compile(
-    rb"""^(?:\s*
+    rb"""^(?:\s*+
       (?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d           # ISO timestamp
       |\[?\d\d:\d\d:\d\d                            # clock time
       |\[?[A-Z][a-z]{2}\s+\d{1,2}\s\d\d:\d\d        # syslog date

@@ -25,10 +25,12 @@ from tokenlab.optimizers.log.model import FOLD, Group, GroupKind, Lines, LogLimi
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's
 # TAP output drops the `at `: `Test.run (node:internal/test_runner/test:796:25)`).
+# The indentation is taken whole, once: `from` is led by some of it, not by more blanks
+# (tried at each split of a long indentation, a line of blanks was read again from each).
 _FRAME_RE = re.compile(
-    rb"\s*(?:\S+:\d+(?::\d+)?:\s+(?:recursively )?required (?:from|by)\b"
+    rb"\s*+(?:\S+:\d+(?::\d+)?:\s+(?:recursively )?required (?:from|by)\b"
     rb"|\S+: In (?:instantiation|substitution) of\b"
-    rb"|In file included from \S+:\d+|\s+from \S+:\d+[,:]$"
+    rb"|In file included from \S+:\d+|(?<=\s)from \S+:\d+[,:]$"
     rb"|at (?:\S.* \()?\S+:\d+(?::\d+)?\)?$|\S[^()]* \(\S+:\d+:\d+\)$)"
 )
 # A frame whose first line has lines of its own indented under it: a Python traceback's

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import overload
 
 from tokenlab.optimizers import visible
+from tokenlab.optimizers.lines.shapes import VaryingSlots
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ class Lines:
 
     def raw(self, index: int) -> bytes:
         """The exact original line, terminator included."""
-        return self.data[self.start(index) : self.ends[index]]
+        ends = self.ends
+        return self.data[ends[index - 1] if index else 0 : ends[index]]
 
     def span(self, first: int, last: int) -> memoryview:
         """The exact original lines `first..last`, inclusive, without copying them."""
@@ -117,7 +119,10 @@ class Lines:
         """The line as shown: no ANSI escapes, no terminator."""
         if self.stripped is not None:
             return self.stripped[index]
-        return self.raw(index).rstrip(b"\r\n")  # a line holds no `\r`/`\n` but its terminator
+        # Read for every line of a large log, several times: no further calls. A line holds
+        # no `\r`/`\n` but its terminator.
+        ends = self.ends
+        return self.data[ends[index - 1] if index else 0 : ends[index]].rstrip(b"\r\n")
 
     def text(self, index: int, limit: int) -> str:
         """The line as shown, cut at `limit` bytes; control bytes (a stray NUL) as U+FFFD."""
@@ -176,6 +181,9 @@ class Group:
     variants: list[array[int]] = field(default_factory=list)
     variant_word: int = 0
     inline: bool = False  # for TAIL: shown at the end of the line before it (`… [+2 lines]`)
+    # For REPEAT: its heads' `varying_slots`, once found (pairing its values finds them
+    # before it is rendered), with how many heads it had then.
+    head_slots: tuple[int, VaryingSlots | None] | None = None
 
     @property
     def count(self) -> int:
@@ -220,3 +228,7 @@ class Texts(Sequence[str]):
         if isinstance(at, slice):
             return Texts(self.lines, self.indexes[at], self.limit)
         return self.lines.text(self.indexes[at], self.limit)
+
+    def __iter__(self) -> Iterator[str]:
+        text, limit = self.lines.text, self.limit
+        return (text(index, limit) for index in self.indexes)

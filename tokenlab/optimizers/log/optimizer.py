@@ -90,7 +90,9 @@ _LOCATION_RE = re.compile(
     rb"(?=.*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b|\[[\w#-]+\]|\s#\s))"
 )
 _QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
-_TABS_RE = re.compile(rb"[ \t]*\t[ \t]*")
+# A run of blanks holding a tab, tried only where the run starts (from each blank of a
+# long run without a tab, the rest of the run was read again).
+_TABS_RE = re.compile(rb"(?<![ \t]) *+\t[ \t]*+")
 # Passing tests fold together whatever their names: unittest -v and pytest -v lines. With
 # docstrings, unittest prints the test's id on a line of its own and the outcome after the
 # docstring's first line. They are independent of their neighbours, so they are never
@@ -128,7 +130,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     # The per-line template numbers go before the coarse omission, nearly a copy of the
     # input, is built.
     del templates
-    items = _items(lines, plan)
+    items = _failures_first(_items(lines, plan), lines, limits)
     if not small:
         items = _fold_runs(items, lines, plan, limits)
     items = _fold_stray_blanks(items, lines, plan)
@@ -317,14 +319,17 @@ def _place_anomalies(
             # A few errors each show in full, a code frame with its labels or one line
             # as printed: a group line would hide them, or their places, for little gain.
             seen_times = len(templates.members[templates.of_line[start]])
-            failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
-            often = seen_times > limits.warning_locations and not failure
-            if failure and seen_times <= limits.verbatim_repeats:
-                shown = limits.verbatim_repeats
-            elif (len(unit) == 1 and seen_times > 1) or often:
-                shown = 0
+            if len(unit) == 1 and seen_times > max(1, limits.verbatim_repeats):
+                shown = 0  # failure or not: read once, not per line of a long build
             else:
-                shown = limits.diagnostic_repeats
+                failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
+                often = seen_times > limits.warning_locations and not failure
+                if failure and seen_times <= limits.verbatim_repeats:
+                    shown = limits.verbatim_repeats
+                elif (len(unit) == 1 and seen_times > 1) or often:
+                    shown = 0
+                else:
+                    shown = limits.diagnostic_repeats
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)
@@ -416,6 +421,27 @@ def _items(lines: Lines, plan: Plan) -> list[Item]:
         elif role[index] != FOLD:
             items.append(index)
     return items
+
+
+def _failures_first(items: list[Item], lines: Lines, limits: LogLimits) -> list[Item]:
+    """Items with each run of adjacent group lines reordered so that groups of failures
+    (errors, failed tests) come before the others (warnings): when a build's errors and
+    warnings are both folded, the errors are what is read first. Otherwise in order."""
+    result: list[Item] = []
+    run: list[Group] = []
+    for item in [*items, None]:
+        if isinstance(item, Group) and item.kind in _SHAPED:
+            run.append(item)
+            continue
+        run.sort(key=lambda group: not line_shapes.is_failure(lines.text(group.lines[0], limits.line_bytes)))
+        result += run
+        run = []
+        if item is not None:
+            result.append(item)
+    return result
+
+
+_SHAPED = (GroupKind.TEMPLATE, GroupKind.REPEAT)  # groups of one shape of line
 
 
 def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -> list[Item]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from array import array
 
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines.shapes import VaryingSlots
 from tokenlab.optimizers.log.model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
 from tokenlab.optimizers.log.render import with_heading
 
@@ -34,18 +35,21 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
             result.append(group)
             continue
         texts = [with_heading(lines, i, limits) for i in group.heads]
-        combos = _combinations(texts)
+        found = line_shapes.varying_slots(texts)
+        combos = _combinations(found)
         if combos is None:
+            group.head_slots = (len(group.heads), found)
             result.append(group)
             continue
         distinct = dict.fromkeys(combos)
         if 2 <= len(distinct) <= limits.inline_values and len(distinct) * 2 <= len(combos):
             for part in _split(group, combos):
                 result += [part] if part.units > 1 else _single(part, plan, lines)
-        elif _paired(texts) and len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]):
+        elif len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]) and _paired(found):
             for i in group.lines:
                 plan.role[i] = KEEP
         else:
+            group.head_slots = (len(group.heads), found)
             result.append(group)
     plan.groups = result
 
@@ -62,10 +66,10 @@ def _single(group: Group, plan: Plan, lines: Lines) -> list[Group]:
     return [Group(GroupKind.TAIL, rest)] if rest else []
 
 
-def _combinations(texts: list[str]) -> list[tuple[str, ...]] | None:
-    """Each line's values other than its location, where they vary; None when nothing
-    but the location varies (a location list pairs with nothing)."""
-    found = line_shapes.varying_slots(texts)
+def _combinations(found: VaryingSlots | None) -> list[tuple[str, ...]] | None:
+    """Each line's values other than its location, where they vary (`found`: the lines'
+    `varying_slots`); None when nothing but the location varies (a location list pairs
+    with nothing)."""
     if found is None:
         return None
     split, varying = found
@@ -75,10 +79,10 @@ def _combinations(texts: list[str]) -> list[tuple[str, ...]] | None:
     return [tuple(values[p] for p in positions) for _, values in split]
 
 
-def _paired(texts: list[str]) -> bool:
-    """Whether two or more values besides the location vary independently: a value that
-    repeats another on each line (`sku37: -37`, `'USD 15.00' == 'EUR 15.00'`) pairs itself."""
-    found = line_shapes.varying_slots(texts)
+def _paired(found: VaryingSlots | None) -> bool:
+    """Whether two or more values besides the location vary independently (`found`: the
+    lines' `varying_slots`): a value that repeats another on each line (`sku37: -37`,
+    `'USD 15.00' == 'EUR 15.00'`) pairs itself."""
     if found is None:
         return False
     split, varying = found

@@ -9,7 +9,7 @@ import re
 
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.lines.values import summarised, with_values
+from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
     POINTER_LINE_RE,
@@ -55,13 +55,10 @@ def render(
     return OptimizeResult(tuple(join_literals(parts + body)), plan.signals)
 
 
-_FOLDER_LISTED_RE = re.compile(r"\{in (\S+/): ")
-
-
 def _shared_folder(body: list[Part]) -> str:
     """The folder every location list names (`{in src/app/: a.c:3:1 …}`), when more than
     one does: named once in the header instead, and taken out of each list (in place)."""
-    found = {match[1] for part in body if isinstance(part, str) for match in _FOLDER_LISTED_RE.finditer(part)}
+    found = {match[1] for part in body if isinstance(part, str) for match in line_shapes.FOLDER_LISTED_RE.finditer(part)}
     listed = sum(part.count("{in ") for part in body if isinstance(part, str))
     if len(found) != 1 or listed < 2:
         return ""
@@ -175,7 +172,9 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
         many = len(heads) > limits.warning_locations
         cap = limits.warning_sample if many else limits.inline_values
         located = cap if many else len(heads)
-    shown = [with_values(texts, cap, located) or first]
+    known = group.head_slots
+    found = known[1] if known and known[0] == len(heads) else line_shapes.varying_slots(texts)
+    shown = [slots_shown(found, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]

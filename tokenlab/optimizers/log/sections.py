@@ -53,7 +53,7 @@ _DETAIL_RE = re.compile(
 )
 # A label whose value is the block indented under it (`expected:` then YAML).
 # A code frame's line (`   4 | code`, `> 5 | code`, `     |    ^`), and the pointed one.
-_FRAME_LINE_RE = re.compile(rb"\s*(?:>\s*)?\d*\s*\|")
+_FRAME_LINE_RE = re.compile(rb"\s*+(?:>\s*+)?\d*+\s*+\|")  # each blank run taken whole: no split retried
 _POINTED_RE = re.compile(rb"\s*>\s*\d+\s*\|")
 _BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
 
@@ -277,10 +277,17 @@ _STACK_LINE_RE = re.compile(
 )
 
 
+# What `_STACK_LINE_RE` needs on a line, found in the whole input at once (when its lines
+# hold no escapes, so that they are its bytes).
+_STACK_WORDS_RE = re.compile(rb"at \S+\(|- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b")
+
+
 def _records(lines: Lines) -> list[range]:
     """Each line followed by more indented lines holding a stack frame or a lock, with
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
+    if lines.stripped is None and not _STACK_WORDS_RE.search(lines.data):
+        return records  # no line can hold a frame or a lock: no line need be read
     start = 0
     while start < len(lines):
         own = indent(lines.clean(start))

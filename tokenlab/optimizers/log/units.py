@@ -47,13 +47,13 @@ def _note_follows(lines: Lines, index: int) -> bool:
 _CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
 
 
-def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
+def _wrapped_message_end(lines: Lines, start: int, located: bool, limits: LogLimits) -> int:
     """Past the lines continuing a diagnostic's message that a tool wrapped (mypy --pretty
     breaks `error: Function is missing a type` before `annotation  [no-untyped-def]`):
     up to `continuation_lines` lines, none at a location, the last ending with the rule
-    code the header lacks. Else just past the header."""
-    header = visible(lines.clean(start))
-    if _CODE_AT_END_RE.search(lines.clean(start)) or not line_shapes.LOCATION_RE.match(header):
+    code the header lacks (`located`: the header starts with a location). Else just past
+    the header."""
+    if not located or _CODE_AT_END_RE.search(lines.clean(start)):
         return start + 1
     for end in range(start + 1, min(len(lines), start + 1 + limits.continuation_lines)):
         line = lines.clean(end)
@@ -70,9 +70,9 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> in
     clean = lines.clean
     base = indent(clean(start))
     if not traceback:
-        end, indented = _wrapped_message_end(lines, start, limits), 0
-        stop = min(len(lines), start + 1 + limits.frame_lines)
         location = line_shapes.LOCATION_RE.match(visible(clean(start)))
+        end, indented = _wrapped_message_end(lines, start, location is not None, limits), 0
+        stop = min(len(lines), start + 1 + limits.frame_lines)
         note = location[0].strip().encode() + b" note: " if location else None
         while end < stop and clean(end).strip():
             if note and clean(end).lstrip().startswith(note):

@@ -38,7 +38,13 @@ def merge_variants(
         and b"<test>" not in keys[group.lines[0]]
         and not lists_values(lines.text(group.lines[0], limits.line_bytes))
     ]
-    constant = {id(group): _constant_words(group, lines, limits) for group in candidates}
+    constant_words: dict[int, list[str | None]] = {}
+
+    def constant(group: Group) -> list[str | None]:  # read only for groups that may merge
+        if id(group) not in constant_words:
+            constant_words[id(group)] = _constant_words(group, lines, limits)
+        return constant_words[id(group)]
+
     merged_into: dict[int, Group] = {}
     for group in candidates:
         if id(group) in merged_into:
@@ -54,7 +60,7 @@ def merge_variants(
                 other
                 for other in mates
                 if _aligned(lines, group, other, position, len(words), limits)
-                and not _another_field_differs(constant[id(group)], constant[id(other)], position)
+                and not _another_field_differs(constant(group), constant(other), position)
             ]
             if mates:
                 for other in mates:

@@ -138,8 +138,11 @@ _DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
 _DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
 # Words inside a path (`checkers/deprecated.py`) or a code span (`` `failed` ``, a state's
-# name in prose) name something: they are no failure or warning.
-_NAME_WORD_RE = re.compile(rb"\S*[/\\]\S*|`[^`\n]*`")
+# name in prose) name something: they are no failure or warning. A path word is matched
+# only where a word starts, so that each word is read once (tried at every byte, a long
+# word without a separator was read again from each); group 1 is a code span.
+_NAME_WORD_RE = re.compile(rb"(?<!\S)[^\s/\\]*+[/\\]\S*+|(`[^`\n]*+`)")
+_SPACE_RE = re.compile(rb"\s")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
 _WORD_BYTES = frozenset(
@@ -306,7 +309,7 @@ class _Document:
             if states[index] != _KEEP or len(line) > self.limits.summary_line_max_bytes:
                 continue
             text = visible(line_shapes.ANSI_RE.sub(b"", line)).strip(" \t\r|")
-            unpathed = _NAME_WORD_RE.sub(b" ", line)
+            unpathed = _without_names(line)
             failure = _signal_positions(unpathed, words) or line_shapes.is_failure(text)
             if text and (failure or line_shapes.is_summary(text) or _HTTP_ERROR_RE.search(line)):
                 declared.append(text)
@@ -329,7 +332,7 @@ class _Document:
         words = self.limits.words_kept
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
-            if not _signal_positions(_NAME_WORD_RE.sub(b" ", content), words):
+            if not _signal_positions(_without_names(content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`): no warning
             if _is_excerpt(content):
                 continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
@@ -492,6 +495,33 @@ def _base_indent(lines: list[bytes]) -> int:
 def _is_excerpt(line: bytes) -> bool:
     """A line of a quoted code excerpt, led by its line number (`54\timport x`)."""
     return line[:1].isdigit() and _EXCERPT_RE.match(line) is not None
+
+
+def _without_names(line: bytes) -> bytes:
+    """`line` with each path word and code span replaced by a space.
+
+    A code span can end inside a word (`` `a b`/c ``): the rest of that word is a path
+    word when it holds a separator. Whether it does is read once per word, however many
+    spans end inside it.
+    """
+    if b"`" not in line or (b"/" not in line and b"\\" not in line):
+        return _NAME_WORD_RE.sub(b" ", line)  # no span can end before a separator
+    pieces: list[bytes] = []
+    kept = 0  # where the bytes not yet replaced start
+    read_to = 0  # the rest of the word ending here holds no separator
+    position = 0
+    while (match := _NAME_WORD_RE.search(line, position)) is not None:
+        pieces += (line[kept : match.start()], b" ")
+        position = kept = match.end()
+        if match.group(1) is not None and position >= read_to:
+            space = _SPACE_RE.search(line, position)
+            word_end = space.start() if space else len(line)
+            if line.find(b"/", position, word_end) >= 0 or line.find(b"\\", position, word_end) >= 0:
+                pieces.append(b" ")
+                position = kept = word_end
+            read_to = word_end
+    pieces.append(line[kept:])
+    return b"".join(pieces)
 
 
 def _signal_positions(data: bytes, words: tuple[str, ...]) -> list[int]:

@@ -98,7 +98,9 @@ _UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 _HEADER_WORD_RE = re.compile(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
 _NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
 # Words inside paths (`/usr/share/errorprone`, `src\warnings.py`) are not failure words.
-_PATH_WORD_RE = re.compile(r"\S*[/\\]\S*")
+# Tried only where a word starts, so that each word is read once (tried at every byte, a
+# long word without a separator was read again from each).
+_PATH_WORD_RE = re.compile(r"(?<!\S)[^\s/\\]*+[/\\]\S*+")
 _DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
 _SPACES_RE = re.compile(r"\s+")
 
