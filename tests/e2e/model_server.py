@@ -283,8 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
     # --- OpenAI Responses ---------------------------------------------------------------------
 
     def _openai(self, body: Any) -> None:
-        offered = [str(tool.get("name") or tool.get("type")) for tool in _list(body, "tools") if isinstance(tool, dict)]
-        ident, answer = self._decide("openai", body, offered)
+        ident, answer = self._decide("openai", body, _openai_tools(body))
         if isinstance(answer, str):
             item: dict[str, Any] = {
                 "type": "message",
@@ -302,13 +301,15 @@ class _Handler(BaseHTTPRequestHandler):
                 "action": {"type": "exec", **answer[1]},
             }
         else:
+            namespace, _, name = answer[0].rpartition("/")
             item = {
                 "type": "function_call",
                 "id": f"fc_{ident}",
                 "call_id": f"call_{ident}",
-                "name": answer[0],
+                "name": name,
                 "arguments": json.dumps(answer[1]),
                 "status": "completed",
+                **({"namespace": namespace} if namespace else {}),
             }
         model = body.get("model", "gpt") if isinstance(body, dict) else "gpt"
         response = {
@@ -391,6 +392,20 @@ def _list(body: Any, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _openai_tools(body: Any) -> list[str]:
+    """The names of the tools a Responses request offers; a namespace's tools (Codex puts
+    each MCP server in one) as `namespace/name`."""
+    names = []
+    for tool in _list(body, "tools"):
+        if not isinstance(tool, dict):
+            continue
+        name = str(tool.get("name") or tool.get("type"))
+        names.append(name)
+        if tool.get("type") == "namespace":
+            names += [f"{name}/{inner.get('name')}" for inner in _list(tool, "tools") if isinstance(inner, dict)]
+    return names
+
+
 def _anthropic_events(ident: str, model: str, block: dict[str, Any], stop: str) -> list[tuple[str, Any]]:
     start = {
         "id": f"msg_{ident}",
@@ -439,11 +454,28 @@ def _openai_events(response: dict[str, Any], item: dict[str, Any]) -> list[tuple
 
 
 def _gemini_text(body: Any, text: str) -> str:
-    """`text`, or a JSON object when the request asks for JSON (Gemini CLI's side checks)."""
+    """`text`, or a JSON object filling the requested schema when the request asks for JSON
+    (Gemini CLI's model router and next-speaker checks)."""
     config = body.get("generationConfig") if isinstance(body, dict) else None
-    if isinstance(config, dict) and config.get("responseMimeType") == "application/json":
-        return json.dumps({"reasoning": text, "next_speaker": "user", "model_choice": "flash"})
-    return text
+    if not (isinstance(config, dict) and config.get("responseMimeType") == "application/json"):
+        return text
+    schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+    return json.dumps(_fill(schema, text))
+
+
+def _fill(schema: Any, text: str) -> Any:
+    """A small value that satisfies `schema` (the first choice of an enum, `text` for strings)."""
+    if not isinstance(schema, dict):
+        return text
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = str(schema.get("type", "object")).lower()
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        return {key: _fill(value, text) for key, value in properties.items()}
+    if kind == "array":
+        return [_fill(schema.get("items"), text)]
+    return {"integer": 1, "number": 1, "boolean": False}.get(kind, text)
 
 
 # --- reading what the model was sent ----------------------------------------------------------
