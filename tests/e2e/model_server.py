@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 
@@ -144,7 +144,7 @@ class ModelServer:
                 seen.setdefault(result.call_id, result)
         return list(seen.values())
 
-    def start(self) -> ModelServer:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -153,7 +153,7 @@ class ModelServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> ModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -164,20 +164,20 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "tokenlab-model/1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         return  # tests read the records, not a log on stderr
 
     @property
     def state(self) -> _State:
         return self.server.state  # type: ignore[attr-defined,no-any-return]
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         path = urlsplit(self.path).path
         body: dict[str, Any] = {"object": "list", "data": [], "models": []}
         self._record("openai" if path.startswith("/v1/") else "gemini", None, (), {"kind": "get"})
         self._send_json(body)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         path = urlsplit(self.path).path
         body = self._read_body()
         if path.endswith("/messages/count_tokens"):
@@ -347,7 +347,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             part = {"functionCall": {"name": answer[0], "args": answer[1], "id": f"call_{ident}"}}
         response = {
-            "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+            "candidates": [
+                {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+            ],
             "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
             "modelVersion": model.split(":", 1)[0],
             "responseId": f"resp_{ident}",
@@ -402,12 +404,14 @@ def _openai_tools(body: Any) -> list[str]:
         name = str(tool.get("name") or tool.get("type"))
         names.append(name)
         if tool.get("type") == "namespace":
-            names += [f"{name}/{inner.get('name')}" for inner in _list(tool, "tools") if isinstance(inner, dict)]
+            names += [
+                f"{name}/{inner.get('name')}" for inner in _list(tool, "tools") if isinstance(inner, dict)
+            ]
     return names
 
 
 def _anthropic_events(ident: str, model: str, block: dict[str, Any], stop: str) -> list[tuple[str, Any]]:
-    start = {
+    start: dict[str, Any] = {
         "id": f"msg_{ident}",
         "type": "message",
         "role": "assistant",
@@ -417,6 +421,7 @@ def _anthropic_events(ident: str, model: str, block: dict[str, Any], stop: str) 
         "stop_sequence": None,
         "usage": {"input_tokens": 100, "output_tokens": 1},
     }
+    opening: dict[str, Any]
     if block["type"] == "text":
         opening = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": block["text"]}
@@ -430,7 +435,11 @@ def _anthropic_events(ident: str, model: str, block: dict[str, Any], stop: str) 
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
             "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 10}},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 10},
+            },
         ),
         ("message_stop", {"type": "message_stop"}),
     ]
@@ -440,7 +449,10 @@ def _openai_events(response: dict[str, Any], item: dict[str, Any]) -> list[tuple
     pending = {**response, "status": "in_progress", "output": []}
     events: list[tuple[str, Any]] = [
         ("response.created", {"type": "response.created", "sequence_number": 0, "response": pending}),
-        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+        (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+        ),
     ]
     if item["type"] == "message":
         text = item["content"][0]["text"]
@@ -529,7 +541,9 @@ def _text_of(content: Any) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", type=Path, default=Path("requests.jsonl"))
-    parser.add_argument("--bash", help="a command for the first tool call (Bash, shell tools, run_shell_command)")
+    parser.add_argument(
+        "--bash", help="a command for the first tool call (Bash, shell tools, run_shell_command)"
+    )
     parser.add_argument("--final", default="done")
     args = parser.parse_args()
     steps: list[Step] = [shell_call(args.bash)] if args.bash else []

@@ -1,0 +1,347 @@
+"""The real agent CLIs against a scripted model endpoint: what the model is sent.
+
+Each test runs one pinned CLI (tests/e2e/install_clis.sh) non-interactively with a private
+HOME, and asserts on the requests the endpoint recorded, above all the tool results.
+
+- Claude Code: tokenlab's existing hook (`tokens hook install claude-code`) rewrites a
+  command a settings rule allows, the model gets tokenlab's visible text (its signals, a ref
+  that restores byte for byte, a failure's exit status), and `uninstall` brings back the
+  host's own handling and the settings file byte for byte.
+- Codex CLI and Gemini CLI: tokenlab has no hook for them yet, so a recording hook pins the
+  contract docs/hosts.md describes: what each hook is given and which answers change what
+  the model sees.
+
+They run when the CLI cache exists, or always with `TOKENLAB_E2E=1` (then a missing CLI
+fails); `pytest -m e2e` selects them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.hosts import (
+    GEMINI_OFFLINE_SETTINGS,
+    base_env,
+    codex_trust,
+    read_log,
+    record_command,
+    run_claude,
+    run_codex,
+    run_gemini,
+    tokens_bin,
+    write_answers,
+)
+from tests.e2e.model_server import ModelServer, Record, Scenario, Step, ToolCall, ToolResult, shell_call
+
+pytestmark = pytest.mark.e2e
+
+BUILD_SH = """for i in $(seq 1 3000); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "WARNING deprecated flag -fold used by module_17"
+echo "BUILD OK: 3000 modules"
+"""
+FAILING_SH = """for i in $(seq 1 2000); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "ERROR ld: undefined reference to 'frobnicate' in module_1999.o"
+exit 3
+"""
+ORIGINAL_REF = re.compile(r"\[original [\d,]+ bytes: #ref:(ctx_[0-9a-f]+)")
+
+
+@contextmanager
+def serving(steps: Sequence[Step]) -> Iterator[ModelServer]:
+    with ModelServer(Scenario(steps, final="done")) as server:
+        yield server
+
+
+def finished(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, (
+        f"exit {done.returncode}\nstdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}"
+    )
+
+
+def results(server: ModelServer) -> list[ToolResult]:
+    missing = [r.answer for r in server.requests if r.answer.get("missing_tool")]
+    assert not missing, f"the scenario named tools the CLI did not offer: {missing}"
+    return server.tool_results()
+
+
+# --- Claude Code: tokenlab's own hook -------------------------------------------------------------
+
+
+@pytest.fixture
+def claude_project(tmp_path: Path) -> tuple[Path, Path]:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    (project / "build.sh").write_text(BUILD_SH)
+    (project / "failing.sh").write_text(FAILING_SH)
+    rules = {"permissions": {"allow": ["Bash(sh build.sh)", "Bash(sh failing.sh)"]}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(rules, indent=4) + "\n")
+    return home, project
+
+
+def tokens(home: Path, cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        [str(tokens_bin()), *args], env=base_env(home), cwd=cwd, capture_output=True, check=True, timeout=60
+    )
+    return done.stdout.decode("utf-8")
+
+
+def test_claude_code_sends_tokenlabs_visible_text_for_a_command_a_rule_allows(
+    claude_project: tuple[Path, Path],
+) -> None:
+    home, project = claude_project
+    settings = home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+
+    with serving([shell_call("sh build.sh"), shell_call("sh failing.sh")]) as server:
+        finished(run_claude(home, project, server.url))
+    build, failing = results(server)
+
+    raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert "<persisted-output>" not in build.text
+    assert len(build.text) < len(raw) // 20
+    for signal in ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules"):
+        assert signal in build.text
+    ref = ORIGINAL_REF.search(build.text)
+    assert ref is not None, build.text
+    restored = subprocess.run(
+        [str(tokens_bin()), "show-ref", ref.group(1), "--raw"],
+        env=base_env(home), cwd=project, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    assert restored == raw
+
+    assert failing.is_error
+    assert failing.text.startswith("Exit code 3\n")
+    assert "ERROR ld: undefined reference to 'frobnicate' in module_1999.o" in failing.text
+    assert "[exit 3: sh failing.sh]" in failing.text
+
+    tokens(home, project, "hook", "uninstall", "claude-code", "--user")
+    assert settings.read_bytes() == before
+    with serving([shell_call("sh build.sh"), shell_call("sh failing.sh")]) as server:
+        finished(run_claude(home, project, server.url))
+    build, failing = results(server)
+    # Without the hook: Claude Code's own 2 KB preview, where the last lines are not shown.
+    assert build.text.startswith("<persisted-output>\nOutput too large")
+    assert "BUILD OK" not in build.text
+    assert failing.is_error and "frobnicate" not in failing.text
+
+
+# --- Codex CLI: the measured hook contract --------------------------------------------------------
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (tmp_path / "project").mkdir()
+    return home
+
+
+def install_codex_hooks(home: Path, log: Path, answers: Path, *, trusted: bool) -> None:
+    command = record_command(log, answers)
+    hooks = {
+        "hooks": {
+            event: [{"matcher": ".*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}]
+            for event in ("PreToolUse", "PostToolUse")
+        }
+    }
+    hooks_file = home / ".codex" / "hooks.json"
+    hooks_file.write_text(json.dumps(hooks, indent=2))
+    (home / ".codex" / "config.toml").write_text(codex_trust(hooks_file) if trusted else "")
+
+
+def test_codex_rewrites_with_pre_tool_use_and_replaces_only_through_a_block(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    rewrite = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": {"command": "echo REWRITTEN-1; exit 3"},
+    }
+    write_answers(
+        answers,
+        [
+            {"event": "PreToolUse", "when": "echo call-1", "answer": {"hookSpecificOutput": rewrite}},
+            {
+                "event": "PostToolUse",
+                "when": "echo call-2",
+                "answer": {"decision": "block", "reason": "VISIBLE-2"},
+            },
+            {
+                "event": "PostToolUse",
+                "when": "echo call-3",
+                "answer": {
+                    "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "IGNORED-3"}
+                },
+            },
+            {
+                "event": "PostToolUse",
+                "when": "echo call-4",
+                "answer": {
+                    "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CONTEXT-4"}
+                },
+            },
+        ],
+    )
+    install_codex_hooks(codex_home, log, answers, trusted=True)
+    steps = [shell_call(f"echo call-{n}") for n in range(1, 5)]
+    with serving(steps) as server:
+        finished(run_codex(codex_home, tmp_path / "project", server.url))
+    first, second, third, fourth = results(server)
+
+    assert "Process exited with code 3" in first.text and "REWRITTEN-1" in first.text
+    assert second.text == "VISIBLE-2"
+    assert "call-3" in third.text and "IGNORED-3" not in third.text
+    assert "call-4" in fourth.text
+    assert developer_text_before(server.requests[-1], fourth.call_id) == "CONTEXT-4"
+
+    calls = read_log(log)
+    pre = [c for c in calls if c["hook_event_name"] == "PreToolUse"]
+    post = [c for c in calls if c["hook_event_name"] == "PostToolUse"]
+    assert [c["tool_input"] for c in pre] == [{"command": f"echo call-{n}"} for n in range(1, 5)]
+    assert {c["tool_name"] for c in calls} == {"Bash"}
+    assert {c["permission_mode"] for c in calls} == {"bypassPermissions"}  # exec runs with approval never
+    expected = {"session_id", "turn_id", "transcript_path", "cwd", "hook_event_name", "model"}
+    assert expected | {"permission_mode", "tool_name", "tool_input", "tool_use_id"} <= set(pre[0])
+    # PostToolUse sees the rewritten command, and its output as a bare string without the exit status.
+    assert post[0]["tool_input"] == {"command": "echo REWRITTEN-1; exit 3"}
+    assert post[0]["tool_response"] == "REWRITTEN-1\n"
+
+
+def developer_text_before(record: Record, call_id: str) -> str | None:
+    """The developer message Codex put just before the output of `call_id`, if any."""
+    items = record.body["input"]
+    for index, item in enumerate(items):
+        if item.get("type") == "function_call_output" and item.get("call_id") == call_id and index:
+            previous = items[index - 1]
+            if previous.get("role") == "developer":
+                return "".join(part.get("text", "") for part in previous["content"])
+    return None
+
+
+def test_codex_runs_no_untrusted_hook(codex_home: Path, tmp_path: Path) -> None:
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    install_codex_hooks(codex_home, log, answers, trusted=False)
+    with serving([shell_call("echo untrusted")]) as server:
+        finished(run_codex(codex_home, tmp_path / "project", server.url))
+    (result,) = results(server)
+    assert "untrusted" in result.text
+    assert read_log(log) == []
+
+
+# --- Gemini CLI: the measured hook contract -------------------------------------------------------
+
+
+def test_gemini_rewrites_under_its_policy_and_replaces_through_a_tail_call(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    project.mkdir()
+    (project / "visible.txt").write_text("tokenlab visible text\n")
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    command = record_command(log, answers)
+    hooks = {
+        event: [{"matcher": ".*", "hooks": [{"type": "command", "command": command}]}]
+        for event in ("BeforeTool", "AfterTool")
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps({**GEMINI_OFFLINE_SETTINGS, "hooks": hooks}))
+    policy = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "echo"\ndecision = "allow"\npriority = 100\n'
+    (home / ".gemini" / "policies" / "e2e.toml").write_text(policy)
+
+    def before(when: str, new_command: str) -> dict[str, Any]:
+        output = {"hookEventName": "BeforeTool", "tool_input": {"command": new_command}}
+        return {"event": "BeforeTool", "when": when, "answer": {"hookSpecificOutput": output}}
+
+    def after(when: str, answer: dict[str, Any]) -> dict[str, Any]:
+        return {"event": "AfterTool", "when": when, "answer": answer}
+
+    tail = {"name": "read_file", "args": {"file_path": "visible.txt"}}
+    write_answers(
+        answers,
+        [
+            before("echo call-1", "echo REWRITTEN-1"),
+            before("echo call-5", "touch widened"),  # allowed command, rewritten to one the policy asks about
+            after(
+                "echo call-2",
+                {"hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "IGNORED-2"}},
+            ),
+            after(
+                "echo call-3",
+                {"hookSpecificOutput": {"hookEventName": "AfterTool", "tailToolCallRequest": tail}},
+            ),
+            after("echo call-4", {"decision": "deny", "reason": "VISIBLE-4"}),
+        ],
+    )
+    with serving([shell_call(f"echo call-{n}") for n in range(1, 6)]) as server:
+        finished(run_gemini(home, project, server.url))
+    first, second, third, fourth, fifth = results(server)
+
+    assert "Output: REWRITTEN-1" in first.text
+    assert "[System] Tool input parameters were modified by a hook before execution." in first.text
+    assert "Output: call-2" in second.text and "IGNORED-2" not in second.text
+    assert third.text == "tokenlab visible text\n" and not third.is_error
+    assert fourth.is_error and fourth.raw["response"] == {"error": "VISIBLE-4"}
+    assert fifth.is_error and "denied by policy" in fifth.text
+    assert not (project / "widened").exists()
+
+    calls = read_log(log)
+    after_calls = [
+        c for c in calls if c["hook_event_name"] == "AfterTool" and not c.get("original_request_name")
+    ]
+    assert {"session_id", "transcript_path", "cwd", "timestamp", "tool_name", "tool_input"} <= set(calls[0])
+    assert after_calls[0]["tool_response"]["llmContent"].startswith(
+        "<untrusted_context>\nOutput: REWRITTEN-1"
+    )
+    assert after_calls[0]["tool_response"]["returnDisplay"] == "REWRITTEN-1"
+    tail_calls = [c for c in calls if c.get("original_request_name")]
+    assert [(c["hook_event_name"], c["tool_name"]) for c in tail_calls] == [
+        ("BeforeTool", "read_file"),
+        ("AfterTool", "read_file"),
+    ]
+
+
+def test_record_hook_answers_only_the_matching_call(tmp_path: Path) -> None:
+    """The recording hook itself, so a contract failure above is never the harness's."""
+    log, answers = tmp_path / "log.jsonl", tmp_path / "answers.json"
+    write_answers(
+        answers, [{"event": "AfterTool", "when": "call-2", "answer": {"decision": "deny", "reason": "r"}}]
+    )
+
+    def call(data: dict[str, Any]) -> str:
+        done = subprocess.run(
+            record_command(log, answers),
+            shell=True,
+            input=json.dumps(data),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    assert call({"hook_event_name": "AfterTool", "tool_input": {"command": "echo call-1"}}) == ""
+    assert (
+        json.loads(call({"hook_event_name": "AfterTool", "tool_input": {"command": "echo call-2"}}))["reason"]
+        == "r"
+    )
+    tail_call = {
+        "hook_event_name": "AfterTool",
+        "tool_input": {"command": "echo call-2"},
+        "original_request_name": "x",
+    }
+    assert call(tail_call) == ""
+    assert len(read_log(log)) == 3
+
+
+def test_shell_call_offers_each_hosts_shell_tool() -> None:
+    names = [name for name, _ in shell_call("ls").choices]
+    assert ToolCall.of("Bash", {}).pick(["Read", "Bash"]) == ("Bash", {})
+    assert {"Bash", "exec_command", "run_shell_command"} <= set(names)
