@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -216,6 +217,33 @@ def test_codex_rewrites_with_pre_tool_use_and_replaces_only_through_a_block(
     # PostToolUse sees the rewritten command, and its output as a bare string without the exit status.
     assert post[0]["tool_input"] == {"command": "echo REWRITTEN-1; exit 3"}
     assert post[0]["tool_response"] == "REWRITTEN-1\n"
+
+
+def test_codex_checks_its_own_rules_only_on_the_rewritten_command(codex_home: Path, tmp_path: Path) -> None:
+    """Why a Codex hook must decide itself what it may wrap: Codex refuses `rm -f` on its
+    own, but not inside `tokens run --shell '…'`, so a blind rewrite would widen what runs."""
+    project = tmp_path / "project"
+    for name in ("kept", "removed"):
+        (project / name).write_text(name)
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    wrapped = shlex.join([str(tokens_bin()), "run", "--shell", "rm -f removed"])
+    rewrite = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": {"command": wrapped},
+    }
+    write_answers(
+        answers, [{"event": "PreToolUse", "when": "rm -f removed", "answer": {"hookSpecificOutput": rewrite}}]
+    )
+    install_codex_hooks(codex_home, log, answers, trusted=True)
+    with serving([shell_call("rm -f kept"), shell_call("rm -f removed")]) as server:
+        finished(run_codex(codex_home, project, server.url, "--sandbox", "workspace-write"))
+    refused, wrapped_result = results(server)
+
+    assert "rm -f style commands are not permitted" in refused.text
+    assert (project / "kept").exists()
+    assert "Process exited with code 0" in wrapped_result.text
+    assert not (project / "removed").exists()
 
 
 def developer_text_before(record: Record, call_id: str) -> str | None:
