@@ -189,6 +189,9 @@ def test_read_cut_by_the_token_cap_shows_the_whole_file(store: Store, tmp_path: 
     replacement = answer(read_post(path, shown, totalLines=2000, truncatedByTokenCap=True), store)
     assert replacement is not None
     assert "truncatedByTokenCap" not in replacement.output["file"]
+    assert replacement.output["file"]["content"].startswith(
+        f"[tokenlab: the whole file, {JSON_DATA.count(chr(10)) + 1:,} lines"
+    )
     assert restored(replacement.output["file"]["content"], store) == JSON_DATA.encode()
 
 

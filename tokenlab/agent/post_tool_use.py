@@ -51,6 +51,10 @@ HOST_PREVIEW = 2_000
 READ_LIMIT = 256 << 10
 # A persisted Bash output is read up to this size; larger ones keep the host's preview.
 PERSISTED_LIMIT = 64 << 20
+WHOLE_FILE = (
+    "[tokenlab: the whole file, {lines:,} lines, in brief; "
+    "a PARTIAL view note below is about Claude Code's own cut]\n"
+)
 OPEN_HINT = "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
 # Read leaves these alone: code the agent may edit, whatever the classifier thinks of it.
 _CODE_WORDS = (
@@ -195,11 +199,13 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
         return None  # a part of the file: the visible text would claim more than was read
     whole_asked = tool_input.get("offset") is None and tool_input.get("limit") is None
     shown_whole = file.get("numLines") == file.get("totalLines") and not file.get("truncatedByTokenCap")
+    host_cut = False
     if whole_asked:
         on_disk = read(path, READ_LIMIT)
         # The file as stored restores byte for byte; used only when it is what was shown.
         if on_disk is not None and on_disk.decode("utf-8", errors="replace").startswith(content):
             data = on_disk
+            host_cut = not shown_whole
             shown_whole = True
     if not shown_whole:
         return None
@@ -207,9 +213,12 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
     numbered = "".join(f"{n}\t{line}\n" for n, line in enumerate(content.split("\n"), start=1))
 
     def rebuild(visible: str) -> dict[str, Any]:
+        if host_cut:
+            # Claude Code still appends its note on the part it read before the hook ran.
+            visible = WHOLE_FILE.format(lines=len(text.splitlines())) + visible
         lines = visible.count("\n") + (0 if visible.endswith("\n") else 1)
         new_file = {k: v for k, v in file.items() if k != "truncatedByTokenCap"}
-        new_file.update(content=visible, numLines=lines, startLine=1, totalLines=text.count("\n") + 1)
+        new_file.update(content=visible, numLines=lines, startLine=1, totalLines=len(text.splitlines()))
         return {**response, "file": new_file}
 
     return Plan(data, path, numbered, rebuild, data_only=True)
