@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -134,6 +135,150 @@ def test_claude_code_sends_tokenlabs_visible_text_for_a_command_a_rule_allows(
     assert build.text.startswith("<persisted-output>\nOutput too large")
     assert "BUILD OK" not in build.text
     assert failing.is_error and "frobnicate" not in failing.text
+
+
+# --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
+
+# A successful job whose problem is in the middle and whose summary is at the end: Claude
+# Code's own 2 KB preview shows neither. The signals were written with the script, before
+# tokenlab's output was looked at.
+SYNC_SH = """for i in $(seq 1 1200); do echo "INFO sync record $i of 2500 written to db-primary"; done
+echo "ERROR retry 1/3: connection reset by peer (db-primary:5432)"
+for i in $(seq 1201 2500); do echo "INFO sync record $i of 2500 written to db-primary"; done
+echo "DONE: 2500 records synced, 1 retry"
+"""
+SYNC_SIGNALS = (
+    "ERROR retry 1/3: connection reset by peer (db-primary:5432)",
+    "DONE: 2500 records synced, 1 retry",
+)
+BUILD_SIGNALS = ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules")
+APP_LOG_SIGNALS = (
+    "ERROR payment-service: timeout after 30s calling ledger-api (request 7f3a)",
+    "INFO shutdown complete",
+)
+REPORT_SIGNALS = ('"generated_at": "2026-11-30T12:00:00Z"', '"records"')
+
+
+def app_log() -> str:
+    """About 150 KB of service log, one error in the middle, under Read's 256 KB limit."""
+    lines = [
+        f"2026-11-30 12:{i // 60 % 60:02d}:{i % 60:02d} INFO request {i} served in 12ms" for i in range(2600)
+    ]
+    lines.insert(1300, f"2026-11-30 12:21:40 {APP_LOG_SIGNALS[0]}")
+    return "\n".join([*lines, f"2026-11-30 13:00:00 {APP_LOG_SIGNALS[1]}"]) + "\n"
+
+
+def report_json() -> str:
+    """About 150 KB of JSON: a header and 1,500 similar records."""
+    records = [{"id": i, "name": f"record-{i}", "status": "ok", "size": 1024 + i} for i in range(1500)]
+    return json.dumps({"generated_at": "2026-11-30T12:00:00Z", "records": records}, indent=2) + "\n"
+
+
+@pytest.fixture
+def claude_no_rules(tmp_path: Path) -> tuple[Path, Path]:
+    """A home whose settings hold no permission rule, and a project with the captures."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    for name, text in {"build.sh": BUILD_SH, "sync.sh": SYNC_SH, "failing.sh": FAILING_SH}.items():
+        (project / name).write_text(text)
+    (project / "app.log").write_text(app_log())
+    (project / "report.json").write_text(report_json())
+    (home / ".claude" / "settings.json").write_text('{\n    "model": "sonnet"\n}\n')
+    return home, project
+
+
+def restore(home: Path, project: Path, text: str) -> bytes:
+    ref = ORIGINAL_REF.search(text)
+    assert ref is not None, text
+    return subprocess.run(
+        [str(tokens_bin()), "show-ref", ref.group(1), "--raw"],
+        env=base_env(home), cwd=project, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def test_claude_code_post_tool_use_replaces_bash_output_approved_by_allowed_tools_only(
+    claude_no_rules: tuple[Path, Path],
+) -> None:
+    home, project = claude_no_rules
+    settings = home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [shell_call("sh build.sh"), shell_call("sh sync.sh"), shell_call("sh failing.sh")]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash"))
+    build, sync, failing = results(server)
+
+    for result, script, signals in ((build, "build.sh", BUILD_SIGNALS), (sync, "sync.sh", SYNC_SIGNALS)):
+        raw = subprocess.run(["sh", script], cwd=project, capture_output=True, check=True).stdout
+        assert not result.is_error
+        assert "<persisted-output>" not in result.text  # not Claude Code's 2 KB preview
+        assert len(result.text) < len(raw) // 20
+        for signal in signals:
+            assert signal in result.text
+        assert "tokens show-ref" in result.text
+        assert restore(home, project, result.text) == raw
+    # A failing command goes to PostToolUseFailure, which cannot replace output: the host's own
+    # result stands, exit status first, the error at the end cut off (no rule, so no rewrite).
+    assert failing.is_error and failing.text.startswith("Exit code 3\n")
+    assert "frobnicate" not in failing.text and "#ref:" not in failing.text
+
+    tokens(home, project, "hook", "uninstall", "claude-code", "--user")
+    assert settings.read_bytes() == before
+
+
+def test_claude_code_post_tool_use_replaces_a_read_of_data_but_not_of_code(
+    claude_no_rules: tuple[Path, Path],
+) -> None:
+    home, project = claude_no_rules
+    (project / "module.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300)))
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        ToolCall.of("Read", {"file_path": str(project / "app.log")}),
+        ToolCall.of("Read", {"file_path": str(project / "report.json")}),
+        ToolCall.of("Read", {"file_path": str(project / "module.py")}),
+        ToolCall.of(
+            "Edit",
+            {
+                "file_path": str(project / "module.py"),
+                "old_string": "return x + 7\n",
+                "new_string": "return x + 70\n",
+            },
+        ),
+    ]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Read,Edit"))
+    log, report, code, edit = results(server)
+
+    for result, name, signals in ((log, "app.log", APP_LOG_SIGNALS), (report, "report.json", REPORT_SIGNALS)):
+        assert not result.is_error
+        # The whole file, not the part Read's token cap let through (whose note Claude Code still adds).
+        assert "[tokenlab: the whole file" in result.text
+        assert len(result.text) < (project / name).stat().st_size // 10
+        for signal in signals:
+            assert signal in result.text
+        assert restore(home, project, result.text) == (project / name).read_bytes()
+    assert "def f299(x):" in code.text and "#ref:" not in code.text  # source code left as it is
+    assert not edit.is_error
+    assert "return x + 70\n" in (project / "module.py").read_text()
+
+
+def test_claude_code_post_tool_use_replaces_grep_results(claude_no_rules: tuple[Path, Path]) -> None:
+    home, project = claude_no_rules
+    tree = project / "src"
+    shutil.copytree(
+        Path(__file__).parents[2] / "tokenlab", tree, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    grep = {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}
+    with serving([ToolCall.of("Grep", grep)]) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Grep"))
+    (result,) = results(server)
+    assert not result.is_error
+    assert "#ref:ctx_" in result.text and "tokens show-ref" in result.text
+    restored = restore(home, project, result.text).decode()
+    assert len(result.text) < len(restored) // 3
+    assert restored.count("def ") >= 200  # the lines Claude Code gave the hook, whole
 
 
 # --- Codex CLI: the measured hook contract --------------------------------------------------------
