@@ -125,6 +125,8 @@ def test_output_ending_in_our_footer_is_left_alone(store: Store) -> None:
     first = answer(bash(BUILD_LOG[-20_000:]), store)
     assert first is not None
     assert answer(bash(first.output["stdout"], command="cat saved.txt"), store) is None
+    as_json = json.dumps({"visible": first.output["stdout"], "records": JSON_DATA})
+    assert answer(post("mcp__tokenlab__read_file", {"path": "build.log"}, as_json), store) is None
 
 
 @pytest.mark.parametrize(

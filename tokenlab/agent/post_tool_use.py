@@ -18,7 +18,8 @@ was measured with the real CLI (docs/hosts.md); the rules follow from it:
   Claude Code wrap the answer as a 2 KB preview again.
 - A visible text over `HOST_CAP` characters would be persisted again and shown as a
   preview, so it is not sent at all.
-- An output `tokens run` already produced (the PreToolUse rewrite) is left alone.
+- An output that is tokenlab's visible text already (the PreToolUse rewrite to `tokens
+  run`, any `tokens` command, tokenlab's MCP server: its footer anywhere) is left alone.
 - Read: source code is left as it is, so the agent's edit loop sees the lines it edits;
   data (logs, JSON, CSV, YAML, XML, lockfiles, listings) is replaced.
 - A failed command never reaches PostToolUse (it goes to PostToolUseFailure, which cannot
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -55,6 +57,8 @@ WHOLE_FILE = (
     "[tokenlab: the whole file, {lines:,} lines, in brief; "
     "a PARTIAL view note below is about Claude Code's own cut]\n"
 )
+# tokenlab's footer anywhere in an output, also inside a JSON string (tokenlab's MCP server).
+OUR_FOOTER = re.compile(rb"\[original [0-9,]+ bytes: #ref:ctx_[0-9a-f]{6,64}")
 OPEN_HINT = "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
 # Read leaves these alone: code the agent may edit, whatever the classifier thinks of it.
 _CODE_WORDS = (
@@ -115,8 +119,8 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     if hook_input.get("hook_event_name") != "PostToolUse":
         return None
     plan = plan_for(hook_input, read)
-    if plan is None or not plan.data.strip():
-        return None
+    if plan is None or not plan.data.strip() or OUR_FOOTER.search(plan.data):
+        return None  # nothing to show, or tokenlab's visible text already (`tokens run`, our MCP server)
     packet = analyse(plan.data, plan.label)
     if plan.data_only and packet.content_type not in DATA_TYPES and not _data_name(plan.label):
         return None
@@ -157,7 +161,7 @@ def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
     command = tool_input.get("command")
     if not isinstance(stdout, str) or not isinstance(command, str):
         return None
-    if response.get("interrupted") or response.get("isImage") or by_tokens_run(command, stdout):
+    if response.get("interrupted") or response.get("isImage") or by_tokens_run(command):
         return None
     if response.get("stderr"):
         return None  # stderr arrives merged into stdout; a separate one is a shape not measured
@@ -173,10 +177,8 @@ def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
     return Plan(data, display_line(command), host_view(text), lambda v: {**kept, "stdout": v})
 
 
-def by_tokens_run(command: str, stdout: str) -> bool:
-    """Whether this output is already tokenlab's: a `tokens …` command, or our footer."""
-    if markers.parse_footer(stdout.rstrip("\n") + "\n") is not None:
-        return True
+def by_tokens_run(command: str) -> bool:
+    """Whether the command is `tokens …` (the PreToolUse rewrite, or the agent's own call)."""
     try:
         words = shlex.split(command)
     except ValueError:
