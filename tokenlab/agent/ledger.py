@@ -300,6 +300,40 @@ def tally(rows: Iterable[tuple[str, int, int]], *, order_by_key: bool = False) -
     return sorted(found, key=lambda row: (-row.saved_tokens, row.key))
 
 
+@dataclass(frozen=True)
+class HostTally:
+    """Outputs a hook replaced: raw tokens, tokens shown, and what the host would have shown."""
+
+    runs: int
+    raw_tokens: int
+    visible_tokens: int
+    host_tokens: int
+
+    @property
+    def saved_vs_host(self) -> int:
+        return self.host_tokens - self.visible_tokens
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "runs": self.runs,
+            "raw_tokens": self.raw_tokens,
+            "visible_tokens": self.visible_tokens,
+            "host_tokens": self.host_tokens,
+            "saved_vs_host_tokens": self.saved_vs_host,
+        }
+
+
+def against_host(found: Iterable[Record]) -> HostTally:
+    """The rows that know what the host would have shown (hook replacements), summed."""
+    rows = [r for r in found if r.host_tokens is not None]
+    return HostTally(
+        len(rows),
+        sum(r.raw_tokens for r in rows),
+        sum(r.visible_tokens for r in rows),
+        sum(r.host_tokens or 0 for r in rows),
+    )
+
+
 def total(rows: Iterable[Tally], key: str = "total") -> Tally:
     rows = list(rows)
     return Tally(
@@ -321,9 +355,14 @@ def _group_key(entry: Record, by: GroupBy) -> str:
         return time.strftime("%Y-%m-%d", time.localtime(entry.time))
     if entry.kind is Kind.ANALYZE:
         return "analyze " + ("-" if entry.source == "<stdin>" else "FILE")
+    tool = entry.source.partition(" ")[0]
+    if entry.kind is Kind.HOOK and (tool in HOOK_TOOLS or tool.startswith("mcp__")):
+        return "Read FILE" if tool == "Read" else tool  # a Bash row's source is its command line
     return command_key(entry.source)
 
 
+# Claude Code tools whose hook rows are named `<tool> …` (a Bash row by its command line).
+HOOK_TOOLS = frozenset({"Read", "Grep", "Glob", "WebFetch"})
 # Tools whose second word names what was done (`git status`, `cargo test`, `npm run`).
 SUBCOMMAND_TOOLS = frozenset(
     {

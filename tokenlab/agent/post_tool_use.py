@@ -96,7 +96,7 @@ class Plan:
     label: str
     host_text: str  # what the model is shown without tokenlab
     rebuild: Callable[[str], Any]
-    data_only: bool = False  # replace only when the pipeline classified it as data
+    data_only: bool = False  # replace only when the pipeline classifies it as data
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     if plan is None or not plan.data.strip() or OUR_FOOTER.search(plan.data):
         return None  # nothing to show, or tokenlab's visible text already (`tokens run`, our MCP server)
     packet = analyse(plan.data, plan.label)
-    if plan.data_only and packet.content_type not in DATA_TYPES and not _data_name(plan.label):
+    if plan.data_only and packet.content_type not in DATA_TYPES:
         return None
     visible = with_hint(packet.visible)
     raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
@@ -223,7 +223,7 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
         new_file.update(content=visible, numLines=lines, startLine=1, totalLines=len(text.splitlines()))
         return {**response, "file": new_file}
 
-    return Plan(data, path, numbered, rebuild, data_only=True)
+    return Plan(data, f"Read {path}", numbered, rebuild, data_only=not _data_name(path))
 
 
 def _search(tool: str, response: Mapping[str, Any]) -> Plan | None:
