@@ -244,6 +244,11 @@ def test_mcp_results_as_a_string_or_text_blocks(store: Store) -> None:
     replacement = answer(post("mcp__files__read", {}, blocks), store)
     assert replacement is not None
     assert [block["type"] for block in replacement.output] == ["text"]
+    wrapped = json.dumps({"result": BUILD_LOG[-20_000:]})  # a tool's string as structured content
+    replacement = answer(post("mcp__svc__log", {}, wrapped), store)
+    assert replacement is not None
+    assert all(signal in replacement.output for signal in SIGNALS)
+    assert restored(replacement.output, store) == BUILD_LOG[-20_000:].encode()
     image = [{"type": "image", "data": "…"}]
     assert answer(post("mcp__files__read", {}, image), store) is None
 

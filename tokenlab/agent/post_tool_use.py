@@ -20,6 +20,8 @@ was measured with the real CLI (docs/hosts.md); the rules follow from it:
   preview, so it is not sent at all.
 - An output that is tokenlab's visible text already (the PreToolUse rewrite to `tokens
   run`, any `tokens` command, tokenlab's MCP server: its footer anywhere) is left alone.
+- An MCP tool's text wrapped as structured content (`{"result": "…"}`) is analysed as the
+  text itself, and the answer is its visible text: the ref restores the tool's text.
 - Read: source code is left as it is, so the agent's edit loop sees the lines it edits;
   data (logs, JSON, CSV, YAML, XML, lockfiles, listings) is replaced.
 - A failed command never reaches PostToolUse (it goes to PostToolUseFailure, which cannot
@@ -241,10 +243,28 @@ def _search(tool: str, response: Mapping[str, Any]) -> Plan | None:
 
 def _mcp(tool: str, response: Any) -> Plan | None:
     if isinstance(response, str):
-        return Plan(response.encode("utf-8"), tool, host_view(response), lambda v: v)
+        text = _sole_text(response) or response
+        return Plan(text.encode("utf-8"), tool, host_view(response), lambda v: v)
     if isinstance(response, list) and response and all(_text_block(block) for block in response):
         text = "\n".join(block["text"] for block in response)
         return Plan(text.encode("utf-8"), tool, host_view(text), lambda v: [{"type": "text", "text": v}])
+    return None
+
+
+def _sole_text(response: str) -> str | None:
+    """The text an MCP tool returned as structured content, `{"result": "<text>"}` (the SDKs
+    wrap a tool's plain string so), else None. Analysed as JSON, the text would be one long
+    string value, folded whole; analysed as itself, its lines are what gets folded."""
+    if not response.startswith("{"):
+        return None
+    try:
+        data = json.loads(response)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and len(data) == 1:
+        (value,) = data.values()
+        if isinstance(value, str) and "\n" in value:
+            return value
     return None
 
 
