@@ -76,7 +76,9 @@ def _run(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> subprocess.C
 # --- Claude Code ------------------------------------------------------------------------------
 
 
-def run_claude(home: Path, cwd: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_claude(
+    home: Path, cwd: Path, url: str, *args: str, extra_env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = base_env(
         home,
         ANTHROPIC_BASE_URL=url,
@@ -84,6 +86,7 @@ def run_claude(home: Path, cwd: Path, url: str, *args: str) -> subprocess.Comple
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
         DISABLE_TELEMETRY="1",
         DISABLE_AUTOUPDATER="1",
+        **(extra_env or {}),
     )
     argv = [str(cli("claude")), "-p", "go", "--output-format", "json", "--model", "claude-sonnet-4-5", *args]
     return _run(argv, env, cwd)

@@ -22,6 +22,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.fixture_mcp import ERROR_LINE, service_log
 from tests.e2e.hosts import (
     GEMINI_OFFLINE_SETTINGS,
     base_env,
@@ -279,6 +281,47 @@ def test_claude_code_post_tool_use_replaces_grep_results(claude_no_rules: tuple[
     restored = restore(home, project, result.text).decode()
     assert len(result.text) < len(restored) // 3
     assert restored.count("def ") >= 200  # the lines Claude Code gave the hook, whole
+
+
+def test_claude_code_post_tool_use_replaces_an_mcp_tools_result_and_a_glob(
+    claude_no_rules: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = claude_no_rules
+    tree = project / "src"
+    shutil.copytree(
+        Path(__file__).parents[2] / "tokenlab", tree, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    server_script = Path(__file__).with_name("fixture_mcp.py")
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"fixture": {"command": sys.executable, "args": [str(server_script)]}}})
+    )
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        ToolCall.of("mcp__fixture__service_log", {}),
+        ToolCall.of("Glob", {"pattern": "**/*.py", "path": str(tree)}),
+    ]
+    with serving(steps) as server:
+        finished(
+            run_claude(
+                home, project, server.url,
+                "--mcp-config", str(config), "--allowedTools", "mcp__fixture__service_log,Glob",
+                extra_env={"ENABLE_TOOL_SEARCH": "false"},  # MCP tools offered directly, not behind ToolSearch
+            )
+        )  # fmt: skip
+    mcp_result, glob_result = results(server)
+
+    expected = service_log()
+    assert not mcp_result.is_error
+    assert len(mcp_result.text) < len(expected) // 10
+    assert ERROR_LINE in mcp_result.text
+    assert restore(home, project, mcp_result.text) == expected.encode()
+    assert not glob_result.is_error
+    assert "#ref:ctx_" in glob_result.text
+    listed = restore(home, project, glob_result.text).decode().splitlines()
+    assert len(listed) == 100  # Glob's own limit: the names the hook was given, each a real file
+    assert all((project / name).is_file() for name in listed)
+    assert len(glob_result.text) < len("\n".join(listed)) // 2
 
 
 # --- Codex CLI: the measured hook contract --------------------------------------------------------
