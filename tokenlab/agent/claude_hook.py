@@ -26,11 +26,13 @@ import os
 import stat
 import sys
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
+    from tokenlab.store import Store
 
 
 def run(
@@ -70,30 +72,38 @@ def run(
 
 
 def answer_post_tool_use(hook_input: dict[str, object], excludes: list[str]) -> dict[str, object] | None:
-    """The PostToolUse answer (None: leave the output), its ledger row written."""
-    from tokenlab.agent import ledger
+    """The PostToolUse answer (None: leave the output), its ledger row written. The pipeline
+    and the store are loaded only for an output worth analysing: this runs after every
+    covered tool call, mostly small ones."""
     from tokenlab.agent.hooks import Rule
     from tokenlab.agent.post_tool_use import decide as decide_post
-    from tokenlab.optimizers import OptimizerConfig
-    from tokenlab.pipeline import analyze
-    from tokenlab.store import Store
 
     tool_input = hook_input.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     rules = [Rule(pattern.strip()) for pattern in excludes if pattern.strip()]
     if isinstance(command, str) and any(rule.matches(command, loose=True) for rule in rules):
         return None
-    with Store.resolve() as store:
+    with ExitStack() as stack:
+        opened: list[Store] = []
 
         def analyse(data: bytes, label: str) -> ContextPacket:
-            return analyze(data, source=label, store=store, config=OptimizerConfig(), redact_secrets=True)
+            from tokenlab.optimizers import OptimizerConfig
+            from tokenlab.pipeline import analyze
+            from tokenlab.store import Store
+
+            opened.append(stack.enter_context(Store.resolve()))
+            return analyze(data, source=label, store=opened[0], config=OptimizerConfig(), redact_secrets=True)
 
         replacement = decide_post(hook_input, read_file, analyse)
         if replacement is None:
             return None
+        from tokenlab.agent import ledger
+
         row = ledger.packet_record(replacement.packet, ledger.Kind.HOOK)
         visible = replacement.visible_tokens
-        ledger.record(store.root, replace(row, visible_tokens=visible, host_tokens=replacement.host_tokens))
+        ledger.record(
+            opened[0].root, replace(row, visible_tokens=visible, host_tokens=replacement.host_tokens)
+        )
     return replacement.as_dict()
 
 

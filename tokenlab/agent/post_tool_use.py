@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 # Claude Code persists a tool result over this many characters and shows a 2 KB preview.
 HOST_CAP = 30_000
 HOST_PREVIEW = 2_000
+# Shorter outputs are left as they are without running the pipeline: little to save.
+MIN_OUTPUT = 1_000
 # Read refuses files over 256 KB; the whole of a file it showed in part is read up to that.
 READ_LIMIT = 256 << 10
 # A persisted Bash output is read up to this size; larger ones keep the host's preview.
@@ -121,7 +123,7 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     if hook_input.get("hook_event_name") != "PostToolUse":
         return None
     plan = plan_for(hook_input, read)
-    if plan is None or not plan.data.strip() or OUR_FOOTER.search(plan.data):
+    if plan is None or len(plan.data) < MIN_OUTPUT or OUR_FOOTER.search(plan.data):
         return None  # nothing to show, or tokenlab's visible text already (`tokens run`, our MCP server)
     packet = analyse(plan.data, plan.label)
     if plan.data_only and packet.content_type not in DATA_TYPES:
@@ -157,11 +159,9 @@ def plan_for(hook_input: Mapping[str, Any], read: Read) -> Plan | None:
 
 
 def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read) -> Plan | None:
-    from tokenlab.agent.run import display_line
-
     stdout = response.get("stdout")
     command = tool_input.get("command")
-    if not isinstance(stdout, str) or not isinstance(command, str):
+    if not isinstance(stdout, str) or not isinstance(command, str) or len(stdout) < MIN_OUTPUT:
         return None
     if response.get("interrupted") or response.get("isImage") or by_tokens_run(command):
         return None
@@ -176,6 +176,8 @@ def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
         data = whole
     kept = {k: v for k, v in response.items() if k not in ("persistedOutputPath", "persistedOutputSize")}
     text = data.decode("utf-8", errors="replace")
+    from tokenlab.agent.run import display_line  # loaded only for an output worth analysing
+
     return Plan(data, display_line(command), host_view(text), lambda v: {**kept, "stdout": v})
 
 
