@@ -294,6 +294,17 @@ def test_entry_answers_and_records_the_three_counts(isolated_store: Path) -> Non
     assert row.host_tokens is not None and row.host_tokens >= row.raw_tokens - 5
 
 
+def test_entry_keeps_credentials_out_of_the_answer_and_the_ledger(isolated_store: Path) -> None:
+    token = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngOnly123456"
+    log = BUILD_LOG[:10_000] + f"DEBUG using GITHUB_TOKEN {token}\n" + BUILD_LOG[-10_000:]
+    printed = run_entry(bash(log, command=f"GITHUB_TOKEN={token} sh build.sh"))
+    assert printed and token not in printed
+    (row,) = ledger.records(isolated_store)
+    assert token not in row.source
+    files = list(isolated_store.glob(ledger.LEDGER_NAME + "*"))  # the database and its WAL
+    assert files and all(token.encode() not in f.read_bytes() for f in files)
+
+
 def test_entry_leaves_excluded_commands_alone() -> None:
     assert run_entry(bash(BUILD_LOG[-20_000:]), "--exclude", "sh build*") == ""
 

@@ -206,12 +206,14 @@ def test_claude_code_post_tool_use_replaces_bash_output_approved_by_allowed_tool
     settings = home / ".claude" / "settings.json"
     before = settings.read_bytes()
     tokens(home, project, "hook", "install", "claude-code", "--user")
-    steps = [shell_call("sh build.sh"), shell_call("sh sync.sh"), shell_call("sh failing.sh")]
+    compound = "if [ -f sync.sh ]; then sh sync.sh; fi"  # syntax the PreToolUse rewrite leaves alone
+    steps = [shell_call(c) for c in ("sh build.sh", "sh sync.sh", "sh failing.sh", compound)]
     with serving(steps) as server:
         finished(run_claude(home, project, server.url, "--allowedTools", "Bash"))
-    build, sync, failing = results(server)
+    build, sync, failing, compound_result = results(server)
 
-    for result, script, signals in ((build, "build.sh", BUILD_SIGNALS), (sync, "sync.sh", SYNC_SIGNALS)):
+    outputs = [(build, "build.sh", BUILD_SIGNALS), (sync, "sync.sh", SYNC_SIGNALS)]
+    for result, script, signals in [*outputs, (compound_result, "sync.sh", SYNC_SIGNALS)]:
         raw = subprocess.run(["sh", script], cwd=project, capture_output=True, check=True).stdout
         assert not result.is_error
         assert "<persisted-output>" not in result.text  # not Claude Code's 2 KB preview
