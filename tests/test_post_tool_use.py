@@ -261,8 +261,13 @@ def test_webfetch_result_is_replaced_in_its_field(store: Store) -> None:
         "result": BUILD_LOG[-20_000:],
         "url": "https://x",
     }
-    replacement = answer(post("WebFetch", {"url": "https://x", "prompt": "p"}, response), store)
+    url = "https://x/?access_token=ghp_R4nd0mT0k3nV4lu3F0rT3st1ngOnly123456"
+    replacement = answer(post("WebFetch", {"url": url, "prompt": "p"}, response), store)
     assert replacement is not None
+    assert (
+        replacement.packet.source.startswith("WebFetch https://x/")
+        and "ghp_" not in replacement.packet.source
+    )
     assert {k: v for k, v in replacement.output.items() if k != "result"} == {
         k: v for k, v in response.items() if k != "result"
     }

@@ -150,8 +150,10 @@ def plan_for(hook_input: Mapping[str, Any], read: Read) -> Plan | None:
     if tool in ("Grep", "Glob") and isinstance(response, Mapping):
         return _search(tool, response)
     if tool == "WebFetch" and isinstance(response, Mapping) and isinstance(response.get("result"), str):
+        from tokenlab.agent.run import display_line  # masks a credential in the URL
+
         text = response["result"]
-        label = f"WebFetch {str(tool_input.get('url', ''))[:200]}"
+        label = display_line(f"WebFetch {tool_input.get('url', '')}")
         return Plan(text.encode("utf-8"), label, host_view(text), lambda v: {**response, "result": v})
     if tool.startswith("mcp__"):
         return _mcp(tool, response)
