@@ -236,8 +236,10 @@ def test_claude_code_post_tool_use_replaces_a_read_of_data_but_not_of_code(
 ) -> None:
     home, project = claude_no_rules
     (project / "module.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300)))
+    (project / "big.json").write_text(report_json() * 2)  # 300 KB: over Read's 256 KB limit
     tokens(home, project, "hook", "install", "claude-code", "--user")
     steps = [
+        ToolCall.of("Read", {"file_path": str(project / "big.json")}),
         ToolCall.of("Read", {"file_path": str(project / "app.log")}),
         ToolCall.of("Read", {"file_path": str(project / "report.json")}),
         ToolCall.of("Read", {"file_path": str(project / "module.py")}),
@@ -252,7 +254,10 @@ def test_claude_code_post_tool_use_replaces_a_read_of_data_but_not_of_code(
     ]
     with serving(steps) as server:
         finished(run_claude(home, project, server.url, "--allowedTools", "Read,Edit"))
-    log, report, code, edit = results(server)
+    big, log, report, code, edit = results(server)
+
+    # Refused by Claude Code before any PostToolUse hook: its own error stands.
+    assert big.is_error and "exceeds maximum allowed size (256KB)" in big.text and "#ref:" not in big.text
 
     for result, name, signals in ((log, "app.log", APP_LOG_SIGNALS), (report, "report.json", REPORT_SIGNALS)):
         assert not result.is_error
