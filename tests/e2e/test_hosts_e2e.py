@@ -3,10 +3,12 @@
 Each test runs one pinned CLI (tests/e2e/install_clis.sh) non-interactively with a private
 HOME, and asserts on the requests the endpoint recorded, above all the tool results.
 
-- Claude Code: tokenlab's existing hook (`tokens hook install claude-code`) rewrites a
-  command a settings rule allows, the model gets tokenlab's visible text (its signals, a ref
-  that restores byte for byte, a failure's exit status), and `uninstall` brings back the
-  host's own handling and the settings file byte for byte.
+- Claude Code: tokenlab's hooks (`tokens hook install claude-code`). The PreToolUse rewrite
+  of a command a settings rule allows: the model gets tokenlab's visible text (its signals, a
+  ref that restores byte for byte, a failure's exit status), and `uninstall` brings back the
+  host's own handling and the settings file byte for byte. The PostToolUse replacement, with
+  no settings rule at all: Bash approved by `--allowedTools` (a compound command too), Read
+  of data files (code left alone, an Edit after it), Grep, Glob and an MCP tool.
 - Codex CLI and Gemini CLI: tokenlab has no hook for them yet, so a recording hook pins the
   contract docs/hosts.md describes: what each hook is given and which answers change what
   the model sees.
