@@ -197,6 +197,41 @@ def test_read_cut_by_the_token_cap_shows_the_whole_file(store: Store, tmp_path: 
     assert restored(replacement.output["file"]["content"], store) == JSON_DATA.encode()
 
 
+CSV = "id,name,status,size\n" + "".join(f"{i},record-{i},ok,{1024 + i}\n" for i in range(800))
+PACKAGE_LOCK = json.dumps(
+    {
+        "name": "app",
+        "lockfileVersion": 3,
+        "packages": {
+            f"node_modules/pkg-{i}": {
+                "version": f"1.{i}.0",
+                "resolved": f"https://registry.npmjs.org/pkg-{i}/-/pkg-{i}-1.{i}.0.tgz",
+                "integrity": f"sha512-{i:064x}",
+            }
+            for i in range(300)
+        },
+    },
+    indent=2,
+)
+LISTING = "".join(f"-rw-r--r-- 1 u u {1000 + i:>6} Nov 30 12:00 file_{i}.dat\n" for i in range(600))
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("data.csv", CSV), ("package-lock.json", PACKAGE_LOCK), ("listing.txt", LISTING)],
+    ids=["csv", "lockfile", "listing"],
+)
+def test_read_of_tables_lockfiles_and_listings_is_replaced(
+    name: str, text: str, store: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    replacement = answer(read_post(path, text.rstrip("\n")), store)
+    assert replacement is not None
+    assert len(replacement.output["file"]["content"]) < len(text) // 2
+    assert restored(replacement.output["file"]["content"], store) == text.encode()
+
+
 def test_read_of_source_code_or_of_a_part_is_left_alone(store: Store, tmp_path: Path) -> None:
     code = tmp_path / "module.py"
     source = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(600))
