@@ -202,9 +202,9 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
     name = posixpath.basename(path)
     if name.rpartition(".")[2].lower() in CODE_EXTENSIONS and name not in LOCKFILES:
         return None
-    data = content.encode("utf-8", errors="surrogatepass")
     if file.get("startLine", 1) != 1:
-        return None  # a part of the file: the visible text would claim more than was read
+        return None  # a page further in: its visible text would restart the line numbers at 1
+    data = content.encode("utf-8", errors="surrogatepass")
     whole_asked = tool_input.get("offset") is None and tool_input.get("limit") is None
     shown_whole = file.get("numLines") == file.get("totalLines") and not file.get("truncatedByTokenCap")
     host_cut = False
@@ -301,7 +301,3 @@ def with_hint(visible: str) -> str:
         return visible
     cut = visible.rstrip("\n").rfind("\n") + 1
     return visible[:cut] + OPEN_HINT + "\n" + visible[cut:]
-
-
-def answer_json(replacement: Replacement) -> str:
-    return json.dumps(replacement.as_dict(), ensure_ascii=False)
