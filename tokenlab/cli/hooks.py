@@ -97,9 +97,10 @@ def install(
     )
     if covered:
         typer.echo(
-            f"And as a PostToolUse hook for {', '.join(covered)}: a successful tool's output is replaced\n"
-            "by tokenlab's visible text when that is shorter (source code read with Read is left\n"
-            "as it is). It changes what the model is shown, never what may run."
+            f"Also as a PostToolUse hook for {', '.join(covered)}:\n"
+            "a successful tool's output is replaced by tokenlab's visible text when that is\n"
+            "shorter (source code read with Read is left as it is). It changes what the model\n"
+            "is shown, never what may run."
         )
     _show_read_only(allow_read_only)
 
