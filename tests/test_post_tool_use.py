@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tokenlab import markers
+from tokenlab import markers, tokens
 from tokenlab.agent import claude_hook, ledger, post_tool_use
 from tokenlab.agent.claude_hook import read_file
 from tokenlab.agent.claude_settings import Change, hook_command, install, uninstall
-from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide
+from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide, numbered
 from tokenlab.cli import app
 from tokenlab.optimizers import OptimizerConfig
 from tokenlab.packet import ContextPacket
@@ -182,6 +182,9 @@ def test_read_of_data_is_replaced_in_reads_shape(store: Store, tmp_path: Path) -
     assert new["file"]["numLines"] == new["file"]["content"].count("\n")
     assert len(new["file"]["content"]) < len(JSON_DATA) // 2
     assert restored(new["file"]["content"], store) == path.read_bytes()  # the file, byte for byte
+    # Both counts as Claude Code shows a Read: each line after its number.
+    assert replacement.visible_tokens == tokens.count(numbered(new["file"]["content"]))
+    assert replacement.host_tokens == tokens.count(numbered(JSON_DATA))
 
 
 def test_read_cut_by_the_token_cap_shows_the_whole_file(store: Store, tmp_path: Path) -> None:

@@ -101,6 +101,7 @@ class Plan:
     host_text: str  # what the model is shown without tokenlab
     rebuild: Callable[[str], Any]
     data_only: bool = False  # replace only when the pipeline classifies it as data
+    shown: Callable[[str], str] = str  # the visible text as the host shows it (Read numbers lines)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class Replacement:
 
     output: Any
     packet: ContextPacket
-    visible_tokens: int  # of the answer's text, hint line included
+    visible_tokens: int  # of the answer's text as the host shows it, hint line included
     host_tokens: int
 
     def as_dict(self) -> dict[str, Any]:
@@ -133,7 +134,8 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     visible_tokens = tokens.count(visible)
     if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens or len(visible) > HOST_CAP:
         return None
-    return Replacement(plan.rebuild(visible), packet, visible_tokens, tokens.count(plan.host_text))
+    shown_tokens = tokens.count(plan.shown(visible))
+    return Replacement(plan.rebuild(visible), packet, shown_tokens, tokens.count(plan.host_text))
 
 
 def plan_for(hook_input: Mapping[str, Any], read: Read) -> Plan | None:
@@ -218,18 +220,29 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
     if not shown_whole:
         return None
     text = data.decode("utf-8", errors="replace")
-    numbered = "".join(f"{n}\t{line}\n" for n, line in enumerate(content.split("\n"), start=1))
+    # Claude Code still appends its note on the part it read before the hook ran.
+    prefix = WHOLE_FILE.format(lines=len(text.splitlines())) if host_cut else ""
 
     def rebuild(visible: str) -> dict[str, Any]:
-        if host_cut:
-            # Claude Code still appends its note on the part it read before the hook ran.
-            visible = WHOLE_FILE.format(lines=len(text.splitlines())) + visible
+        visible = prefix + visible
         lines = visible.count("\n") + (0 if visible.endswith("\n") else 1)
         new_file = {k: v for k, v in file.items() if k != "truncatedByTokenCap"}
         new_file.update(content=visible, numLines=lines, startLine=1, totalLines=len(text.splitlines()))
         return {**response, "file": new_file}
 
-    return Plan(data, f"Read {path}", numbered, rebuild, data_only=not _data_name(path))
+    return Plan(
+        data,
+        f"Read {path}",
+        numbered(content),
+        rebuild,
+        data_only=not _data_name(path),
+        shown=lambda visible: numbered(prefix + visible),
+    )
+
+
+def numbered(content: str) -> str:
+    """Read's content as Claude Code shows it, each line after its number and a tab."""
+    return "".join(f"{n}\t{line}\n" for n, line in enumerate(content.rstrip("\n").split("\n"), start=1))
 
 
 def _search(tool: str, response: Mapping[str, Any]) -> Plan | None:
