@@ -80,6 +80,32 @@ def test_table_has_a_bar_per_row_scaled_to_the_largest(isolated_store: Path) -> 
     assert git_row.endswith("█" * 12)
 
 
+def test_hook_rows_report_against_the_host_too(isolated_store: Path) -> None:
+    now = time.time()
+    ledger.record(isolated_store, Record(now, Kind.RUN, "make test", "log", 4000, 1000, 100, 1))
+    for source, raw, shown, host in (
+        ("sh build.sh", 46_000, 130, 700),
+        ("Read /p/app.log", 58_000, 350, 39_000),
+    ):
+        ledger.record(
+            isolated_store, Record(now, Kind.HOOK, source, "log", raw * 3, raw, shown, 2, host_tokens=host)
+        )
+    payload = gain()
+    assert payload["against_host"] == {
+        "runs": 2,
+        "raw_tokens": 104_000,
+        "visible_tokens": 480,
+        "host_tokens": 39_700,
+        "saved_vs_host_tokens": 39_220,
+    }
+    assert {row["key"] for row in payload["rows"]} == {"make test", "sh", "Read FILE"}
+    text = runner.invoke(app, ["gain"]).stdout.splitlines()
+    assert text[1] == (
+        "2 tool outputs replaced by the Claude Code hook: 480 tokens shown where Claude Code "
+        "would have shown 39,700 (104,000 raw)"
+    )
+
+
 def test_an_empty_ledger() -> None:
     result = runner.invoke(app, ["gain"])
     assert result.exit_code == 0

@@ -26,6 +26,7 @@ from tokenlab.cli import app
 from tokenlab.errors import InputError
 
 runner = CliRunner()
+POST_MATCHER = "Bash|Read|Grep|Glob|WebFetch|mcp__.*"
 
 
 @pytest.fixture(autouse=True)
@@ -551,9 +552,9 @@ def test_install_then_uninstall_is_byte_identical(name: str, original: bytes, tm
     installed = path.read_bytes()
     data = json.loads(installed)
     expected = json.loads(original)
-    expected.setdefault("hooks", {}).setdefault("PreToolUse", []).append(
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": command, "timeout": 10}]}
-    )
+    entry = {"type": "command", "command": command, "timeout": 10}
+    expected.setdefault("hooks", {}).setdefault("PreToolUse", []).append({"matcher": "Bash", "hooks": [entry]})
+    expected["hooks"].setdefault("PostToolUse", []).append({"matcher": POST_MATCHER, "hooks": [entry]})
     assert data == expected
     assert list(data) == list(expected)  # key order kept
     assert install(path, command) is Change.UNCHANGED
@@ -578,23 +579,21 @@ def test_install_only_adds_lines(tmp_path: Path) -> None:
 def test_install_creates_a_missing_file_and_updates_options_in_place(tmp_path: Path) -> None:
     path = tmp_path / "project" / ".claude" / "settings.json"
     assert install(path, hook_command()) is Change.ADDED
+    entry = {"type": "command", "command": "tokens hook claude-code", "timeout": 10}
     assert json.loads(path.read_text()) == {
         "hooks": {
-            "PreToolUse": [
-                {
-                    "matcher": "Bash",
-                    "hooks": [{"type": "command", "command": "tokens hook claude-code", "timeout": 10}],
-                }
-            ]
+            "PreToolUse": [{"matcher": "Bash", "hooks": [entry]}],
+            "PostToolUse": [{"matcher": POST_MATCHER, "hooks": [entry]}],
         }
     }
     assert path.read_text().endswith("}\n")
     changed = hook_command(read_only=True, excludes=("docker *",))
     assert install(path, changed) is Change.UPDATED
-    groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
-    assert [h["command"] for g in groups for h in g["hooks"]] == [
-        "tokens hook claude-code --allow-read-only --exclude 'docker *'"
-    ]
+    for event in ("PreToolUse", "PostToolUse"):
+        groups = json.loads(path.read_text())["hooks"][event]
+        assert [h["command"] for g in groups for h in g["hooks"]] == [
+            "tokens hook claude-code --allow-read-only --exclude 'docker *'"
+        ]
     assert uninstall(path) is Change.REMOVED
     assert json.loads(path.read_text()) == {}
 

@@ -49,6 +49,26 @@ def test_schema_is_versioned_wal_and_owner_only(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+V1_SCHEMA = """
+CREATE TABLE records (id INTEGER PRIMARY KEY, time REAL NOT NULL, kind TEXT NOT NULL,
+    source TEXT NOT NULL, content_type TEXT NOT NULL, raw_bytes INTEGER NOT NULL,
+    raw_tokens INTEGER NOT NULL, visible_tokens INTEGER NOT NULL, refs INTEGER NOT NULL,
+    exit_status INTEGER, duration REAL);
+INSERT INTO records VALUES (1, 1000.0, 'run', 'make test', 'log', 400, 100, 10, 2, 0, 0.5);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_version_1_ledger_gains_host_tokens_and_keeps_its_rows(tmp_path: Path) -> None:
+    tmp_path.mkdir(exist_ok=True)
+    with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:
+        db.executescript(V1_SCHEMA)
+    assert ledger.records(tmp_path) == [row()]
+    hook_row = Record(2000.0, Kind.HOOK, "sh build.sh", "log", 4000, 1000, 50, 2, host_tokens=600)
+    assert ledger.record(tmp_path, hook_row) is None
+    assert ledger.records(tmp_path) == [row(), hook_row]
+
+
 def test_a_newer_ledger_is_left_alone_and_reported_once(tmp_path: Path) -> None:
     ledger.record(tmp_path, row())
     with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:

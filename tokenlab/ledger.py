@@ -1,8 +1,11 @@
-"""The savings ledger: one row per `analyze` and `run`, in `ledger.sqlite3` in the store root.
+"""The savings ledger: one row per `analyze`, `run` and hook replacement, in `ledger.sqlite3`
+in the store root.
 
-A row holds when, what kind of call (`analyze` or `run`), its source or command line (any
-credential in it masked), the content type, raw and visible tokens, how many refs the run
-wrote, and for `run` the exit status and duration. It never holds the content: the store
+A row holds when, what kind of call (`analyze`, `run`, or `hook`: a tool output the Claude
+Code PostToolUse hook replaced), its source or command line (any credential in it masked),
+the content type, raw and visible tokens, how many refs the run wrote, for `run` the exit
+status and duration, and for `hook` the host tokens: what the host would have shown the
+model without tokenlab (for Claude Code, the output up to its cap, above it a 2 KB preview). It never holds the content: the store
 does, behind refs, and the ledger only counts.
 
 Many `tokens` processes append at once (an agent runs tools in parallel), so the database
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
 
 LEDGER_NAME = "ledger.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -47,15 +50,19 @@ CREATE TABLE IF NOT EXISTS records (
     visible_tokens INTEGER NOT NULL,
     refs INTEGER NOT NULL,
     exit_status INTEGER,
-    duration REAL
+    duration REAL,
+    host_tokens INTEGER
 );
 CREATE INDEX IF NOT EXISTS records_time ON records (time);
 """
+# Each step takes a ledger from the version before it to its own (index + 2).
+_MIGRATIONS = ("ALTER TABLE records ADD COLUMN host_tokens INTEGER",)
 
 
 class Kind(str, Enum):
     ANALYZE = "analyze"
     RUN = "run"
+    HOOK = "hook"
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class Record:
     refs: int
     exit_status: int | None = None
     duration: float | None = None
+    host_tokens: int | None = None
 
     @property
     def saved_tokens(self) -> int:
@@ -125,7 +133,8 @@ def _append(store_root: Path, entry: Record) -> None:
         db.execute("BEGIN IMMEDIATE")
         db.execute(
             "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
-            " visible_tokens, refs, exit_status, duration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " visible_tokens, refs, exit_status, duration, host_tokens)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 entry.time,
                 entry.kind.value,
@@ -137,6 +146,7 @@ def _append(store_root: Path, entry: Record) -> None:
                 entry.refs,
                 entry.exit_status,
                 entry.duration,
+                entry.host_tokens,
             ),
         )
         db.execute("COMMIT")
@@ -171,7 +181,7 @@ def records(store_root: Path, since: float | None = None) -> list[Record]:
         return []
     query = (
         "SELECT time, kind, source, content_type, raw_bytes, raw_tokens, visible_tokens, refs,"
-        " exit_status, duration FROM records WHERE time >= ? ORDER BY time, id"
+        " exit_status, duration, host_tokens FROM records WHERE time >= ? ORDER BY time, id"
     )
     try:
         with _connection(store_root, create=False) as db:
@@ -209,6 +219,9 @@ def _ensure_schema(db: sqlite3.Connection, create: bool) -> None:
         return
     if version > SCHEMA_VERSION:
         raise LedgerError(f"schema version {version} is newer than this tokenlab knows ({SCHEMA_VERSION})")
+    if version > 0:
+        _migrate(db)
+        return
     if not create:
         raise LedgerError("the ledger has no schema yet")
     if db.execute("PRAGMA journal_mode = WAL").fetchone()[0] != "wal":
@@ -219,6 +232,20 @@ def _ensure_schema(db: sqlite3.Connection, create: bool) -> None:
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an older ledger up to `SCHEMA_VERSION`; one process does, the others wait."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        for step in _MIGRATIONS[max(version - 1, 0) :]:
+            db.execute(step)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -273,6 +300,40 @@ def tally(rows: Iterable[tuple[str, int, int]], *, order_by_key: bool = False) -
     return sorted(found, key=lambda row: (-row.saved_tokens, row.key))
 
 
+@dataclass(frozen=True)
+class HostTally:
+    """Outputs a hook replaced: raw tokens, tokens shown, and what the host would have shown."""
+
+    runs: int
+    raw_tokens: int
+    visible_tokens: int
+    host_tokens: int
+
+    @property
+    def saved_vs_host(self) -> int:
+        return self.host_tokens - self.visible_tokens
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "runs": self.runs,
+            "raw_tokens": self.raw_tokens,
+            "visible_tokens": self.visible_tokens,
+            "host_tokens": self.host_tokens,
+            "saved_vs_host_tokens": self.saved_vs_host,
+        }
+
+
+def against_host(found: Iterable[Record]) -> HostTally:
+    """The rows that know what the host would have shown (hook replacements), summed."""
+    rows = [r for r in found if r.host_tokens is not None]
+    return HostTally(
+        len(rows),
+        sum(r.raw_tokens for r in rows),
+        sum(r.visible_tokens for r in rows),
+        sum(r.host_tokens or 0 for r in rows),
+    )
+
+
 def total(rows: Iterable[Tally], key: str = "total") -> Tally:
     rows = list(rows)
     return Tally(
@@ -294,9 +355,14 @@ def _group_key(entry: Record, by: GroupBy) -> str:
         return time.strftime("%Y-%m-%d", time.localtime(entry.time))
     if entry.kind is Kind.ANALYZE:
         return "analyze " + ("-" if entry.source == "<stdin>" else "FILE")
+    tool = entry.source.partition(" ")[0]
+    if entry.kind is Kind.HOOK and (tool in HOOK_TOOLS or tool.startswith("mcp__")):
+        return "Read FILE" if tool == "Read" else tool  # a Bash row's source is its command line
     return command_key(entry.source)
 
 
+# Claude Code tools whose hook rows are named `<tool> …` (a Bash row by its command line).
+HOOK_TOOLS = frozenset({"Read", "Grep", "Glob", "WebFetch"})
 # Tools whose second word names what was done (`git status`, `cargo test`, `npm run`).
 SUBCOMMAND_TOOLS = frozenset(
     {

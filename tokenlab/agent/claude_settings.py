@@ -8,8 +8,9 @@ while deny and ask rules also come from every `.claude/` folder above the workin
 and from `~/.claude` when `CLAUDE_CONFIG_DIR` points elsewhere. A file that exists but
 cannot be read as a JSON object counts as asking about every Bash command.
 
-Writing (`install`, `uninstall`) changes only our hook entry, recognised by its command
-(`tokens hook claude-code …`). The file is parsed with its key order kept and written back
+Writing (`install`, `uninstall`) changes only our hook entries, recognised by their command
+(`tokens hook claude-code …`): one for PreToolUse (Bash, the rewrite) and one for
+PostToolUse (the tools whose output it replaces), the same command for both. The file is parsed with its key order kept and written back
 in the style it was read in (indent, ASCII escapes, line ends, final newline); when no
 style reproduces the original bytes exactly, it is left alone with an error rather than
 reformatted. A call that changes nothing does not write; a write is a temp file in the
@@ -22,7 +23,7 @@ import json
 import os
 import shlex
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -31,6 +32,8 @@ from typing import Any
 from tokenlab.errors import InputError
 
 HOOK_COMMAND = "tokens hook claude-code"
+# The tools whose output the PostToolUse entry replaces (`hook install --tools`).
+DEFAULT_TOOLS = ("Bash", "Read", "Grep", "Glob", "WebFetch", "mcp__.*")
 HOOK_TIMEOUT = 10  # seconds; a hook that times out lets the command through unchanged
 # A settings file that exists but cannot be parsed may hold deny or ask rules.
 UNREADABLE: dict[str, Any] = {"permissions": {"ask": ["Bash"]}}
@@ -141,26 +144,50 @@ def our_entry(command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
 
 
-def install(path: Path, command: str) -> Change:
-    """Add (or update) our PreToolUse entry for the Bash tool in the settings file at `path`."""
+def install(path: Path, command: str, tools: Sequence[str] = DEFAULT_TOOLS) -> Change:
+    """Add (or update) our PreToolUse entry for Bash and our PostToolUse entry for `tools`
+    (none: no PostToolUse entry, and an earlier one is removed) in the settings file at `path`."""
     data, style = _load(path)
     hooks = _child(data, "hooks", dict, path)
-    pre_tool_use = _child(hooks, "PreToolUse", list, path)
     entry = our_entry(command)
-    places = [(group, index) for group, index in _our_places(pre_tool_use)]
-    if len(places) == 1 and places[0][0]["hooks"][places[0][1]] == entry:
+    changes = [_put(_child(hooks, "PreToolUse", list, path), "Bash", entry, keep_matcher=True)]
+    if tools:
+        post = _child(hooks, "PostToolUse", list, path)
+        changes.append(_put(post, tool_matcher(tools), entry, keep_matcher=False))
+    elif _remove(hooks, "PostToolUse"):
+        changes.append(Change.UPDATED)
+    if all(change is Change.UNCHANGED for change in changes):
         return Change.UNCHANGED
-    if places:
-        first_group, first_index = places[0]
-        first_group["hooks"][first_index] = entry
-        for group, index in reversed(places[1:]):
-            del group["hooks"][index]
-        change = Change.UPDATED
-    else:
-        pre_tool_use.append({"matcher": "Bash", "hooks": [entry]})
-        change = Change.ADDED
     _write(path, data, style)
-    return change
+    return Change.ADDED if Change.ADDED in changes else Change.UPDATED
+
+
+def tool_matcher(tools: Sequence[str]) -> str:
+    """Claude Code's matcher for `tools`: names (or regular expressions) joined by `|`."""
+    return "|".join(tools)
+
+
+def _put(groups: list[Any], matcher: str, entry: dict[str, Any], *, keep_matcher: bool) -> Change:
+    """Our entry in one event's groups, under `matcher`. `keep_matcher`: an entry already
+    there stays in its group (the user may have moved it), only its command updated."""
+    places = _our_places(groups)
+    fits = [(g, i) for g, i in places if keep_matcher or g.get("matcher") == matcher]
+    if len(places) == 1 and fits and places[0][0]["hooks"][places[0][1]] == entry:
+        return Change.UNCHANGED
+    if fits:
+        first_group, first_index = fits[0]
+        first_group["hooks"][first_index] = entry
+        stale = [(g, i) for g, i in places if (g, i) != fits[0]]
+    else:
+        stale = places
+    for group, index in reversed(stale):
+        del group["hooks"][index]
+    emptied = {id(group) for group, _ in stale if not group["hooks"]}
+    groups[:] = [group for group in groups if id(group) not in emptied]
+    if fits:
+        return Change.UPDATED
+    groups.append({"matcher": matcher, "hooks": [entry]})
+    return Change.ADDED if not places else Change.UPDATED
 
 
 def uninstall(path: Path) -> Change:
@@ -169,22 +196,32 @@ def uninstall(path: Path) -> Change:
         return Change.ABSENT
     data, style = _load(path)
     hooks = data.get("hooks")
-    pre_tool_use = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-    if not isinstance(hooks, dict) or not isinstance(pre_tool_use, list):
+    if not isinstance(hooks, dict):
         return Change.ABSENT
-    places = list(_our_places(pre_tool_use))
+    removed = [_remove(hooks, event) for event in ("PreToolUse", "PostToolUse")]
+    if not any(removed):
+        return Change.ABSENT
+    if not hooks:
+        del data["hooks"]
+    _write(path, data, style)
+    return Change.REMOVED
+
+
+def _remove(hooks: dict[str, Any], event: str) -> bool:
+    """Remove our entries from one event's groups; whether there were any."""
+    groups = hooks.get(event)
+    if not isinstance(groups, list):
+        return False
+    places = list(_our_places(groups))
     if not places:
-        return Change.ABSENT
+        return False
     for group, index in reversed(places):
         del group["hooks"][index]
     emptied = {id(group) for group, _ in places if not group["hooks"]}
-    pre_tool_use[:] = [group for group in pre_tool_use if id(group) not in emptied]
-    if not pre_tool_use:
-        del hooks["PreToolUse"]
-        if not hooks:
-            del data["hooks"]
-    _write(path, data, style)
-    return Change.REMOVED
+    groups[:] = [group for group in groups if id(group) not in emptied]
+    if not groups:
+        del hooks[event]
+    return True
 
 
 def _our_places(pre_tool_use: list[Any]) -> list[tuple[dict[str, Any], int]]:

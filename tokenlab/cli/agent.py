@@ -114,7 +114,7 @@ def gain(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Tokens saved by `analyze` and `run`, from the savings ledger in the store folder."""
+    """Tokens saved by `analyze`, `run` and the Claude Code hook, from the savings ledger in the store folder."""
     from tokenlab import ledger
     from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
@@ -127,10 +127,12 @@ def gain(
     cutoff = time.time() - parse_age(since) if since else None
     root = open_store(store).root
     try:
-        rows = ledger.group(ledger.records(root, cutoff), grouping)
+        found = ledger.records(root, cutoff)
+        rows = ledger.group(found, grouping)
     except ledger.LedgerError as error:
         raise InputError(str(error)) from None
     totals = ledger.total(rows)
+    host = ledger.against_host(found)
     if as_json:
         emit_json(
             {
@@ -138,12 +140,18 @@ def gain(
                 "since": since,
                 "by": grouping.value,
                 "totals": totals.as_dict() | {"key": None},
+                "against_host": host.as_dict(),
                 "rows": [row.as_dict() for row in rows],
             }
         )
         return
     window = f"in the last {since}" if since else "in all"
     typer.echo(f"{totals.runs:,} runs {window}: {_summary(totals)}")
+    if host.runs:
+        typer.echo(
+            f"{host.runs:,} tool outputs replaced by the Claude Code hook: {host.visible_tokens:,} tokens "
+            f"shown where Claude Code would have shown {host.host_tokens:,} ({host.raw_tokens:,} raw)"
+        )
     if rows:
         typer.echo("")
         typer.echo(table(rows, grouping.value, sys.stdout.isatty()))

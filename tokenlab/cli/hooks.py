@@ -1,10 +1,12 @@
-"""The `tokens hook` commands: put `tokens run` in front of an agent's shell commands.
+"""The `tokens hook` commands: put tokenlab between an agent's tools and the model.
 
 `register(app)` adds the `hook` group: `install`/`uninstall claude-code` edit Claude Code's
 settings (`tokenlab.agent.claude_settings`), `print` shows the rewrite for agents that wrap
-commands some other way, and `claude-code` is the hook itself. The hook only parses and
-answers (`tokenlab.agent.claude_hook.run`; `tokenlab.agent.hooks.decide` owns every rule)
-and never fails closed. It accepts any extra arguments, because a usage error would exit
+commands some other way, and `claude-code` is the hook itself, for two events: PreToolUse
+puts `tokens run` in front of a Bash command the user's rules allow, PostToolUse replaces a
+finished tool's output with the visible text. The hook only parses and answers
+(`tokenlab.agent.claude_hook.run`; `hooks.decide` and `post_tool_use.decide` own every
+rule) and never fails closed. It accepts any extra arguments, because a usage error would exit
 2, which Claude Code treats as "block this tool call".
 """
 
@@ -32,7 +34,7 @@ ProjectOption = Annotated[
 
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
-        help="Run an agent's shell commands through `tokens run` (Claude Code hook).", no_args_is_help=True
+        help="Compress an agent's tool output with tokenlab (Claude Code hooks).", no_args_is_help=True
     )
     app.add_typer(hook_app, name="hook")
     hook_app.command("install")(install)
@@ -68,13 +70,24 @@ def install(
             "--exclude", metavar="PATTERN", help="Never rewrite commands matching this rule pattern."
         ),
     ] = None,
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            metavar="LIST",
+            help="Comma-separated tools (names or regular expressions) whose output PostToolUse "
+            "replaces; '' for none. Default: Bash,Read,Grep,Glob,WebFetch,mcp__.*",
+        ),
+    ] = None,
 ) -> None:
-    """Add the PreToolUse hook for Bash to Claude Code's settings, keeping everything else."""
+    """Add the hooks to Claude Code's settings, keeping everything else: PreToolUse for Bash
+    (the `tokens run` rewrite) and PostToolUse for the tools whose output it replaces."""
     from tokenlab.agent import claude_settings
 
     path = _settings_file(user, project)
     command = claude_settings.hook_command(allow_read_only, tuple(exclude or ()))
-    change = claude_settings.install(path, command)
+    covered = claude_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
+    change = claude_settings.install(path, command, covered)
     verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[change.value]
     typer.echo(f"{verb}: `{command}` as a PreToolUse hook for Bash in {path}")
     typer.echo(
@@ -82,6 +95,13 @@ def install(
         "prompt: every part allowed by your permission rules (none denied or asked), or\n"
         "bypassPermissions mode. Anything else runs as written, with Claude Code's own prompt."
     )
+    if covered:
+        typer.echo(
+            f"Also as a PostToolUse hook for {', '.join(covered)}:\n"
+            "a successful tool's output is replaced by tokenlab's visible text when that is\n"
+            "shorter (source code read with Read is left as it is). It changes what the model\n"
+            "is shown, never what may run."
+        )
     _show_read_only(allow_read_only)
 
 
@@ -127,7 +147,7 @@ def print_rewrite(
 
 
 def claude_code(ctx: typer.Context) -> None:
-    """The Claude Code PreToolUse hook: hook JSON on stdin, the answer (or nothing) on stdout.
+    """The Claude Code hook (PreToolUse and PostToolUse): hook JSON on stdin, the answer (or nothing) on stdout.
 
     Options (in the hook's command line): --allow-read-only, --exclude PATTERN.
     """

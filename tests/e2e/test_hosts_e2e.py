@@ -1,0 +1,574 @@
+"""The real agent CLIs against a scripted model endpoint: what the model is sent.
+
+Each test runs one pinned CLI (tests/e2e/install_clis.sh) non-interactively with a private
+HOME, and asserts on the requests the endpoint recorded, above all the tool results.
+
+- Claude Code: tokenlab's hooks (`tokens hook install claude-code`). The PreToolUse rewrite
+  of a command a settings rule allows: the model gets tokenlab's visible text (its signals, a
+  ref that restores byte for byte, a failure's exit status), and `uninstall` brings back the
+  host's own handling and the settings file byte for byte. The PostToolUse replacement, with
+  no settings rule at all: Bash approved by `--allowedTools` (a compound command too), Read
+  of data files (code left alone, an Edit after it), Grep, Glob and an MCP tool.
+- Codex CLI and Gemini CLI: tokenlab has no hook for them yet, so a recording hook pins the
+  contract docs/hosts.md describes: what each hook is given and which answers change what
+  the model sees.
+
+They run when the CLI cache exists, or always with `TOKENLAB_E2E=1` (then a missing CLI
+fails); `pytest -m e2e` selects them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.fixture_mcp import ERROR_LINE, service_log
+from tests.e2e.hosts import (
+    GEMINI_OFFLINE_SETTINGS,
+    base_env,
+    codex_trust,
+    read_log,
+    record_command,
+    run_claude,
+    run_codex,
+    run_gemini,
+    tokens_bin,
+    write_answers,
+)
+from tests.e2e.model_server import ModelServer, Record, Scenario, Step, ToolCall, ToolResult, shell_call
+
+pytestmark = pytest.mark.e2e
+
+BUILD_SH = """for i in $(seq 1 3000); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "WARNING deprecated flag -fold used by module_17"
+echo "BUILD OK: 3000 modules"
+"""
+FAILING_SH = """for i in $(seq 1 2000); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "ERROR ld: undefined reference to 'frobnicate' in module_1999.o"
+exit 3
+"""
+ORIGINAL_REF = re.compile(r"\[original [\d,]+ bytes: #ref:(ctx_[0-9a-f]+)")
+
+
+@contextmanager
+def serving(steps: Sequence[Step]) -> Iterator[ModelServer]:
+    with ModelServer(Scenario(steps, final="done")) as server:
+        yield server
+
+
+def finished(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, (
+        f"exit {done.returncode}\nstdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}"
+    )
+
+
+def results(server: ModelServer) -> list[ToolResult]:
+    missing = [r.answer for r in server.requests if r.answer.get("missing_tool")]
+    assert not missing, f"the scenario named tools the CLI did not offer: {missing}"
+    return server.tool_results()
+
+
+# --- Claude Code: tokenlab's own hook -------------------------------------------------------------
+
+
+@pytest.fixture
+def claude_project(tmp_path: Path) -> tuple[Path, Path]:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    (project / "build.sh").write_text(BUILD_SH)
+    (project / "failing.sh").write_text(FAILING_SH)
+    rules = {"permissions": {"allow": ["Bash(sh build.sh)", "Bash(sh failing.sh)"]}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(rules, indent=4) + "\n")
+    return home, project
+
+
+def tokens(home: Path, cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        [str(tokens_bin()), *args], env=base_env(home), cwd=cwd, capture_output=True, check=True, timeout=60
+    )
+    return done.stdout.decode("utf-8")
+
+
+def test_claude_code_sends_tokenlabs_visible_text_for_a_command_a_rule_allows(
+    claude_project: tuple[Path, Path],
+) -> None:
+    home, project = claude_project
+    settings = home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+
+    with serving([shell_call("sh build.sh"), shell_call("sh failing.sh")]) as server:
+        finished(run_claude(home, project, server.url))
+    build, failing = results(server)
+
+    raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert "<persisted-output>" not in build.text
+    assert len(build.text) < len(raw) // 20
+    for signal in ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules"):
+        assert signal in build.text
+    ref = ORIGINAL_REF.search(build.text)
+    assert ref is not None, build.text
+    restored = subprocess.run(
+        [str(tokens_bin()), "show-ref", ref.group(1), "--raw"],
+        env=base_env(home), cwd=project, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    assert restored == raw
+
+    assert failing.is_error
+    assert failing.text.startswith("Exit code 3\n")
+    assert "ERROR ld: undefined reference to 'frobnicate' in module_1999.o" in failing.text
+    assert "[exit 3: sh failing.sh]" in failing.text
+
+    tokens(home, project, "hook", "uninstall", "claude-code", "--user")
+    assert settings.read_bytes() == before
+    with serving([shell_call("sh build.sh"), shell_call("sh failing.sh")]) as server:
+        finished(run_claude(home, project, server.url))
+    build, failing = results(server)
+    # Without the hook: Claude Code's own 2 KB preview, where the last lines are not shown.
+    assert build.text.startswith("<persisted-output>\nOutput too large")
+    assert "BUILD OK" not in build.text
+    assert failing.is_error and "frobnicate" not in failing.text
+
+
+# --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
+
+# A successful job whose problem is in the middle and whose summary is at the end: Claude
+# Code's own 2 KB preview shows neither. The signals were written with the script, before
+# tokenlab's output was looked at.
+SYNC_SH = """for i in $(seq 1 1200); do echo "INFO sync record $i of 2500 written to db-primary"; done
+echo "ERROR retry 1/3: connection reset by peer (db-primary:5432)"
+for i in $(seq 1201 2500); do echo "INFO sync record $i of 2500 written to db-primary"; done
+echo "DONE: 2500 records synced, 1 retry"
+"""
+SYNC_SIGNALS = (
+    "ERROR retry 1/3: connection reset by peer (db-primary:5432)",
+    "DONE: 2500 records synced, 1 retry",
+)
+BUILD_SIGNALS = ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules")
+APP_LOG_SIGNALS = (
+    "ERROR payment-service: timeout after 30s calling ledger-api (request 7f3a)",
+    "INFO shutdown complete",
+)
+REPORT_SIGNALS = ('"generated_at": "2026-11-30T12:00:00Z"', '"records"')
+
+
+def app_log() -> str:
+    """About 150 KB of service log, one error in the middle, under Read's 256 KB limit."""
+    lines = [
+        f"2026-11-30 12:{i // 60 % 60:02d}:{i % 60:02d} INFO request {i} served in 12ms" for i in range(2600)
+    ]
+    lines.insert(1300, f"2026-11-30 12:21:40 {APP_LOG_SIGNALS[0]}")
+    return "\n".join([*lines, f"2026-11-30 13:00:00 {APP_LOG_SIGNALS[1]}"]) + "\n"
+
+
+def report_json() -> str:
+    """About 150 KB of JSON: a header and 1,500 similar records."""
+    records = [{"id": i, "name": f"record-{i}", "status": "ok", "size": 1024 + i} for i in range(1500)]
+    return json.dumps({"generated_at": "2026-11-30T12:00:00Z", "records": records}, indent=2) + "\n"
+
+
+@pytest.fixture
+def claude_no_rules(tmp_path: Path) -> tuple[Path, Path]:
+    """A home whose settings hold no permission rule, and a project with the captures."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    for name, text in {"build.sh": BUILD_SH, "sync.sh": SYNC_SH, "failing.sh": FAILING_SH}.items():
+        (project / name).write_text(text)
+    (project / "app.log").write_text(app_log())
+    (project / "report.json").write_text(report_json())
+    (home / ".claude" / "settings.json").write_text('{\n    "model": "sonnet"\n}\n')
+    return home, project
+
+
+def restore(home: Path, project: Path, text: str) -> bytes:
+    ref = ORIGINAL_REF.search(text)
+    assert ref is not None, text
+    return subprocess.run(
+        [str(tokens_bin()), "show-ref", ref.group(1), "--raw"],
+        env=base_env(home), cwd=project, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def test_claude_code_post_tool_use_replaces_bash_output_approved_by_allowed_tools_only(
+    claude_no_rules: tuple[Path, Path],
+) -> None:
+    home, project = claude_no_rules
+    settings = home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    compound = "if [ -f sync.sh ]; then sh sync.sh; fi"  # syntax the PreToolUse rewrite leaves alone
+    steps = [shell_call(c) for c in ("sh build.sh", "sh sync.sh", "sh failing.sh", compound)]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash"))
+    build, sync, failing, compound_result = results(server)
+
+    outputs = [(build, "build.sh", BUILD_SIGNALS), (sync, "sync.sh", SYNC_SIGNALS)]
+    for result, script, signals in [*outputs, (compound_result, "sync.sh", SYNC_SIGNALS)]:
+        raw = subprocess.run(["sh", script], cwd=project, capture_output=True, check=True).stdout
+        assert not result.is_error
+        assert "<persisted-output>" not in result.text  # not Claude Code's 2 KB preview
+        assert len(result.text) < len(raw) // 20
+        for signal in signals:
+            assert signal in result.text
+        assert "tokens show-ref" in result.text
+        assert restore(home, project, result.text) == raw
+    # A failing command goes to PostToolUseFailure, which cannot replace output: the host's own
+    # result stands, exit status first, the error at the end cut off (no rule, so no rewrite).
+    assert failing.is_error and failing.text.startswith("Exit code 3\n")
+    assert "frobnicate" not in failing.text and "#ref:" not in failing.text
+
+    tokens(home, project, "hook", "uninstall", "claude-code", "--user")
+    assert settings.read_bytes() == before
+
+
+def test_claude_code_post_tool_use_replaces_a_read_of_data_but_not_of_code(
+    claude_no_rules: tuple[Path, Path],
+) -> None:
+    home, project = claude_no_rules
+    (project / "module.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300)))
+    (project / "big.json").write_text(report_json() * 2)  # 300 KB: over Read's 256 KB limit
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        ToolCall.of("Read", {"file_path": str(project / "big.json")}),
+        ToolCall.of("Read", {"file_path": str(project / "app.log")}),
+        ToolCall.of("Read", {"file_path": str(project / "report.json")}),
+        ToolCall.of("Read", {"file_path": str(project / "module.py")}),
+        ToolCall.of(
+            "Edit",
+            {
+                "file_path": str(project / "module.py"),
+                "old_string": "return x + 7\n",
+                "new_string": "return x + 70\n",
+            },
+        ),
+    ]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Read,Edit"))
+    big, log, report, code, edit = results(server)
+
+    # Refused by Claude Code before any PostToolUse hook: its own error stands.
+    assert big.is_error and "exceeds maximum allowed size (256KB)" in big.text and "#ref:" not in big.text
+
+    for result, name, signals in ((log, "app.log", APP_LOG_SIGNALS), (report, "report.json", REPORT_SIGNALS)):
+        assert not result.is_error
+        # The whole file, not the part Read's token cap let through (whose note Claude Code still adds).
+        assert "[tokenlab: the whole file" in result.text
+        assert len(result.text) < (project / name).stat().st_size // 10
+        for signal in signals:
+            assert signal in result.text
+        assert restore(home, project, result.text) == (project / name).read_bytes()
+    assert "def f299(x):" in code.text and "#ref:" not in code.text  # source code left as it is
+    assert not edit.is_error
+    assert "return x + 70\n" in (project / "module.py").read_text()
+
+
+def test_claude_code_post_tool_use_replaces_grep_results(claude_no_rules: tuple[Path, Path]) -> None:
+    home, project = claude_no_rules
+    tree = project / "src"
+    shutil.copytree(
+        Path(__file__).parents[2] / "tokenlab", tree, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    grep = {"pattern": "def ", "path": str(tree), "output_mode": "content", "-n": True}
+    with serving([ToolCall.of("Grep", grep)]) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Grep"))
+    (result,) = results(server)
+    assert not result.is_error
+    assert "#ref:ctx_" in result.text and "tokens show-ref" in result.text
+    restored = restore(home, project, result.text).decode()
+    assert len(result.text) < len(restored) // 3
+    assert restored.count("def ") >= 200  # the lines Claude Code gave the hook, whole
+
+
+def test_claude_code_post_tool_use_replaces_an_mcp_tools_result_and_a_glob(
+    claude_no_rules: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = claude_no_rules
+    tree = project / "src"
+    # A tree of its own, so that what Glob lists (100 of its 150 files) never changes.
+    for package in ("api", "billing", "catalog", "orders", "users"):
+        (tree / package).mkdir(parents=True)
+        for number in range(30):
+            (tree / package / f"module_{number:02d}.py").write_text(f"VALUE = {number}\n")
+    server_script = Path(__file__).with_name("fixture_mcp.py")
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"fixture": {"command": sys.executable, "args": [str(server_script)]}}})
+    )
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        ToolCall.of("mcp__fixture__service_log", {}),
+        ToolCall.of("Glob", {"pattern": "**/*.py", "path": str(tree)}),
+    ]
+    with serving(steps) as server:
+        finished(
+            run_claude(
+                home, project, server.url,
+                "--mcp-config", str(config), "--allowedTools", "mcp__fixture__service_log,Glob",
+                extra_env={"ENABLE_TOOL_SEARCH": "false"},  # MCP tools offered directly, not behind ToolSearch
+            )
+        )  # fmt: skip
+    mcp_result, glob_result = results(server)
+
+    expected = service_log()
+    assert not mcp_result.is_error
+    assert len(mcp_result.text) < len(expected) // 10
+    assert ERROR_LINE in mcp_result.text
+    assert restore(home, project, mcp_result.text) == expected.encode()
+    assert not glob_result.is_error
+    assert "#ref:ctx_" in glob_result.text
+    listed = restore(home, project, glob_result.text).decode().splitlines()
+    assert len(listed) == 100  # Glob's own limit: the names the hook was given, each a real file
+    assert all((project / name).is_file() for name in listed)
+    assert len(glob_result.text) < len("\n".join(listed)) // 2
+
+
+# --- Codex CLI: the measured hook contract --------------------------------------------------------
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (tmp_path / "project").mkdir()
+    return home
+
+
+def install_codex_hooks(home: Path, log: Path, answers: Path, *, trusted: bool) -> None:
+    command = record_command(log, answers)
+    hooks = {
+        "hooks": {
+            event: [{"matcher": ".*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}]
+            for event in ("PreToolUse", "PostToolUse")
+        }
+    }
+    hooks_file = home / ".codex" / "hooks.json"
+    hooks_file.write_text(json.dumps(hooks, indent=2))
+    (home / ".codex" / "config.toml").write_text(codex_trust(hooks_file) if trusted else "")
+
+
+def test_codex_rewrites_with_pre_tool_use_and_replaces_only_through_a_block(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    rewrite = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": {"command": "echo REWRITTEN-1; exit 3"},
+    }
+    write_answers(
+        answers,
+        [
+            {"event": "PreToolUse", "when": "echo call-1", "answer": {"hookSpecificOutput": rewrite}},
+            {
+                "event": "PostToolUse",
+                "when": "echo call-2",
+                "answer": {"decision": "block", "reason": "VISIBLE-2"},
+            },
+            {
+                "event": "PostToolUse",
+                "when": "echo call-3",
+                "answer": {
+                    "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "IGNORED-3"}
+                },
+            },
+            {
+                "event": "PostToolUse",
+                "when": "echo call-4",
+                "answer": {
+                    "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CONTEXT-4"}
+                },
+            },
+        ],
+    )
+    install_codex_hooks(codex_home, log, answers, trusted=True)
+    steps = [shell_call(f"echo call-{n}") for n in range(1, 5)]
+    with serving(steps) as server:
+        finished(run_codex(codex_home, tmp_path / "project", server.url))
+    first, second, third, fourth = results(server)
+
+    assert "Process exited with code 3" in first.text and "REWRITTEN-1" in first.text
+    assert second.text == "VISIBLE-2"
+    assert "call-3" in third.text and "IGNORED-3" not in third.text
+    assert "call-4" in fourth.text
+    assert developer_text_before(server.requests[-1], fourth.call_id) == "CONTEXT-4"
+
+    calls = read_log(log)
+    pre = [c for c in calls if c["hook_event_name"] == "PreToolUse"]
+    post = [c for c in calls if c["hook_event_name"] == "PostToolUse"]
+    assert [c["tool_input"] for c in pre] == [{"command": f"echo call-{n}"} for n in range(1, 5)]
+    assert {c["tool_name"] for c in calls} == {"Bash"}
+    assert {c["permission_mode"] for c in calls} == {"bypassPermissions"}  # exec runs with approval never
+    expected = {"session_id", "turn_id", "transcript_path", "cwd", "hook_event_name", "model"}
+    assert expected | {"permission_mode", "tool_name", "tool_input", "tool_use_id"} <= set(pre[0])
+    # PostToolUse sees the rewritten command, and its output as a bare string without the exit status.
+    assert post[0]["tool_input"] == {"command": "echo REWRITTEN-1; exit 3"}
+    assert post[0]["tool_response"] == "REWRITTEN-1\n"
+
+
+def test_codex_checks_its_own_rules_only_on_the_rewritten_command(codex_home: Path, tmp_path: Path) -> None:
+    """Why a Codex hook must decide itself what it may wrap: Codex refuses `rm -f` on its
+    own, but not inside `tokens run --shell '…'`, so a blind rewrite would widen what runs."""
+    project = tmp_path / "project"
+    for name in ("kept", "removed"):
+        (project / name).write_text(name)
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    wrapped = shlex.join([str(tokens_bin()), "run", "--shell", "rm -f removed"])
+    rewrite = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": {"command": wrapped},
+    }
+    write_answers(
+        answers, [{"event": "PreToolUse", "when": "rm -f removed", "answer": {"hookSpecificOutput": rewrite}}]
+    )
+    install_codex_hooks(codex_home, log, answers, trusted=True)
+    with serving([shell_call("rm -f kept"), shell_call("rm -f removed")]) as server:
+        finished(run_codex(codex_home, project, server.url, "--sandbox", "workspace-write"))
+    refused, wrapped_result = results(server)
+
+    assert "rm -f style commands are not permitted" in refused.text
+    assert (project / "kept").exists()
+    assert "Process exited with code 0" in wrapped_result.text
+    assert not (project / "removed").exists()
+
+
+def developer_text_before(record: Record, call_id: str) -> str | None:
+    """The developer message Codex put just before the output of `call_id`, if any."""
+    items = record.body["input"]
+    for index, item in enumerate(items):
+        if item.get("type") == "function_call_output" and item.get("call_id") == call_id and index:
+            previous = items[index - 1]
+            if previous.get("role") == "developer":
+                return "".join(part.get("text", "") for part in previous["content"])
+    return None
+
+
+def test_codex_runs_no_untrusted_hook(codex_home: Path, tmp_path: Path) -> None:
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    install_codex_hooks(codex_home, log, answers, trusted=False)
+    with serving([shell_call("echo untrusted")]) as server:
+        finished(run_codex(codex_home, tmp_path / "project", server.url))
+    (result,) = results(server)
+    assert "untrusted" in result.text
+    assert read_log(log) == []
+
+
+# --- Gemini CLI: the measured hook contract -------------------------------------------------------
+
+
+def test_gemini_rewrites_under_its_policy_and_replaces_through_a_tail_call(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    project.mkdir()
+    (project / "visible.txt").write_text("tokenlab visible text\n")
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    command = record_command(log, answers)
+    hooks = {
+        event: [{"matcher": ".*", "hooks": [{"type": "command", "command": command}]}]
+        for event in ("BeforeTool", "AfterTool")
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps({**GEMINI_OFFLINE_SETTINGS, "hooks": hooks}))
+    policy = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "echo"\ndecision = "allow"\npriority = 100\n'
+    (home / ".gemini" / "policies" / "e2e.toml").write_text(policy)
+
+    def before(when: str, new_command: str) -> dict[str, Any]:
+        output = {"hookEventName": "BeforeTool", "tool_input": {"command": new_command}}
+        return {"event": "BeforeTool", "when": when, "answer": {"hookSpecificOutput": output}}
+
+    def after(when: str, answer: dict[str, Any]) -> dict[str, Any]:
+        return {"event": "AfterTool", "when": when, "answer": answer}
+
+    tail = {"name": "read_file", "args": {"file_path": "visible.txt"}}
+    write_answers(
+        answers,
+        [
+            before("echo call-1", "echo REWRITTEN-1"),
+            before("echo call-5", "touch widened"),  # allowed command, rewritten to one the policy asks about
+            after(
+                "echo call-2",
+                {"hookSpecificOutput": {"hookEventName": "AfterTool", "tool_output": "IGNORED-2"}},
+            ),
+            after(
+                "echo call-3",
+                {"hookSpecificOutput": {"hookEventName": "AfterTool", "tailToolCallRequest": tail}},
+            ),
+            after("echo call-4", {"decision": "deny", "reason": "VISIBLE-4"}),
+        ],
+    )
+    with serving([shell_call(f"echo call-{n}") for n in range(1, 6)]) as server:
+        finished(run_gemini(home, project, server.url))
+    first, second, third, fourth, fifth = results(server)
+
+    assert "Output: REWRITTEN-1" in first.text
+    assert "[System] Tool input parameters were modified by a hook before execution." in first.text
+    assert "Output: call-2" in second.text and "IGNORED-2" not in second.text
+    assert third.text == "tokenlab visible text\n" and not third.is_error
+    assert fourth.is_error and fourth.raw["response"] == {"error": "VISIBLE-4"}
+    assert fifth.is_error and "denied by policy" in fifth.text
+    assert not (project / "widened").exists()
+
+    calls = read_log(log)
+    after_calls = [
+        c for c in calls if c["hook_event_name"] == "AfterTool" and not c.get("original_request_name")
+    ]
+    assert {"session_id", "transcript_path", "cwd", "timestamp", "tool_name", "tool_input"} <= set(calls[0])
+    assert after_calls[0]["tool_response"]["llmContent"].startswith(
+        "<untrusted_context>\nOutput: REWRITTEN-1"
+    )
+    assert after_calls[0]["tool_response"]["returnDisplay"] == "REWRITTEN-1"
+    tail_calls = [c for c in calls if c.get("original_request_name")]
+    assert [(c["hook_event_name"], c["tool_name"]) for c in tail_calls] == [
+        ("BeforeTool", "read_file"),
+        ("AfterTool", "read_file"),
+    ]
+
+
+def test_record_hook_answers_only_the_matching_call(tmp_path: Path) -> None:
+    """The recording hook itself, so a contract failure above is never the harness's."""
+    log, answers = tmp_path / "log.jsonl", tmp_path / "answers.json"
+    write_answers(
+        answers, [{"event": "AfterTool", "when": "call-2", "answer": {"decision": "deny", "reason": "r"}}]
+    )
+
+    def call(data: dict[str, Any]) -> str:
+        done = subprocess.run(
+            record_command(log, answers),
+            shell=True,
+            input=json.dumps(data),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    assert call({"hook_event_name": "AfterTool", "tool_input": {"command": "echo call-1"}}) == ""
+    assert (
+        json.loads(call({"hook_event_name": "AfterTool", "tool_input": {"command": "echo call-2"}}))["reason"]
+        == "r"
+    )
+    tail_call = {
+        "hook_event_name": "AfterTool",
+        "tool_input": {"command": "echo call-2"},
+        "original_request_name": "x",
+    }
+    assert call(tail_call) == ""
+    assert len(read_log(log)) == 3
+
+
+def test_shell_call_offers_each_hosts_shell_tool() -> None:
+    names = [name for name, _ in shell_call("ls").choices]
+    assert ToolCall.of("Bash", {}).pick(["Read", "Bash"]) == ("Bash", {})
+    assert {"Bash", "exec_command", "run_shell_command"} <= set(names)
