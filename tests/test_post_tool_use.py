@@ -17,10 +17,10 @@ from tokenlab.agent.claude_hook import read_file
 from tokenlab.agent.claude_settings import Change, hook_command, install, uninstall
 from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide, numbered
 from tokenlab.cli import app
+from tokenlab.counting import tokens
 from tokenlab.optimizers import OptimizerConfig
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
-from tokenlab.counting import tokens
 from tokenlab.store import Store, open_store
 
 runner = CliRunner()
