@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from tokenlab.reads.symbols import Draft, Outline, freeze, line_count, shorten
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
-_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# Blanks before a closing sequence are taken from where their run starts: tried from each
+# blank of a long run, the rest of the run was read again.
+_ATX_CLOSING = re.compile(r"(?:^|(?<![ \t])[ \t]+)#+[ \t]*$")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*$")

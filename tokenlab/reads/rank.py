@@ -30,7 +30,7 @@ _TYPE_KINDS = frozenset(
     {"class", "interface", "struct", "trait", "impl", "enum", "record", "object", "union", "module",
      "namespace"}
 )  # fmt: skip
-_LAST_SEGMENT = re.compile(r"[\w$]+$")
+_LAST_SEGMENT = re.compile(r"(?<![\w$])[\w$]+$")  # tried where a segment starts: each is read once
 
 Levels = list[list[tuple["Symbol", int]]]
 

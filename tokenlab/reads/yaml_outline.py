@@ -140,7 +140,11 @@ def _document_content(document: Node) -> Node | None:
 # is itself too long), each part parsed on its own and its lines shifted back into place.
 
 _ROW_LIMIT = 30_000
-_KEY_LINE = re.compile(rb"[ \t]*(?:- +)?(\"[^\"]*\"|'[^']*'|[^\s#'\"][^#]*?)[ \t]*:(?:[ \t]|$)")
+# A plain key grows by a byte, or by a whole run of blanks, at a time: it never ends inside
+# a run of blanks, and from each blank of a long run the rest of the run was read again.
+_KEY_LINE = re.compile(
+    rb"[ \t]*(?:- +)?(\"[^\"]*\"|'[^']*'|[^\s#'\"](?:[^#\s]|[ \t]++|[^\S \t])*?)[ \t]*:(?:[ \t]|$)"
+)
 
 
 def _large_yaml(lines: list[bytes], config: OutlineConfig) -> tuple[list[Draft], list[str]]:

@@ -57,7 +57,11 @@ class TreeLimits:
 DEFAULT_LIMITS = TreeLimits()
 
 _LEAD = r"(?:\[[A-Z]+\] )?"
-_ENTRY_RE = re.compile(rf"^({_LEAD})([│|\s\xa0]*?)([├└][─┬]+|[+\\`]-+|\|--)[ \xa0](\S.*?)\s*$")
+# An entry's text runs to its last non-blank: blanks are taken a whole run at a time, as a
+# blank run tried at each of its bytes was read again from each.
+_ENTRY_RE = re.compile(
+    rf"^({_LEAD})([│|\s\xa0]*?)([├└][─┬]+|[+\\`]-+|\|--)[ \xa0](\S(?:[^\S\n]*+\S)*+)\s*$"
+)
 _VERSIONED_RE = re.compile(
     r"^(?:UNMET (?:OPTIONAL |PEER )?DEPENDENCY )?(?:"
     r"@?[^\s@]+@\S*\d"  # npm: name@1.2.3

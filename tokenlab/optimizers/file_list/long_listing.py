@@ -51,8 +51,9 @@ _ROW = (
     rb"(\d+(?:[.,]\d+)?[KMGTPEZY]?|\d+,[ \t]*\d+)[ \t]+" + _DATE + rb"[ \t](.*?)\r?"
 )
 _ENTRY_RE = re.compile(_ROW)
-# The same row led by an inode and/or a block count: `find -ls`, `ls -lis`.
-_COUNTED_ENTRY_RE = re.compile(rb"(?:[ \t]*\d+(?:[.,]\d+)?[KMGTPEZY]?[ \t]+){0,2}" + _ROW)
+# The same row led by an inode and/or a block count: `find -ls`, `ls -lis`. The blanks
+# after a count are taken whole: split between two counts, a long run was tried each way.
+_COUNTED_ENTRY_RE = re.compile(rb"(?:[ \t]*+\d+(?:[.,]\d+)?[KMGTPEZY]?[ \t]++){0,2}" + _ROW)
 _TOTAL_RE = re.compile(rb"total[ \t]+\d+(?:[.,]\d+)?[KMGTPEZY]?\r?")
 _HEADER_RE = re.compile(rb"(\S.*):\r?")
 _TREE_RE = re.compile(rb"^((?:(?:\xe2\x94\x82|\|)(?:\xc2\xa0|[ \t]){3}|    )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--)[ \xc2\xa0]+(.*?)\r?$")

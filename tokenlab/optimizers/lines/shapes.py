@@ -16,7 +16,7 @@ constant text and its values (`not_shown`).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -118,22 +118,37 @@ def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> t
     return constants, values
 
 
-def joined_slots(joined: str) -> tuple[list[str], list[str]] | None:
-    """`slots` of words joined by line breaks, found at once: (constant texts, values) of
-    `joined`, where each line's are its own `slots` joined the same way (its first and last
-    texts sharing the break). None when a word may hold a location or a quoted name, whose
-    slots need `slots` word by word."""
-    if _QUOTE_CHAR_RE.search(joined) or _LOCATED_WORD_RE.search(joined):
+def plain_words(joined: str) -> bool:
+    """Whether words joined by line breaks hold no location and no quoted name: their
+    `slots` values are then `_VARYING_RE`'s matches alone."""
+    return _QUOTE_CHAR_RE.search(joined) is None and _LOCATED_WORD_RE.search(joined) is None
+
+
+def shape_pattern(constants: list[str]) -> re.Pattern[str]:
+    """A pattern matching, at a line's start, a plain word whose `slots` have `constants`,
+    its values as groups. Each value is `_VARYING_RE`'s match where its constant text ends
+    (atomic: taken as the scan takes it); no value can start inside a constant text, as
+    none did in the word the texts come from, and such a value's first digit would be in
+    the text. So a plain word matches exactly when its slots have these texts."""
+    value = f"(?>({VARYING_PATTERN}))"
+    return re.compile("^" + value.join(map(re.escape, constants)) + r"(?:\n|\Z)", re.MULTILINE)
+
+
+def values_of_shape(joined: str, count: int, shape: re.Pattern[str]) -> list[Sequence[str]] | None:
+    """Each value's list across the `count` plain words of `joined` (`plain_words`), when
+    every one matches `shape` (`shape_pattern`); None when one does not. One scan: each
+    match ends at the next word's start, where the next one begins."""
+    found = shape.findall(joined)
+    if len(found) != count:
         return None
-    # Only `_VARYING_RE` matches, then: none spans a line break, as none holds a space.
-    split = _VARYING_SPLIT_RE.split(joined)
-    return split[0::2], split[1::2]
+    if shape.groups == 1:
+        return [found]
+    return [list(values) for values in zip(*found)]
 
 
 _QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
 # What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
 _LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
-_VARYING_SPLIT_RE = re.compile(f"({VARYING_PATTERN})")
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:

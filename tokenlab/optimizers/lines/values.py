@@ -23,8 +23,10 @@ from tokenlab.optimizers.lines.shapes import (
     VaryingSlots,
     all_incidental,
     incidental,
-    joined_slots,
+    plain_words,
+    shape_pattern,
     slots,
+    values_of_shape,
     varying_slots,
 )
 
@@ -120,6 +122,7 @@ class _Column:
         self.whole = _Field(cap)
         self.constants: list[str] | None = None
         self.parts: list[_Field] = []
+        self.shape: re.Pattern[str] | None = None  # `shape_pattern` of the constants
 
     def add(self, words: Sequence[str]) -> None:
         if not words:
@@ -128,7 +131,10 @@ class _Column:
         self.whole.add_counted(words, counts, len(words))
         if self.constants is None:
             self.constants, values = slots(words[0])
-            self.parts = [_Field(self.cap) for _ in values]
+            # A word that is one value (a time, `12ms`) shows as its whole field would,
+            # whether or not the others are: its parts need not be read.
+            whole = self.constants == ["", ""]
+            self.parts = [] if whole else [_Field(self.cap) for _ in values]
         if not self.parts:
             return
         distinct = list(counts) if len(counts) < len(words) else words
@@ -150,20 +156,11 @@ class _Column:
     def _values_at(self, words: Sequence[str]) -> list[Sequence[str]] | None:
         """Each part's values in `words`, in order; None if a word's constant text differs."""
         constants, width = self.constants or [], len(self.parts)
-        found_at_once = joined_slots("\n".join(words))
-        if found_at_once is not None:
-            texts, values = found_at_once
-            count = len(words)
-            between = constants[-1] + "\n" + constants[0]
-            if (
-                len(values) != count * width
-                or texts[0] != constants[0]
-                or texts[-1] != constants[-1]
-                or texts[width : count * width : width].count(between) != count - 1
-                or any(texts[at::width].count(constants[at]) != count for at in range(1, width))
-            ):
-                return None
-            return [values[at::width] for at in range(width)]
+        joined = "\n".join(words)
+        if plain_words(joined):
+            if self.shape is None:
+                self.shape = shape_pattern(constants)
+            return values_of_shape(joined, len(words), self.shape)
         found = []
         for word in words:
             split_word = slots(word)

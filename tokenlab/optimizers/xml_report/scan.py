@@ -20,9 +20,15 @@ from dataclasses import dataclass, field
 
 from tokenlab.optimizers.json_doc.records import RecordsConfig
 
-_NAME = rb"[A-Za-z_:\x80-\xff][-A-Za-z0-9_:.\x80-\xff]*"
+# A name is taken whole: bytes it gave back would be read by what follows just the same,
+# so trying that only repeated the work. An attribute's name is looked for once per run of
+# name bytes, from where the run starts: tried at each byte, a run was read again from each.
+_NAME_BYTE = rb"[-A-Za-z0-9_:.\x80-\xff]"
+_NAME = rb"[A-Za-z_:\x80-\xff]" + _NAME_BYTE + rb"*+"
 _TAG_RE = re.compile(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
-_ATTR_RE = re.compile(rb"(" + _NAME + rb")\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_ATTR_RE = re.compile(
+    rb"(?<!" + _NAME_BYTE + rb")[-.0-9]*+(" + _NAME + rb")\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+)
 _SPACE = b" \t\r\n"
 _FAILURE_VALUE = re.compile(RecordsConfig().failure_value_pattern, re.IGNORECASE)
 # Children that make a testcase worth showing; `skipped` is shown too, up to a limit.

@@ -29,8 +29,12 @@ from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part,
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
 from tokenlab.optimizers.table import aligned as table_aligned
 
+# The rest of a plain key grows by a byte, or by a whole run of blanks, at a time: a key
+# never ends inside a run of blanks, and from each blank of a long run the rest of the run
+# was read again.
+_KEY_REST = rb"(?:[^\n \t]|[ \t]++)*?"
 _KEY_RE = re.compile(
-    rb"(\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-][^\n]*?|-[^\s][^\n]*?)"
+    rb"(\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-]" + _KEY_REST + rb"|-[^\s]" + _KEY_REST + rb")"
     rb"[ \t]*+:(?:[ \t]++(.*)|[ \t]*)$",
     re.DOTALL,
 )
