@@ -55,8 +55,10 @@ _INTERPRETERS = {
     "bash": "bash", "sh": "bash", "dash": "bash", "zsh": "bash", "ksh": "bash",
     "ruby": "ruby", "php": "php",
 }  # fmt: skip
-# A `.h` file is C++ when it uses constructs plain C cannot parse.
-_CPP_HEADER_HINT = re.compile(r"^\s*(?:class|namespace|template\s*<)\b|\w::\w", re.MULTILINE)
+# A `.h` file is C++ when it uses constructs plain C cannot parse. A keyword is looked for
+# after each line's own indentation: blanks read across line breaks were read again from
+# each line start of a run of blank lines.
+_CPP_HEADER_HINT = re.compile(r"^[^\S\n]*(?:class|namespace|template\s*<)\b|\w::\w", re.MULTILINE)
 
 
 def detect_language(path: str, text: str) -> str:

@@ -121,7 +121,7 @@ def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> t
 def plain_words(joined: str) -> bool:
     """Whether words joined by line breaks hold no location and no quoted name: their
     `slots` values are then `_VARYING_RE`'s matches alone."""
-    return _QUOTE_CHAR_RE.search(joined) is None and _LOCATED_WORD_RE.search(joined) is None
+    return _QUOTED_OR_LOCATED_RE.search(joined) is None
 
 
 def shape_pattern(constants: list[str]) -> re.Pattern[str]:
@@ -149,6 +149,7 @@ def values_of_shape(joined: str, count: int, shape: re.Pattern[str]) -> list[Seq
 _QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
 # What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
 _LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
+_QUOTED_OR_LOCATED_RE = re.compile(f"{_QUOTE_CHAR_RE.pattern}|{_LOCATED_WORD_RE.pattern}")
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:

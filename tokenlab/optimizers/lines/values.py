@@ -141,7 +141,8 @@ class _Column:
         values_at = self._values_at(distinct)
         if values_at is None:
             self.parts = []
-        elif distinct is words:
+            return
+        if distinct is words:
             for part, values in zip(self.parts, values_at):
                 part.add_counted(values, Counter(values), len(values))
         else:
@@ -152,6 +153,8 @@ class _Column:
                 for value, times in zip(values, counts.values()):
                     tally[value] += times
                 part.add_counted([values[at] for at in leading_words], tally, len(words))
+        if sum(part.varies for part in self.parts) > 1:
+            self.parts = []  # shown whole (`shown`) whatever the rest hold: a part that varies always will
 
     def _values_at(self, words: Sequence[str]) -> list[Sequence[str]] | None:
         """Each part's values in `words`, in order; None if a word's constant text differs."""

@@ -85,6 +85,9 @@ DEFAULT_LIMITS = LogLimits()
 # Control bytes other than tab are shown as U+FFFD's first byte, which decodes to U+FFFD.
 CONTROLS = bytes([*range(9), *range(10, 32), 127])
 SHOWN_CONTROLS = bytes.maketrans(CONTROLS, b"\xff" * len(CONTROLS))
+_SHOWN_CONTROLS_BUT_BREAKS = bytes.maketrans(CONTROLS.replace(b"\n", b""), b"\xff" * (len(CONTROLS) - 1))
+# Lines whose texts `Texts` makes at once.
+_TEXTS_AT_ONCE = 1024
 
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
@@ -230,5 +233,12 @@ class Texts(Sequence[str]):
         return self.lines.text(self.indexes[at], self.limit)
 
     def __iter__(self) -> Iterator[str]:
-        text, limit = self.lines.text, self.limit
-        return (text(index, limit) for index in self.indexes)
+        """The texts a batch at a time: a batch without a line over the limit is translated
+        and decoded at once, its lines joined by line breaks (which no line holds)."""
+        lines, limit = self.lines, self.limit
+        for start in range(0, len(self.indexes), _TEXTS_AT_ONCE):
+            batch = [lines.clean(index) for index in self.indexes[start : start + _TEXTS_AT_ONCE]]
+            if max(map(len, batch)) > limit:
+                yield from (lines.text(index, limit) for index in self.indexes[start : start + _TEXTS_AT_ONCE])
+            else:
+                yield from visible(b"\n".join(batch).translate(_SHOWN_CONTROLS_BUT_BREAKS)).split("\n")
