@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -53,12 +54,16 @@ SUMMARY_RE = re.compile(
 
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
 # when a severity or a rule code follows it on the line. One pattern for text and bytes.
-LOCATION_PATTERN = (
-    r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:(?!\d)|\(\d+,\d+\):|: line \d+, col(?:umn)? \d+,)"
-    r"(?=[^\n]*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b"
-    r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\]))"
+_LOCATION_PLACE = r"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::\d+(?::\d+)?:(?!\d)|\(\d+,\d+\):|: line \d+, col(?:umn)? \d+,)"
+_LOCATION_FOLLOWED_BY = (
+    r"[^\n]*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b"
+    r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\])"
 )
+LOCATION_PATTERN = f"{_LOCATION_PLACE}(?={_LOCATION_FOLLOWED_BY})"
 LOCATION_RE = re.compile(LOCATION_PATTERN)
+# Its two halves, for lines of one shape that repeat what follows their locations.
+_LOCATION_PLACE_RE = re.compile(_LOCATION_PLACE)
+_LOCATION_FOLLOWED_BY_RE = re.compile(_LOCATION_FOLLOWED_BY)
 # Values that differ on every line whatever happened (clock times, long hex ids): a group
 # shows its first one, and a line counts as shown without them.
 _INCIDENTAL_RE = re.compile(
@@ -88,14 +93,14 @@ def is_summary(line: str) -> bool:
     return SUMMARY_RE.search(line) is not None
 
 
-def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[str], list[str]]:
+def slots(line: str, known: SlotsSeen | None = None) -> tuple[list[str], list[str]]:
     """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`. `known` keeps the
     values found in what follows a line's location, for lines of one shape that repeat it
     (`: warning: unused variable 'v3' …` after each file's location)."""
     constants: list[str] = []
     values: list[str] = []
     start = 0
-    location = LOCATION_RE.match(line)
+    location = LOCATION_RE.match(line) if known is None else _location(line, known)
     if location:
         begin = location.end(1)
         constants.append(line[:begin])
@@ -104,11 +109,11 @@ def slots(line: str, known: dict[str, list[tuple[int, int]]] | None = None) -> t
     # What is found from `start` on depends on that text alone: the location ends with a
     # digit then the `:` at `start`, which no value's look-behind reads past.
     rest = line[start:]
-    spans = known.get(rest) if known is not None else None
+    spans = known.spans.get(rest) if known is not None else None
     if spans is None:
         spans = [(match.start() - start, match.end() - start) for match in _varying_or_quoted(line, start)]
         if known is not None:
-            known[rest] = spans
+            known.spans[rest] = spans
     at = 0
     for value_start, value_end in spans:
         constants.append(rest[at:value_start])
@@ -152,6 +157,31 @@ _LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
 _QUOTED_OR_LOCATED_RE = re.compile(f"{_QUOTE_CHAR_RE.pattern}|{_LOCATED_WORD_RE.pattern}")
 
 
+def _location(line: str, known: SlotsSeen) -> re.Match[str] | None:
+    """`LOCATION_RE.match(line)`, its look-ahead read once for each text that follows a
+    location. The first place the pattern finds is its match when what follows passes
+    (whose first word boundary sees the place's last character, `:` or `,`, as it would
+    see a text's start); else the whole pattern decides, as it may try other places."""
+    place = _LOCATION_PLACE_RE.match(line)
+    if place is None:
+        return None
+    after = line[place.end() :]
+    passes = known.followed.get(after)
+    if passes is None:
+        passes = known.followed[after] = _LOCATION_FOLLOWED_BY_RE.match(line, place.end()) is not None
+    return place if passes else LOCATION_RE.match(line)
+
+
+@dataclass
+class SlotsSeen:
+    """What `slots` found in the texts that follow a location, for lines of one shape that
+    repeat them (`: warning: unused variable 'v3' …` after each file's place): the values'
+    spans in each, and whether each is what a location needs after it."""
+
+    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    followed: dict[str, bool] = field(default_factory=dict)
+
+
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
     """The values in `line` from `start` on: varying words, source locations and quoted
     names, the longest where they overlap. The last two are looked for only where a line
@@ -191,7 +221,7 @@ def varying_slots(lines: list[str]) -> VaryingSlots | None:
     clock times or ids); None if the lines' constant texts differ. Values that vary within
     one word (`tests/{a, b}.py::{x, y}`) are one value, the whole word: a test id or a
     path is read whole, never as lists to pair up."""
-    known: dict[str, list[tuple[int, int]]] = {}
+    known = SlotsSeen()
     split = [slots(line, known) for line in lines]
     first_texts = split[0][0]
     folded = [_squeezed(text) for text in first_texts]

@@ -23,6 +23,7 @@ from tokenlab.optimizers.lines.shapes import (
     VaryingSlots,
     all_incidental,
     incidental,
+    is_location,
     plain_words,
     shape_pattern,
     slots,
@@ -313,7 +314,8 @@ _PADDING_RE = re.compile(r"(?<=\S) {2,}(?=\S)")
 
 
 def _listed(values: list[str], cap: int, location_cap: int) -> str:
-    located = [LOCATION_VALUE_RE.fullmatch(value) for value in values]
+    # Read as locations when all are; the first says whether to look at the rest.
+    located = [LOCATION_VALUE_RE.fullmatch(value) for value in values] if is_location(values[0]) else [None]
     separator = ", "
     place = ""
     if all(located):

@@ -165,7 +165,6 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     failure line inside them (a traceback's exception) where the units line up."""
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
-    texts = [with_heading(lines, i, limits) for i in heads]
     if line_shapes.is_failure(first):
         cap = located = limits.failure_values
     else:
@@ -173,7 +172,10 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
         cap = limits.warning_sample if many else limits.inline_values
         located = cap if many else len(heads)
     known = group.head_slots
-    found = known[1] if known and known[0] == len(heads) else line_shapes.varying_slots(texts)
+    if known and known[0] == len(heads):
+        found = known[1]
+    else:
+        found = line_shapes.varying_slots([with_heading(lines, i, limits) for i in heads])
     shown = [slots_shown(found, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:

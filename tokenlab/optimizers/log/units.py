@@ -37,9 +37,12 @@ _INCLUDED_RE = re.compile(rb"In file included from |\s+from \S+:\d+[,:]$")
 
 def _note_follows(lines: Lines, index: int) -> bool:
     """Whether a note starts at `index`, maybe after the include chain leading to it."""
-    while index < len(lines) and _INCLUDED_RE.match(lines.clean(index)):
+    while index < len(lines):
+        line = lines.clean(index)
+        if not _INCLUDED_RE.match(line):
+            return _NOTE_RE.match(line) is not None
         index += 1
-    return index < len(lines) and _NOTE_RE.match(lines.clean(index)) is not None
+    return False
 
 
 # A message's rule code at its end (`[no-untyped-def]`, `[-Wunused]`): where a wrapped
@@ -47,14 +50,12 @@ def _note_follows(lines: Lines, index: int) -> bool:
 _CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
 
 
-def _wrapped_message_end(lines: Lines, start: int, located: bool, limits: LogLimits) -> int:
-    """Past the lines continuing a diagnostic's message that a tool wrapped (mypy --pretty
-    breaks `error: Function is missing a type` before `annotation  [no-untyped-def]`):
-    up to `continuation_lines` lines, none at a location, the last ending with the rule
-    code the header lacks (`located`: the header starts with a location). Else just past
-    the header."""
-    if not located or _CODE_AT_END_RE.search(lines.clean(start)):
-        return start + 1
+def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
+    """Past the lines continuing the message of a diagnostic at a location whose header
+    lacks its rule code, when a tool wrapped it (mypy --pretty breaks `error: Function is
+    missing a type` before `annotation  [no-untyped-def]`): up to `continuation_lines`
+    lines, none at a location, the last ending with the rule code. Else just past the
+    header."""
     for end in range(start + 1, min(len(lines), start + 1 + limits.continuation_lines)):
         line = lines.clean(end)
         if not line.strip() or line_shapes.LOCATION_RE.match(visible(line)):
@@ -68,22 +69,36 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> in
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
     follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
     clean = lines.clean
-    base = indent(clean(start))
+    header = clean(start)
+    base = indent(header)
     if not traceback:
-        location = line_shapes.LOCATION_RE.match(visible(clean(start)))
-        end, indented = _wrapped_message_end(lines, start, location is not None, limits), 0
+        # The header's location is looked for only when a line could be a note after it,
+        # or the header could be wrapped: each diagnostic of a large build is read here.
+        found: list[re.Match[str] | None] = []
+
+        def note_at_location() -> bytes | None:
+            if not found:
+                found.append(line_shapes.LOCATION_RE.match(visible(header)))
+            return found[0][0].strip().encode() + b" note: " if found[0] else None
+
+        wrapped = not _CODE_AT_END_RE.search(header) and note_at_location() is not None
+        end, indented = _wrapped_message_end(lines, start, limits) if wrapped else start + 1, 0
         stop = min(len(lines), start + 1 + limits.frame_lines)
-        note = location[0].strip().encode() + b" note: " if location else None
-        while end < stop and clean(end).strip():
-            if note and clean(end).lstrip().startswith(note):
+        while end < stop:
+            line = clean(end)  # read once: every diagnostic of a large build reads the next
+            if not line.strip():
+                break
+            # A note names itself (` note: `), or follows the includes that lead to it.
+            note = note_at_location() if b" note: " in line or _INCLUDED_RE.match(line) else None
+            if note and line.lstrip().startswith(note):
                 pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
             elif note and _note_follows(lines, end):
                 # So does a note elsewhere (a candidate, a macro's definition), with the
                 # includes that lead to it and its frame, up to the next diagnostic: never
                 # grouped with another diagnostic's notes.
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
-            elif not _FRAME_RE.match(clean(end)):
-                if indent(clean(end)) <= base or indented == limits.continuation_lines:
+            elif not _FRAME_RE.match(line):
+                if indent(line) <= base or indented == limits.continuation_lines:
                     break
                 indented += 1
             end += 1
