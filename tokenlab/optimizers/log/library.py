@@ -37,6 +37,23 @@ _FRAME_RE = re.compile(
 # `File` line (pytest --tb=short: `path:12: in f`) with its source and caret lines, a Rust
 # backtrace's numbered symbol (`  4: rangeset::tests::merges`) with its `at path:66:9`.
 _HEADED_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S|\s+\d+: \S')
+def _may_hold_frames(data: bytes) -> bool:
+    """Whether some line of `data` (its lines are its bytes: no escapes) may start a frame:
+    each kind of frame line holds one of `_FRAME_WORDS`, or is a numbered one."""
+    return (
+        any(word in data for word in _FRAME_WORDS)
+        or _NUMBERED_FRAME_RE.match(data) is not None
+        or _NUMBERED_FRAME_AFTER_BREAK_RE.search(data) is not None
+    )
+
+
+# What each kind of frame line holds, in the order of `_FRAME_RE` and `_HEADED_FRAME_RE`.
+_FRAME_WORDS = (b"required ", b": In ", b"In file included from", b"from ", b"at ", b" (", b'File "', b": in ")
+# A numbered frame (`  4: rangeset::tests::merges`) at the input's start or after a line
+# break: a pattern led by the break is looked for as fast as a word.
+_NUMBERED_FRAME = rb"[ \t\r\f\v]+\d+: \S"
+_NUMBERED_FRAME_RE = re.compile(_NUMBERED_FRAME)
+_NUMBERED_FRAME_AFTER_BREAK_RE = re.compile(b"\n" + _NUMBERED_FRAME)
 # Where library code lives: system headers and libraries, installed packages, toolchains,
 # the Rust standard library, the JDK's modules (`at java.base/java.util.…`).
 _LIBRARY_RE = re.compile(
@@ -77,6 +94,8 @@ def fold_library_frames(lines: Lines, plan: Plan, limits: LogLimits) -> None:
 def _chains(lines: Lines) -> list[list[range]]:
     """Each run of consecutive frames, as the line ranges of its frames."""
     chains: list[list[range]] = []
+    if lines.stripped is None and not _may_hold_frames(lines.data):
+        return chains
     i = 0
     while i < len(lines):
         frames: list[range] = []
