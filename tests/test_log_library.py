@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers.log import library
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.optimizer import LogLimits
 
@@ -159,3 +163,30 @@ def test_rust_backtraces_and_jdk_frames_fold_their_standard_library_frames() -> 
     visible = shown("\n".join(java) + "\n")
     assert "[… 3 frames in library code]" in visible and "ReferencePipeline" not in visible
     assert java[1] in visible and java[2] in visible and java[-1] in visible
+
+
+_FRAME_PIECES = [
+    b" ", b"\t", b"\x0b", b"\r", b"\n", b"\r\n", b"at ", b"from ", b"Test.run", b" (a.js:1:2)", b"x.c:12:3",
+    b":", b",", b"required from ", b"recursively ", b"In file included from ", b'File "a.py", line 3',
+    b"a.py:12: in f", b"4: x", b"C:\\x.h", b"x.h: In instantiation of", b"(", b")", b"word",
+]
+
+
+@given(st.lists(st.sampled_from(_FRAME_PIECES), max_size=60).map(b"".join))
+@settings(max_examples=400, deadline=None)
+def test_frames_found_by_one_scan_are_those_read_line_by_line(data: bytes) -> None:
+    # `_chains` visits only the lines a scan of the whole input names; reading every line
+    # must find the same chains.
+    lines, _ = log._split(data)
+    by_line: list[list[range]] = []
+    i = 0
+    while i < len(lines):
+        frames = []
+        while i < len(lines) and (frame := library._frame(lines, i)) is not None:
+            frames.append(frame)
+            i = frame.stop
+        if frames:
+            by_line.append(frames)
+        else:
+            i += 1
+    assert library._chains(lines) == by_line

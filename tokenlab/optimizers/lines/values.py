@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, islice
+from typing import Any
 
 from tokenlab.optimizers.lines.shapes import (
     LOCATION_VALUE_RE,
@@ -244,9 +245,10 @@ class _Field:
         if self.numbers is None or len(found) != len(values):
             self.numbers = None
             return
-        self.numbers.update((before, after) for before, _, after in found)
-        keys = list(zip(map(float, [number for _, number, _ in found]), values))
-        least, greatest = min(keys), max(keys)
+        before, numbers, after = zip(*found)
+        self.numbers.update(zip(before, after))
+        keys = list(map(float, numbers))
+        least, greatest = _extreme(min, keys, values), _extreme(max, keys, values)
         self.least = least if self.least is None or least < self.least else self.least
         self.greatest = greatest if self.greatest is None or greatest > self.greatest else self.greatest
 
@@ -270,6 +272,15 @@ class _Field:
         if self.numbers is not None and len(self.numbers) == 1 and self.least and self.greatest:
             return "{" + self.least[1] + " … " + self.greatest[1] + "}"
         return "{" + self.first[0] + ", …}"
+
+
+def _extreme(pick: Callable[..., Any], keys: list[float], values: list[str]) -> tuple[float, str]:
+    """`pick` (min or max) of the pairs of `keys` and `values`, without building each pair
+    unless several values share the extreme key (`1.0` and `1`)."""
+    key = pick(keys)
+    if keys.count(key) == 1:
+        return key, values[keys.index(key)]
+    return key, pick(value for other, value in zip(keys, values) if other == key)
 
 
 _DATE_RE = re.compile(r"\d{4}-\d\d-\d\d[T ]")
