@@ -21,7 +21,7 @@ Usage:
     .venv/bin/python bench/run.py                     # 4 types x 1, 10, 100 MB, startup, store
     .venv/bin/python bench/run.py --sizes 1,10 --repeat 5 --types log
     .venv/bin/python bench/run.py --gigabyte          # also the 1 GB log (one run)
-    .venv/bin/python bench/run.py --write-results     # rewrite bench/RESULTS.md
+    .venv/bin/python bench/run.py --write-results     # rewrite its sections of bench/RESULTS.md
 """
 
 from __future__ import annotations
@@ -719,7 +719,7 @@ def main() -> None:
     parser.add_argument("--no-startup", action="store_true")
     parser.add_argument("--no-store", action="store_true")
     parser.add_argument("--store-refs", default="1000,100000")
-    parser.add_argument("--write-results", action="store_true", help="rewrite bench/RESULTS.md")
+    parser.add_argument("--write-results", action="store_true", help="rewrite its own sections of bench/RESULTS.md, keeping those other benchmarks added after them")
     args = parser.parse_args()
 
     WORK.mkdir(parents=True, exist_ok=True)
@@ -829,8 +829,14 @@ def write_results(
         ]
         parts.append("")
     parts += ["## Targets", "", *verdicts(cases, giga, start, store), ""]
-    parts += ["Where the time goes, what was tried and what is left: `bench/README.md`.", ""]
-    (REPO / "bench" / "RESULTS.md").write_text("\n".join(parts))
+    parts += [_RESULTS_END, ""]
+    results = REPO / "bench" / "RESULTS.md"
+    # Other benchmarks add their sections after this run's: they are kept as they are.
+    kept = results.read_text().partition(_RESULTS_END + "\n")[2] if results.exists() else ""
+    results.write_text("\n".join(parts) + kept)
+
+
+_RESULTS_END = "Where the time goes, what was tried and what is left: `bench/README.md`."
 
 
 def verdicts(

@@ -3,4 +3,5 @@
     shapes.py     a line's shape: ANSI codes, failure and summary words, locations, slots
     values.py     lines that differ only in values, shown once with their values
     numbered.py   runs of numbered names (`f1.txt … f60.txt`) said once
+    scan.py       patterns looked for over a whole large input, a slice at a time
 """

@@ -20,6 +20,7 @@ import re
 from array import array
 from bisect import bisect_right
 
+from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
 
@@ -111,8 +112,8 @@ def _frame_starts(lines: Lines) -> list[int]:
         return list(range(len(lines)))
     data, ends = lines.data, lines.ends
     offsets = [0] if _FRAME_LEAD_RE.match(data) else []
-    offsets += [found.start() + 1 for found in _FRAME_LEADS_RE.finditer(data)]
-    offsets += [found.start() for found in _FRAME_LINE_END_RE.finditer(data)]
+    offsets += [found.start() + 1 for found in scan.matches(_FRAME_LEADS_RE, data)]
+    offsets += [found.start() for found in scan.matches(_FRAME_LINE_END_RE, data)]
     for word in _FRAME_INNER_WORDS:
         at = data.find(word)
         while at >= 0:

@@ -29,6 +29,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 
+from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
 
@@ -64,7 +65,7 @@ def failure_sections(lines: Lines) -> array[int] | None:
     total = len(lines)
     # The lines holding bytes every heading holds, found in one pass over the input:
     # only they are looked at (most logs have none).
-    candidates = sorted({bisect_right(lines.ends, match.start()) for match in _MARKERS_RE.finditer(lines.data)})
+    candidates = sorted({bisect_right(lines.ends, match.start()) for match in scan.matches(_MARKERS_RE, lines.data)})
     if not candidates:
         return None
     of_line = array("I", bytes(4 * total))
@@ -286,7 +287,7 @@ def _records(lines: Lines) -> list[range]:
     """Each line followed by more indented lines holding a stack frame or a lock, with
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
-    if lines.stripped is None and not _STACK_WORDS_RE.search(lines.data):
+    if lines.stripped is None and not scan.search(_STACK_WORDS_RE, lines.data):
         return records  # no line can hold a frame or a lock: no line need be read
     start = 0
     while start < len(lines):
