@@ -59,14 +59,30 @@ PRAGMA user_version = 1;
 """
 
 
-def test_a_version_1_ledger_gains_host_tokens_and_keeps_its_rows(tmp_path: Path) -> None:
+def test_a_version_1_ledger_gains_host_tokens_and_the_hook_and_keeps_its_rows(tmp_path: Path) -> None:
     tmp_path.mkdir(exist_ok=True)
     with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:
         db.executescript(V1_SCHEMA)
     assert ledger.records(tmp_path) == [row()]
-    hook_row = Record(2000.0, Kind.HOOK, "sh build.sh", "log", 4000, 1000, 50, 2, host_tokens=600)
+    hook_row = Record(
+        2000.0, Kind.HOOK, "sh build.sh", "log", 4000, 1000, 50, 2, host_tokens=600, host="codex", event="PostToolUse"
+    )
     assert ledger.record(tmp_path, hook_row) is None
     assert ledger.records(tmp_path) == [row(), hook_row]
+    with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == ledger.SCHEMA_VERSION
+
+
+def test_a_version_2_ledger_gains_the_hook_columns(tmp_path: Path) -> None:
+    tmp_path.mkdir(exist_ok=True)
+    with sqlite3.connect(ledger.ledger_path(tmp_path)) as db:
+        db.executescript(V1_SCHEMA.replace("PRAGMA user_version = 1;", ""))
+        db.execute("ALTER TABLE records ADD COLUMN host_tokens INTEGER")
+        db.execute("PRAGMA user_version = 2")
+    assert ledger.records(tmp_path) == [row()]
+    hook_row = Record(2000.0, Kind.HOOK, "cat a.log", "log", 4000, 1000, 50, 1, host="gemini", event="AfterTool")
+    assert ledger.record(tmp_path, hook_row) is None
+    assert ledger.records(tmp_path)[-1] == hook_row
 
 
 def test_a_newer_ledger_is_left_alone_and_reported_once(tmp_path: Path) -> None:

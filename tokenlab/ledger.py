@@ -4,7 +4,8 @@ in the store root.
 A row holds when, what kind of call (`analyze`, `run`, or `hook`: a tool output the Claude
 Code PostToolUse hook replaced), its source or command line (any credential in it masked),
 the content type, raw and visible tokens, how many refs the run wrote, for `run` the exit
-status and duration, and for `hook` the host tokens: what the host would have shown the
+status and duration, which agent's hook made the call and for which event (a `run` that a
+PreToolUse rewrite started names it too), and for `hook` the host tokens: what the host would have shown the
 model without tokenlab (for Claude Code, the output up to its cap, above it a 2 KB preview). It never holds the content: the store
 does, behind refs, and the ledger only counts.
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
 
 LEDGER_NAME = "ledger.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -51,12 +52,20 @@ CREATE TABLE IF NOT EXISTS records (
     refs INTEGER NOT NULL,
     exit_status INTEGER,
     duration REAL,
-    host_tokens INTEGER
+    host_tokens INTEGER,
+    host TEXT,
+    event TEXT,
+    fingerprint TEXT,
+    rerun INTEGER
 );
 CREATE INDEX IF NOT EXISTS records_time ON records (time);
 """
 # Each step takes a ledger from the version before it to its own (index + 2).
-_MIGRATIONS = ("ALTER TABLE records ADD COLUMN host_tokens INTEGER",)
+_MIGRATIONS = (
+    "ALTER TABLE records ADD COLUMN host_tokens INTEGER",
+    "ALTER TABLE records ADD COLUMN host TEXT; ALTER TABLE records ADD COLUMN event TEXT;"
+    " ALTER TABLE records ADD COLUMN fingerprint TEXT; ALTER TABLE records ADD COLUMN rerun INTEGER",
+)
 
 
 class Kind(str, Enum):
@@ -78,6 +87,10 @@ class Record:
     exit_status: int | None = None
     duration: float | None = None
     host_tokens: int | None = None
+    host: str | None = None  # the agent whose hook made the call (`claude-code`, `codex`, `gemini`)
+    event: str | None = None  # that hook's event (`PreToolUse`, `PostToolUse`, `AfterTool`)
+    fingerprint: str | None = None  # the call's identity: the same command or tool input, in the same folder
+    rerun: bool = False  # the same call was recorded shortly before (`RERUN_WINDOW`)
 
     @property
     def saved_tokens(self) -> int:
@@ -133,8 +146,8 @@ def _append(store_root: Path, entry: Record) -> None:
         db.execute("BEGIN IMMEDIATE")
         db.execute(
             "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
-            " visible_tokens, refs, exit_status, duration, host_tokens)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " visible_tokens, refs, exit_status, duration, host_tokens, host, event, fingerprint, rerun)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 entry.time,
                 entry.kind.value,
@@ -147,6 +160,10 @@ def _append(store_root: Path, entry: Record) -> None:
                 entry.exit_status,
                 entry.duration,
                 entry.host_tokens,
+                entry.host,
+                entry.event,
+                entry.fingerprint,
+                int(entry.rerun),
             ),
         )
         db.execute("COMMIT")
@@ -181,14 +198,15 @@ def records(store_root: Path, since: float | None = None) -> list[Record]:
         return []
     query = (
         "SELECT time, kind, source, content_type, raw_bytes, raw_tokens, visible_tokens, refs,"
-        " exit_status, duration, host_tokens FROM records WHERE time >= ? ORDER BY time, id"
+        " exit_status, duration, host_tokens, host, event, fingerprint, rerun"
+        " FROM records WHERE time >= ? ORDER BY time, id"
     )
     try:
         with _connection(store_root, create=False) as db:
             rows = db.execute(query, (since if since is not None else float("-inf"),)).fetchall()
     except sqlite3.Error as error:
         raise LedgerError(f"cannot read the savings ledger {ledger_path(store_root)}: {error}") from None
-    return [Record(row[0], Kind(row[1]), *row[2:]) for row in rows]
+    return [Record(row[0], Kind(row[1]), *row[2:-1], rerun=bool(row[-1])) for row in rows]
 
 
 def masked(source: str) -> str:
@@ -244,7 +262,8 @@ def _migrate(db: sqlite3.Connection) -> None:
     try:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         for step in _MIGRATIONS[max(version - 1, 0) :]:
-            db.execute(step)
+            for statement in step.split("; "):
+                db.execute(statement)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:

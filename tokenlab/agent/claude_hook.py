@@ -102,7 +102,14 @@ def answer_post_tool_use(hook_input: dict[str, object], excludes: list[str]) -> 
         row = ledger.packet_record(replacement.packet, ledger.Kind.HOOK)
         visible = replacement.visible_tokens
         ledger.record(
-            opened[0].root, replace(row, visible_tokens=visible, host_tokens=replacement.host_tokens)
+            opened[0].root,
+            replace(
+                row,
+                visible_tokens=visible,
+                host_tokens=replacement.host_tokens,
+                host="claude-code",
+                event="PostToolUse",
+            ),
         )
     return replacement.as_dict()
 
