@@ -7,6 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tokenlab import ledger
 from tokenlab.cli import app
 from tokenlab.store import open_store
 
@@ -67,6 +68,15 @@ def test_show_ref_header_and_raw(tmp_path: Path) -> None:
     assert shown.stdout.startswith(f"ref:    {ref['id']}\nsource: ")
     raw = runner.invoke(app, ["show-ref", ref["id"], "--raw"])
     assert len(raw.stdout_bytes) == ref["bytes"]
+
+
+def test_an_opened_ref_is_counted_in_the_ledger(tmp_path: Path, isolated_store: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(write(tmp_path / "app.log", LOG)), "--json"])
+    ref = json.loads(result.stdout)["refs"][0]
+    assert runner.invoke(app, ["show-ref", ref["id"]]).exit_code == 0
+    assert runner.invoke(app, ["show-ref", "ctx_0000000000000000"]).exit_code != 0  # no such ref: not counted
+    opened = [row for row in ledger.records(isolated_store) if row.kind is ledger.Kind.REF]
+    assert [row.source for row in opened] == [ref["id"]]
 
 
 def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -101,9 +101,21 @@ def test_hook_rows_report_against_the_host_too(isolated_store: Path) -> None:
     assert {row["key"] for row in payload["rows"]} == {"make test", "sh", "Read FILE"}
     text = runner.invoke(app, ["gain"]).stdout.splitlines()
     assert text[1] == (
-        "2 tool outputs replaced by the Claude Code hook: 480 tokens shown where Claude Code "
+        "2 tool outputs replaced by agent hooks: 480 tokens shown where the agents "
         "would have shown 39,700 (104,000 raw)"
     )
+
+
+def test_repeated_calls_and_opened_refs_make_the_refetch_rate(isolated_store: Path) -> None:
+    now = time.time()
+    for rerun in (False, True, False, False):
+        ledger.record(isolated_store, Record(now, Kind.RUN, "make test", "log", 4000, 1000, 100, 1, rerun=rerun))
+    ledger.note_ref_open(isolated_store, "ctx_0123456789abcdef", "claude-code")
+    payload = gain()
+    assert payload["refetch"] == {"outputs": 4, "reruns": 1, "ref_opens": 1, "refetch_rate": 0.5}
+    assert payload["totals"]["runs"] == 4  # an opened ref is not a run
+    text = runner.invoke(app, ["gain"]).stdout.splitlines()
+    assert text[1] == "re-fetch rate 50.0%: 1 runs or tool calls repeated within 5 minutes, 1 refs opened"
 
 
 def test_an_empty_ledger() -> None:

@@ -391,3 +391,15 @@ def test_cli_install_takes_tools(tmp_path: Path) -> None:
     assert "PostToolUse hook for Bash, mcp__.*" in result.stdout
     hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0]["matcher"] == "Bash|mcp__.*"
+
+
+def test_the_same_call_again_with_the_same_output_is_left_to_the_host(isolated_store: Path) -> None:
+    # Asked again for the same thing: the visible text was not enough, so the host's own
+    # output goes through; a changed output is replaced again.
+    first, again = run_entry(bash(BUILD_LOG[-20_000:])), run_entry(bash(BUILD_LOG[-20_000:]))
+    changed = run_entry(bash(BUILD_LOG[-20_000:] + "BUILD OK again\n"))
+    assert first and again == "" and changed
+    rows = ledger.records(isolated_store)
+    assert [row.rerun for row in rows] == [False, True, True]
+    assert rows[1].visible_tokens == rows[1].host_tokens
+    assert {row.host for row in rows} == {"claude-code"} and {row.event for row in rows} == {"PostToolUse"}

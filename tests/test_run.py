@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tokenlab import ledger
 from tokenlab.agent.capture import Limits, capture_output
 from tokenlab.agent.run import Command
 from tokenlab.agent.run import run as run_command
@@ -252,3 +253,31 @@ def test_a_50_mb_run_stays_within_the_log_optimizers_bound(tmp_path: Path) -> No
     code, shown, max_rss_kb = map(int, measured.stdout.split())
     assert code == 0 and 0 < shown < 100_000
     assert max_rss_kb * 1024 < 2 * size + (150 << 20) + (120 << 20)
+
+
+def test_the_same_run_again_printing_the_same_is_shown_unmodified(isolated_store: Path) -> None:
+    # The agent asked again: the visible text was not enough. Its next ask is compressed
+    # again only if the output changed; either way the repeat is counted.
+    expected = subprocess.run(python(LOG_CHILD), check=False, capture_output=True).stdout
+    first = tokens("run", "--", *python(LOG_CHILD))
+    again = tokens("run", "--", *python(LOG_CHILD))
+    assert len(first.stdout) < 20_000
+    assert (again.returncode, again.stdout) == (2, expected)
+    changed = tokens("run", "--", *python(LOG_CHILD.replace("card declined", "card expired")))
+    assert len(changed.stdout) < 20_000 and b"card expired" in changed.stdout
+    rows = ledger.records(isolated_store)
+    assert [row.rerun for row in rows] == [False, True, False]
+    assert rows[1].visible_tokens == rows[1].raw_tokens  # nothing saved on the repeat
+    assert len({row.fingerprint.partition(".")[0] for row in rows if row.fingerprint}) == 2
+
+
+def test_a_run_names_the_agent_host_it_runs_under(isolated_store: Path) -> None:
+    done = subprocess.run(
+        [PY, "-m", "tokenlab", "run", "--", "true"],
+        check=False,
+        capture_output=True,
+        env={key: value for key, value in os.environ.items() if not key.startswith(("CLAUDECODE", "CODEX_"))}
+        | {"TOKENLAB_WORKER": "0", "GEMINI_CLI": "1"},
+    )
+    assert done.returncode == 0
+    assert [row.host for row in ledger.records(isolated_store)] == ["gemini"]

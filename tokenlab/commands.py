@@ -112,12 +112,15 @@ def ref_view_output(
     *,
     raw: bool = False,
     as_json: bool = False,
+    host: str | None = None,
 ) -> Output:
     """A drill-down into a ref (`expand_ref`), rendered as `tokens show-ref` prints it: the
     shown bytes with one line on stderr, or the `--json` object, or `--raw` bytes alone.
-    `store` is a store, or a `--store` value naming one."""
+    `store` is a store, or a `--store` value naming one. The ledger counts the opening
+    (from the agent `host`, when one asked)."""
     from contextlib import nullcontext
 
+    from tokenlab import ledger
     from tokenlab.errors import InputError
     from tokenlab.refs.expand import expand_ref
     from tokenlab.store import Store, open_store
@@ -127,6 +130,7 @@ def ref_view_output(
     # A store named here is closed here; one passed in stays open for its owner.
     with nullcontext(store) if isinstance(store, Store) else open_store(store) as resolved:
         view = expand_ref(resolved, ref_id, query)
+        ledger.note_ref_open(resolved.root, ref_id, host)
     if as_json:
         return Output(0, json_bytes(view.as_dict()), b"")
     shown = view.raw if view.raw is not None else view.text.encode("utf-8")

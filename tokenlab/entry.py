@@ -287,6 +287,7 @@ def _show_ref(arguments: dict[str, object]) -> int:
 
             answer = client.show_ref(arguments)
         if answer is None:
+            from tokenlab.agent.host_env import host_of
             from tokenlab.commands import ref_view_output
             from tokenlab.refs.expand import RefQuery
 
@@ -297,6 +298,7 @@ def _show_ref(arguments: dict[str, object]) -> int:
                 RefQuery.of(arguments),
                 raw=bool(arguments["raw"]),
                 as_json=bool(arguments["as_json"]),
+                host=host_of(os.environ),
             )
             answer = output.exit_code, output.stdout, output.stderr
     except TokenlabError as error:

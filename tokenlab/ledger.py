@@ -23,6 +23,7 @@ process, and the command line prints that as a warning.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import time
@@ -72,6 +73,12 @@ class Kind(str, Enum):
     ANALYZE = "analyze"
     RUN = "run"
     HOOK = "hook"
+    REF = "ref"  # a ref opened (`tokens show-ref`, `expand_ref`): a sign the visible text was not enough
+
+
+# A call repeated within this many seconds is counted as a re-fetch; repeated with the same
+# output, it is shown unmodified (`repeat_of`).
+RERUN_WINDOW = 300.0
 
 
 @dataclass(frozen=True)
@@ -448,3 +455,78 @@ def note_analysis(store_root: Path, packet: ContextPacket) -> bytes:
     """Record an `analyze` run; the warning line to print on stderr if that failed, else b""."""
     problem = record(store_root, packet_record(packet, Kind.ANALYZE))
     return f"tokens: warning: {problem}\n".encode() if problem else b""
+
+
+def call_fingerprint(*parts: str) -> str:
+    """The identity of a call (a command line and its folder, a tool and its input)."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fingerprint(call: str, outputs: Iterable[bytes]) -> str:
+    """`call`'s fingerprint with a digest of what it printed: `<call>.<output>`."""
+    digest = hashlib.sha256()
+    for output in outputs:
+        digest.update(len(output).to_bytes(8, "big"))
+        digest.update(output)
+    return f"{call}.{digest.hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """How a call repeats the last one recorded with its identity within `RERUN_WINDOW`."""
+
+    rerun: bool  # the same call: counted as a re-fetch
+    same_output: bool  # and it printed the same: shown unmodified this time
+
+
+def repeat_of(store_root: Path, found: str, now: float | None = None) -> Repeat:
+    """Whether the call fingerprinted `found` (`fingerprint`) repeats a recent one. Never
+    raises: a ledger that cannot be read repeats nothing."""
+    call = found.partition(".")[0]
+    since = (time.time() if now is None else now) - RERUN_WINDOW
+    if not ledger_path(store_root).is_file():
+        return Repeat(False, False)
+    try:
+        with _connection(store_root, create=False) as db:
+            row = db.execute(
+                "SELECT fingerprint FROM records WHERE time >= ? AND fingerprint >= ? AND fingerprint < ?"
+                " ORDER BY time DESC, id DESC LIMIT 1",
+                (since, call + ".", call + "/"),
+            ).fetchone()
+    except (sqlite3.Error, LedgerError):
+        return Repeat(False, False)
+    if row is None:
+        return Repeat(False, False)
+    return Repeat(True, row[0] == found)
+
+
+def note_ref_open(store_root: Path, ref_id: str, host: str | None) -> None:
+    """Record that a ref was opened; never raises (a drill-down must not fail on the ledger)."""
+    record(store_root, Record(time.time(), Kind.REF, ref_id, "", 0, 0, 0, 0, host=host))
+
+
+@dataclass(frozen=True)
+class Refetch:
+    """How often outputs were fetched again: the same call repeated, or a ref opened."""
+
+    outputs: int  # `run` and hook rows
+    reruns: int
+    ref_opens: int
+
+    @property
+    def rate(self) -> float:
+        return (self.reruns + self.ref_opens) / self.outputs if self.outputs else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "outputs": self.outputs,
+            "reruns": self.reruns,
+            "ref_opens": self.ref_opens,
+            "refetch_rate": round(self.rate, 4),
+        }
+
+
+def refetch(found: Iterable[Record]) -> Refetch:
+    rows = list(found)
+    outputs = [r for r in rows if r.kind in (Kind.RUN, Kind.HOOK)]
+    return Refetch(len(outputs), sum(r.rerun for r in outputs), sum(r.kind is Kind.REF for r in rows))

@@ -99,8 +99,15 @@ def answer_post_tool_use(hook_input: dict[str, object], excludes: list[str]) -> 
             return None
         from tokenlab import ledger
 
+        call = ledger.call_fingerprint(
+            str(hook_input.get("cwd", "")), str(hook_input.get("tool_name", "")), json.dumps(tool_input, sort_keys=True)
+        )
+        found = ledger.fingerprint(call, [replacement.packet.raw])
+        repeat = ledger.repeat_of(opened[0].root, found)
         row = ledger.packet_record(replacement.packet, ledger.Kind.HOOK)
-        visible = replacement.visible_tokens
+        # The same call with the same output just before: the agent wants more than the
+        # visible text showed, so the host's own output goes through this time.
+        visible = replacement.host_tokens if repeat.same_output else replacement.visible_tokens
         ledger.record(
             opened[0].root,
             replace(
@@ -109,8 +116,12 @@ def answer_post_tool_use(hook_input: dict[str, object], excludes: list[str]) -> 
                 host_tokens=replacement.host_tokens,
                 host="claude-code",
                 event="PostToolUse",
+                fingerprint=found,
+                rerun=repeat.rerun,
             ),
         )
+        if repeat.same_output:
+            return None
     return replacement.as_dict()
 
 

@@ -138,7 +138,15 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     from pathlib import PurePath  # the store's name in messages, as `open_store` spells it
 
     chosen = arguments["store"] or os.environ.get("TOKENLAB_STORE") or os.path.join("var", "context")
-    header = {**arguments, "op": "show-ref", "store": root, "store_name": str(PurePath(chosen))}
+    from tokenlab.agent.host_env import host_of
+
+    header = {
+        **arguments,
+        "op": "show-ref",
+        "store": root,
+        "store_name": str(PurePath(chosen)),
+        "host": host_of(os.environ),
+    }
     return _ask(root, header, b"")
 
 
@@ -147,6 +155,7 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     what it printed is analysed by the warm worker (with `worker`), or here when none
     answers."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
+    from tokenlab.agent.host_env import host_of
 
     url = database_store(arguments["store"])
     if url is not None:  # no worker; the spool goes to the local state folder
@@ -174,6 +183,8 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
             "duration": capture.duration,
             "timed_out": capture.timed_out,
             "killed": capture.killed,
+            "cwd": os.getcwd(),
+            "host": host_of(os.environ),
             **{
                 key: arguments[key]
                 for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")

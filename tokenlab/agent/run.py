@@ -26,11 +26,12 @@ closing line makes the text differ from it.
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,21 @@ class Command:
         if not line.strip():
             raise InputError("--shell needs a command line")
         return cls((SHELL, "-c", line), display_line(line), shell=True)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Where a run was asked from: its folder, and the agent host it runs under (if any).
+    A run's identity in the ledger is its command line in that folder."""
+
+    cwd: str
+    host: str | None
+
+    @classmethod
+    def here(cls) -> Caller:
+        from tokenlab.agent.host_env import host_of
+
+        return cls(os.getcwd(), host_of(os.environ))
 
 
 @dataclass(frozen=True)
@@ -173,23 +189,31 @@ def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, byte
     )
     with open_store(request["store"]) as store:
         result = finish(command, capture, store, options)
-    answer = output(result, store.root, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
+    caller = Caller(str(request["cwd"]), request["host"])
+    answer = output(result, store.root, caller, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
     return answer.exit_code, answer.stdout, answer.stderr
 
 
-def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -> Output:
+def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool, trace: bool) -> Output:
     """What `tokens run` prints for a finished run (here, or sent back by the warm worker),
     its ledger row written: each stream's visible text on its own stream, or the `--json`
-    object; the stage trace on stderr when asked."""
+    object; the stage trace on stderr when asked. The same command run again in the same
+    folder within `ledger.RERUN_WINDOW`, printing the same, prints it unmodified: the agent
+    asked again because the visible text was not enough (once more, and it is again)."""
     from tokenlab import ledger
     from tokenlab.commands import Output, json_bytes
 
+    found = ledger.fingerprint(
+        ledger.call_fingerprint(caller.cwd, *result.command.argv), [s.packet.raw for s in result.streams]
+    )
+    repeat = ledger.repeat_of(store_root, found)
+    unmodified = repeat.same_output and not as_json
     stdout, stderr = b"", b""
     if as_json:
         stdout = json_bytes(result.as_dict())
     else:
         for stream in result.streams:
-            text = stream.visible.encode("utf-8", errors="surrogatepass")
+            text = stream.packet.raw if unmodified else stream.visible.encode("utf-8", errors="surrogatepass")
             if stream.name == "stderr":
                 stderr += text
             else:
@@ -198,7 +222,10 @@ def output(result: RunResult, store_root: Path, *, as_json: bool, trace: bool) -
         stderr += "".join(
             f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace
         ).encode()
-    problem = ledger.record(store_root, ledger_record(result))
+    row = replace(ledger_record(result), host=caller.host, fingerprint=found, rerun=repeat.rerun)
+    if unmodified:
+        row = replace(row, visible_tokens=row.raw_tokens)
+    problem = ledger.record(store_root, row)
     if problem:
         stderr += f"tokens: warning: {problem}\n".encode()
     return Output(result.status, stdout, stderr)

@@ -178,7 +178,12 @@ def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes
     store = _NamedFolderStore(Path(header["store"]), str(header["store_name"]))
     query = RefQuery.of(header)
     output = ref_view_output(
-        store, str(header["ref_id"]), query, raw=bool(header["raw"]), as_json=bool(header["as_json"])
+        store,
+        str(header["ref_id"]),
+        query,
+        raw=bool(header["raw"]),
+        as_json=bool(header["as_json"]),
+        host=header.get("host"),
     )
     return output.exit_code, output.stdout, output.stderr
 

@@ -6,6 +6,7 @@ Domain errors become a one-line message on stderr and their exit code (2 bad inp
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -99,12 +100,15 @@ def show_ref(
     as_json: JsonOption = False,
 ) -> None:
     """Print a ref: source, type, reason, then its content; or drill into it within a budget."""
+    from tokenlab import ledger
+    from tokenlab.agent.host_env import host_of
     from tokenlab.store import open_store
 
     drill = (lines, grep, json_path, head, tail, budget)
     if all(option is None for option in drill) and not (as_json or context or ignore_case):
         with open_store(store) as resolved:
             record = resolved.load(ref_id)
+            ledger.note_ref_open(resolved.root, ref_id, host_of(os.environ))
         if not raw:
             header = (
                 f"ref:    {record.id}\nsource: {record.source}\ntype:   {record.content_type}\n"
@@ -118,7 +122,7 @@ def show_ref(
     from tokenlab.refs.expand import RefQuery
 
     query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget)
-    output = ref_view_output(store, ref_id, query, raw=raw, as_json=as_json)
+    output = ref_view_output(store, ref_id, query, raw=raw, as_json=as_json, host=host_of(os.environ))
     sys.stdout.buffer.write(output.stdout)
     sys.stdout.buffer.flush()
     sys.stderr.buffer.write(output.stderr)

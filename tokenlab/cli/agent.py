@@ -52,7 +52,7 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run a command and print the visible text of its output; exit with its status."""
-    from tokenlab.agent.run import Command, RunOptions, output
+    from tokenlab.agent.run import Caller, Command, RunOptions, output
     from tokenlab.agent.run import run as run_command
     from tokenlab.errors import InputError
     from tokenlab.store import open_store
@@ -70,7 +70,7 @@ def run(
     finally:
         if progress:
             progress.clear()
-    answer = output(result, resolved.root, as_json=as_json, trace=trace)
+    answer = output(result, resolved.root, Caller.here(), as_json=as_json, trace=trace)
     sys.stdout.buffer.write(answer.stdout)
     sys.stdout.flush()
     sys.stderr.buffer.write(answer.stderr)
@@ -114,7 +114,8 @@ def gain(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Tokens saved by `analyze`, `run` and the Claude Code hook, from the savings ledger in the store folder."""
+    """Tokens saved by `analyze`, `run` and the agent hooks, from the savings ledger in the store folder,
+    and how often outputs were fetched again (a repeated run or tool call, a ref opened)."""
     from tokenlab import ledger
     from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
@@ -128,11 +129,13 @@ def gain(
     root = open_store(store).root
     try:
         found = ledger.records(root, cutoff)
-        rows = ledger.group(found, grouping)
     except ledger.LedgerError as error:
         raise InputError(str(error)) from None
+    outputs = [entry for entry in found if entry.kind is not ledger.Kind.REF]
+    rows = ledger.group(outputs, grouping)
     totals = ledger.total(rows)
-    host = ledger.against_host(found)
+    host = ledger.against_host(outputs)
+    refetch = ledger.refetch(found)
     if as_json:
         emit_json(
             {
@@ -141,6 +144,7 @@ def gain(
                 "by": grouping.value,
                 "totals": totals.as_dict() | {"key": None},
                 "against_host": host.as_dict(),
+                "refetch": refetch.as_dict(),
                 "rows": [row.as_dict() for row in rows],
             }
         )
@@ -149,8 +153,13 @@ def gain(
     typer.echo(f"{totals.runs:,} runs {window}: {_summary(totals)}")
     if host.runs:
         typer.echo(
-            f"{host.runs:,} tool outputs replaced by the Claude Code hook: {host.visible_tokens:,} tokens "
-            f"shown where Claude Code would have shown {host.host_tokens:,} ({host.raw_tokens:,} raw)"
+            f"{host.runs:,} tool outputs replaced by agent hooks: {host.visible_tokens:,} tokens "
+            f"shown where the agents would have shown {host.host_tokens:,} ({host.raw_tokens:,} raw)"
+        )
+    if refetch.outputs:
+        typer.echo(
+            f"re-fetch rate {100 * refetch.rate:.1f}%: {refetch.reruns:,} runs or tool calls repeated within "
+            f"{ledger.RERUN_WINDOW / 60:g} minutes, {refetch.ref_opens:,} refs opened"
         )
     if rows:
         typer.echo("")

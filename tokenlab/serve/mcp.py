@@ -24,6 +24,7 @@ be read); `resources/list` names the refs this server made (compress, run_comman
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -290,10 +291,14 @@ class Tools:
         """Drill into a #ref:ctx_… marker: its lines, the lines matching a regex (grep, with
         context), a JSON subtree, or its head or tail, within the budget. When the answer is
         truncated, `next_params` are the arguments that continue. Same as `tokens show-ref --json`."""
+        from tokenlab import ledger
+        from tokenlab.agent.host_env import host_of
         from tokenlab.refs.expand import RefQuery, expand_ref
 
         query = RefQuery(lines, grep, context, ignore_case, json_path, head, tail, budget_tokens)
-        view = expand_ref(self._store(), id, query)
+        store = self._store()
+        view = expand_ref(store, id, query)
+        ledger.note_ref_open(store.root, id, host_of(os.environ))
         return _result(view.as_dict(), _with_header(view.header, view.text))
 
     def compress(
@@ -338,14 +343,14 @@ class Tools:
         """Run a shell command in the served folder and return its output compressed: failures
         and summaries visible, the rest behind refs. Same as `tokens run --shell CMD --json`."""
         from tokenlab.agent.capture import SHELL
-        from tokenlab.agent.run import Command, RunOptions, display_line, output
+        from tokenlab.agent.run import Caller, Command, RunOptions, display_line, output
         from tokenlab.agent.run import run as run_it
 
         # Standard input is the MCP stream under stdio: the command must never read it.
         what = Command((SHELL, "-c", "exec </dev/null\n" + command), display_line(command), shell=True)
         store = self._store()
         result = run_it(what, store, RunOptions(timeout=timeout_s))
-        payload: dict[str, Any] = orjson.loads(output(result, store.root, as_json=True, trace=False).stdout)
+        payload: dict[str, Any] = orjson.loads(output(result, store.root, Caller.here(), as_json=True, trace=False).stdout)
         self._remember(payload["refs"])
         return _result(payload, result.streams[0].visible, self._refs_note(payload["refs"]))
 
