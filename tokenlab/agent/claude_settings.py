@@ -320,3 +320,18 @@ def _umask() -> int:
     current = os.umask(0o022)
     os.umask(current)
     return current
+
+
+def installed(path: Path) -> list[tuple[str, str]]:
+    """Our entries in the settings file at `path`: (event, matcher) each; none when the file
+    is missing or unreadable."""
+    data = _read(path)
+    hooks = data.get("hooks") if data else None
+    if not isinstance(hooks, dict):
+        return []
+    return [
+        (event, str(group.get("matcher", "")))
+        for event in ("PreToolUse", "PostToolUse")
+        if isinstance(hooks.get(event), list)
+        for group, _ in _our_places(hooks[event])
+    ]

@@ -13,13 +13,14 @@ rule) and never fails closed. It accepts any extra arguments, because a usage er
 from __future__ import annotations
 
 import os
+import time
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tokenlab.cli.common import domain_errors
+from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 
 
 class Agent(str, Enum):
@@ -40,6 +41,7 @@ def register(app: typer.Typer) -> None:
     hook_app.command("install")(install)
     hook_app.command("uninstall")(uninstall)
     hook_app.command("print")(print_rewrite)
+    hook_app.command("status")(status)
     hook_app.command(
         "claude-code",
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
@@ -128,6 +130,35 @@ def uninstall(
     path = _settings_file(user, project)
     change = claude_settings.uninstall(path)
     typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {path}")
+
+
+@domain_errors
+def status(store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """For each agent: which tokenlab hooks are installed, where, and when each last ran."""
+    from tokenlab import ledger
+    from tokenlab.agent.hook_status import status as hook_status
+    from tokenlab.commands import emit_json
+    from tokenlab.errors import InputError
+    from tokenlab.store import open_store
+
+    try:
+        found = hook_status(os.environ, Path.cwd(), open_store(store).root)
+    except ledger.LedgerError as error:
+        raise InputError(str(error)) from None
+    if as_json:
+        emit_json({"hosts": [host.as_dict() for host in found]})
+        return
+    for host in found:
+        typer.echo(f"{host.host}:")
+        for place in host.installed:
+            hooks = ", ".join(f"{event} ({matcher})" if matcher else event for event, matcher in place.entries)
+            typer.echo(f"  installed in {place.path}: {hooks}")
+        if not host.installed:
+            typer.echo("  not installed (user or project settings)")
+        for what, when in sorted(host.last_runs.items()):
+            typer.echo(f"  last {what}: {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(when))}")
+        if not host.last_runs:
+            typer.echo("  no run recorded in the savings ledger")
 
 
 def print_rewrite(
