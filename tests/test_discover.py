@@ -144,3 +144,34 @@ def test_a_missing_path_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["discover", str(tmp_path / "nowhere")])
     assert result.exit_code == 2
     assert result.stderr.startswith("tokens: no Claude Code transcripts at ")
+
+
+def test_a_capped_output_is_measured_whole_against_what_the_host_showed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    projects = default_location()
+    whole = PYTEST_OUTPUT * 8
+    saved = projects / "-p" / "session" / "tool-results" / "out.txt"
+    outside = tmp_path / "tool-results" / "secret.txt"  # named by the text, but not Claude Code's
+    for path in (saved, outside):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(whole)
+
+    def notice(path: Path) -> str:
+        return (
+            f"<persisted-output>\nOutput too large (310.2KB). Full output saved to: {path}\n\n"
+            f"Preview (first 2KB):\n{whole[:2048]}\n...\n</persisted-output>"
+        )
+
+    transcript = write(
+        projects / "-p" / "session.jsonl",
+        [call("t1", "Bash", {"command": "pytest"}), answer("t1", notice(saved)),
+         call("t2", "Bash", {"command": "pytest -q"}), answer("t2", notice(outside))],
+    )  # fmt: skip
+    first, second = discover(transcript).findings
+    assert first.raw_tokens > 10 * first.host_tokens  # the whole output, not the preview
+    assert first.host_tokens < 1_000 and first.visible_tokens < first.host_tokens
+    assert second.raw_tokens == second.host_tokens < 1_000  # the other file was not read
+    payload = json.loads(runner.invoke(app, ["discover", str(transcript), "--json"]).stdout)
+    assert payload["against_host"]["host_tokens"] == first.host_tokens + second.host_tokens

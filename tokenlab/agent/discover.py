@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,12 +51,15 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Finding:
-    """One tool result measured: raw and visible tokens as `analyze --json` counts them."""
+    """One tool result measured: raw and visible tokens as `analyze --json` counts them, and
+    the tokens Claude Code showed (the transcript's text: for an output over its cap, a
+    preview naming the file that holds the whole output, which is then the raw input)."""
 
     tool: str
     command: str | None
     raw_tokens: int
     visible_tokens: int
+    host_tokens: int
 
 
 @dataclass(frozen=True)
@@ -80,12 +84,22 @@ class Report:
     def totals(self) -> Tally:
         return total(self.by_tool)
 
+    @property
+    def host_tokens(self) -> int:
+        return sum(f.host_tokens for f in self.findings)
+
     def as_dict(self) -> dict[str, object]:
+        totals = self.totals
         return {
             "transcripts": self.transcripts,
             "tool_results": len(self.findings),
             "skipped_lines": self.skipped_lines,
-            "totals": self.totals.as_dict() | {"key": None},
+            "totals": totals.as_dict() | {"key": None},
+            "against_host": {
+                "host_tokens": self.host_tokens,
+                "visible_tokens": totals.visible_tokens,
+                "saved_vs_host_tokens": self.host_tokens - totals.visible_tokens,
+            },
             "by_tool": [row.as_dict() for row in self.by_tool],
             "by_command": [row.as_dict() for row in self.by_command],
         }
@@ -93,6 +107,7 @@ class Report:
 
 def discover(path: Path) -> Report:
     """Measure every tool result in the transcript `path`, or in the `.jsonl` files under it."""
+    from tokenlab.counting import tokens
     from tokenlab.pipeline import analyze
 
     files = transcript_files(path)
@@ -102,17 +117,40 @@ def discover(path: Path) -> Report:
         store = ScratchStore(Path(scratch))
         for result in tool_results(files, skipped):
             granularity = Granularity.FINE if result.is_error else Granularity.COARSE
+            shown_by_host = result.text.encode("utf-8", errors="surrogatepass")
             packet = analyze(
-                result.text.encode("utf-8", errors="surrogatepass"),
+                persisted_output(result.text, default_location()) or shown_by_host,
                 source=f"{result.tool} result",
                 store=store,
                 config=OptimizerConfig(granularity=granularity),
             )
             raw = packet.raw_measure.tokens if packet.raw_measure else 0
             shown = packet.visible_measure.tokens if packet.visible_measure else 0
-            findings.append(Finding(result.tool, result.command, raw, shown))
+            host = raw if packet.raw == shown_by_host else tokens.count(result.text)
+            findings.append(Finding(result.tool, result.command, raw, shown, host))
             store.clear()
     return Report(len(files), skipped[0], tuple(findings))
+
+
+# Claude Code's notice for an output over its cap: the whole output is in the file it names.
+_PERSISTED_RE = re.compile(r"<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: ([^\n]+)\n")
+
+
+def persisted_output(text: str, projects: Path) -> bytes | None:
+    """The whole output a capped tool result names, while its file is still there. The
+    text is data: only a file in a `tool-results` folder under `projects` (Claude Code's
+    transcripts) is read, whatever path it names."""
+    found = _PERSISTED_RE.match(text)
+    if found is None:
+        return None
+    try:
+        path = Path(found[1]).resolve()
+        if not path.is_relative_to(projects.resolve()) or "tool-results" not in path.parts:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (OSError, ValueError):
+        return None
 
 
 def transcript_files(path: Path) -> list[Path]:

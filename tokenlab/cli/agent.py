@@ -227,6 +227,11 @@ def discover(
     typer.echo(
         f"{report.transcripts:,} transcripts, {report.totals.runs:,} tool results: {_summary(report.totals)}"
     )
+    if report.findings:
+        typer.echo(
+            f"Claude Code showed {report.host_tokens:,} tokens of them (its own cap and previews); "
+            f"tokenlab would have shown {report.totals.visible_tokens:,}"
+        )
     if report.skipped_lines:
         typer.echo(f"({report.skipped_lines:,} lines were not JSON and were skipped)")
     colour = sys.stdout.isatty()
