@@ -35,3 +35,10 @@ def test_slices_find_what_one_scan_finds(data: bytes, pattern: re.Pattern[bytes]
 def test_a_match_led_by_a_line_break_at_a_slice_end_is_found() -> None:
     data = b"abcd\n  at x"
     assert [found.start() for found in scan.matches(_PATTERNS[0], data)] == [4]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map(b"".join))
+def test_offsets_are_every_occurrence_of_each_word(data: bytes) -> None:
+    words = (b"at ", b"FAIL: ", b"x")
+    expected = sorted(at for at in range(len(data)) if any(data.startswith(word, at) for word in words))
+    assert sorted(scan.offsets(data, words)) == expected

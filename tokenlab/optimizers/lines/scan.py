@@ -9,7 +9,7 @@ let it in between (a 100 MB log's raw count went from 13.1 s beside its optimize
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 SLICE_BYTES = 1 << 20
 
@@ -24,6 +24,16 @@ def matches(pattern: re.Pattern[bytes], data: bytes) -> Iterator[re.Match[bytes]
         end = len(data) if end < 0 else end
         yield from pattern.finditer(data, start, end)
         start = end
+
+
+def offsets(data: bytes, words: Iterable[bytes]) -> Iterator[int]:
+    """Where each of `words` occurs in `data` (word by word, each in order). A word is
+    found far faster than a pattern of several, which is tried at every byte."""
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            yield at
+            at = data.find(word, at + 1)
 
 
 def search(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:

@@ -39,8 +39,9 @@ _HEADING_RE = re.compile(
     rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|\xe2\x97\x8f \S|not ok \d+\b|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
 )
 _TITLED_RULE_RE = re.compile(rb"\s*[_-]{3,} \S")
-# Bytes every heading holds (`___ `, `-- `, `● `, `not ok `, `FAIL: `, `ERROR: `, `) `).
-_MARKERS_RE = re.compile(rb"___ |-- |\xe2\x97\x8f |not ok |FAIL: |ERROR: |\) ")
+# Bytes every heading holds, each looked for on its own (a search for all at once tries
+# each at every byte: 7 ms a megabyte).
+_MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"not ok ", b"FAIL: ", b"ERROR: ", b") ")
 # A bullet or numbered heading is a heading only above a deeper-indented body.
 _NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\d+\))")
 # A rule that closes every section: `=====`, `=== title ===`.
@@ -65,7 +66,7 @@ def failure_sections(lines: Lines) -> array[int] | None:
     total = len(lines)
     # The lines holding bytes every heading holds, found in one pass over the input:
     # only they are looked at (most logs have none).
-    candidates = sorted({bisect_right(lines.ends, match.start()) for match in scan.matches(_MARKERS_RE, lines.data)})
+    candidates = sorted({bisect_right(lines.ends, at) for at in scan.offsets(lines.data, _MARKERS)})
     if not candidates:
         return None
     of_line = array("I", bytes(4 * total))
@@ -281,13 +282,17 @@ _STACK_LINE_RE = re.compile(
 # What `_STACK_LINE_RE` needs on a line, found in the whole input at once (when its lines
 # hold no escapes, so that they are its bytes).
 _STACK_WORDS_RE = re.compile(rb"at \S+\(|- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b")
+# Words each of its matches holds: most logs hold none, and a word is found far faster.
+_STACK_WORDS = (b"at ", b"- ", b"waiting ", b"which is held by")
 
 
 def _records(lines: Lines) -> list[range]:
     """Each line followed by more indented lines holding a stack frame or a lock, with
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
-    if lines.stripped is None and not scan.search(_STACK_WORDS_RE, lines.data):
+    if lines.stripped is None and not (
+        any(word in lines.data for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
+    ):
         return records  # no line can hold a frame or a lock: no line need be read
     start = 0
     while start < len(lines):
