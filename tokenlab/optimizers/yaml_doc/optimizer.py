@@ -417,8 +417,10 @@ def looks_like_yaml(sample: bytes) -> bool:
 
 
 def _census(document: Node, lines: _Lines) -> tuple[int, int] | None:
-    """(structural nodes, keys) of a document, or None when a mapping repeats a key."""
-    structural = keys = 0
+    """(structural nodes, keys) of a document, or None when a mapping repeats a key or most
+    keys are numbers: a column dump keyed by address or offset (`    4004:\t48 8b 05 …`
+    under `0000000000004000 <.init>:`) is a listing, not a document."""
+    structural = keys = numeric = 0
     pending = [document]
     while pending:
         node = pending.pop()
@@ -427,6 +429,7 @@ def _census(document: Node, lines: _Lines) -> tuple[int, int] | None:
             structural += 0 if child.inline else 1
             if child.key is not None:
                 keys += 1
+                numeric += _NUMERIC_KEY_RE.match(child.key) is not None
                 if child.key in seen:
                     return None
                 seen.add(child.key)
@@ -434,7 +437,14 @@ def _census(document: Node, lines: _Lines) -> tuple[int, int] | None:
                 # block scalar lines are content, not structure: count them out of "other"
                 structural += child.end - child.start - 1
             pending.append(child)
+    if numeric * 2 > keys:
+        return None
     return structural, keys
+
+
+# A key that is a number, decimal or hexadecimal (an address, an offset), alone or before
+# a label (`0000000000004000 <.init>`).
+_NUMERIC_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]*[0-9][0-9a-fA-F]*(?:\s|$)")
 
 
 def _grammar_accepts(sample: bytes, lines: _Lines) -> bool:
