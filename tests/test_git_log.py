@@ -404,9 +404,11 @@ def not_git_logs() -> Iterator[bytes]:
     )
     yield b"We reverted commit 0123456789abcdef0123456789abcdef01234567 last week.\nIt broke the build.\n" * 5
     yield b"".join(b"%d total items in batch\n" % (1234567 + n) for n in range(50))
+    # nm --size-sort: address, size, type, symbol
+    yield b"".join(b"%016x %016x T symbol_%d\n" % (0x24F6D0 + 16 * n, n + 1, n) for n in range(50))
 
 
-@pytest.mark.parametrize("data", list(not_git_logs()), ids=["sha256sum", "blame", "prose", "numbers"])
+@pytest.mark.parametrize("data", list(not_git_logs()), ids=["sha256sum", "blame", "prose", "numbers", "nm"])
 def test_lookalikes_are_not_git_logs(data: bytes) -> None:
     assert classify(data).content_type is not ContentType.GIT_LOG
 

@@ -165,7 +165,12 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
 # --- recognising ---------------------------------------------------------------------------
 
 _HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
-_ONELINE_SHAPE_RE = re.compile(rb"([0-9a-f]{7,64}) (?!\(|\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern)
+# A subject never starts with a space, with `(` other than decorations, or with a further
+# number column: `000000000024f6d0 0000000000000001 T PyEval_InitThreads` is nm's address,
+# size and symbol, not a commit.
+_ONELINE_SHAPE_RE = re.compile(
+    rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]+\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern
+)
 _LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
 # The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.
 _GRAPH_CHARACTERS = b"*|/\\ _.-"
