@@ -50,11 +50,14 @@ class PrefixRule:
     decision: Decision
 
     def matches(self, argv: Sequence[str], *, loose: bool = False) -> bool:
-        """Whether `argv` starts with the pattern; `loose` also compares the program's base name."""
+        """Whether `argv` starts with the pattern; `loose` compares programs by base name
+        (Codex may resolve one to the other through `host_executable` and PATH)."""
         if len(argv) < len(self.pattern):
             return False
-        first = {argv[0], posixpath.basename(argv[0])} if loose else {argv[0]}
-        if not first & set(self.pattern[0]):
+        if loose:
+            if posixpath.basename(argv[0]) not in {posixpath.basename(p) for p in self.pattern[0]}:
+                return False
+        elif argv[0] not in self.pattern[0]:
             return False
         return all(word in options for word, options in zip(argv[1:], self.pattern[1:], strict=False))
 
