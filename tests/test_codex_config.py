@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from pathlib import Path
@@ -22,10 +23,14 @@ USER_HOOK = {"type": "command", "command": "notify.sh", "timeout": 5}
 
 def test_trust_hash_follows_the_measured_recipe() -> None:
     handler = {"type": "command", "command": "python3 /tmp/record_hook.py", "timeout": 30}
-    identity = '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"python3 /tmp/record_hook.py","timeout":30,"type":"command"}],"matcher":".*"}'
-    import hashlib
+    identity = (
+        '{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"python3 /tmp/record_hook.py",'
+        '"timeout":30,"type":"command"}],"matcher":".*"}'
+    )
 
-    assert trust_hash("pre_tool_use", ".*", handler) == "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+    assert (
+        trust_hash("pre_tool_use", ".*", handler) == "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+    )
     assert trust_hash("pre_tool_use", None, handler) != trust_hash("pre_tool_use", ".*", handler)
 
 
@@ -35,12 +40,16 @@ def test_install_into_nothing_then_uninstall_leaves_nothing(tmp_path: Path) -> N
     installed = install(hooks_file, config, COMMAND)
     assert installed.change is Change.ADDED
     data = json.loads(hooks_file.read_text())
-    assert data["hooks"]["PreToolUse"] == [{"matcher": "Bash", "hooks": [{"type": "command", "command": COMMAND, "timeout": 60}]}]
+    assert data["hooks"]["PreToolUse"] == [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": COMMAND, "timeout": 60}]}
+    ]
     assert data["hooks"]["PostToolUse"][0]["matcher"] == "mcp__.*"
     state = tomllib.loads(config.read_text())["hooks"]["state"]
     key = f"{hooks_file}:pre_tool_use:0:0"
     assert installed.trusted == (key, f"{hooks_file}:post_tool_use:0:0")
-    assert state[key]["trusted_hash"] == trust_hash("pre_tool_use", "Bash", data["hooks"]["PreToolUse"][0]["hooks"][0])
+    assert state[key]["trusted_hash"] == trust_hash(
+        "pre_tool_use", "Bash", data["hooks"]["PreToolUse"][0]["hooks"][0]
+    )
     assert install(hooks_file, config, COMMAND).change is Change.UNCHANGED
     assert uninstall(hooks_file, config) is Change.REMOVED
     assert not home.exists()
@@ -48,7 +57,10 @@ def test_install_into_nothing_then_uninstall_leaves_nothing(tmp_path: Path) -> N
 
 
 HOOKS_FILES = {
-    "user hooks, two-space": json.dumps({"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [USER_HOOK]}]}}, indent=2) + "\n",
+    "user hooks, two-space": json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [USER_HOOK]}]}}, indent=2
+    )
+    + "\n",
     "empty hooks object, tabs": json.dumps({"hooks": {}, "other": "é"}, indent="\t", ensure_ascii=False),
     "no hooks key, compact": json.dumps({"x": 1}),
     "post only": json.dumps({"hooks": {"PostToolUse": [{"hooks": [USER_HOOK]}]}}, indent=4) + "\n",
@@ -100,7 +112,9 @@ def test_uninstall_keeps_what_the_user_added_since(tmp_path: Path) -> None:
     hooks_file.write_text(json.dumps(data, indent=2) + "\n")
     config.write_text(config.read_text() + 'model = "o3"\n')
     uninstall(hooks_file, config)
-    assert json.loads(hooks_file.read_text()) == {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [USER_HOOK]}]}}
+    assert json.loads(hooks_file.read_text()) == {
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [USER_HOOK]}]}
+    }
     assert config.read_text() == 'model = "o3"\n'
 
 
@@ -110,10 +124,12 @@ def test_uninstall_keeps_what_the_user_added_since(tmp_path: Path) -> None:
         ("{not json", ""),
         ('{"hooks": []}', ""),
         ("{}", "model = "),  # config.toml that does not parse: nothing is written
-        ("{}", f'[hooks.state."HOOKS:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0"\n'),
+        ("{}", '[hooks.state."HOOKS:pre_tool_use:0:0"]\ntrusted_hash = "sha256:0"\n'),
     ],
 )
-def test_install_refuses_what_it_cannot_edit_exactly(hooks_text: str, config_text: str, tmp_path: Path) -> None:
+def test_install_refuses_what_it_cannot_edit_exactly(
+    hooks_text: str, config_text: str, tmp_path: Path
+) -> None:
     hooks_file, config = tmp_path / "hooks.json", tmp_path / "config.toml"
     hooks_file.write_text(hooks_text)
     config.write_text(config_text.replace("HOOKS", str(hooks_file)))

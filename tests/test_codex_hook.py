@@ -16,8 +16,12 @@ from tokenlab import ledger
 from tokenlab.agent import codex_hook, codex_rules
 from tokenlab.counting.tokens import count
 
-SERVICE_LOG = "".join(f"12:{i // 60:02d}:{i % 60:02d} INFO replica in sync, lag {i % 7} ms\n" for i in range(900))
-SERVICE_LOG = SERVICE_LOG.replace("12:07:00 INFO replica in sync, lag 0 ms", "12:07:00 ERROR replica fell behind")
+SERVICE_LOG = "".join(
+    f"12:{i // 60:02d}:{i % 60:02d} INFO replica in sync, lag {i % 7} ms\n" for i in range(900)
+)
+SERVICE_LOG = SERVICE_LOG.replace(
+    "12:07:00 INFO replica in sync, lag 0 ms", "12:07:00 ERROR replica fell behind"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -36,21 +40,42 @@ def answer(data: object, cwd: Path | None = None) -> dict[str, Any] | None:
 
 
 def pre(command: str, cwd: Path) -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(cwd)}
+    return {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": str(cwd),
+    }
 
 
 def mcp(text: str, *, structured: bool = True, error: bool = False) -> dict[str, Any]:
     response: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": error}
     if structured:
         response["structuredContent"] = {"result": text}
-    return {"hook_event_name": "PostToolUse", "tool_name": "mcp__ops__service_log", "tool_input": {}, "tool_response": response}
+    return {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "mcp__ops__service_log",
+        "tool_input": {},
+        "tool_response": response,
+    }
 
 
-def test_pre_tool_use_names_tokenlab_and_the_store_by_absolute_path(tmp_path: Path, isolated_store: Path) -> None:
+def test_pre_tool_use_names_tokenlab_and_the_store_by_absolute_path(
+    tmp_path: Path, isolated_store: Path
+) -> None:
     found = answer(pre("cat app.log", tmp_path))
     assert found is not None
     argv = shlex.split(found["hookSpecificOutput"]["updatedInput"]["command"])
-    assert argv == [sys.executable, "-m", "tokenlab", "run", "--store", str(isolated_store), "--shell", "cat app.log"]
+    assert argv == [
+        sys.executable,
+        "-m",
+        "tokenlab",
+        "run",
+        "--store",
+        str(isolated_store),
+        "--shell",
+        "cat app.log",
+    ]
 
 
 def test_an_unreadable_rules_file_stops_every_rewrite(tmp_path: Path, codex_home: Path) -> None:
@@ -61,7 +86,9 @@ def test_an_unreadable_rules_file_stops_every_rewrite(tmp_path: Path, codex_home
 
 def test_a_project_rule_applies_in_its_subfolders(tmp_path: Path) -> None:
     (tmp_path / "repo" / ".codex" / "rules").mkdir(parents=True)
-    (tmp_path / "repo" / ".codex" / "rules" / "r.rules").write_text('prefix_rule(pattern=["cat"], decision="prompt")\n')
+    (tmp_path / "repo" / ".codex" / "rules" / "r.rules").write_text(
+        'prefix_rule(pattern=["cat"], decision="prompt")\n'
+    )
     (tmp_path / "repo" / "src").mkdir()
     assert answer(pre("cat app.log", tmp_path / "repo" / "src")) is None
     assert answer(pre("wc -l app.log", tmp_path / "repo" / "src")) is not None
@@ -102,7 +129,9 @@ def test_host_view_keeps_head_and_tail_like_codex() -> None:
     assert codex_hook.host_view("short") == "short"
 
 
-@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"hook_event_name": "PreToolUse"}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "stdin", [b"", b"not json", b"[1, 2]", b'{"hook_event_name": "PreToolUse"}', b"\xff\xfe"]
+)
 def test_the_entry_answers_nothing_and_exits_0(stdin: bytes) -> None:
     out = io.StringIO()
     assert codex_hook.run([], io.BytesIO(stdin), out) == 0
@@ -120,7 +149,7 @@ def test_the_entry_survives_an_internal_error(monkeypatch: pytest.MonkeyPatch, t
 def test_the_hook_process_exits_0_with_any_arguments(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tokenlab", "hook", "codex", "--unknown", "x"],
-        input=b"{broken", capture_output=True, timeout=60,
+        input=b"{broken", capture_output=True, timeout=60, check=False,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[1]), "HOME": str(tmp_path)},
     )  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")

@@ -81,11 +81,17 @@ def test_what_is_not_known_harmless_is_left_alone(command: str) -> None:
         ("cat secret.txt", "", 'prefix_rule(pattern=["cat", "secret.txt"], decision="forbidden")'),
         ("git status", "", 'prefix_rule(pattern=["git"], decision="prompt")'),
         ("ls && git log", "", 'prefix_rule(pattern=["/usr/bin/git", ["status", "log"]], decision="prompt")'),
-        ("make test", 'prefix_rule(pattern=["make"])', 'prefix_rule(pattern=["make", "test"], decision="forbidden")'),
+        (
+            "make test",
+            'prefix_rule(pattern=["make"])',
+            'prefix_rule(pattern=["make", "test"], decision="forbidden")',
+        ),
         ("cat a.log | grep x", "", 'prefix_rule(pattern=["grep"], decision="forbidden")'),
     ],
 )
-def test_a_forbidden_or_prompt_rule_on_any_part_stops_the_rewrite(command: str, allow: str, restrict: str) -> None:
+def test_a_forbidden_or_prompt_rule_on_any_part_stops_the_rewrite(
+    command: str, allow: str, restrict: str
+) -> None:
     assert rewritten(command, allow) is not None
     assert rewritten(command, allow + "\n" + restrict) is None
 
@@ -101,7 +107,13 @@ def test_a_command_the_users_allow_rule_names_is_wrapped() -> None:
 def test_an_allow_rule_never_lets_through_what_codex_refuses_itself() -> None:
     assert rewritten("rm -f x", 'prefix_rule(pattern=["rm"])') is None
     assert rewritten("bash -c 'rm -f x'", 'prefix_rule(pattern=["bash"])') is None
-    assert rewritten("bash -c 'touch x'", 'prefix_rule(pattern=["bash"])\nprefix_rule(pattern=["touch"], decision="forbidden")') is None
+    assert (
+        rewritten(
+            "bash -c 'touch x'",
+            'prefix_rule(pattern=["bash"])\nprefix_rule(pattern=["touch"], decision="forbidden")',
+        )
+        is None
+    )
     assert rewritten("sudo rm -rf /", 'prefix_rule(pattern=["sudo"])') is None
     assert rewritten("rm -r build", 'prefix_rule(pattern=["rm"])') is not None
 

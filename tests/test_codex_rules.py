@@ -52,18 +52,18 @@ def test_matching_is_by_prefix_and_loose_matching_sees_the_base_name() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "prefix_rule(pattern=[\"rm\"], decision=\"deny\")",  # not a prefix_rule decision
-        "prefix_rule(pattern=[], decision=\"forbidden\")",
-        "prefix_rule(pattern=[\"rm\", []])",
-        "prefix_rule(pattern=[\"rm\", 3])",
-        "PATTERN = [\"rm\"]\nprefix_rule(pattern=PATTERN, decision=\"forbidden\")",
-        "for p in [\"rm\"]:\n    prefix_rule(pattern=[p], decision=\"forbidden\")",
+        'prefix_rule(pattern=["rm"], decision="deny")',  # not a prefix_rule decision
+        'prefix_rule(pattern=[], decision="forbidden")',
+        'prefix_rule(pattern=["rm", []])',
+        'prefix_rule(pattern=["rm", 3])',
+        'PATTERN = ["rm"]\nprefix_rule(pattern=PATTERN, decision="forbidden")',
+        'for p in ["rm"]:\n    prefix_rule(pattern=[p], decision="forbidden")',
         "def f():\n    pass",
-        "load(\"x.star\", \"y\")",
-        "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\"",  # unbalanced
+        'load("x.star", "y")',
+        'prefix_rule(pattern=["rm"], decision="forbidden"',  # unbalanced
         "prefix_rule(*args)",
-        "prefix_rule(pattern=[\"rm\"], pattern=[\"ls\"])",
-        "prefix_rule(pattern=[f\"{x}\"])",
+        'prefix_rule(pattern=["rm"], pattern=["ls"])',
+        'prefix_rule(pattern=[f"{x}"])',
     ],
 )
 def test_anything_outside_the_subset_is_unreadable(text: str) -> None:
@@ -79,9 +79,13 @@ def write(folder: Path, name: str, text: str) -> None:
 def test_allow_rules_come_only_from_the_layers_codex_always_loads(tmp_path: Path) -> None:
     codex_home, project = tmp_path / "codex-home", tmp_path / "project"
     write(codex_home, "default.rules", 'prefix_rule(pattern=["make"])\n')
-    write(project / ".codex", "p.rules", 'prefix_rule(pattern=["npm"])\nprefix_rule(pattern=["git"], decision="prompt")\n')
+    write(
+        project / ".codex",
+        "p.rules",
+        'prefix_rule(pattern=["npm"])\nprefix_rule(pattern=["git"], decision="prompt")\n',
+    )
     write(tmp_path / "home" / ".codex", "h.rules", 'prefix_rule(pattern=["touch"], decision="forbidden")\n')
-    write(project / ".codex", "notes.txt", 'not a rules file(')
+    write(project / ".codex", "notes.txt", "not a rules file(")
     rules = load_rules(project / "sub", {"CODEX_HOME": str(codex_home)})
     assert rules.allows(["make", "all"])
     assert not rules.allows(["npm", "test"])  # a project layer Codex may not load

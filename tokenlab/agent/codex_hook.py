@@ -142,7 +142,9 @@ def mcp_plan(hook_input: Mapping[str, Any]) -> Plan | None:
     blocks = response.get("content")
     if response.get("isError") or not isinstance(blocks, list) or not blocks:
         return None
-    if not all(isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
+    if not all(
+        isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks
+    ):
         return None
     text = "\n".join(block["text"] for block in blocks)
     structured = response.get("structuredContent")

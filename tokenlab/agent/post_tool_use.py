@@ -102,7 +102,7 @@ class Plan:
     rebuild: Callable[[str], Any]
     data_only: bool = False  # replace only when the pipeline classifies it as data
     shown: Callable[[str], str] = str  # the visible text as the host shows it (Read numbers lines)
-    cap: int = HOST_CAP  # a longer visible text would be cut or persisted by the host
+    cap: int | None = None  # a longer visible text would be cut by the host (None: Claude Code's HOST_CAP)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,8 @@ def replacement_for(plan: Plan, analyse: Analyse) -> Replacement | None:
     visible = with_hint(packet.visible)
     raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
     visible_tokens = tokens.count(visible)
-    if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens or len(visible) > plan.cap:
+    cap = HOST_CAP if plan.cap is None else plan.cap
+    if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens or len(visible) > cap:
         return None
     shown_tokens = tokens.count(plan.shown(visible))
     return Replacement(plan.rebuild(visible), packet, shown_tokens, tokens.count(plan.host_text))

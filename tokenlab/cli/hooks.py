@@ -30,17 +30,24 @@ class Agent(str, Enum):
 
 
 UserOption = Annotated[
-    bool, typer.Option("--user", help="~/.claude/settings.json, or Codex's ~/.codex/hooks.json (default: the project's).")
+    bool,
+    typer.Option(
+        "--user", help="~/.claude/settings.json, or Codex's ~/.codex/hooks.json (default: the project's)."
+    ),
 ]
 ProjectOption = Annotated[
     bool,
-    typer.Option("--project", help="./.claude/settings.json or ./.codex/hooks.json, shared with the project (the default)."),
+    typer.Option(
+        "--project",
+        help="./.claude/settings.json or ./.codex/hooks.json, shared with the project (the default).",
+    ),
 ]
 
 
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
-        help="Compress an agent's tool output with tokenlab (Claude Code and Codex hooks).", no_args_is_help=True
+        help="Compress an agent's tool output with tokenlab (Claude Code and Codex hooks).",
+        no_args_is_help=True,
     )
     app.add_typer(hook_app, name="hook")
     hook_app.command("install")(install)
@@ -151,9 +158,13 @@ def _install_codex(user: bool, project: bool) -> None:
     hooks_file, config_file = _codex_files(user, project)
     command = codex_config.hook_command(tokens_argv())
     installed = codex_config.install(hooks_file, config_file, command)
-    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[installed.change.value]
+    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[
+        installed.change.value
+    ]
     typer.echo(f"{verb}: `{command}` in {hooks_file}, for PreToolUse (Bash) and PostToolUse (mcp__.*)")
-    typer.echo(f"Trusted in {config_file} (Codex runs a hook only once trusted): " + ", ".join(installed.trusted))
+    typer.echo(
+        f"Trusted in {config_file} (Codex runs a hook only once trusted): " + ", ".join(installed.trusted)
+    )
     listed = ", ".join(" ".join(prefix) for prefix in READ_ONLY)
     typer.echo(
         "PreToolUse rewrites a shell command to `tokens run --shell '…'` only when every part is\n"
