@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from tokenlab import ledger
 from tokenlab.agent import codex_hook, codex_rules
+from tokenlab.agent.codex_rewrite import wrapper
 from tokenlab.counting.tokens import count
 
 SERVICE_LOG = "".join(
@@ -65,17 +65,9 @@ def test_pre_tool_use_names_tokenlab_and_the_store_by_absolute_path(
 ) -> None:
     found = answer(pre("cat app.log", tmp_path))
     assert found is not None
-    argv = shlex.split(found["hookSpecificOutput"]["updatedInput"]["command"])
-    assert argv == [
-        sys.executable,
-        "-m",
-        "tokenlab",
-        "run",
-        "--store",
-        str(isolated_store),
-        "--shell",
-        "cat app.log",
-    ]
+    command = found["hookSpecificOutput"]["updatedInput"]["command"]
+    assert command == wrapper([sys.executable, "-m", "tokenlab"], str(isolated_store))("cat app.log")
+    assert isolated_store.is_dir()  # made by the hook, outside Codex's sandbox
 
 
 def test_an_unreadable_rules_file_stops_every_rewrite(tmp_path: Path, codex_home: Path) -> None:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tokenlab.agent.codex_rewrite import decide, forced_rm, run_prefix
+from tokenlab.agent.codex_rewrite import decide, forced_rm, wrapper
 from tokenlab.agent.codex_rules import CodexRules, parse_rules
 
-RUN = run_prefix(["/venv/bin/python", "-m", "tokenlab"], "/work/var/context")
+WRAP = wrapper(["/venv/bin/python", "-m", "tokenlab"], "/work/var/context")
+RUN = "/venv/bin/python -m tokenlab run --store /work/var/context"
+
+
+def wrapped(part: str) -> str:
+    quoted = shlex.quote(part)
+    return f"if [ -w /work/var/context ]; then {RUN} --shell {quoted}; else eval {quoted}; fi"
 
 
 def call(command: str) -> dict[str, Any]:
@@ -24,7 +33,7 @@ def rules(text: str = "", *, trusted: bool = True) -> CodexRules:
 
 
 def rewritten(command: str, rule_text: str = "") -> str | None:
-    answer = decide(call(command), rules(rule_text), RUN)
+    answer = decide(call(command), rules(rule_text), WRAP)
     if answer is None:
         return None
     output = answer["hookSpecificOutput"]
@@ -34,17 +43,34 @@ def rewritten(command: str, rule_text: str = "") -> str | None:
 
 def test_a_read_only_command_is_wrapped_by_absolute_path_with_the_store_pinned() -> None:
     command = "grep -n 'ERROR' build.log | head -50"
-    new = rewritten(command)
-    assert new == f"/venv/bin/python -m tokenlab run --store /work/var/context --shell {shlex.quote(command)}"
-    assert shlex.split(new)[-1] == command
+    assert rewritten(command) == wrapped(command)
+
+
+@pytest.mark.parametrize("writable", [True, False])
+def test_the_wrapped_part_runs_as_written_where_the_store_cannot_be_written(
+    writable: bool, tmp_path: Path
+) -> None:
+    """Codex's default sandbox lets nothing be written: `tokens run` would fail there."""
+    store = tmp_path / "store" if writable else tmp_path / "missing" / "store"
+    store.parent.mkdir(exist_ok=True)
+    if writable:
+        store.mkdir()
+    command = wrapper([sys.executable, "-m", "tokenlab"], str(store))("echo \"it's\"; exit 3")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[1]), "TOKENLAB_WORKER": "0"}
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 3
+    if writable:
+        assert "[exit 3: echo \"it's\"; exit 3]" in done.stdout and "#ref:ctx_" in done.stdout
+    else:
+        assert done.stdout == "it's\n" and not store.exists()
 
 
 def test_a_leading_cd_stays_outside() -> None:
-    assert rewritten("cd src && cat app.log") == f"cd src && {RUN} --shell 'cat app.log'"
+    assert rewritten("cd src && cat app.log") == "cd src && " + wrapped("cat app.log")
 
 
 def test_a_store_url_is_never_written_into_the_command() -> None:
-    assert run_prefix(["tokens"], None) == "tokens run"
+    assert wrapper(["/bin/tokens"], None)("cat a.log") == "/bin/tokens run --shell 'cat a.log'"
 
 
 @pytest.mark.parametrize(
@@ -98,10 +124,10 @@ def test_a_forbidden_or_prompt_rule_on_any_part_stops_the_rewrite(
 
 def test_a_command_the_users_allow_rule_names_is_wrapped() -> None:
     allow = 'prefix_rule(pattern=["make", ["test", "build"]])'
-    assert rewritten("make test", allow) == f"{RUN} --shell 'make test'"
+    assert rewritten("make test", allow) == wrapped("make test")
     assert rewritten("make install", allow) is None
     assert rewritten("make test && touch x", allow) is None
-    assert decide(call("make test"), rules(allow, trusted=False), RUN) is None
+    assert decide(call("make test"), rules(allow, trusted=False), WRAP) is None
 
 
 def test_an_allow_rule_never_lets_through_what_codex_refuses_itself() -> None:
@@ -128,5 +154,5 @@ def test_forced_rm_follows_codex(argv: list[str], forced: bool) -> None:
 
 
 def test_other_tools_and_events_get_no_answer() -> None:
-    assert decide({**call("cat a.log"), "tool_name": "apply_patch"}, rules(), RUN) is None
-    assert decide({"tool_name": "Bash", "tool_input": "cat a.log"}, rules(), RUN) is None
+    assert decide({**call("cat a.log"), "tool_name": "apply_patch"}, rules(), WRAP) is None
+    assert decide({"tool_name": "Bash", "tool_input": "cat a.log"}, rules(), WRAP) is None

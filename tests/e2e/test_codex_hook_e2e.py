@@ -71,6 +71,7 @@ def codex_project(tmp_path: Path) -> tuple[Path, Path]:
         "# the user's own settings\n"
         f"[mcp_servers.fixture]\ncommand = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(Path(__file__).with_name('fixture_mcp.py')))}]\n"
+        "required = true\n"  # Codex waits for it to start, so its tools are offered from the start
         'default_tools_approval_mode = "approve"'  # no final newline: kept as it is
     )
     (home / ".codex" / "config.toml").write_text(config)
@@ -161,3 +162,18 @@ def test_codex_hook_compresses_only_what_would_have_run_and_uninstalls_cleanly(
         )
     }
     print("\nCODEX TOKENS", json.dumps(report))
+
+
+def test_codex_hook_runs_the_command_as_written_in_a_read_only_sandbox(
+    codex_project: tuple[Path, Path],
+) -> None:
+    """Codex's default sandbox lets `tokens run` write nothing: the command must still work."""
+    home, project = codex_project
+    tokens(home, project, "hook", "install", "codex", "--user")
+    with ModelServer(Scenario([shell_call("cat build.log")], final="done")) as server:
+        done = run_codex(home, project, server.url, extra_env={"PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    (result,) = server.tool_results()
+    assert "Process exited with code 0" in result.text
+    assert "Traceback" not in result.text and "#ref:" not in result.text
+    assert "INFO worker 1 compiled module_1.o in 12ms" in result.text  # the log itself, cut by Codex

@@ -65,7 +65,7 @@ def run(
 
 
 def answer_pre_tool_use(hook_input: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
-    from tokenlab.agent.codex_rewrite import decide, run_prefix
+    from tokenlab.agent.codex_rewrite import decide, wrapper
     from tokenlab.agent.codex_rules import Unreadable, load_rules
 
     cwd = Path(str(hook_input.get("cwd") or os.getcwd()))
@@ -73,7 +73,10 @@ def answer_pre_tool_use(hook_input: Mapping[str, Any], env: Mapping[str, str]) -
         rules = load_rules(cwd, env)
     except Unreadable:
         return None
-    return decide(hook_input, rules, run_prefix(tokens_argv(), store_folder(env)))
+    store = store_folder(env)
+    if store is not None:
+        Path(store).mkdir(parents=True, exist_ok=True)  # the hook runs outside the sandbox
+    return decide(hook_input, rules, wrapper(tokens_argv(), store))
 
 
 def tokens_argv() -> list[str]:

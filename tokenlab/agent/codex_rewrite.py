@@ -16,18 +16,22 @@ the command line is known harmless, and would have run without the rewrite anywa
 
 A rules file that cannot be read, syntax the splitter does not analyse, a background job,
 a line that only changes the shell's state: no answer, and Codex runs the command as
-written under its own checks. The rewrite still runs in Codex's sandbox.
+written under its own checks.
 
-The rewritten command names tokenlab by its absolute path (Codex runs commands in a login
-shell, which resets PATH) and pins the store folder, since Codex drops variables whose name
-holds `TOKEN` (such as `TOKENLAB_STORE`) from a command's environment.
+The rewrite (`wrapper`) still runs in Codex's sandbox, which by default lets nothing be
+written: there `tokens run` could not store the output and would fail (measured). So the
+wrapped part runs through `tokens run` only when the sandbox lets it write the store
+folder, and as written (`eval`) otherwise. It names tokenlab by its absolute path (Codex
+runs commands in a login shell, which resets PATH) and pins the store folder, so the
+command stores where the hook and `tokens show-ref` look, whatever environment Codex
+passes on to commands.
 """
 
 from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tokenlab.agent.codex_rules import CodexRules
@@ -39,14 +43,26 @@ MOVES = frozenset({"cd", "pushd", "popd"})
 MAX_DEPTH = 3
 
 
-def run_prefix(tokens_argv: Sequence[str], store: str | None) -> str:
-    """`<tokens> run [--store DIR]`, quoted for the shell."""
-    return shlex.join([*tokens_argv, "run", *(["--store", store] if store else [])])
+def wrapper(tokens_argv: Sequence[str], store: str | None) -> Callable[[str], str]:
+    """What a part of a command line becomes: `if [ -w STORE ]; then <tokens> run --store
+    STORE --shell '<part>'; else eval '<part>'; fi` (just the `tokens run` without a store
+    folder to pin), quoted for the shell."""
+    run = shlex.join([*tokens_argv, "run", *(["--store", store] if store else [])])
+
+    def wrap_part(part: str) -> str:
+        wrapped = f"{run} --shell {shlex.quote(part)}"
+        if store is None:
+            return wrapped
+        return f"if [ -w {shlex.quote(store)} ]; then {wrapped}; else eval {shlex.quote(part)}; fi"
+
+    return wrap_part
 
 
-def decide(hook_input: Mapping[str, Any], rules: CodexRules, run: str) -> dict[str, Any] | None:
-    """Codex's PreToolUse answer (the command rewritten to `run --shell '…'`), or None to
-    leave the command alone."""
+def decide(
+    hook_input: Mapping[str, Any], rules: CodexRules, wrap_part: Callable[[str], str]
+) -> dict[str, Any] | None:
+    """Codex's PreToolUse answer (the command rewritten by `wrap_part`), or None to leave
+    the command alone."""
     tool_input = hook_input.get("tool_input")
     if hook_input.get("tool_name") != "Bash" or not isinstance(tool_input, Mapping):
         return None
@@ -58,7 +74,7 @@ def decide(hook_input: Mapping[str, Any], rules: CodexRules, run: str) -> dict[s
         forms = [form for segment in segments for form in argv_forms(segment)]
     except Unsure:
         return None
-    new_command = plan(command, segments, run)
+    new_command = plan(command, segments, wrap_part)
     if new_command is None:
         return None
     if any(rules.restricts(form) or forced_rm(form) for form in forms):

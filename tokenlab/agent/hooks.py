@@ -27,14 +27,13 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command
 
-# The Claude Code hook's commands run with the agent's PATH, so `tokens` is found by name.
-RUN = "tokens run"
+RUN_PREFIX = "tokens run --shell "
 APPROVING_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 BYPASS = "bypassPermissions"
 # Builtins whose effect is the shell's own state: run through `tokens run` they would
@@ -181,10 +180,12 @@ def rewrite(command: str) -> str | None:
     return plan(command, segments)
 
 
-def plan(command: str, segments: Sequence[Segment], run: str = RUN) -> str | None:
+def plan(
+    command: str, segments: Sequence[Segment], wrapper: Callable[[str], str] | None = None
+) -> str | None:
     """`command` (split into `segments`) with `tokens run --shell '…'` around the part that
-    can run in a child process, or None when it must run as it is. `run` is the `tokens
-    run` command line with its options, already quoted for the shell."""
+    can run in a child process, or None when it must run as it is. `wrapper` turns that
+    part into the command that runs it (default: `wrap`)."""
     if not segments or any(segment.connector == "&" for segment in segments):
         return None  # nothing to run, or a background job
     if any(_program(segment) == "tokens" for segment in segments):
@@ -208,12 +209,12 @@ def plan(command: str, segments: Sequence[Segment], run: str = RUN) -> str | Non
         if joint not in ("&&", ";", "\n"):
             return None
     offset = segments[prefix].start if prefix else 0
-    return command[:offset] + wrap(command[offset:], run)
+    return command[:offset] + (wrapper or wrap)(command[offset:])
 
 
-def wrap(command: str, run: str = RUN) -> str:
+def wrap(command: str) -> str:
     """`tokens run --shell '<command>'`, quoted so that `sh` passes `command` on exactly."""
-    return f"{run} --shell {shlex.quote(command)}"
+    return RUN_PREFIX + shlex.quote(command)
 
 
 def _program(segment: Segment) -> str:
