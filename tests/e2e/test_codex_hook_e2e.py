@@ -11,7 +11,9 @@ installed, and after uninstall. It asserts on what the model was sent:
 - after uninstall: what the model receives is what it received before install, and
   hooks.json and config.toml are back byte for byte.
 
-Each run's token counts (o200k) are printed: with tokenlab, without, and raw.
+Each run's token counts (o200k) are printed: with tokenlab, without, and raw. A second test
+runs in Codex's default read-only sandbox, where `tokens run` cannot write its store: the
+command runs as written.
 """
 
 from __future__ import annotations
