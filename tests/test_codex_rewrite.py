@@ -55,12 +55,12 @@ def test_the_wrapped_part_runs_as_written_where_the_store_cannot_be_written(
     store.parent.mkdir(exist_ok=True)
     if writable:
         store.mkdir()
-    command = wrapper([sys.executable, "-m", "tokenlab"], str(store))("echo \"it's\"; exit 3")
+    command = wrapper([sys.executable, "-m", "tokenlab"], str(store))('echo "it\'s"; exit 3')
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[1]), "TOKENLAB_WORKER": "0"}
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 3
     if writable:
-        assert "[exit 3: echo \"it's\"; exit 3]" in done.stdout and "#ref:ctx_" in done.stdout
+        assert '[exit 3: echo "it\'s"; exit 3]' in done.stdout and "#ref:ctx_" in done.stdout
     else:
         assert done.stdout == "it's\n" and not store.exists()
 
