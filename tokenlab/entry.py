@@ -225,6 +225,10 @@ def run(argv: list[str]) -> int:
         from tokenlab.agent.claude_hook import run as answer_hook
 
         return answer_hook(argv[2:])
+    if argv[:2] == ["hook", "codex"] and "--help" not in argv:  # before every Codex shell command
+        from tokenlab.agent.codex_hook import run as answer_codex_hook
+
+        return answer_codex_hook(argv[2:])
     running = plain_run(argv)
     if running is not None:
         return _run_command(running)

@@ -102,8 +102,10 @@ CODEX_OFFLINE = (
 CODEX_EVENT_LABELS = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use"}
 
 
-def run_codex(home: Path, cwd: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = base_env(home, OPENAI_API_KEY="sk-e2e")
+def run_codex(
+    home: Path, cwd: Path, url: str, *args: str, extra_env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = base_env(home, OPENAI_API_KEY="sk-e2e", **(extra_env or {}))
     provider = (
         "-c", 'model_provider="local"',
         "-c", 'model_providers.local.name="local"',

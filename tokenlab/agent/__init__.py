@@ -1,12 +1,12 @@
 """What plugs tokenlab into agents' loops.
 
-    run.py              `tokens run`: run a command, analyse what it printed
-    capture.py          the command's output spooled to disk, its process group, timeouts
-    client.py           the short-lived side of the warm worker (standard library only)
-    worker.py           the warm worker: analyses and drill-downs for short-lived commands
-    discover.py         `tokens discover`: savings on past Claude Code sessions
-    hooks.py            the rewrite rules: which commands go through `tokens run`
-    shell_split.py      a shell command line read into its segments, for the rules
-    claude_hook.py      Claude Code's PreToolUse hook entry
-    claude_settings.py  Claude Code's settings: permission rules, install and uninstall
+run.py              `tokens run`: run a command, analyse what it printed
+capture.py          the command's output spooled to disk, its process group, timeouts
+client.py           the short-lived side of the warm worker (standard library only)
+worker.py           the warm worker: analyses and drill-downs for short-lived commands
+discover.py         `tokens discover`: savings on past Claude Code sessions
+hooks.py            the rewrite rules: which commands go through `tokens run`
+shell_split.py      a shell command line read into its segments, for the rules
+claude_hook.py      Claude Code's PreToolUse hook entry
+claude_settings.py  Claude Code's settings: permission rules, install and uninstall
 """

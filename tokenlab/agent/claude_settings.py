@@ -147,7 +147,7 @@ def our_entry(command: str) -> dict[str, Any]:
 def install(path: Path, command: str, tools: Sequence[str] = DEFAULT_TOOLS) -> Change:
     """Add (or update) our PreToolUse entry for Bash and our PostToolUse entry for `tools`
     (none: no PostToolUse entry, and an earlier one is removed) in the settings file at `path`."""
-    data, style = _load(path)
+    data, style = load_json(path)
     hooks = _child(data, "hooks", dict, path)
     entry = our_entry(command)
     changes = [_put(_child(hooks, "PreToolUse", list, path), "Bash", entry, keep_matcher=True)]
@@ -158,7 +158,7 @@ def install(path: Path, command: str, tools: Sequence[str] = DEFAULT_TOOLS) -> C
         changes.append(Change.UPDATED)
     if all(change is Change.UNCHANGED for change in changes):
         return Change.UNCHANGED
-    _write(path, data, style)
+    write_json(path, data, style)
     return Change.ADDED if Change.ADDED in changes else Change.UPDATED
 
 
@@ -194,7 +194,7 @@ def uninstall(path: Path) -> Change:
     """Remove our entries, and any group, list or object that only they filled."""
     if not path.exists():
         return Change.ABSENT
-    data, style = _load(path)
+    data, style = load_json(path)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return Change.ABSENT
@@ -203,7 +203,7 @@ def uninstall(path: Path) -> Change:
         return Change.ABSENT
     if not hooks:
         del data["hooks"]
-    _write(path, data, style)
+    write_json(path, data, style)
     return Change.REMOVED
 
 
@@ -260,7 +260,7 @@ class JsonStyle:
 DEFAULT_STYLE = JsonStyle(indent="  ", ensure_ascii=False)
 
 
-def _load(path: Path) -> tuple[dict[str, Any], JsonStyle]:
+def load_json(path: Path) -> tuple[dict[str, Any], JsonStyle]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -299,14 +299,19 @@ def _style_of(text: str, data: dict[str, Any], path: Path) -> JsonStyle:
     )
 
 
-def _write(path: Path, data: dict[str, Any], style: JsonStyle) -> None:
+def write_json(path: Path, data: dict[str, Any], style: JsonStyle) -> None:
+    write_atomic(path, style.dump(data).encode("utf-8"))
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """Replace the file at `path` (through a symlink, its target) with `content`, keeping its mode."""
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
     handle, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as temp:
-            temp.write(style.dump(data).encode("utf-8"))
+            temp.write(content)
             temp.flush()
             os.fsync(temp.fileno())
         os.chmod(temp_name, mode if mode is not None else 0o666 & ~_umask())

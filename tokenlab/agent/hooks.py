@@ -27,7 +27,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,10 +177,15 @@ def rewrite(command: str) -> str | None:
         segments = split_command(command)
     except Unsure:
         return None
-    return _plan(command, segments)
+    return plan(command, segments)
 
 
-def _plan(command: str, segments: Sequence[Segment]) -> str | None:
+def plan(
+    command: str, segments: Sequence[Segment], wrapper: Callable[[str], str] | None = None
+) -> str | None:
+    """`command` (split into `segments`) with `tokens run --shell '…'` around the part that
+    can run in a child process, or None when it must run as it is. `wrapper` turns that
+    part into the command that runs it (default: `wrap`)."""
     if not segments or any(segment.connector == "&" for segment in segments):
         return None  # nothing to run, or a background job
     if any(_program(segment) == "tokens" for segment in segments):
@@ -204,7 +209,7 @@ def _plan(command: str, segments: Sequence[Segment]) -> str | None:
         if joint not in ("&&", ";", "\n"):
             return None
     offset = segments[prefix].start if prefix else 0
-    return command[:offset] + wrap(command[offset:])
+    return command[:offset] + (wrapper or wrap)(command[offset:])
 
 
 def wrap(command: str) -> str:
@@ -245,7 +250,7 @@ def decide(
         segments = split_command(command)
     except Unsure:
         return None
-    new_command = _plan(command, segments)
+    new_command = plan(command, segments)
     if new_command is None:
         return None
     exclude_rules = [Rule(pattern.strip()) for pattern in excludes if pattern.strip()]
@@ -278,10 +283,12 @@ def _allowed(segment: Segment, allow: Sequence[Rule], read_only: bool) -> bool:
         return False
     if any(rule.matches(segment.text) for rule in allow):
         return True
-    return read_only and _read_only(segment)
+    return read_only and read_only_program(segment)
 
 
-def _read_only(segment: Segment) -> bool:
+def read_only_program(segment: Segment) -> bool:
+    """Whether the part runs a program on the read-only list without an option that writes
+    a file or runs another program (redirections are the caller's business)."""
     if segment.assignments:
         return False
     argv = [word.value for word in segment.words]
@@ -307,21 +314,21 @@ def _match_texts(segment: Segment, depth: int = 0) -> Iterator[str]:
     that cannot be split."""
     raw = [word.raw for word in segment.words]
     values = [word.value for word in segment.words]
-    for argv in (*_unwrapped(raw), *_unwrapped(values)):
+    for argv in (*unwrapped(raw), *unwrapped(values)):
         if argv:
             yield " ".join(argv)
             yield " ".join([posixpath.basename(argv[0]), *argv[1:]])
     reads_script = any(r.op in ("<<", "<<-", "<<<") for r in segment.redirects)
-    if reads_script and any(form and posixpath.basename(form[0]) in SHELLS for form in _unwrapped(values)):
+    if reads_script and any(form and posixpath.basename(form[0]) in SHELLS for form in unwrapped(values)):
         raise Unsure("a shell reading its script from a here-document")
-    for script in _inner_scripts(values):
+    for script in inner_scripts(values):
         if depth >= 3:
             raise Unsure("scripts nested too deeply")
         for part in split_command(script):
             yield from _match_texts(part, depth + 1)
 
 
-def _unwrapped(argv: Sequence[str]) -> list[list[str]]:
+def unwrapped(argv: Sequence[str]) -> list[list[str]]:
     """`argv`, then each shorter form left after removing an assignment or a wrapper."""
     forms = [list(argv)]
     current = list(argv)
@@ -353,8 +360,8 @@ def _after_wrapper(argv: list[str]) -> list[str]:
     return rest
 
 
-def _inner_scripts(argv: Sequence[str]) -> Iterator[str]:
-    for form in _unwrapped(argv):
+def inner_scripts(argv: Sequence[str]) -> Iterator[str]:
+    for form in unwrapped(argv):
         if not form:
             continue
         program = posixpath.basename(form[0])

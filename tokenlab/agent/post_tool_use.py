@@ -102,6 +102,7 @@ class Plan:
     rebuild: Callable[[str], Any]
     data_only: bool = False  # replace only when the pipeline classifies it as data
     shown: Callable[[str], str] = str  # the visible text as the host shows it (Read numbers lines)
+    cap: int | None = None  # a longer visible text would be cut by the host (None: Claude Code's HOST_CAP)
 
 
 @dataclass(frozen=True)
@@ -119,12 +120,17 @@ class Replacement:
 
 def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Replacement | None:
     """The replacement for one PostToolUse call, or None to leave the output as it is."""
-    from tokenlab.counting import tokens
-
     if hook_input.get("hook_event_name") != "PostToolUse":
         return None
     plan = plan_for(hook_input, read)
-    if plan is None or len(plan.data) < MIN_OUTPUT or OUR_FOOTER.search(plan.data):
+    return None if plan is None else replacement_for(plan, analyse)
+
+
+def replacement_for(plan: Plan, analyse: Analyse) -> Replacement | None:
+    """The visible text in place of the planned output, when it is shorter and fits the host's cap."""
+    from tokenlab.counting import tokens
+
+    if len(plan.data) < MIN_OUTPUT or OUR_FOOTER.search(plan.data):
         return None  # nothing to show, or tokenlab's visible text already (`tokens run`, our MCP server)
     packet = analyse(plan.data, plan.label)
     if plan.data_only and packet.content_type not in DATA_TYPES:
@@ -132,7 +138,8 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     visible = with_hint(packet.visible)
     raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
     visible_tokens = tokens.count(visible)
-    if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens or len(visible) > HOST_CAP:
+    cap = HOST_CAP if plan.cap is None else plan.cap
+    if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens or len(visible) > cap:
         return None
     shown_tokens = tokens.count(plan.shown(visible))
     return Replacement(plan.rebuild(visible), packet, shown_tokens, tokens.count(plan.host_text))

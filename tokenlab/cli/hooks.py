@@ -4,7 +4,9 @@
 settings (`tokenlab.agent.claude_settings`), `print` shows the rewrite for agents that wrap
 commands some other way, and `claude-code` is the hook itself, for two events: PreToolUse
 puts `tokens run` in front of a Bash command the user's rules allow, PostToolUse replaces a
-finished tool's output with the visible text. The hook only parses and answers
+finished tool's output with the visible text. `install`/`uninstall codex` edit Codex's
+hooks.json and trust the hook in its config.toml (`tokenlab.agent.codex_config`), and
+`codex` is that hook (`tokenlab.agent.codex_hook`). Each hook only parses and answers
 (`tokenlab.agent.claude_hook.run`; `hooks.decide` and `post_tool_use.decide` own every
 rule) and never fails closed. It accepts any extra arguments, because a usage error would exit
 2, which Claude Code treats as "block this tool call".
@@ -25,17 +27,28 @@ from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 
 class Agent(str, Enum):
     CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
 
 
-UserOption = Annotated[bool, typer.Option("--user", help="~/.claude/settings.json (default: the project's).")]
+UserOption = Annotated[
+    bool,
+    typer.Option(
+        "--user", help="~/.claude/settings.json, or Codex's ~/.codex/hooks.json (default: the project's)."
+    ),
+]
 ProjectOption = Annotated[
-    bool, typer.Option("--project", help="./.claude/settings.json, shared with the project (the default).")
+    bool,
+    typer.Option(
+        "--project",
+        help="./.claude/settings.json or ./.codex/hooks.json, shared with the project (the default).",
+    ),
 ]
 
 
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
-        help="Compress an agent's tool output with tokenlab (Claude Code hooks).", no_args_is_help=True
+        help="Compress an agent's tool output with tokenlab (Claude Code and Codex hooks).",
+        no_args_is_help=True,
     )
     app.add_typer(hook_app, name="hook")
     hook_app.command("install")(install)
@@ -46,6 +59,10 @@ def register(app: typer.Typer) -> None:
         "claude-code",
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     )(claude_code)
+    hook_app.command(
+        "codex",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(codex)
 
 
 def _settings_file(user: bool, project: bool) -> Path:
@@ -57,9 +74,18 @@ def _settings_file(user: bool, project: bool) -> Path:
     return settings_path(user, os.environ, Path.cwd())
 
 
+def _codex_files(user: bool, project: bool) -> tuple[Path, Path]:
+    from tokenlab.agent.codex_config import config_path, hooks_path
+    from tokenlab.errors import InputError
+
+    if user and project:
+        raise InputError("--user and --project exclude each other")
+    return hooks_path(user, os.environ, Path.cwd()), config_path(os.environ)
+
+
 @domain_errors
 def install(
-    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code, codex).")],
     project: ProjectOption = False,
     user: UserOption = False,
     allow_read_only: Annotated[
@@ -82,10 +108,18 @@ def install(
         ),
     ] = None,
 ) -> None:
-    """Add the hooks to Claude Code's settings, keeping everything else: PreToolUse for Bash
-    (the `tokens run` rewrite) and PostToolUse for the tools whose output it replaces."""
+    """Add the hooks to Claude Code's settings or Codex's hooks.json, keeping everything else:
+    PreToolUse for shell commands (the `tokens run` rewrite) and PostToolUse for the tools
+    whose output it replaces."""
     from tokenlab.agent import claude_settings
 
+    if agent is Agent.CODEX:
+        if allow_read_only or exclude or tools is not None:
+            from tokenlab.errors import InputError
+
+            raise InputError("--allow-read-only, --exclude and --tools apply to claude-code only")
+        _install_codex(user, project)
+        return
     path = _settings_file(user, project)
     command = claude_settings.hook_command(allow_read_only, tuple(exclude or ()))
     covered = claude_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
@@ -118,15 +152,51 @@ def _show_read_only(accepted: bool) -> None:
         typer.echo(f"With --allow-read-only it would also approve these read-only commands: {listed}.")
 
 
+def _install_codex(user: bool, project: bool) -> None:
+    from tokenlab.agent import codex_config
+    from tokenlab.agent.codex_hook import tokens_argv
+    from tokenlab.agent.hooks import READ_ONLY
+
+    hooks_file, config_file = _codex_files(user, project)
+    command = codex_config.hook_command(tokens_argv())
+    installed = codex_config.install(hooks_file, config_file, command)
+    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[
+        installed.change.value
+    ]
+    typer.echo(f"{verb}: `{command}` in {hooks_file}, for PreToolUse (Bash) and PostToolUse (mcp__.*)")
+    typer.echo(
+        f"Trusted in {config_file} (Codex runs a hook only once trusted): " + ", ".join(installed.trusted)
+    )
+    listed = ", ".join(" ".join(prefix) for prefix in READ_ONLY)
+    typer.echo(
+        "PreToolUse rewrites a shell command to `tokens run --shell '…'` only when every part is\n"
+        f"read-only ({listed}; options that write or run programs excluded), a `cd`, or allowed\n"
+        "by an allow rule of your Codex rules, and none matches a forbidden or prompt rule or is a\n"
+        "forced rm. Anything else runs as written, under Codex's own checks.\n"
+        "Note: test runners on that list run the project's own code (in Codex's sandbox).\n"
+        "PostToolUse replaces a large MCP tool result with tokenlab's visible text."
+    )
+    if not user:
+        typer.echo("Codex loads a project's .codex/ folder only when the project is trusted.")
+
+
 @domain_errors
 def uninstall(
-    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code, codex).")],
     project: ProjectOption = False,
     user: UserOption = False,
 ) -> None:
-    """Remove our hook entry from Claude Code's settings; nothing else changes."""
+    """Remove our hook entries (and, for Codex, the trust install wrote); nothing else changes."""
     from tokenlab.agent import claude_settings
 
+    if agent is Agent.CODEX:
+        from tokenlab.agent import codex_config
+
+        hooks_file, config_file = _codex_files(user, project)
+        change = codex_config.uninstall(hooks_file, config_file)
+        where = f"{hooks_file} and {config_file}"
+        typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {where}")
+        return
     path = _settings_file(user, project)
     change = claude_settings.uninstall(path)
     typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {path}")
@@ -183,5 +253,12 @@ def claude_code(ctx: typer.Context) -> None:
     Options (in the hook's command line): --allow-read-only, --exclude PATTERN.
     """
     from tokenlab.agent.claude_hook import run
+
+    run(ctx.args)
+
+
+def codex(ctx: typer.Context) -> None:
+    """The Codex hook (PreToolUse and PostToolUse): hook JSON on stdin, the answer (or nothing) on stdout."""
+    from tokenlab.agent.codex_hook import run
 
     run(ctx.args)
