@@ -54,3 +54,14 @@ def test_installed_hooks_and_their_last_runs(home: Path, isolated_store: Path) -
     assert claude["last_runs"] == {"PostToolUse": 2000.0, "run": 1500.0}
     assert runner.invoke(app, ["hook", "uninstall", "claude-code", "--user"]).exit_code == 0
     assert status()["claude-code"]["installed"] == []
+    assert status()["codex"]["last_runs"] == {"run": pytest.approx(time.time(), abs=60)}
+
+
+def test_codex_hooks_are_listed_where_install_put_them(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    assert runner.invoke(app, ["hook", "install", "codex", "--user"]).exit_code == 0
+    (place,) = status()["codex"]["installed"]
+    assert place["path"] == str(home / ".codex" / "hooks.json")
+    assert {hook["event"] for hook in place["hooks"]} == {"PreToolUse", "PostToolUse"}
+    assert runner.invoke(app, ["hook", "uninstall", "codex", "--user"]).exit_code == 0
+    assert status()["codex"]["installed"] == []

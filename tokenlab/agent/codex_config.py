@@ -244,3 +244,22 @@ def _make_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot create {folder}: {error.strerror}") from None
+
+
+def installed(hooks_file: Path) -> list[tuple[str, str]]:
+    """Our entries in `hooks_file`: (event, matcher) each; none when it is missing or unreadable."""
+    try:
+        data = json.loads(hooks_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    return [
+        (event, str(group.get("matcher", "")))
+        for event, groups in hooks.items()
+        if isinstance(groups, list)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        and any(is_ours(entry) for entry in group["hooks"])
+    ]

@@ -55,8 +55,15 @@ def _distinct(paths: Iterable[Path]) -> list[Path]:
     return list(seen.values())
 
 
+def _codex(env: Mapping[str, str], cwd: Path) -> list[Installed]:
+    from tokenlab.agent import codex_config
+
+    paths = [codex_config.hooks_path(True, env, cwd), codex_config.hooks_path(False, env, cwd)]
+    return [Installed(path, tuple(found)) for path in _distinct(paths) if (found := codex_config.installed(path))]
+
+
 # Each host's settings files, read for our entries.
-HOSTS: dict[str, Callable[[Mapping[str, str], Path], list[Installed]]] = {"claude-code": _claude_code}
+HOSTS: dict[str, Callable[[Mapping[str, str], Path], list[Installed]]] = {"claude-code": _claude_code, "codex": _codex}
 
 
 def status(env: Mapping[str, str], cwd: Path, store_root: Path) -> list[HostStatus]:
