@@ -1,13 +1,15 @@
 """The `tokens hook` commands: put tokenlab between an agent's tools and the model.
 
 `register(app)` adds the `hook` group: `install`/`uninstall claude-code` edit Claude Code's
-settings (`tokenlab.agent.claude_settings`), `print` shows the rewrite for agents that wrap
-commands some other way, and `claude-code` is the hook itself, for two events: PreToolUse
-puts `tokens run` in front of a Bash command the user's rules allow, PostToolUse replaces a
-finished tool's output with the visible text. The hook only parses and answers
-(`tokenlab.agent.claude_hook.run`; `hooks.decide` and `post_tool_use.decide` own every
-rule) and never fails closed. It accepts any extra arguments, because a usage error would exit
-2, which Claude Code treats as "block this tool call".
+settings (`tokenlab.agent.claude_settings`), `install`/`uninstall gemini` Gemini CLI's
+(`tokenlab.agent.gemini_settings`), `print` shows the rewrite for agents that wrap commands
+some other way, and `claude-code` and `gemini` are the hooks themselves. Claude Code's, for
+two events: PreToolUse puts `tokens run` in front of a Bash command the user's rules allow,
+PostToolUse replaces a finished tool's output with the visible text. Gemini's, for AfterTool
+only: it has Gemini read the visible text instead of the output (a tail call). The hooks only
+parse and answer (`tokenlab.agent.claude_hook.run`, `tokenlab.agent.gemini_hook.run`; the
+`decide` functions own every rule) and never fail closed. They accept any extra arguments,
+because a usage error would exit 2, which both hosts treat as "block this tool call".
 """
 
 from __future__ import annotations
@@ -24,17 +26,24 @@ from tokenlab.cli.common import domain_errors
 
 class Agent(str, Enum):
     CLAUDE_CODE = "claude-code"
+    GEMINI = "gemini"
 
 
-UserOption = Annotated[bool, typer.Option("--user", help="~/.claude/settings.json (default: the project's).")]
+UserOption = Annotated[
+    bool, typer.Option("--user", help="~/.claude/settings.json or ~/.gemini/settings.json (default: the project's).")
+]
 ProjectOption = Annotated[
-    bool, typer.Option("--project", help="./.claude/settings.json, shared with the project (the default).")
+    bool,
+    typer.Option(
+        "--project", help="./.claude/settings.json or ./.gemini/settings.json, shared with the project (the default)."
+    ),
 ]
 
 
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
-        help="Compress an agent's tool output with tokenlab (Claude Code hooks).", no_args_is_help=True
+        help="Compress an agent's tool output with tokenlab (Claude Code and Gemini CLI hooks).",
+        no_args_is_help=True,
     )
     app.add_typer(hook_app, name="hook")
     hook_app.command("install")(install)
@@ -44,20 +53,25 @@ def register(app: typer.Typer) -> None:
         "claude-code",
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     )(claude_code)
+    hook_app.command(
+        "gemini",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(gemini)
 
 
-def _settings_file(user: bool, project: bool) -> Path:
-    from tokenlab.agent.claude_settings import settings_path
+def _settings_file(agent: Agent, user: bool, project: bool) -> Path:
+    from tokenlab.agent import claude_settings, gemini_settings
     from tokenlab.errors import InputError
 
     if user and project:
         raise InputError("--user and --project exclude each other")
-    return settings_path(user, os.environ, Path.cwd())
+    host = gemini_settings if agent is Agent.GEMINI else claude_settings
+    return host.settings_path(user, os.environ, Path.cwd())
 
 
 @domain_errors
 def install(
-    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code, gemini).")],
     project: ProjectOption = False,
     user: UserOption = False,
     allow_read_only: Annotated[
@@ -76,15 +90,20 @@ def install(
             "--tools",
             metavar="LIST",
             help="Comma-separated tools (names or regular expressions) whose output PostToolUse "
-            "replaces; '' for none. Default: Bash,Read,Grep,Glob,WebFetch,mcp__.*",
+            "(AfterTool) replaces; '' for none. Default: Bash,Read,Grep,Glob,WebFetch,mcp__.* "
+            "(gemini: run_shell_command,read_file,grep_search,glob,mcp_.*)",
         ),
     ] = None,
 ) -> None:
     """Add the hooks to Claude Code's settings, keeping everything else: PreToolUse for Bash
-    (the `tokens run` rewrite) and PostToolUse for the tools whose output it replaces."""
+    (the `tokens run` rewrite) and PostToolUse for the tools whose output it replaces.
+    Gemini CLI: AfterTool only, for the tools whose output it replaces."""
     from tokenlab.agent import claude_settings
 
-    path = _settings_file(user, project)
+    if agent is Agent.GEMINI:
+        _install_gemini(user, project, tools, allow_read_only or bool(exclude))
+        return
+    path = _settings_file(agent, user, project)
     command = claude_settings.hook_command(allow_read_only, tuple(exclude or ()))
     covered = claude_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
     change = claude_settings.install(path, command, covered)
@@ -105,6 +124,32 @@ def install(
     _show_read_only(allow_read_only)
 
 
+def _install_gemini(user: bool, project: bool, tools: str | None, rewrite_options: bool) -> None:
+    from tokenlab.agent import gemini_settings
+    from tokenlab.errors import InputError
+
+    if rewrite_options:
+        raise InputError("--allow-read-only and --exclude are for claude-code: the gemini hook rewrites no command")
+    path = _settings_file(Agent.GEMINI, user, project)
+    covered = gemini_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
+    if not covered:
+        raise InputError("--tools is empty: the gemini hook has nothing else to do")
+    command = gemini_settings.hook_command()
+    change = gemini_settings.install(path, command, covered)
+    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[change.value]
+    typer.echo(f"{verb}: `{command}` as an AfterTool hook for {', '.join(covered)} in {path}")
+    if not user:
+        trusted = gemini_settings.trusted_hooks_path(os.environ)
+        gemini_settings.trust(trusted, Path.cwd(), command)
+        typer.echo(f"and trusted for {Path.cwd()} in {trusted}")
+    typer.echo(
+        "A finished tool's output is replaced by tokenlab's visible text when that is shorter:\n"
+        "Gemini reads it with read_file from its own temp folder (source code read with\n"
+        "read_file is left as it is). It changes what the model is shown, never what may run;\n"
+        "no command is rewritten, since Gemini's policy would then judge `tokens` instead."
+    )
+
+
 def _show_read_only(accepted: bool) -> None:
     from tokenlab.agent.hooks import READ_ONLY
 
@@ -118,16 +163,21 @@ def _show_read_only(accepted: bool) -> None:
 
 @domain_errors
 def uninstall(
-    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code, gemini).")],
     project: ProjectOption = False,
     user: UserOption = False,
 ) -> None:
-    """Remove our hook entry from Claude Code's settings; nothing else changes."""
-    from tokenlab.agent import claude_settings
+    """Remove our hook entries from the agent's settings; nothing else changes."""
+    from tokenlab.agent import claude_settings, gemini_settings
 
-    path = _settings_file(user, project)
-    change = claude_settings.uninstall(path)
+    path = _settings_file(agent, user, project)
+    host = gemini_settings if agent is Agent.GEMINI else claude_settings
+    change = host.uninstall(path)
     typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {path}")
+    if agent is Agent.GEMINI and not user:
+        trusted = gemini_settings.trusted_hooks_path(os.environ)
+        if gemini_settings.distrust(trusted, Path.cwd()).value == "removed":
+            typer.echo(f"and from the trusted hooks of {Path.cwd()} in {trusted}")
 
 
 def print_rewrite(
@@ -152,5 +202,12 @@ def claude_code(ctx: typer.Context) -> None:
     Options (in the hook's command line): --allow-read-only, --exclude PATTERN.
     """
     from tokenlab.agent.claude_hook import run
+
+    run(ctx.args)
+
+
+def gemini(ctx: typer.Context) -> None:
+    """The Gemini CLI hook (AfterTool): hook JSON on stdin, the answer (or nothing) on stdout."""
+    from tokenlab.agent.gemini_hook import run
 
     run(ctx.args)
