@@ -9,9 +9,12 @@ HOME, and asserts on the requests the endpoint recorded, above all the tool resu
   host's own handling and the settings file byte for byte. The PostToolUse replacement, with
   no settings rule at all: Bash approved by `--allowedTools` (a compound command too), Read
   of data files (code left alone, an Edit after it), Grep, Glob and an MCP tool.
-- Codex CLI and Gemini CLI: tokenlab has no hook for them yet, so a recording hook pins the
-  contract docs/hosts.md describes: what each hook is given and which answers change what
-  the model sees.
+- Gemini CLI: tokenlab's AfterTool hook (`tokens hook install gemini`), through every covered
+  tool: the model gets the visible text (Gemini's frame and a failure's exit code kept), refs
+  restore byte for byte, source code read before an edit is left alone, and `uninstall` gives
+  back what the model was sent before and the settings file byte for byte.
+- Codex CLI and Gemini CLI: a recording hook pins the contract docs/hosts.md describes: what
+  each hook is given and which answers change what the model sees.
 
 They run when the CLI cache exists, or always with `TOKENLAB_E2E=1` (then a missing CLI
 fails); `pytest -m e2e` selects them.
