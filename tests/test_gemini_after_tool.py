@@ -266,3 +266,11 @@ def test_entry_survives_an_internal_error(monkeypatch: pytest.MonkeyPatch, tmp_p
 def test_cli_hook_gemini_accepts_extra_arguments() -> None:
     result = runner.invoke(app, ["hook", "gemini", "--unknown", "x"], input="garbage")
     assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_an_output_is_replaced_only_when_the_model_gets_fewer_tokens(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert answer(shell(BUILD_LOG), store) is not None
+    monkeypatch.setattr(gemini_after_tool, "host_cut", lambda text: "Output too large.")
+    assert answer(shell(BUILD_LOG), store) is None  # Gemini's own view would be shorter
