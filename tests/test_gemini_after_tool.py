@@ -274,3 +274,14 @@ def test_an_output_is_replaced_only_when_the_model_gets_fewer_tokens(
     assert answer(shell(BUILD_LOG), store) is not None
     monkeypatch.setattr(gemini_after_tool, "host_cut", lambda text: "Output too large.")
     assert answer(shell(BUILD_LOG), store) is None  # Gemini's own view would be shorter
+
+
+def test_entry_leaves_the_output_alone_when_a_policy_may_refuse_the_tail_read(tmp_path: Path) -> None:
+    policies = tmp_path / ".gemini" / "policies"
+    policies.mkdir(parents=True)
+    (policies / "user.toml").write_text('[[rule]]\ntoolName = "read_file"\ndecision = "deny"\npriority = 10\n')
+    hook_input = shell(BUILD_LOG)
+    hook_input["transcript_path"] = str(tmp_path / ".gemini" / "tmp" / "proj" / "chats" / "s.jsonl")
+    assert run_entry(hook_input, {"HOME": str(tmp_path)}) == ""
+    (policies / "user.toml").unlink()
+    assert "tailToolCallRequest" in run_entry(hook_input, {"HOME": str(tmp_path)})

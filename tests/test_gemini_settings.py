@@ -17,6 +17,7 @@ from tokenlab.agent.gemini_settings import (
     hook_key,
     install,
     is_ours,
+    read_file_refusable,
     tool_matcher,
     trust,
     uninstall,
@@ -28,9 +29,10 @@ COMMAND = hook_command("/opt/venv/bin/tokens")
 
 
 def test_the_command_names_the_executable_by_its_absolute_path_quoted() -> None:
-    assert hook_command("/my tools/tokens") == "'/my tools/tokens' hook gemini"
+    assert hook_command("/my tools/tokens") == "'/my tools/tokens' hook gemini || exit 1"
     argv = shlex.split(hook_command())
-    assert Path(argv[0]).is_absolute() and argv[-2:] == ["hook", "gemini"]
+    assert Path(argv[0]).is_absolute() and argv[-5:] == ["hook", "gemini", "||", "exit", "1"]
+    assert is_ours({"command": hook_command()})
     assert is_ours({"command": "/x/python -m tokenlab hook gemini"})
     assert not is_ours({"command": "/x/tokens hook claude-code"}) and not is_ours({"command": "echo 'x"})
 
@@ -110,3 +112,41 @@ def test_cli_install_for_the_user_and_options_that_do_not_apply(tmp_path: Path, 
     for args in (["--allow-read-only"], ["--exclude", "rm *"], ["--tools", ""]):
         result = runner.invoke(app, ["hook", "install", "gemini", "--user", *args])
         assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        '[[rule]]\ntoolName = "read_file"\nargsPattern = "secret"\ndecision = "deny"\npriority = 10\n',
+        '[[rule]]\ntoolName = ["glob", "read_*"]\ndecision = "ask_user"\npriority = 10\n',
+        '[[rule]]\ndecision = "deny"\npriority = 10\n',
+        "not toml [",
+    ],
+)
+def test_a_policy_that_may_refuse_read_file_is_seen(tmp_path: Path, policy: str) -> None:
+    env = {"HOME": str(tmp_path)}
+    policies = tmp_path / ".gemini" / "policies"
+    policies.mkdir(parents=True)
+    (policies / "allow.toml").write_text(
+        '[[rule]]\ntoolName = "read_file"\ndecision = "allow"\npriority = 10\n'
+        '[[rule]]\nmcpName = "x"\ntoolName = "*"\ndecision = "deny"\npriority = 10\n'
+        '[[rule]]\ntoolName = "run_shell_command"\ndecision = "deny"\npriority = 10\n'
+    )
+    assert not read_file_refusable(env, tmp_path / "project")
+    (policies / "user.toml").write_text(policy)
+    assert read_file_refusable(env, tmp_path / "project")
+
+
+def test_settings_that_leave_read_file_out_are_seen(tmp_path: Path) -> None:
+    env, project = {"HOME": str(tmp_path)}, tmp_path / "project"
+    (project / ".gemini").mkdir(parents=True)
+    (tmp_path / ".gemini").mkdir()
+    for settings in ({"tools": {"exclude": ["read_file"]}}, {"tools": {"core": ["glob"]}}):
+        (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
+        assert read_file_refusable(env, project)
+    (project / ".gemini" / "settings.json").write_text(json.dumps({"tools": {"core": ["read_file"]}}))
+    assert not read_file_refusable(env, project)
+    extra = tmp_path / "team.toml"
+    extra.write_text('[[rule]]\ntoolName = "read_file"\ndecision = "deny"\npriority = 10\n')
+    (tmp_path / ".gemini" / "settings.json").write_text(json.dumps({"policyPaths": [str(extra)]}))
+    assert read_file_refusable(env, project)

@@ -708,3 +708,29 @@ def test_gemini_hook_sends_tokenlabs_visible_text_and_uninstall_gives_back_the_h
     with_hook = (build, failing, big, code, edit, grep, glob, mcp)
     for name, raw, ours, host in zip(names, raws, with_hook, before, strict=True):
         print(f"GEMINI {name}: tokenlab {count(ours.text)}, without {count(host.text)}, raw {count(raw.decode())}")
+
+
+def test_gemini_hook_leaves_the_output_alone_when_the_tail_read_could_be_refused_or_tokens_is_gone(
+    gemini_project: tuple[Path, Path],
+) -> None:
+    """Without the policy check, a user rule denying `read_file` (here only for paths with
+    "tokenlab" in them) made the model get "Tool execution denied by policy." instead of the
+    build log; and a hook command whose executable is gone would exit 127, which Gemini reads
+    as "block this result"."""
+    from tokenlab.agent import gemini_settings
+
+    home, project = gemini_project
+    policy = '[[rule]]\ntoolName = "read_file"\nargsPattern = "tokenlab"\ndecision = "deny"\npriority = 100\n'
+    (home / ".gemini" / "policies" / "private.toml").write_text(policy)
+    tokens(home, project, "hook", "install", "gemini", "--user")
+    with serving([shell_call("sh build.sh")]) as server:
+        finished(run_gemini(home, project, server.url))
+    (denied,) = results(server)
+    assert not denied.is_error and denied.text.startswith("Output too large.") and "#ref:" not in denied.text
+
+    (home / ".gemini" / "policies" / "private.toml").unlink()
+    gemini_settings.install(home / ".gemini" / "settings.json", gemini_settings.hook_command(str(project / "gone")))
+    with serving([shell_call("sh build.sh")]) as server:
+        finished(run_gemini(home, project, server.url))
+    (gone,) = results(server)
+    assert not gone.is_error and gone.text.startswith("Output too large.") and "BUILD OK" in gone.text

@@ -3,7 +3,8 @@
 `tokens hook gemini` is installed for AfterTool only (see gemini_settings.py for why there is
 no BeforeTool rewrite). `gemini_after_tool.decide` owns every rule; this entry hands it the
 file reader and the pipeline into the user's store, writes the file the tail call reads and
-the ledger row of a replacement, and deletes that file when the tail call's own AfterTool
+the ledger row of a replacement (unless a policy or setting might refuse the tail
+`read_file`: its refusal would then be all the model gets), and deletes that file when the tail call's own AfterTool
 comes back (which it never answers: answering it would loop).
 
 Whatever goes wrong (bad JSON, an unwritable folder, a bug) it prints nothing and exits 0,
@@ -51,8 +52,11 @@ def run(
 
 def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
     """The AfterTool answer (None: leave the output), its tail file and ledger row written."""
+    from pathlib import Path
+
     from tokenlab.agent import gemini_after_tool as after_tool
     from tokenlab.agent.claude_hook import read_file
+    from tokenlab.agent.gemini_settings import read_file_refusable
 
     done = after_tool.tail_file(hook_input, env)
     if done is not None:
@@ -60,8 +64,8 @@ def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dic
     if hook_input.get("original_request_name"):
         return None
     folder = after_tool.tail_folder(hook_input, env)
-    if folder is None:
-        return None
+    if folder is None or read_file_refusable(env, Path(str(hook_input.get("cwd") or os.getcwd()))):
+        return None  # the tail call's refusal would replace the output
     with ExitStack() as stack:
         opened: list[Store] = []
 

@@ -13,6 +13,14 @@ itself. The install of a project hook adds its key there (`name:command`, under 
 root), which is the user's own "yes, I put it there", and the uninstall removes it again, the
 project's list and the file too when nothing else is left in them.
 
+The tail `read_file` that shows the visible text (gemini_after_tool.py) goes through Gemini's
+policy and tool list like any call; if it were refused, the model would get the refusal
+instead of the output. `read_file_refusable` looks for anything that could refuse it (a
+policy rule on `read_file` that is not `allow`, `read_file` left out of the tools) and the
+hook then leaves every output alone. It reads the policies and settings it can see (system
+and user policy folders, `policyPaths`, user and project settings); a policy given on
+Gemini's command line (`--policy`) is beyond its sight.
+
 The command names the `tokens` executable (or the Python running tokenlab) by its absolute
 path, quoted: Gemini runs hooks through `bash -c` with its own environment, whose PATH may
 not hold the venv.
@@ -20,9 +28,12 @@ not hold the venv.
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import os
 import shlex
 import sys
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +45,7 @@ EVENT = "AfterTool"
 # Gemini's tool names; the matcher is a regular expression searched in the name, so anchored.
 DEFAULT_TOOLS = ("run_shell_command", "read_file", "grep_search", "glob", "mcp_.*")
 HOOK_TIMEOUT_MS = 30_000  # a hook that times out leaves the tool's output as it was
+SYSTEM_POLICIES = Path("/etc/gemini-cli/policies")
 
 
 def gemini_dir(env: Mapping[str, str]) -> Path:
@@ -51,14 +63,18 @@ def trusted_hooks_path(env: Mapping[str, str]) -> Path:
 
 
 def hook_command(executable: str | None = None) -> str:
-    """`/abs/tokens hook gemini`, or `/abs/python -m tokenlab hook gemini` without a `tokens`
-    script beside the running Python."""
+    """`/abs/tokens hook gemini || exit 1`, or `/abs/python -m tokenlab hook gemini || exit 1`
+    without a `tokens` script beside the running Python.
+
+    Gemini reads any exit status but 0 and 1 as "block this tool's result", with stderr as the
+    reason: a `tokens` that is gone (exit 127) would block every covered tool. `|| exit 1`
+    turns that into a warning, and the tool's own output stands."""
     if executable is None:
         script = Path(sys.executable).with_name("tokens")
         argv = [str(script)] if script.is_file() else [sys.executable, "-m", "tokenlab"]
     else:
         argv = [executable]
-    return shlex.join([*argv, "hook", "gemini"])
+    return shlex.join([*argv, "hook", "gemini"]) + " || exit 1"
 
 
 def is_ours(entry: object) -> bool:
@@ -150,3 +166,67 @@ def distrust(path: Path, project: Path) -> Change:
 def _our_key(key: str) -> bool:
     name, _, command = key.partition(":")
     return name == HOOK_NAME and is_ours({"command": command})
+
+
+# --- what could refuse the tail read_file -----------------------------------------------------
+
+
+def read_file_refusable(env: Mapping[str, str], project: Path) -> bool:
+    """Whether a policy rule or a setting the hook can see might refuse a `read_file` call.
+    An unreadable file counts as refusing: the cost is only a missed replacement."""
+    settings = [_json_object(gemini_dir(env) / "settings.json"), _json_object(project / ".gemini" / "settings.json")]
+    if any(data is None or _tools_leave_out_read_file(data) for data in settings):
+        return True
+    folders = [SYSTEM_POLICIES, gemini_dir(env) / "policies"]
+    folders += [Path(str(extra)).expanduser() for data in settings[:1] for extra in data.get("policyPaths") or []]  # type: ignore[union-attr]
+    files = [path for folder in folders for path in _policy_files(folder)]
+    return any(_refuses_read_file(path) for path in files)
+
+
+def _json_object(path: Path) -> dict[str, Any] | None:
+    """A settings file's object; {} when absent, None when it cannot be read as one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _tools_leave_out_read_file(settings: dict[str, Any]) -> bool:
+    tools = settings.get("tools")
+    if not isinstance(tools, dict):
+        return False
+    core, excluded = tools.get("core"), tools.get("exclude")
+    return (isinstance(core, list) and "read_file" not in core) or (
+        isinstance(excluded, list) and "read_file" in excluded
+    )
+
+
+def _policy_files(folder: Path) -> list[Path]:
+    if folder.is_file():
+        return [folder]
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def _refuses_read_file(path: Path) -> bool:
+    try:
+        rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])
+    except (OSError, ValueError):
+        return True
+    if not isinstance(rules, list):
+        return True
+    return any(
+        not isinstance(rule, dict)
+        or (rule.get("decision") != "allow" and rule.get("mcpName") is None and _names_read_file(rule.get("toolName")))
+        for rule in rules
+    )
+
+
+def _names_read_file(tool_name: object) -> bool:
+    """Whether a rule's `toolName` (absent: every tool; a name, a wildcard or a list) covers read_file."""
+    if tool_name is None:
+        return True
+    names = tool_name if isinstance(tool_name, list) else [tool_name]
+    return any(not isinstance(name, str) or fnmatch.fnmatchcase("read_file", name) for name in names)
