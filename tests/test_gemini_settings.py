@@ -102,7 +102,9 @@ def test_cli_install_and_uninstall_for_the_project(tmp_path: Path, monkeypatch: 
     assert result.exit_code == 0 and json.loads(settings.read_text()) == {} and not trusted.exists()
 
 
-def test_cli_install_for_the_user_and_options_that_do_not_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_install_for_the_user_and_options_that_do_not_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     result = runner.invoke(app, ["hook", "install", "gemini", "--user", "--tools", "run_shell_command,glob"])
     assert result.exit_code == 0, result.output

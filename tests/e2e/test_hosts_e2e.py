@@ -629,7 +629,9 @@ def gemini_project(tmp_path: Path) -> tuple[Path, Path]:
     project.mkdir()
     for name, text in {"build.sh": BUILD_SH, "failing.sh": FAILING_SH, "big.json": big_json()}.items():
         (project / name).write_text(text)
-    shutil.copytree(Path(__file__).parents[2] / "tokenlab", project / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(__file__).parents[2] / "tokenlab", project / "src", ignore=shutil.ignore_patterns("__pycache__")
+    )
     mcp = {"fixture": {"command": sys.executable, "args": [str(Path(__file__).with_name("fixture_mcp.py"))]}}
     settings = {**GEMINI_OFFLINE_SETTINGS, "mcpServers": mcp}
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
@@ -670,7 +672,7 @@ def test_gemini_hook_sends_tokenlabs_visible_text_and_uninstall_gives_back_the_h
     build, failing, big, code, edit, grep, glob, mcp = gemini_session(home, project)
 
     build_raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
-    failing_raw = subprocess.run(["sh", "failing.sh"], cwd=project, capture_output=True).stdout
+    failing_raw = subprocess.run(["sh", "failing.sh"], cwd=project, capture_output=True, check=False).stdout
     for result, raw, signals in ((build, build_raw, BUILD_SIGNALS), (failing, failing_raw, FAILING_SIGNALS)):
         assert not result.is_error and "Output too large" not in result.text
         assert result.text.startswith("<untrusted_context>\nOutput: [log:")  # Gemini's frame, kept
@@ -686,7 +688,9 @@ def test_gemini_hook_sends_tokenlabs_visible_text_and_uninstall_gives_back_the_h
     assert code.text == before[3].text  # source code left as it is
     assert not edit.is_error and "return x + 70\n" in (project / "module.py").read_text()
 
-    expected = subprocess.run(["grep", "-rn", "^class ", "src/optimizers"], cwd=project, capture_output=True, text=True)
+    expected = subprocess.run(
+        ["grep", "-rn", "^class ", "src/optimizers"], cwd=project, capture_output=True, text=True, check=True
+    )
     assert grep.text.startswith(f'Found {len(expected.stdout.splitlines())} matches for pattern "^class "')
     matches = restore(home, project, grep.text).decode().splitlines()
     assert sorted(f"src/optimizers/{match}" for match in matches) == sorted(expected.stdout.splitlines())
@@ -707,7 +711,9 @@ def test_gemini_hook_sends_tokenlabs_visible_text_and_uninstall_gives_back_the_h
     names = ("build log", "failing run", "read 2 MB JSON", "read source", "replace", "grep", "glob", "MCP")
     with_hook = (build, failing, big, code, edit, grep, glob, mcp)
     for name, raw, ours, host in zip(names, raws, with_hook, before, strict=True):
-        print(f"GEMINI {name}: tokenlab {count(ours.text)}, without {count(host.text)}, raw {count(raw.decode())}")
+        print(
+            f"GEMINI {name}: tokenlab {count(ours.text)}, without {count(host.text)}, raw {count(raw.decode())}"
+        )
 
 
 def test_gemini_hook_leaves_the_output_alone_when_the_tail_read_could_be_refused_or_tokens_is_gone(
@@ -729,7 +735,9 @@ def test_gemini_hook_leaves_the_output_alone_when_the_tail_read_could_be_refused
     assert not denied.is_error and denied.text.startswith("Output too large.") and "#ref:" not in denied.text
 
     (home / ".gemini" / "policies" / "private.toml").unlink()
-    gemini_settings.install(home / ".gemini" / "settings.json", gemini_settings.hook_command(str(project / "gone")))
+    gemini_settings.install(
+        home / ".gemini" / "settings.json", gemini_settings.hook_command(str(project / "gone"))
+    )
     with serving([shell_call("sh build.sh")]) as server:
         finished(run_gemini(home, project, server.url))
     (gone,) = results(server)

@@ -168,14 +168,20 @@ def _shell(tool_input: Mapping[str, Any], content: str, output: str) -> Plan | N
     def frame(visible: str) -> str:
         return SHELL_HEAD + escape(visible.rstrip("\n")) + rest
 
-    return Plan(output.encode("utf-8", errors="surrogatepass"), display_line(command), host_cut(content), frame)
+    return Plan(
+        output.encode("utf-8", errors="surrogatepass"), display_line(command), host_cut(content), frame
+    )
 
 
 def _read_file(
     hook_input: Mapping[str, Any], tool_input: Mapping[str, Any], content: str, read: Read
 ) -> Plan | None:
     name = tool_input.get("file_path")
-    if not isinstance(name, str) or tool_input.get("start_line") is not None or tool_input.get("end_line") is not None:
+    if (
+        not isinstance(name, str)
+        or tool_input.get("start_line") is not None
+        or tool_input.get("end_line") is not None
+    ):
         return None  # a part of the file: its visible text would restart the lines at 1
     base = posixpath.basename(name)
     if base.rpartition(".")[2].lower() in CODE_EXTENSIONS and base not in LOCKFILES:

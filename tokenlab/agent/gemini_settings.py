@@ -174,11 +174,15 @@ def _our_key(key: str) -> bool:
 def read_file_refusable(env: Mapping[str, str], project: Path) -> bool:
     """Whether a policy rule or a setting the hook can see might refuse a `read_file` call.
     An unreadable file counts as refusing: the cost is only a missed replacement."""
-    settings = [_json_object(gemini_dir(env) / "settings.json"), _json_object(project / ".gemini" / "settings.json")]
-    if any(data is None or _tools_leave_out_read_file(data) for data in settings):
+    user = _json_object(gemini_dir(env) / "settings.json")
+    project_settings = _json_object(project / ".gemini" / "settings.json")
+    if user is None or project_settings is None:
         return True
+    if _tools_leave_out_read_file(user) or _tools_leave_out_read_file(project_settings):
+        return True
+    extra = user.get("policyPaths")
     folders = [SYSTEM_POLICIES, gemini_dir(env) / "policies"]
-    folders += [Path(str(extra)).expanduser() for data in settings[:1] for extra in data.get("policyPaths") or []]  # type: ignore[union-attr]
+    folders += [Path(str(path)).expanduser() for path in extra] if isinstance(extra, list) else []
     files = [path for folder in folders for path in _policy_files(folder)]
     return any(_refuses_read_file(path) for path in files)
 
@@ -219,7 +223,11 @@ def _refuses_read_file(path: Path) -> bool:
         return True
     return any(
         not isinstance(rule, dict)
-        or (rule.get("decision") != "allow" and rule.get("mcpName") is None and _names_read_file(rule.get("toolName")))
+        or (
+            rule.get("decision") != "allow"
+            and rule.get("mcpName") is None
+            and _names_read_file(rule.get("toolName"))
+        )
         for rule in rules
     )
 

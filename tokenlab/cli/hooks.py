@@ -30,12 +30,16 @@ class Agent(str, Enum):
 
 
 UserOption = Annotated[
-    bool, typer.Option("--user", help="~/.claude/settings.json or ~/.gemini/settings.json (default: the project's).")
+    bool,
+    typer.Option(
+        "--user", help="~/.claude/settings.json or ~/.gemini/settings.json (default: the project's)."
+    ),
 ]
 ProjectOption = Annotated[
     bool,
     typer.Option(
-        "--project", help="./.claude/settings.json or ./.gemini/settings.json, shared with the project (the default)."
+        "--project",
+        help="./.claude/settings.json or ./.gemini/settings.json, shared with the project (the default).",
     ),
 ]
 
@@ -65,8 +69,9 @@ def _settings_file(agent: Agent, user: bool, project: bool) -> Path:
 
     if user and project:
         raise InputError("--user and --project exclude each other")
-    host = gemini_settings if agent is Agent.GEMINI else claude_settings
-    return host.settings_path(user, os.environ, Path.cwd())
+    if agent is Agent.GEMINI:
+        return gemini_settings.settings_path(user, os.environ, Path.cwd())
+    return claude_settings.settings_path(user, os.environ, Path.cwd())
 
 
 @domain_errors
@@ -129,7 +134,9 @@ def _install_gemini(user: bool, project: bool, tools: str | None, rewrite_option
     from tokenlab.errors import InputError
 
     if rewrite_options:
-        raise InputError("--allow-read-only and --exclude are for claude-code: the gemini hook rewrites no command")
+        raise InputError(
+            "--allow-read-only and --exclude are for claude-code: the gemini hook rewrites no command"
+        )
     path = _settings_file(Agent.GEMINI, user, project)
     covered = gemini_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
     if not covered:
