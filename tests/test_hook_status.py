@@ -65,3 +65,12 @@ def test_codex_hooks_are_listed_where_install_put_them(home: Path, monkeypatch: 
     assert {hook["event"] for hook in place["hooks"]} == {"PreToolUse", "PostToolUse"}
     assert runner.invoke(app, ["hook", "uninstall", "codex", "--user"]).exit_code == 0
     assert status()["codex"]["installed"] == []
+
+
+def test_gemini_hooks_are_listed_where_install_put_them(home: Path) -> None:
+    assert runner.invoke(app, ["hook", "install", "gemini", "--user"]).exit_code == 0
+    (place,) = status()["gemini"]["installed"]
+    assert place["path"] == str(home / ".gemini" / "settings.json")
+    assert [hook["event"] for hook in place["hooks"]] == ["AfterTool"]
+    assert runner.invoke(app, ["hook", "uninstall", "gemini", "--user"]).exit_code == 0
+    assert status()["gemini"]["installed"] == []

@@ -25,7 +25,7 @@ CACHE = Path(os.environ.get("TOKENLAB_E2E_CACHE") or Path.home() / ".cache" / "t
 RECORD_HOOK = Path(__file__).with_name("record_hook.py")
 TIMEOUT = 120  # seconds; a run takes 2-10 s
 # Passed through from the test's own environment; everything else is set per host.
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TOKENLAB_STORE", "TOKENLAB_WORKER")
+KEPT_ENV = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "TMPDIR", "TOKENLAB_STORE", "TOKENLAB_WORKER")
 
 
 def cli(name: str) -> Path:

@@ -9,6 +9,10 @@ HOME, and asserts on the requests the endpoint recorded, above all the tool resu
   host's own handling and the settings file byte for byte. The PostToolUse replacement, with
   no settings rule at all: Bash approved by `--allowedTools` (a compound command too), Read
   of data files (code left alone, an Edit after it), Grep, Glob and an MCP tool.
+- Gemini CLI: tokenlab's AfterTool hook (`tokens hook install gemini`), through every covered
+  tool: the model gets the visible text (Gemini's frame and a failure's exit code kept), refs
+  restore byte for byte, source code read before an edit is left alone, and `uninstall` gives
+  back what the model was sent before and the settings file byte for byte.
 - Codex CLI and Gemini CLI: a recording hook pins the contract docs/hosts.md describes: what
   each hook is given and which answers change what the model sees. tokenlab's own Codex
   hook is tested in test_codex_hook_e2e.py.
@@ -160,6 +164,7 @@ APP_LOG_SIGNALS = (
     "ERROR payment-service: timeout after 30s calling ledger-api (request 7f3a)",
     "INFO shutdown complete",
 )
+FAILING_SIGNALS = ("ERROR ld: undefined reference to 'frobnicate' in module_1999.o",)
 REPORT_SIGNALS = ('"generated_at": "2026-11-30T12:00:00Z"', '"records"')
 
 
@@ -572,3 +577,169 @@ def test_shell_call_offers_each_hosts_shell_tool() -> None:
     names = [name for name, _ in shell_call("ls").choices]
     assert ToolCall.of("Bash", {}).pick(["Read", "Bash"]) == ("Bash", {})
     assert {"Bash", "exec_command", "run_shell_command"} <= set(names)
+
+
+# --- Gemini CLI: tokenlab's own hook ---------------------------------------------------------------
+
+GEMINI_POLICY = """[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["sh build.sh", "sh failing.sh"]
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "replace"
+decision = "allow"
+priority = 100
+
+[[rule]]
+mcpName = "fixture"
+toolName = "*"
+decision = "allow"
+priority = 100
+"""
+MODULE_PY = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300))
+# Gemini's own frame lines that change from run to run.
+GEMINI_VOLATILE = re.compile(r"Process Group PGID: \d+|session-[0-9a-f-]+|call_\d+")
+
+
+def gemini_stable(text: str) -> str:
+    """A result without what changes from run to run: the PGID, the session in a path, and,
+    in Gemini's own cut of a long output, where the cut falls (the PGID's digits move it), and
+    the order of grep's matches."""
+    if text.startswith("Output too large."):
+        head, _, tail = text.partition(" characters omitted] ...\n\n")
+        text = head.rpartition("\n\n... [")[0] + "\n[cut]\n" + tail[20:]
+    if text.startswith("Found "):  # grep_search searches in parallel: its order varies
+        text = "\n".join(sorted(text.splitlines()))
+    return GEMINI_VOLATILE.sub("", text)
+
+
+def big_json() -> str:
+    """About 2 MB of JSON (read_file reads up to 20 MB but shows its first 2,000 lines)."""
+    records = [{"id": i, "name": f"record-{i}", "status": "ok", "size": 1024 + i} for i in range(21_000)]
+    return json.dumps({"generated_at": "2026-11-30T12:00:00Z", "records": records}, indent=2) + "\n"
+
+
+@pytest.fixture
+def gemini_project(tmp_path: Path) -> tuple[Path, Path]:
+    """A home with offline settings, a user's policy allowing two scripts, `replace` and the
+    fixture MCP server, and a project with the captures and a copy of tokenlab's source."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    project.mkdir()
+    for name, text in {"build.sh": BUILD_SH, "failing.sh": FAILING_SH, "big.json": big_json()}.items():
+        (project / name).write_text(text)
+    shutil.copytree(
+        Path(__file__).parents[2] / "tokenlab", project / "src", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    mcp = {"fixture": {"command": sys.executable, "args": [str(Path(__file__).with_name("fixture_mcp.py"))]}}
+    settings = {**GEMINI_OFFLINE_SETTINGS, "mcpServers": mcp}
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    (home / ".gemini" / "policies" / "user.toml").write_text(GEMINI_POLICY)
+    return home, project
+
+
+def gemini_session(home: Path, project: Path) -> list[ToolResult]:
+    """One `gemini -p` run through every covered tool; module.py is fresh for each run."""
+    (project / "module.py").write_text(MODULE_PY)
+    edit = {"file_path": str(project / "module.py"), "old_string": "return x + 7\n", "new_string": "return x + 70\n",
+            "instruction": "change f7"}  # fmt: skip
+    steps = [
+        shell_call("sh build.sh"),
+        shell_call("sh failing.sh"),
+        ToolCall.of("read_file", {"file_path": "big.json"}),
+        ToolCall.of("read_file", {"file_path": "module.py"}),
+        ToolCall.of("replace", edit),
+        ToolCall.of("grep_search", {"pattern": "^class ", "dir_path": "src/optimizers"}),
+        ToolCall.of("glob", {"pattern": "src/**/*.py"}),
+        ToolCall.of("mcp_fixture_service_log", {}),
+    ]
+    with serving(steps) as server:
+        finished(run_gemini(home, project, server.url))
+    return results(server)
+
+
+def test_gemini_hook_sends_tokenlabs_visible_text_and_uninstall_gives_back_the_hosts(
+    gemini_project: tuple[Path, Path],
+) -> None:
+    from tokenlab.counting.tokens import count
+
+    home, project = gemini_project
+    settings = home / ".gemini" / "settings.json"
+    before_bytes = settings.read_bytes()
+    before = gemini_session(home, project)
+    tokens(home, project, "hook", "install", "gemini", "--user")
+    build, failing, big, code, edit, grep, glob, mcp = gemini_session(home, project)
+
+    build_raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
+    failing_raw = subprocess.run(["sh", "failing.sh"], cwd=project, capture_output=True, check=False).stdout
+    for result, raw, signals in ((build, build_raw, BUILD_SIGNALS), (failing, failing_raw, FAILING_SIGNALS)):
+        assert not result.is_error and "Output too large" not in result.text
+        assert result.text.startswith("<untrusted_context>\nOutput: [log:")  # Gemini's frame, kept
+        for signal in signals:
+            assert signal in result.text
+        assert "tokens show-ref" in result.text
+        assert restore(home, project, result.text) == raw.removesuffix(b"\n")  # Gemini drops the last newline
+    assert "\nExit Code: 3\nProcess Group PGID:" in failing.text
+    assert "Exit Code" not in build.text
+
+    assert restore(home, project, big.text) == (project / "big.json").read_bytes()
+    assert '"generated_at": "2026-11-30T12:00:00Z"' in big.text and "IMPORTANT" not in big.text
+    assert code.text == before[3].text  # source code left as it is
+    assert not edit.is_error and "return x + 70\n" in (project / "module.py").read_text()
+
+    expected = subprocess.run(
+        ["grep", "-rn", "^class ", "src/optimizers"], cwd=project, capture_output=True, text=True, check=True
+    )
+    assert grep.text.startswith(f'Found {len(expected.stdout.splitlines())} matches for pattern "^class "')
+    matches = restore(home, project, grep.text).decode().splitlines()
+    assert sorted(f"src/optimizers/{match}" for match in matches) == sorted(expected.stdout.splitlines())
+    listed = restore(home, project, glob.text).decode().splitlines()
+    assert len(listed) >= 100 and all(Path(name).is_file() for name in listed)
+
+    assert mcp.text.startswith("<untrusted_context>\n") and ERROR_LINE in mcp.text
+    assert restore(home, project, mcp.text) == service_log().encode()
+    assert not list((home / ".gemini" / "tmp").glob("*/tokenlab/*.txt"))  # each tail file deleted once read
+
+    tokens(home, project, "hook", "uninstall", "gemini", "--user")
+    assert settings.read_bytes() == before_bytes
+    after = gemini_session(home, project)
+    assert [gemini_stable(r.text) for r in after] == [gemini_stable(r.text) for r in before]
+
+    raws = [build_raw, failing_raw, (project / "big.json").read_bytes(), MODULE_PY.encode(), b"",
+            restore(home, project, grep.text), restore(home, project, glob.text), service_log().encode()]  # fmt: skip
+    names = ("build log", "failing run", "read 2 MB JSON", "read source", "replace", "grep", "glob", "MCP")
+    with_hook = (build, failing, big, code, edit, grep, glob, mcp)
+    for name, raw, ours, host in zip(names, raws, with_hook, before, strict=True):
+        print(
+            f"GEMINI {name}: tokenlab {count(ours.text)}, without {count(host.text)}, raw {count(raw.decode())}"
+        )
+
+
+def test_gemini_hook_leaves_the_output_alone_when_the_tail_read_could_be_refused_or_tokens_is_gone(
+    gemini_project: tuple[Path, Path],
+) -> None:
+    """Without the policy check, a user rule denying `read_file` (here only for paths with
+    "tokenlab" in them) made the model get "Tool execution denied by policy." instead of the
+    build log; and a hook command whose executable is gone would exit 127, which Gemini reads
+    as "block this result"."""
+    from tokenlab.agent import gemini_settings
+
+    home, project = gemini_project
+    policy = '[[rule]]\ntoolName = "read_file"\nargsPattern = "tokenlab"\ndecision = "deny"\npriority = 100\n'
+    (home / ".gemini" / "policies" / "private.toml").write_text(policy)
+    tokens(home, project, "hook", "install", "gemini", "--user")
+    with serving([shell_call("sh build.sh")]) as server:
+        finished(run_gemini(home, project, server.url))
+    (denied,) = results(server)
+    assert not denied.is_error and denied.text.startswith("Output too large.") and "#ref:" not in denied.text
+
+    (home / ".gemini" / "policies" / "private.toml").unlink()
+    gemini_settings.install(
+        home / ".gemini" / "settings.json", gemini_settings.hook_command(str(project / "gone"))
+    )
+    with serving([shell_call("sh build.sh")]) as server:
+        finished(run_gemini(home, project, server.url))
+    (gone,) = results(server)
+    assert not gone.is_error and gone.text.startswith("Output too large.") and "BUILD OK" in gone.text

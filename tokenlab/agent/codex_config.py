@@ -8,7 +8,7 @@ The user asks for our hook by running `tokens hook install codex`, so install wr
 entry and says so.
 
 `hooks.json` is edited as JSON, its formatting kept byte for byte or left alone with an
-error (`claude_settings.load_json`): our group is appended to the PreToolUse list (matcher
+error (`json_settings.load`): our group is appended to the PreToolUse list (matcher
 `Bash`) and to the PostToolUse list (matcher `mcp__.*`). `config.toml` is never
 re-serialised: one clearly delimited block of text is appended, and the result must still
 parse with `tomllib`. The block also records, as comments, what install created (the files,
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tokenlab.agent.claude_settings import Change, load_json, write_atomic, write_json
+from tokenlab.agent.json_settings import Change, write_atomic
+from tokenlab.agent.json_settings import load as load_json
+from tokenlab.agent.json_settings import write as write_json
 from tokenlab.agent.codex_rules import codex_home
 from tokenlab.errors import InputError
 

@@ -62,8 +62,19 @@ def _codex(env: Mapping[str, str], cwd: Path) -> list[Installed]:
     return [Installed(path, tuple(found)) for path in _distinct(paths) if (found := codex_config.installed(path))]
 
 
+def _gemini(env: Mapping[str, str], cwd: Path) -> list[Installed]:
+    from tokenlab.agent import gemini_settings
+
+    paths = [gemini_settings.settings_path(True, env, cwd), gemini_settings.settings_path(False, env, cwd)]
+    return [Installed(path, tuple(found)) for path in _distinct(paths) if (found := gemini_settings.installed(path))]
+
+
 # Each host's settings files, read for our entries.
-HOSTS: dict[str, Callable[[Mapping[str, str], Path], list[Installed]]] = {"claude-code": _claude_code, "codex": _codex}
+HOSTS: dict[str, Callable[[Mapping[str, str], Path], list[Installed]]] = {
+    "claude-code": _claude_code,
+    "codex": _codex,
+    "gemini": _gemini,
+}
 
 
 def status(env: Mapping[str, str], cwd: Path, store_root: Path) -> list[HostStatus]:

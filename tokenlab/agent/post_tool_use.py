@@ -242,7 +242,7 @@ def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
         f"Read {path}",
         numbered(content),
         rebuild,
-        data_only=not _data_name(path),
+        data_only=not data_name(path),
         shown=lambda visible: numbered(prefix + visible),
     )
 
@@ -267,7 +267,7 @@ def _search(tool: str, response: Mapping[str, Any]) -> Plan | None:
 
 def _mcp(tool: str, response: Any) -> Plan | None:
     if isinstance(response, str):
-        text = _sole_text(response) or response
+        text = sole_text(response) or response
         return Plan(text.encode("utf-8"), tool, host_view(response), lambda v: v)
     if isinstance(response, list) and response and all(_text_block(block) for block in response):
         text = "\n".join(block["text"] for block in response)
@@ -275,7 +275,7 @@ def _mcp(tool: str, response: Any) -> Plan | None:
     return None
 
 
-def _sole_text(response: str) -> str | None:
+def sole_text(response: str) -> str | None:
     """The text an MCP tool returned as structured content, `{"result": "<text>"}` (the SDKs
     wrap a tool's plain string so), else None. Analysed as JSON, the text would be one long
     string value, folded whole; analysed as itself, its lines are what gets folded."""
@@ -296,7 +296,7 @@ def _text_block(block: Any) -> bool:
     return isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str)
 
 
-def _data_name(path: str) -> bool:
+def data_name(path: str) -> bool:
     name = posixpath.basename(path)
     return name in LOCKFILES or name.rpartition(".")[2].lower() in DATA_EXTENSIONS
 

@@ -1,15 +1,18 @@
 """The `tokens hook` commands: put tokenlab between an agent's tools and the model.
 
 `register(app)` adds the `hook` group: `install`/`uninstall claude-code` edit Claude Code's
-settings (`tokenlab.agent.claude_settings`), `print` shows the rewrite for agents that wrap
-commands some other way, and `claude-code` is the hook itself, for two events: PreToolUse
-puts `tokens run` in front of a Bash command the user's rules allow, PostToolUse replaces a
-finished tool's output with the visible text. `install`/`uninstall codex` edit Codex's
-hooks.json and trust the hook in its config.toml (`tokenlab.agent.codex_config`), and
-`codex` is that hook (`tokenlab.agent.codex_hook`). Each hook only parses and answers
-(`tokenlab.agent.claude_hook.run`; `hooks.decide` and `post_tool_use.decide` own every
-rule) and never fails closed. It accepts any extra arguments, because a usage error would exit
-2, which Claude Code treats as "block this tool call".
+settings (`tokenlab.agent.claude_settings`), `install`/`uninstall codex` Codex's hooks.json,
+trusting the hook in its config.toml (`tokenlab.agent.codex_config`), `install`/`uninstall
+gemini` Gemini CLI's settings (`tokenlab.agent.gemini_settings`), `print` shows the rewrite
+for agents that wrap commands some other way, `status` says what is installed where and
+when it last ran, and `claude-code`, `codex` and `gemini` are the hooks themselves. Claude
+Code's, for two events: PreToolUse puts `tokens run` in front of a Bash command the user's
+rules allow, PostToolUse replaces a finished tool's output with the visible text. Codex's:
+PreToolUse rewrites a shell command that is harmless or allowed by the user's rules,
+PostToolUse replaces a large MCP result. Gemini's, for AfterTool only: it has Gemini read
+the visible text instead of the output (a tail call). The hooks only parse and answer (the
+`decide` functions own every rule) and never fail closed. They accept any extra arguments,
+because a usage error would exit 2, which the hosts treat as "block this tool call".
 """
 
 from __future__ import annotations
@@ -28,26 +31,30 @@ from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 class Agent(str, Enum):
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
+    GEMINI = "gemini"
 
 
 UserOption = Annotated[
     bool,
     typer.Option(
-        "--user", help="~/.claude/settings.json, or Codex's ~/.codex/hooks.json (default: the project's)."
+        "--user",
+        help="~/.claude/settings.json, Codex's ~/.codex/hooks.json or ~/.gemini/settings.json "
+        "(default: the project's).",
     ),
 ]
 ProjectOption = Annotated[
     bool,
     typer.Option(
         "--project",
-        help="./.claude/settings.json or ./.codex/hooks.json, shared with the project (the default).",
+        help="./.claude/settings.json, ./.codex/hooks.json or ./.gemini/settings.json, shared with the "
+        "project (the default).",
     ),
 ]
 
 
 def register(app: typer.Typer) -> None:
     hook_app = typer.Typer(
-        help="Compress an agent's tool output with tokenlab (Claude Code and Codex hooks).",
+        help="Compress an agent's tool output with tokenlab (Claude Code, Codex and Gemini CLI hooks).",
         no_args_is_help=True,
     )
     app.add_typer(hook_app, name="hook")
@@ -63,15 +70,21 @@ def register(app: typer.Typer) -> None:
         "codex",
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
     )(codex)
+    hook_app.command(
+        "gemini",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )(gemini)
 
 
-def _settings_file(user: bool, project: bool) -> Path:
-    from tokenlab.agent.claude_settings import settings_path
+def _settings_file(agent: Agent, user: bool, project: bool) -> Path:
+    from tokenlab.agent import claude_settings, gemini_settings
     from tokenlab.errors import InputError
 
     if user and project:
         raise InputError("--user and --project exclude each other")
-    return settings_path(user, os.environ, Path.cwd())
+    if agent is Agent.GEMINI:
+        return gemini_settings.settings_path(user, os.environ, Path.cwd())
+    return claude_settings.settings_path(user, os.environ, Path.cwd())
 
 
 def _codex_files(user: bool, project: bool) -> tuple[Path, Path]:
@@ -85,7 +98,7 @@ def _codex_files(user: bool, project: bool) -> tuple[Path, Path]:
 
 @domain_errors
 def install(
-    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code, codex).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to hook (claude-code, codex, gemini).")],
     project: ProjectOption = False,
     user: UserOption = False,
     allow_read_only: Annotated[
@@ -104,13 +117,15 @@ def install(
             "--tools",
             metavar="LIST",
             help="Comma-separated tools (names or regular expressions) whose output PostToolUse "
-            "replaces; '' for none. Default: Bash,Read,Grep,Glob,WebFetch,mcp__.*",
+            "(AfterTool) replaces; '' for none. Default: Bash,Read,Grep,Glob,WebFetch,mcp__.* "
+            "(gemini: run_shell_command,read_file,grep_search,glob,mcp_.*)",
         ),
     ] = None,
 ) -> None:
-    """Add the hooks to Claude Code's settings or Codex's hooks.json, keeping everything else:
-    PreToolUse for shell commands (the `tokens run` rewrite) and PostToolUse for the tools
-    whose output it replaces."""
+    """Add the hooks to the agent's own settings, keeping everything else. Claude Code and
+    Codex: PreToolUse for shell commands (the `tokens run` rewrite) and PostToolUse for the
+    tools whose output it replaces. Gemini CLI: AfterTool only, for the tools whose output it
+    replaces."""
     from tokenlab.agent import claude_settings
 
     if agent is Agent.CODEX:
@@ -120,7 +135,10 @@ def install(
             raise InputError("--allow-read-only, --exclude and --tools apply to claude-code only")
         _install_codex(user, project)
         return
-    path = _settings_file(user, project)
+    if agent is Agent.GEMINI:
+        _install_gemini(user, project, tools, allow_read_only or bool(exclude))
+        return
+    path = _settings_file(agent, user, project)
     command = claude_settings.hook_command(allow_read_only, tuple(exclude or ()))
     covered = claude_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
     change = claude_settings.install(path, command, covered)
@@ -139,6 +157,34 @@ def install(
             "is shown, never what may run."
         )
     _show_read_only(allow_read_only)
+
+
+def _install_gemini(user: bool, project: bool, tools: str | None, rewrite_options: bool) -> None:
+    from tokenlab.agent import gemini_settings
+    from tokenlab.errors import InputError
+
+    if rewrite_options:
+        raise InputError(
+            "--allow-read-only and --exclude are for claude-code: the gemini hook rewrites no command"
+        )
+    path = _settings_file(Agent.GEMINI, user, project)
+    covered = gemini_settings.DEFAULT_TOOLS if tools is None else tuple(filter(None, tools.split(",")))
+    if not covered:
+        raise InputError("--tools is empty: the gemini hook has nothing else to do")
+    command = gemini_settings.hook_command()
+    change = gemini_settings.install(path, command, covered)
+    verb = {"added": "installed", "updated": "updated", "unchanged": "already installed"}[change.value]
+    typer.echo(f"{verb}: `{command}` as an AfterTool hook for {', '.join(covered)} in {path}")
+    if not user:
+        trusted = gemini_settings.trusted_hooks_path(os.environ)
+        gemini_settings.trust(trusted, Path.cwd(), command)
+        typer.echo(f"and trusted for {Path.cwd()} in {trusted}")
+    typer.echo(
+        "A finished tool's output is replaced by tokenlab's visible text when that is shorter:\n"
+        "Gemini reads it with read_file from its own temp folder (source code read with\n"
+        "read_file is left as it is). It changes what the model is shown, never what may run;\n"
+        "no command is rewritten, since Gemini's policy would then judge `tokens` instead."
+    )
 
 
 def _show_read_only(accepted: bool) -> None:
@@ -182,12 +228,13 @@ def _install_codex(user: bool, project: bool) -> None:
 
 @domain_errors
 def uninstall(
-    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code, codex).")],
+    agent: Annotated[Agent, typer.Argument(help="The agent to unhook (claude-code, codex, gemini).")],
     project: ProjectOption = False,
     user: UserOption = False,
 ) -> None:
-    """Remove our hook entries (and, for Codex, the trust install wrote); nothing else changes."""
-    from tokenlab.agent import claude_settings
+    """Remove our hook entries from the agent's settings (and, for Codex, the trust install
+    wrote); nothing else changes."""
+    from tokenlab.agent import claude_settings, gemini_settings
 
     if agent is Agent.CODEX:
         from tokenlab.agent import codex_config
@@ -197,9 +244,14 @@ def uninstall(
         where = f"{hooks_file} and {config_file}"
         typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {where}")
         return
-    path = _settings_file(user, project)
-    change = claude_settings.uninstall(path)
+    path = _settings_file(agent, user, project)
+    host = gemini_settings if agent is Agent.GEMINI else claude_settings
+    change = host.uninstall(path)
     typer.echo(f"{'removed from' if change.value == 'removed' else 'not installed in'} {path}")
+    if agent is Agent.GEMINI and not user:
+        trusted = gemini_settings.trusted_hooks_path(os.environ)
+        if gemini_settings.distrust(trusted, Path.cwd()).value == "removed":
+            typer.echo(f"and from the trusted hooks of {Path.cwd()} in {trusted}")
 
 
 @domain_errors
@@ -260,5 +312,12 @@ def claude_code(ctx: typer.Context) -> None:
 def codex(ctx: typer.Context) -> None:
     """The Codex hook (PreToolUse and PostToolUse): hook JSON on stdin, the answer (or nothing) on stdout."""
     from tokenlab.agent.codex_hook import run
+
+    run(ctx.args)
+
+
+def gemini(ctx: typer.Context) -> None:
+    """The Gemini CLI hook (AfterTool): hook JSON on stdin, the answer (or nothing) on stdout."""
+    from tokenlab.agent.gemini_hook import run
 
     run(ctx.args)
