@@ -52,6 +52,16 @@ _LOG_LINE_RE = re.compile(
 )
 
 
+# A test runner's own summary of a run, by which its output is known whatever else it holds
+# (a plugin's statistics, captured prose): pytest's `==== 1 failed, 2 passed in 1.77s ====`,
+# unittest's `Ran 12 tests in 0.3s`, cargo's `test result:`, jest's `Tests:  3 failed`.
+_TEST_RUN_SUMMARY_RE = re.compile(
+    rb"^(?:=+ (?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+s"
+    rb"|Ran \d+ tests? in [\d.]+s$|test result: (?:ok|FAILED)\. \d+ passed|Tests: +(?:\d+ \w+, )*\d+ total$)",
+    re.MULTILINE,
+)
+
+
 def detect(data: bytes, sample: bytes) -> str | None:
     if b"\x1b" in sample:
         sample = ANSI_RE.sub(b"", sample)
@@ -61,4 +71,6 @@ def detect(data: bytes, sample: bytes) -> str | None:
     hits = sum(1 for line in lines if _LOG_LINE_RE.match(line))
     if hits / len(lines) >= 0.25:
         return f"{hits}/{len(lines)} lines look like log or tool output"
+    if _TEST_RUN_SUMMARY_RE.search(sample):
+        return "a test runner's summary line"
     return None
