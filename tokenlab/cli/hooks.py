@@ -157,6 +157,23 @@ def install(
             "is shown, never what may run."
         )
     _show_read_only(allow_read_only)
+    _warn_if_not_on_path()
+
+
+def _warn_if_not_on_path() -> None:
+    """Claude Code runs the hook, and the rewritten command, by the name `tokens` on the
+    user's PATH: say so when that name does not find this tokenlab."""
+    import shutil
+    import sys
+
+    ours = Path(sys.executable).with_name("tokens")
+    found = shutil.which("tokens")
+    if found is None or (ours.is_file() and Path(found).resolve() != ours.resolve()):
+        typer.echo(
+            f"warning: `tokens` on your PATH is {found or 'missing'}; Claude Code runs the hook by that "
+            f"name. Add {ours.parent} to PATH in the shell Claude Code starts from.",
+            err=True,
+        )
 
 
 def _install_gemini(user: bool, project: bool, tools: str | None, rewrite_options: bool) -> None:
