@@ -56,7 +56,7 @@ _MARKER_CHARS = 16  # `#ref:ctx_123abc`, for the budget
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", '"""', "'''")
 _KIND_NAMES = {Kind.TEST: "tests", Kind.DOC: "docs"}
 _MAX_SIGNALS = 50
-_MAX_FOLDERS_NAMED = 10
+_MAX_FOLDERS_NAMED = 5
 
 
 def form_of_input(data: bytes) -> Form | None:
@@ -99,8 +99,10 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
         key=lambda plan: (plan.kind, not plan.definitions),
     )
     budget = max(limits.budget_floor, int(len(data) * limits.budget_share))
-    for cap in (None, *range(limits.max_shown, -1, -1)):
-        views = [_view(plan, cap, searched, limits) for plan in plans]
+    # Every hit, then fewer per file; last, only definitions, however small the rest.
+    tiers = [(None, limits.fold_min_bytes), *((cap, limits.fold_min_bytes) for cap in range(limits.max_shown, -1, -1))]
+    for cap, fold_min_bytes in [*tiers, (0, 0)]:
+        views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
         body = _render_files(views, data)
         if _size(body) <= budget:
             break
@@ -162,13 +164,16 @@ class _FileView:
         return sorted(self.folded + self.clipped, key=lambda hit: hit.line.span)
 
 
-def _view(plan: _FilePlan, cap: int | None, searched: SearchedName | None, limits: SearchLimits) -> _FileView:
-    """Definitions, then up to `cap` best other hits, in line order; the rest folded."""
+def _view(
+    plan: _FilePlan, cap: int | None, fold_min_bytes: int, searched: SearchedName | None, limits: SearchLimits
+) -> _FileView:
+    """Definitions, then up to `cap` best other hits, in line order; the rest folded,
+    unless it is smaller than `fold_min_bytes`."""
     hits = plan.found.hits
     chosen = plan.definitions + sorted(plan.ranked if cap is None else plan.ranked[:cap])
     shown_at = set(chosen)
     folded = [hit for at, hit in enumerate(hits) if at not in shown_at]
-    if sum(_bytes(hit) for hit in folded) < limits.fold_min_bytes:
+    if sum(_bytes(hit) for hit in folded) < fold_min_bytes:
         chosen, folded = plan.definitions + sorted(plan.ranked), []
     shown = [_shown_line(line.shown, searched, limits) for at in chosen for line in hits[at].printed]
     clipped = [hit for hit in (hits[at] for at in chosen) if any(_long(line, limits) for line in hit.printed)]
@@ -224,7 +229,7 @@ def _shared_folder(paths: list[str]) -> str:
     folder = common[: common.rfind("/") + 1]
     levels = [part for part in folder.split("/") if part not in ("", ".", "..")]
     own = all("/" not in path[len(folder) :] for path in paths)
-    return folder if len(levels) >= 2 or (levels and own) else ""
+    return folder if len(levels) >= 2 or (folder and own) else ""
 
 
 def _run_parts(run: list[_FileView], data: bytes) -> list[Part]:
@@ -276,12 +281,12 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePl
     binary = f" and {len(listing.binary):,} binary files" if listing.binary else ""
     defined = sum(len(plan.definitions) for plan in plans)
     if searched is None:
-        name = "no searched name found in the hits"
+        name = "no searched name found"
     else:
-        name = f"searched name `{searched.name}`, defined on {defined:,} lines"
+        name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
     return (
         f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}; {name}; "
-        "files that define it first, then sources, tests, docs; a file's other hits behind its ref]\n"
+        "then sources, tests, docs; other hits behind each file's ref]\n"
     )
 
 

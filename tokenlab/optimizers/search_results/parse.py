@@ -159,7 +159,7 @@ def form_of(lines: list[str]) -> Form | None:
         return Form.NUMBERED
     if _heading_lines(lines) >= need:
         return Form.HEADING
-    plain = [line[line.find(":") + 1 :] for line in lines if looks_like_path(line[: max(line.find(":"), 0)])]
+    plain = [text for line in lines if (text := _plain_text(line)) is not None]
     if len(plain) >= need and _hit_texts(plain):
         return Form.PLAIN
     return None
@@ -171,6 +171,14 @@ def _numbered(line: str) -> tuple[str, str, str, str] | None:
     if found is None or not looks_like_path(found[1]):
         return None
     return line, found[1], found[2], line[found.end() :]
+
+
+def _plain_text(line: str) -> str | None:
+    """The text of a `path:text` hit; not of a pytest node id (`tests/a.py::test_x`)."""
+    cut = line.find(":")
+    if cut <= 0 or line.startswith(":", cut + 1) or not looks_like_path(line[:cut]):
+        return None
+    return line[cut + 1 :]
 
 
 def _hit_texts(texts: list[str]) -> bool:
@@ -265,8 +273,8 @@ def _flat_hit(line: str, form: Form) -> tuple[str, str, str] | None:
         return (found[1], found[2], found[3]) if found else None
     if form is Form.COUNTS:
         return None
-    cut = line.find(":")
-    return (line[:cut], "", line[cut + 1 :]) if cut > 0 and looks_like_path(line[:cut]) else None
+    text = _plain_text(line)
+    return (line[: line.find(":")], "", text) if text is not None else None
 
 
 def _flat_context(
