@@ -239,7 +239,7 @@ def _run_parts(run: list[_FileView], data: bytes) -> list[Part]:
         names = ", ".join(f"{view.plan.found.path[len(folder):]} ({len(view.plan.found.hits):,})" for view in run)
         behind = [hit for view in run for hit in view.behind]
         omission = _omission(f"{len(run)} files in {folder}", behind, data)
-        return [f"{folder} ({len(run):,} files, {hits:,} hits): {names}: ", omission, "\n"]
+        return [f"{folder} ({len(run):,} files, {hits:,} {_hits_word(hits)}): {names}: ", omission, "\n"]
     view = run[0]
     found = view.plan.found
     count = f" ({len(found.hits):,} hits)" if len(found.hits) > 1 else ""
@@ -247,10 +247,14 @@ def _run_parts(run: list[_FileView], data: bytes) -> list[Part]:
         return [f"{found.path}{count}: ", _omission(found.path, view.behind, data), "\n"]
     parts: list[Part] = [f"{found.path}{count}\n", *(line + "\n" for line in view.shown)]
     if view.behind:
-        what = [f"{len(view.folded):,} more hits"] if view.folded else []
+        what = [f"{len(view.folded):,} more {_hits_word(len(view.folded))}"] if view.folded else []
         what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
         parts += [f"[{', '.join(what)}: ", _omission(found.path, view.behind, data), "]\n"]
     return parts
+
+
+def _hits_word(count: int) -> str:
+    return "hit" if count == 1 else "hits"
 
 
 def _bytes(hit: Hit) -> int:
