@@ -25,9 +25,7 @@ from tokenlab.store import open_store
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig()
 CAPTURES = sorted(
-    path.name
-    for path in REAL.glob("*.txt")
-    if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_"))
+    path.name for path in REAL.glob("*.txt") if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_"))
 )
 # Hits of `parse_config` in a small tree: one definition among uses, tests and docs.
 TREE = [
@@ -47,7 +45,10 @@ def grep_n(hits: list[tuple[str, str]], *, repeat: int = 1) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def preview(data: bytes, limits: SearchLimits = SearchLimits(verbatim_bytes=0)) -> str:
+ALWAYS = SearchLimits(verbatim_bytes=0)  # short inputs too
+
+
+def preview(data: bytes, limits: SearchLimits = ALWAYS) -> str:
     return render_preview(optimize_search_results(data, limits))
 
 
@@ -83,7 +84,10 @@ GREP_PLAIN = b"app/config.py:def parse_config(path):\napp/cli.py:settings = pars
         (GREP_CONTEXT, Form.NUMBERED),
         (GREP_COUNTS, Form.COUNTS),
         (GREP_PLAIN, Form.PLAIN),
-        (b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n", Form.NUMBERED),
+        (
+            b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n",
+            Form.NUMBERED,
+        ),
     ],
     ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "binary-notices"],
 )
@@ -118,7 +122,9 @@ def test_real_captures_classify_as_search_results(name: str) -> None:
 def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
     texts = ["x = socket.getaddrinfo(h, p)", "socket.getaddrinfo(host)", "getaddrinfo = socket.getaddrinfo"]
     assert searched_name(texts) == SearchedName("getaddrinfo", ignore_case=False)
-    assert searched_name(["SemVer(x)", "const semver = 1", "SEMVER_RE"]) == SearchedName("SemVer", ignore_case=True)
+    assert searched_name(["SemVer(x)", "const semver = 1", "SEMVER_RE"]) == SearchedName(
+        "SemVer", ignore_case=True
+    )
     assert searched_name(["alpha beta", "gamma delta", "epsilon zeta"]) is None
 
 
@@ -184,14 +190,28 @@ def test_kinds_of_paths(path: str, kind: Kind) -> None:
 
 def test_definitions_come_first_then_sources_tests_docs() -> None:
     shown = preview(grep_n(TREE))
-    order = [shown.index(needle) for needle in ("app/config.py", "app/cli.py", "[tests]", "[docs]", "README.md")]
+    order = [
+        shown.index(needle) for needle in ("app/config.py", "app/cli.py", "[tests]", "[docs]", "README.md")
+    ]
     assert order == sorted(order)
     assert shown.index("def parse_config(path: str)") < shown.index("return parse_config_text")
     assert shown.index("tests/test_config.py") < shown.index("README.md")
 
 
+def test_spare_budget_shows_more_of_the_first_files() -> None:
+    hits = [
+        (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(30) for j in range(6)
+    ]
+    shown = preview(grep_n([("src/config.py", "def parse_config(path):"), *hits]))
+    first, last = shown.index("src/f00.py (6 hits)"), shown.index("f29.py (6)")
+    assert "    total += parse_config(item_0) * 0" in shown[first:last]
+    assert "* 29" not in shown
+
+
 def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None:
-    hits = [(f"pkg/mod{i}/file{i}.py", f"    value = parse_config(item_{j})") for i in range(40) for j in range(8)]
+    hits = [
+        (f"pkg/mod{i}/file{i}.py", f"    value = parse_config(item_{j})") for i in range(40) for j in range(8)
+    ]
     data = grep_n([("pkg/core/config.py", "def parse_config(path):"), *hits])
     result = optimize(data, COARSE)
     shown = render_preview(result)
@@ -209,7 +229,8 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None
 
 def test_neighbouring_files_that_show_nothing_share_a_folder_line() -> None:
     hits = [(f"lib/util/f{i}.py", f"x = parse_config({j}) + {'y' * 40}") for i in range(30) for j in range(5)]
-    shown = preview(grep_n([("lib/config.py", "def parse_config(p):"), *hits]))
+    tight = SearchLimits(verbatim_bytes=0, budget_floor=0, budget_share=0.01)
+    shown = preview(grep_n([("lib/config.py", "def parse_config(p):"), *hits]), tight)
     listed = [found for line in shown.splitlines() if (found := folder_list(line))]
     assert listed and listed[0][0] == "lib/util/"
     assert sorted(listed[0][1]) == sorted(f"f{i}.py" for i in range(30))
@@ -238,7 +259,9 @@ def test_binary_notices_are_summarised_by_folder() -> None:
 
 
 def test_without_a_searched_name_every_file_is_still_named() -> None:
-    hits = [(f"src/f{i}.py", f"{word} = {i}") for i, word in enumerate(["alpha", "beta", "gamma", "delta"] * 30)]
+    hits = [
+        (f"src/f{i}.py", f"{word} = {i}") for i, word in enumerate(["alpha", "beta", "gamma", "delta"] * 30)
+    ]
     shown = preview(grep_n(hits))
     assert "no searched name found" in shown
     assert all(f"src/f{i}.py" in shown or f"f{i}.py (" in shown for i in range(120))
@@ -246,7 +269,13 @@ def test_without_a_searched_name_every_file_is_still_named() -> None:
 
 def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> None:
     line = "var a=" + "x" * 5000 + ";function parse_config(){return 1}" + "y" * 5000
-    data = grep_n([("dist/app.min.js", line), ("src/config.js", "function parse_config() {"), ("src/b.js", "parse_config()")])
+    data = grep_n(
+        [
+            ("dist/app.min.js", line),
+            ("src/config.js", "function parse_config() {"),
+            ("src/b.js", "parse_config()"),
+        ]
+    )
     result = optimize_search_results(data, SearchLimits(verbatim_bytes=0))
     shown = render_preview(result)
     assert "…" in shown and len(shown) < 2000
@@ -257,7 +286,8 @@ def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> No
 
 
 @pytest.mark.parametrize(
-    "name", ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt", "grep_rn_C2_make_archive_stdlib.txt"]
+    "name",
+    ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt", "grep_rn_C2_make_archive_stdlib.txt"],
 )
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
 def test_capture_goldens(name: str, granularity: Granularity, golden: Golden) -> None:
@@ -270,8 +300,12 @@ def test_real_captures_name_every_file_and_show_every_definition(name: str) -> N
     data = (REAL / name).read_bytes()
     result = optimize(data, COARSE)
     shown = render_preview(result)
-    listing = parse(data, form_of(data[: 64 * 1024].decode(errors="replace").splitlines()[:400]) or Form.NUMBERED)
-    paths = [found.path for found in listing.files] + [notice.text for notice in listing.counts if notice.count]
+    listing = parse(
+        data, form_of(data[: 64 * 1024].decode(errors="replace").splitlines()[:400]) or Form.NUMBERED
+    )
+    paths = [found.path for found in listing.files] + [
+        notice.text for notice in listing.counts if notice.count
+    ]
     assert not not_shown(tuple(paths), shown)
     assert not not_shown(result.signals, shown)
 
@@ -290,7 +324,11 @@ _outputs = st.lists(
 ).map(lambda lines: "\n".join(lines).encode("utf-8", errors="surrogatepass"))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(_outputs, st.booleans())
 def test_every_omission_is_the_input_bytes_it_names(data: bytes, crlf: bool) -> None:
     data = data.replace(b"\n", b"\r\n") if crlf else data
@@ -299,7 +337,11 @@ def test_every_omission_is_the_input_bytes_it_names(data: bytes, crlf: bool) -> 
         assert omission.data == b"".join(data[start:end] for start, end in omission.source)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(_outputs)
 def test_analysis_restores_the_input_byte_for_byte(tmp_path: Path, data: bytes) -> None:
     store = open_store(str(tmp_path / "store"))

@@ -24,9 +24,61 @@ from enum import IntEnum
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*")
 # Words every hit list is full of that are never the searched name.
 _NOT_NAMES = frozenset(
-    "def class function return import from if else elif for while in is not and or self this "
-    "const let var new true false null none True False None public private static void int "
-    "str string the a an to of be it as at by on with pub fn func use mut".split()
+    [
+        "def",
+        "class",
+        "function",
+        "return",
+        "import",
+        "from",
+        "if",
+        "else",
+        "elif",
+        "for",
+        "while",
+        "in",
+        "is",
+        "not",
+        "and",
+        "or",
+        "self",
+        "this",
+        "const",
+        "let",
+        "var",
+        "new",
+        "true",
+        "false",
+        "null",
+        "none",
+        "True",
+        "False",
+        "None",
+        "public",
+        "private",
+        "static",
+        "void",
+        "int",
+        "str",
+        "string",
+        "the",
+        "a",
+        "an",
+        "to",
+        "of",
+        "be",
+        "it",
+        "as",
+        "at",
+        "by",
+        "on",
+        "with",
+        "pub",
+        "fn",
+        "func",
+        "use",
+        "mut",
+    ]
 )
 NAME_COVERAGE = 0.8  # the name is found in at least this share of the hits
 _SAMPLE_HITS = 400
@@ -47,9 +99,49 @@ _AFTER_NAME = r"(?![\w$])"
 _ASSIGNED = r"[ \t]*(?:(?::[^=\n]*)?=(?![=>])|\([^)\n]*\)[ \t]*\{|:[ \t]*(?:async[ \t]+)?function\b)"
 # Words before a name that make `word X(` a call or expression, not a C declarator.
 _NOT_DECLARATOR = frozenset(
-    "return else case goto throw new delete await yield typeof sizeof not and or in do if while".split()
+    [
+        "return",
+        "else",
+        "case",
+        "goto",
+        "throw",
+        "new",
+        "delete",
+        "await",
+        "yield",
+        "typeof",
+        "sizeof",
+        "not",
+        "and",
+        "or",
+        "in",
+        "do",
+        "if",
+        "while",
+    ]
 )
-_C_LIKE = frozenset("c h cc cpp cxx hpp hh hxx m mm java cs kt scala swift go rs d".split())
+_C_LIKE = frozenset(
+    [
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "hxx",
+        "m",
+        "mm",
+        "java",
+        "cs",
+        "kt",
+        "scala",
+        "swift",
+        "go",
+        "rs",
+        "d",
+    ]
+)
 
 
 class Kind(IntEnum):
@@ -61,9 +153,9 @@ class Kind(IntEnum):
 
 
 _TEST_FOLDERS = frozenset(
-    "test tests __tests__ spec specs testing __mocks__ testdata test_data e2e".split()
+    ["test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "testdata", "test_data", "e2e"]
 )
-_DOC_EXTENSIONS = frozenset("md markdown rst txt html htm adoc texi rdoc org".split())
+_DOC_EXTENSIONS = frozenset(["md", "markdown", "rst", "txt", "html", "htm", "adoc", "texi", "rdoc", "org"])
 
 
 def kind_of(path: str) -> Kind:

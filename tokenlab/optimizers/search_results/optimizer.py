@@ -99,13 +99,7 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
         key=lambda plan: (plan.kind, not plan.definitions),
     )
     budget = max(limits.budget_floor, int(len(data) * limits.budget_share))
-    # Every hit, then fewer per file; last, only definitions, however small the rest.
-    tiers = [(None, limits.fold_min_bytes), *((cap, limits.fold_min_bytes) for cap in range(limits.max_shown, -1, -1))]
-    for cap, fold_min_bytes in [*tiers, (0, 0)]:
-        views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
-        body = _render_files(views, data)
-        if _size(body) <= budget:
-            break
+    body = _render_files(_views_within(plans, budget, searched, data, limits), data)
     parts: list[Part] = [_header(listing, searched, plans)]
     parts += _other_parts(listing.other, data, limits)
     parts += body
@@ -118,10 +112,39 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals[:_MAX_SIGNALS])))
 
 
+def _views_within(
+    plans: list[_FilePlan], budget: int, searched: SearchedName | None, data: bytes, limits: SearchLimits
+) -> list[_FileView]:
+    """The most hits per file, alike for every file, whose rendering fits `budget`; the
+    bytes left over show one level more of the first files (those defining the name, then
+    sources). The levels: every hit, then `max_shown` down to none besides definitions, and
+    last none however small the rest."""
+    levels: list[tuple[int | None, int]] = [(None, limits.fold_min_bytes)]
+    levels += [(cap, limits.fold_min_bytes) for cap in range(limits.max_shown, -1, -1)]
+    levels.append((0, 0))
+    for at, (cap, fold_min_bytes) in enumerate(levels):
+        views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
+        spare = budget - _size(_render_files(views, data))
+        if spare >= 0 or at == len(levels) - 1:
+            break
+    if at == 0 or spare <= 0:
+        return views
+    richer_cap, richer_fold_min = levels[at - 1]
+    for index, plan in enumerate(plans):
+        richer = _view(plan, richer_cap, richer_fold_min, searched, limits)
+        extra = _size(_run_parts([richer], data)) - _size(_run_parts([views[index]], data))
+        if 0 < extra <= spare:
+            views[index] = richer
+            spare -= extra
+    return views
+
+
 def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     definitions = Definitions.of(searched) if searched else None
     defining = [
-        at for at, hit in enumerate(found.hits) if definitions and definitions.defines(hit.line.text, found.path)
+        at
+        for at, hit in enumerate(found.hits)
+        if definitions and definitions.defines(hit.line.text, found.path)
     ]
     defines = set(defining)
     others = [at for at in range(len(found.hits)) if at not in defines]
@@ -236,7 +259,9 @@ def _run_parts(run: list[_FileView], data: bytes) -> list[Part]:
     if len(run) > 1:
         folder = _shared_folder([view.plan.found.path for view in run])
         hits = sum(len(view.plan.found.hits) for view in run)
-        names = ", ".join(f"{view.plan.found.path[len(folder):]} ({len(view.plan.found.hits):,})" for view in run)
+        names = ", ".join(
+            f"{view.plan.found.path[len(folder) :]} ({len(view.plan.found.hits):,})" for view in run
+        )
         behind = [hit for view in run for hit in view.behind]
         omission = _omission(f"{len(run)} files in {folder}", behind, data)
         return [f"{folder} ({len(run):,} files, {hits:,} {_hits_word(hits)}): {names}: ", omission, "\n"]
@@ -263,7 +288,9 @@ def _bytes(hit: Hit) -> int:
 
 def _omission(path: str, hits: list[Hit], data: bytes) -> Omission:
     spans = _merged([line.span for hit in hits for line in hit.printed])
-    return Omission(b"".join(data[start:end] for start, end in spans), f"{path}: hits as printed", tuple(spans))
+    return Omission(
+        b"".join(data[start:end] for start, end in spans), f"{path}: hits as printed", tuple(spans)
+    )
 
 
 def _merged(spans: list[Span]) -> list[Span]:
@@ -286,6 +313,8 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePl
     defined = sum(len(plan.definitions) for plan in plans)
     if searched is None:
         name = "no searched name found"
+    elif not defined:
+        name = f"`{searched.name}`, not defined in these hits"
     else:
         name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
     return (
@@ -323,10 +352,8 @@ def _counts(listing: Listing, data: bytes) -> list[Part]:
     hits = sorted((notice for notice in listing.counts if notice.count), key=lambda n: kind_of(n.text))
     empty = [notice for notice in listing.counts if not notice.count]
     total = sum(notice.count for notice in hits)
-    parts: list[Part] = [
-        f"[search counts: {total:,} hits in {len(hits):,} of {len(listing.counts):,} files; "
-        "sources, then tests, then docs]\n"
-    ]
+    header = f"[search counts: {total:,} hits in {len(hits):,} of {len(listing.counts):,} files; "
+    parts: list[Part] = [header + "sources, then tests, then docs]\n"]
     parts += [notice.text + "\n" for notice in listing.other]
     parts += [visible(data[n.span[0] : n.span[1]]).rstrip("\r\n") + "\n" for n in hits]
     if empty:

@@ -121,7 +121,7 @@ def lines_of(data: bytes) -> Iterator[tuple[Span, str]]:
         cut = data.find(b"\n", start)
         end = size if cut < 0 else cut + 1
         text = data[start : cut if cut >= 0 else size].decode("utf-8", errors="replace")
-        yield (start, end), text[:-1] if text.endswith("\r") else text
+        yield (start, end), text.removesuffix("\r")
         start = end
 
 
@@ -142,7 +142,7 @@ def binary_notice(line: str) -> str | None:
     if at <= 0:
         return None
     path = line[:at]
-    return path[len("grep: ") :] if path.startswith("grep: ") else path
+    return path.removeprefix("grep: ")
 
 
 def form_of(lines: list[str]) -> Form | None:
@@ -154,7 +154,7 @@ def form_of(lines: list[str]) -> Form | None:
     counts = sum(1 for line in lines if (found := _COUNT_RE.fullmatch(line)) and looks_like_path(found[1]))
     if counts >= need:
         return Form.COUNTS
-    numbered = [found[3] for line in lines if (found := _numbered(line))]
+    numbered = [hit[3] for line in lines if (hit := _numbered(line))]
     if len(numbered) >= 3 and _hit_texts(numbered) and len(numbered) + _contexts(lines) >= need:
         return Form.NUMBERED
     if _heading_lines(lines) >= need:
