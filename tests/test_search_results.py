@@ -139,6 +139,7 @@ def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
         ("export default function parse_config() {", "a.ts"),
         ("export { parse_config } from './x'", "a.ts"),
         ("const parse_config = require('./x')", "a.js"),
+        ("var parse_config;", "a.go"),
         ("  parse_config(text) {", "a.js"),
         ("pub fn parse_config(s: &str) -> Config {", "a.rs"),
         ("func (c *Loader) parse_config(path string) error {", "a.go"),
@@ -206,6 +207,13 @@ def test_spare_budget_shows_more_of_the_first_files() -> None:
     first, last = shown.index("src/f00.py (6 hits)"), shown.index("f29.py (6)")
     assert "    total += parse_config(item_0) * 0" in shown[first:last]
     assert "* 29" not in shown
+
+
+def test_a_declaration_comes_before_bindings_of_the_name() -> None:
+    hits = [(f"lib/f{i}.js", "const SemVer = require('../classes/semver')") for i in range(5)]
+    shown = preview(grep_n([*hits, ("lib/classes/semver.js", "class SemVer {"), ("lib/x.js", "new SemVer(v)")]))
+    assert shown.index("class SemVer {") < shown.index("const SemVer = require")
+    assert "defined on 6 lines" in shown
 
 
 def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None:

@@ -90,9 +90,10 @@ _MODIFIERS = (
 )
 _KEYWORDS = (
     r"(?:def|class|function\*?|fn|fun|func|struct|enum|interface|type|trait|impl|union|module|mod"
-    r"|namespace|let|var|const|val|macro_rules!|defp|defmacro|defmodule|record|object"
+    r"|namespace|macro_rules!|defp|defmacro|defmodule|record|object"
     r"|typedef[ \t]+(?:struct|enum|union))"
 )
+_VARIABLE = r"(?:let|var|const|val)"  # a variable's declaration: a binding, as `X = …` is
 _RECEIVER = r"(?:\([^)\n]*\)[ \t]*)?"  # Go's `func (r *T) X`
 _AFTER_NAME = r"(?![\w$])"
 # Assignment (not `==` or `=>`), Go's `:=`, a method or shell function `X(…) {`, `X: function`.
@@ -211,28 +212,48 @@ def searched_name(texts: Sequence[str]) -> SearchedName | None:
     return None
 
 
+class Strength(IntEnum):
+    """How surely a line defines the name: a declaration keyword says so more surely than
+    an assignment (`const SemVer = require(…)` binds a name `class SemVer` defines)."""
+
+    USE = 0
+    BINDING = 1
+    DECLARATION = 2
+
+
 @dataclass(frozen=True)
 class Definitions:
     """Tells the lines that define a name, in any language, from the lines that use it."""
 
-    general: re.Pattern[str]
+    declaration: re.Pattern[str]
+    binding: re.Pattern[str]
     declarator: re.Pattern[str]
 
     @classmethod
     def of(cls, searched: SearchedName) -> Definitions:
         name = re.escape(searched.name) + _AFTER_NAME
-        general = (
+        declaration = (
             rf"[ \t]*(?:{_MODIFIERS}{_KEYWORDS}[ \t]+(?:self\.)?{_RECEIVER}{name}"
-            rf"|{_MODIFIERS}(?:(?:module\.)?exports\.)?{name}{_ASSIGNED}"
             rf"|#[ \t]*define[ \t]+{name}"
             rf"|export\b.*(?<![\w$]){name})"
         )
+        binding = (
+            rf"[ \t]*{_MODIFIERS}(?:{_VARIABLE}[ \t]+{name}"
+            rf"|(?:(?:module\.)?exports\.)?{name}{_ASSIGNED})"
+        )
         declarator = rf"[ \t]*((?:[\w<>\[\],.*&:~()]+[ \t]+)+)[*&]*{name}[ \t]*\("
-        return cls(re.compile(general, searched.flags), re.compile(declarator, searched.flags))
+        return cls(*(re.compile(pattern, searched.flags) for pattern in (declaration, binding, declarator)))
+
+    def strength(self, text: str, path: str) -> Strength:
+        if self.declaration.match(text) or self._declarator(text, path):
+            return Strength.DECLARATION
+        return Strength.BINDING if self.binding.match(text) else Strength.USE
 
     def defines(self, text: str, path: str) -> bool:
-        if self.general.match(text):
-            return True
+        return self.strength(text, path) is not Strength.USE
+
+    def _declarator(self, text: str, path: str) -> bool:
+        """A C-like declarator, `static int X(`, not a call after `return` or `new`."""
         if path.rpartition(".")[2].lower() not in _C_LIKE:
             return False
         found = self.declarator.match(text)

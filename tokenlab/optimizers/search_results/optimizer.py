@@ -34,7 +34,14 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.lines.words import is_whole_word, window
-from tokenlab.optimizers.search_results.names import Definitions, Kind, SearchedName, kind_of, searched_name
+from tokenlab.optimizers.search_results.names import (
+    Definitions,
+    Kind,
+    SearchedName,
+    Strength,
+    kind_of,
+    searched_name,
+)
 from tokenlab.optimizers.search_results.parse import (
     DETECT_LINES,
     FileHits,
@@ -89,6 +96,7 @@ class _FilePlan:
     kind: Kind
     definitions: list[int]  # indexes of the hits that define the searched name
     ranked: list[int]  # the other hits, best first
+    strength: Strength  # how surely its surest definition defines the name
 
 
 def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
@@ -96,7 +104,7 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     searched = searched_name(texts)
     plans = sorted(
         (_plan(found, searched) for found in listing.files),
-        key=lambda plan: (plan.kind, not plan.definitions),
+        key=lambda plan: (plan.kind, -plan.strength),
     )
     budget = max(limits.budget_floor, int(len(data) * limits.budget_share))
     body = _render_files(_views_within(plans, budget, searched, data, limits), data)
@@ -141,15 +149,14 @@ def _views_within(
 
 def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     definitions = Definitions.of(searched) if searched else None
-    defining = [
-        at
-        for at, hit in enumerate(found.hits)
-        if definitions and definitions.defines(hit.line.text, found.path)
+    strengths = [
+        definitions.strength(hit.line.text, found.path) if definitions else Strength.USE for hit in found.hits
     ]
-    defines = set(defining)
-    others = [at for at in range(len(found.hits)) if at not in defines]
+    defining = [at for at, strength in enumerate(strengths) if strength is not Strength.USE]
+    defining.sort(key=lambda at: -strengths[at])
+    others = [at for at, strength in enumerate(strengths) if strength is Strength.USE]
     others.sort(key=lambda at: -_score(found.hits[at].line.text, searched))
-    return _FilePlan(found, kind_of(found.path), defining, others)
+    return _FilePlan(found, kind_of(found.path), defining, others, max(strengths, default=Strength.USE))
 
 
 def _score(text: str, searched: SearchedName | None) -> int:
