@@ -180,6 +180,7 @@ def test_uses_are_not_definitions(text: str, path: str) -> None:
         ("src/app.spec.ts", Kind.TEST),
         ("src/main/FooTest.java", Kind.TEST),
         ("README.md", Kind.DOC),
+        ("man/man1/npm-init.1", Kind.DOC),
     ],
 )
 def test_kinds_of_paths(path: str, kind: Kind) -> None:
@@ -211,7 +212,9 @@ def test_spare_budget_shows_more_of_the_first_files() -> None:
 
 def test_a_declaration_comes_before_bindings_of_the_name() -> None:
     hits = [(f"lib/f{i}.js", "const SemVer = require('../classes/semver')") for i in range(5)]
-    shown = preview(grep_n([*hits, ("lib/classes/semver.js", "class SemVer {"), ("lib/x.js", "new SemVer(v)")]))
+    shown = preview(
+        grep_n([*hits, ("lib/classes/semver.js", "class SemVer {"), ("lib/x.js", "new SemVer(v)")])
+    )
     assert shown.index("class SemVer {") < shown.index("const SemVer = require")
     assert "defined on 6 lines" in shown
 

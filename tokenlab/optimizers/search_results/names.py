@@ -24,61 +24,9 @@ from enum import IntEnum
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*")
 # Words every hit list is full of that are never the searched name.
 _NOT_NAMES = frozenset(
-    [
-        "def",
-        "class",
-        "function",
-        "return",
-        "import",
-        "from",
-        "if",
-        "else",
-        "elif",
-        "for",
-        "while",
-        "in",
-        "is",
-        "not",
-        "and",
-        "or",
-        "self",
-        "this",
-        "const",
-        "let",
-        "var",
-        "new",
-        "true",
-        "false",
-        "null",
-        "none",
-        "True",
-        "False",
-        "None",
-        "public",
-        "private",
-        "static",
-        "void",
-        "int",
-        "str",
-        "string",
-        "the",
-        "a",
-        "an",
-        "to",
-        "of",
-        "be",
-        "it",
-        "as",
-        "at",
-        "by",
-        "on",
-        "with",
-        "pub",
-        "fn",
-        "func",
-        "use",
-        "mut",
-    ]
+    "def class function return import from if else elif for while in is not and or self this "
+    "const let var new true false null none True False None public private static void int "
+    "str string the a an to of be it as at by on with pub fn func use mut".split()
 )
 NAME_COVERAGE = 0.8  # the name is found in at least this share of the hits
 _SAMPLE_HITS = 400
@@ -100,49 +48,10 @@ _AFTER_NAME = r"(?![\w$])"
 _ASSIGNED = r"[ \t]*(?:(?::[^=\n]*)?=(?![=>])|\([^)\n]*\)[ \t]*\{|:[ \t]*(?:async[ \t]+)?function\b)"
 # Words before a name that make `word X(` a call or expression, not a C declarator.
 _NOT_DECLARATOR = frozenset(
-    [
-        "return",
-        "else",
-        "case",
-        "goto",
-        "throw",
-        "new",
-        "delete",
-        "await",
-        "yield",
-        "typeof",
-        "sizeof",
-        "not",
-        "and",
-        "or",
-        "in",
-        "do",
-        "if",
-        "while",
-    ]
+    "return else case goto throw new delete await yield typeof sizeof not and or in do if while "
+    "defer go assert".split()
 )
-_C_LIKE = frozenset(
-    [
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "cxx",
-        "hpp",
-        "hh",
-        "hxx",
-        "m",
-        "mm",
-        "java",
-        "cs",
-        "kt",
-        "scala",
-        "swift",
-        "go",
-        "rs",
-        "d",
-    ]
-)
+_C_LIKE = frozenset("c h cc cpp cxx hpp hh hxx m mm java cs kt scala swift go rs d".split())
 
 
 class Kind(IntEnum):
@@ -153,10 +62,9 @@ class Kind(IntEnum):
     DOC = 2
 
 
-_TEST_FOLDERS = frozenset(
-    ["test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "testdata", "test_data", "e2e"]
-)
-_DOC_EXTENSIONS = frozenset(["md", "markdown", "rst", "txt", "html", "htm", "adoc", "texi", "rdoc", "org"])
+_TEST_FOLDERS = frozenset("test tests __tests__ spec specs testing __mocks__ testdata test_data e2e".split())
+# Prose, and man pages (`npm-init.1`).
+_DOC_EXTENSIONS = frozenset("md markdown rst txt html htm adoc texi rdoc org 1 5 7 8".split())
 
 
 def kind_of(path: str) -> Kind:
