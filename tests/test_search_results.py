@@ -73,7 +73,7 @@ app/my-cli.py-6-
 app/my-cli.py:7:settings = parse_config(sys.argv[1])
 """
 GREP_COUNTS = b"app/config.py:2\napp/cli.py:0\ntests/test_config.py:3\nREADME.md:0\n"
-GREP_PLAIN = b"app/config.py:def parse_config(path):\napp/cli.py:settings = parse_config(a)\ntests/t.py:parse_config('x')\n"
+GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a)\nt/t.py:parse_config(1)\n"
 
 
 @pytest.mark.parametrize(

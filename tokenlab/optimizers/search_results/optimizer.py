@@ -20,6 +20,7 @@ fold the files with none. Lines that are no search output (errors) are shown fir
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -248,14 +249,7 @@ def _runs(views: list[_FileView]) -> list[list[_FileView]]:
 
 def _shared_folder(paths: list[str]) -> str:
     """The folder the paths share, if it says where they are: two levels deep, or theirs."""
-    common = paths[0]
-    for path in paths[1:]:
-        length = 0
-        for a, b in zip(common, path):
-            if a != b:
-                break
-            length += 1
-        common = common[:length]
+    common = os.path.commonprefix(paths)  # of strings: cut back to a folder below
     folder = common[: common.rfind("/") + 1]
     levels = [part for part in folder.split("/") if part not in ("", ".", "..")]
     own = all("/" not in path[len(folder) :] for path in paths)
