@@ -17,7 +17,7 @@ from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerCon
 from tokenlab.optimizers.lines.shapes import folder_list, not_shown
 from tokenlab.optimizers.search_results.names import Definitions, Kind, SearchedName, kind_of, searched_name
 from tokenlab.optimizers.search_results.optimizer import optimize, optimize_search_results
-from tokenlab.optimizers.search_results.parse import Form, SearchLimits, form_of, parse
+from tokenlab.optimizers.search_results.parse import Form, SearchLimits, form_of, lines_of, parse
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
 from tokenlab.store import open_store
@@ -73,6 +73,15 @@ app/my-cli.py-6-
 app/my-cli.py:7:settings = parse_config(sys.argv[1])
 """
 GREP_COUNTS = b"app/config.py:2\napp/cli.py:0\ntests/test_config.py:3\nREADME.md:0\n"
+# `rg --color=always -n` and `grep --color=always -rn`, as printed.
+COLOURED = (
+    b"\x1b[0m\x1b[35mtests/test_text.py\x1b[0m:\x1b[0m\x1b[32m43\x1b[0m:"
+    b"    t = \x1b[1m\x1b[31mrender_preview\x1b[0m(r)\n"
+    b"\x1b[0m\x1b[35mtests/test_text.py\x1b[0m:\x1b[0m\x1b[32m85\x1b[0m:"
+    b"    u = \x1b[1m\x1b[31mrender_preview\x1b[0m(r)\n"
+    b"\x1b[35m\x1b[Ktests/conftest.py\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K42\x1b[m\x1b[K\x1b[36m\x1b[K:"
+    b"\x1b[m\x1b[K\x1b[01;31m\x1b[Kdef render_preview\x1b[m\x1b[K(result: OptimizeResult) -> str:\n"
+)
 GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a)\nt/t.py:parse_config(1)\n"
 
 
@@ -84,16 +93,17 @@ GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a
         (GREP_CONTEXT, Form.NUMBERED),
         (GREP_COUNTS, Form.COUNTS),
         (GREP_PLAIN, Form.PLAIN),
+        (COLOURED, Form.NUMBERED),
         (
             b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n",
             Form.NUMBERED,
         ),
     ],
-    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "binary-notices"],
+    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "colours", "binary-notices"],
 )
 def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None:
     assert classify(data).content_type is ContentType.SEARCH_RESULTS
-    assert form_of(data.decode().splitlines()) is form
+    assert form_of([text for _, text in lines_of(data)]) is form
 
 
 @pytest.mark.parametrize(
@@ -261,6 +271,12 @@ def test_counts_keep_files_with_hits_and_fold_the_rest() -> None:
     assert shown.index("app/config.py:2") < shown.index("tests/test_config.py:3")
     assert "app/cli.py:0" not in shown and "[302 files with no hit:" in shown
     assert b"app/cli.py:0\n" in next(result.omissions).data
+
+
+def test_colours_are_read_through_and_left_out() -> None:
+    shown = preview(COLOURED)
+    assert "tests/conftest.py\n42:def render_preview(result: OptimizeResult) -> str:\n" in shown
+    assert "\x1b" not in shown
 
 
 def test_binary_notices_are_summarised_by_folder() -> None:

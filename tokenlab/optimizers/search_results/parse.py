@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from tokenlab.optimizers import Span
+from tokenlab.optimizers.lines.shapes import ANSI_RE
 
 
 class Form(str, Enum):
@@ -114,13 +115,16 @@ class Listing:
 
 
 def lines_of(data: bytes) -> Iterator[tuple[Span, str]]:
-    """Each line's span (with its line break) and its text (decoded, without `\\r\\n`)."""
+    """Each line's span (with its line break) and its text, decoded, without `\\r\\n`."""
     start = 0
     size = len(data)
     while start < size:
         cut = data.find(b"\n", start)
         end = size if cut < 0 else cut + 1
-        text = data[start : cut if cut >= 0 else size].decode("utf-8", errors="replace")
+        line = data[start : cut if cut >= 0 else size]
+        if b"\x1b" in line:  # `--color=always`: colours are read through, and left out
+            line = ANSI_RE.sub(b"", line)
+        text = line.decode("utf-8", errors="replace")
         yield (start, end), text.removesuffix("\r")
         start = end
 
