@@ -337,6 +337,21 @@ def test_real_captures_name_every_file_and_show_every_definition(name: str) -> N
     assert not not_shown(result.signals, shown)
 
 
+@pytest.mark.parametrize("name", CAPTURES)
+def test_every_printed_line_is_shown_or_behind_a_ref(name: str) -> None:
+    data = (REAL / name).read_bytes()
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    behind = b"".join(omission.data for omission in result.omissions)
+    form = form_of(data[: 64 * 1024].decode(errors="replace").splitlines()[:400])
+    assert form is not None
+    for found in parse(data, form).files:
+        for hit in found.hits:
+            for line in hit.printed:
+                start, end = line.span
+                assert line.shown in shown or data[start:end] in behind, (found.path, line.shown)
+
+
 # --- restore, byte for byte ------------------------------------------------------------------
 
 _paths = st.sampled_from(["a.py", "src/b.py", "tests/test_c.py", "docs/d.md", "x/y/z.go", "a b/c.py"])
