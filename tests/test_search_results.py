@@ -172,6 +172,8 @@ def test_definitions_in_many_languages(text: str, path: str) -> None:
         ("def parse_config_stub():", "a.py"),
         ("parse_config(path)", "a.py"),
         ("    throw new parse_config(x);", "a.java"),
+        ("\tdefer parse_config(path)", "a.go"),
+        ("    wrap(parse_config(op), index, parse_config(value))", "a.h"),
     ],
 )
 def test_uses_are_not_definitions(text: str, path: str) -> None:

@@ -149,7 +149,7 @@ class Definitions:
             rf"[ \t]*{_MODIFIERS}(?:{_VARIABLE}[ \t]+{name}"
             rf"|(?:(?:module\.)?exports\.)?{name}{_ASSIGNED})"
         )
-        declarator = rf"[ \t]*((?:[\w<>\[\],.*&:~()]+[ \t]+)+)[*&]*{name}[ \t]*\("
+        declarator = rf"[ \t]*((?:[\w<>\[\].*&:~]+[ \t]+)+)[*&]*{name}[ \t]*\("
         return cls(*(re.compile(pattern, searched.flags) for pattern in (declaration, binding, declarator)))
 
     def strength(self, text: str, path: str) -> Strength:
