@@ -6,14 +6,17 @@ it and how much; cutting the list by position (the first hundred lines) hides th
 lines that define X among call sites and folds files with one hit while dozens of hits in
 test files stay. So the hits are grouped by file and the files are reordered: files that
 define the searched name (see `names.py`) come first, then the other sources, then tests,
-then docs, each kind in the order the tool printed them. Under its heading
-(`path (12 hits)`) a file shows its definition lines, then its best other hits (whole-word
-uses of the name before partial matches and comments), as many as the budget allows for
-every file alike; the rest of its hits, with their context lines, go behind one ref that
-says how many they are. A file is never dropped, and a definition is never folded.
+then docs, each kind in the order the tool printed them (a declaration, `class X`, ranks
+before a binding, `const X = require(…)`). Under its heading (`path (12 hits)`) a file
+shows its definition lines, then its best other hits (whole-word uses of the name before
+partial matches and comments); the rest of its hits, with their context lines, go behind
+one ref that says how many they are. Neighbouring files that show no line share one line
+per folder and one ref (`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A
+file is never dropped, and a definition is never folded.
 
-How many hits each file shows is the largest number (every hit, then `max_shown` down to
-none) whose rendering fits a share of the input's bytes. Binary-file notices are
+How many hits each file shows is the largest number, alike for every file (every hit,
+then `max_shown` down to none), whose rendering fits a share of the input's bytes; what
+is left of that share shows one more level of the first files. Binary-file notices are
 summarised by folder behind one ref, `grep -c` counts keep every file that has a hit and
 fold the files with none. Lines that are no search output (errors) are shown first.
 """
