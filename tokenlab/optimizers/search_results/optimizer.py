@@ -53,7 +53,6 @@ from tokenlab.optimizers.search_results.parse import (
     Hit,
     Listing,
     Notice,
-    Printed,
     SearchLimits,
     form_of,
     lines_of,
@@ -101,6 +100,8 @@ class _FilePlan:
     definitions: list[int]  # indexes of the hits that define the searched name
     ranked: list[int]  # the other hits, best first
     strength: Strength  # how surely its surest definition defines the name
+    sizes: list[int]  # each hit's printed bytes
+    widths: list[int]  # each hit's longest line under a heading, in characters
 
 
 def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
@@ -136,7 +137,7 @@ def _views_within(
     levels.append((0, 0))
     for at, (cap, fold_min_bytes) in enumerate(levels):
         views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
-        spare = budget - _size(_render_files(views, data))
+        spare = budget - _size(_render_files(views, None))
         if spare >= 0 or at == len(levels) - 1:
             break
     if at == 0 or spare <= 0:
@@ -144,7 +145,7 @@ def _views_within(
     richer_cap, richer_fold_min = levels[at - 1]
     for index, plan in enumerate(plans):
         richer = _view(plan, richer_cap, richer_fold_min, searched, limits)
-        extra = _size(_run_parts([richer], data)) - _size(_run_parts([views[index]], data))
+        extra = _size(_run_parts([richer], None)) - _size(_run_parts([views[index]], None))
         if 0 < extra <= spare:
             views[index] = richer
             spare -= extra
@@ -160,7 +161,10 @@ def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     defining.sort(key=lambda at: -strengths[at])
     others = [at for at, strength in enumerate(strengths) if strength is Strength.USE]
     others.sort(key=lambda at: -_score(found.hits[at].line.text, searched))
-    return _FilePlan(found, kind_of(found.path), defining, others, max(strengths, default=Strength.USE))
+    sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
+    widths = [max(len(line.shown) for line in hit.printed) for hit in found.hits]
+    strongest = max(strengths, default=Strength.USE)
+    return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths)
 
 
 def _score(text: str, searched: SearchedName | None) -> int:
@@ -190,12 +194,14 @@ class _FileView:
 
     plan: _FilePlan
     shown: list[str]
-    folded: list[Hit]  # hits not shown
-    clipped: list[Hit]  # hits shown as a window of a long line
+    folded: list[int]  # indexes of the hits not shown
+    clipped: list[int]  # indexes of the hits shown as a window of a long line
 
     @property
     def behind(self) -> list[Hit]:
-        return sorted(self.folded + self.clipped, key=lambda hit: hit.line.span)
+        """The hits behind the ref, in input order."""
+        hits = self.plan.found.hits
+        return [hits[at] for at in sorted(self.folded + self.clipped)]
 
 
 def _view(
@@ -206,19 +212,15 @@ def _view(
     hits = plan.found.hits
     chosen = plan.definitions + sorted(plan.ranked if cap is None else plan.ranked[:cap])
     shown_at = set(chosen)
-    folded = [hit for at, hit in enumerate(hits) if at not in shown_at]
-    if sum(_bytes(hit) for hit in folded) < fold_min_bytes:
+    folded = [at for at in range(len(hits)) if at not in shown_at]
+    if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
         chosen, folded = plan.definitions + sorted(plan.ranked), []
     shown = [_shown_line(line.shown, searched, limits) for at in chosen for line in hits[at].printed]
-    clipped = [hit for hit in (hits[at] for at in chosen) if any(_long(line, limits) for line in hit.printed)]
+    clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
     return _FileView(plan, shown, folded, clipped)
 
 
-def _long(line: Printed, limits: SearchLimits) -> bool:
-    return len(line.shown) > limits.max_line_chars
-
-
-def _render_files(views: list[_FileView], data: bytes) -> list[Part]:
+def _render_files(views: list[_FileView], data: bytes | None) -> list[Part]:
     """Each file under its heading, `[tests]` and `[docs]` before those kinds; neighbouring
     files that show nothing share a line per folder."""
     parts: list[Part] = []
@@ -259,7 +261,7 @@ def _shared_folder(paths: list[str]) -> str:
     return folder if len(levels) >= 2 or (folder and own) else ""
 
 
-def _run_parts(run: list[_FileView], data: bytes) -> list[Part]:
+def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
     if len(run) > 1:
         folder = _shared_folder([view.plan.found.path for view in run])
         hits = sum(len(view.plan.found.hits) for view in run)
@@ -286,11 +288,11 @@ def _hits_word(count: int) -> str:
     return "hit" if count == 1 else "hits"
 
 
-def _bytes(hit: Hit) -> int:
-    return sum(line.span[1] - line.span[0] for line in hit.printed)
-
-
-def _omission(path: str, hits: list[Hit], data: bytes) -> Omission:
+def _omission(path: str, hits: list[Hit], data: bytes | None) -> Omission:
+    """The hits' printed lines as they are in the input; without `data`, while the
+    rendering is only measured, an empty stand-in."""
+    if data is None:
+        return Omission(b"", "")
     spans = _merged([line.span for hit in hits for line in hit.printed])
     return Omission(
         b"".join(data[start:end] for start, end in spans), f"{path}: hits as printed", tuple(spans)

@@ -51,7 +51,8 @@ class SearchLimits:
 DETECT_LINES = 400
 PARSED_SHARE = 0.9
 
-_NUMBERED_RE = re.compile(r"([^\n]*?):(\d+):")
+_NUMBER_BETWEEN_COLONS_RE = re.compile(r":(\d+):")  # the first one ends a hit's path
+_SPACE_RE = re.compile(r"\s")
 _COUNT_RE = re.compile(r"(.+):(\d+)")
 _NUMBER_RE = re.compile(r"(\d+)([:-])")
 _CONTEXT_RE = re.compile(r"-(\d+)-")
@@ -131,7 +132,7 @@ def lines_of(data: bytes) -> Iterator[tuple[Span, str]]:
 
 def looks_like_path(text: str) -> bool:
     """A file path as search tools print it: no spaces, a folder or an extension."""
-    if not text or len(text) > 4096 or text[0] in "-[(#" or any(c.isspace() for c in text):
+    if not text or len(text) > 4096 or text[0] in "-[(#" or _SPACE_RE.search(text):
         return False
     name = text.rsplit("/", 1)[-1]
     return "/" in text or "\\" in text or _EXTENSION_RE.search(name) is not None
@@ -171,10 +172,10 @@ def form_of(lines: list[str]) -> Form | None:
 
 def _numbered(line: str) -> tuple[str, str, str, str] | None:
     """(line, path, number, text) of `path:12:text`."""
-    found = _NUMBERED_RE.match(line)
-    if found is None or not looks_like_path(found[1]):
+    found = _NUMBER_BETWEEN_COLONS_RE.search(line)
+    if found is None or not looks_like_path(line[: found.start()]):
         return None
-    return line, found[1], found[2], line[found.end() :]
+    return line, line[: found.start()], found[1], line[found.end() :]
 
 
 def _plain_text(line: str) -> str | None:
