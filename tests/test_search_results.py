@@ -95,11 +95,15 @@ GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a
         (GREP_PLAIN, Form.PLAIN),
         (COLOURED, Form.NUMBERED),
         (
+            b"app/a.py:3:5:def parse_config(p):\napp/b.py:9:13:  x = parse_config(1)\nt.py:2:1:f(3)\n",
+            Form.COLUMNS,
+        ),
+        (
             b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n",
             Form.NUMBERED,
         ),
     ],
-    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "colours", "binary-notices"],
+    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "colours", "rg-vimgrep", "binary-notices"],
 )
 def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None:
     assert classify(data).content_type is ContentType.SEARCH_RESULTS
@@ -273,6 +277,14 @@ def test_counts_keep_files_with_hits_and_fold_the_rest() -> None:
     assert shown.index("app/config.py:2") < shown.index("tests/test_config.py:3")
     assert "app/cli.py:0" not in shown and "[302 files with no hit:" in shown
     assert b"app/cli.py:0\n" in next(result.omissions).data
+
+
+def test_a_column_stays_with_its_line_number() -> None:
+    hits = [(f"src/f{i}.py", f"    y = parse_config({i})") for i in range(40)]
+    data = b"".join(f"{path}:{i + 1}:9:{text}\n".encode() for i, (path, text) in enumerate(hits))
+    shown = preview(data + b"src/config.py:7:5:def parse_config(p):\n")
+    assert "src/config.py\n7:5:def parse_config(p):\n" in shown
+    assert "defined on 1 line" in shown
 
 
 def test_colours_are_read_through_and_left_out() -> None:

@@ -4,7 +4,7 @@ Search tools print the same few shapes:
 
 - flat: `path:12:text` for a hit and, with `-A/-B/-C`, `path-12-text` for a context
   line and `--` between groups (grep -rn, git grep -n, rg -n piped, ack, ag);
-  `path:text` without `-n`;
+  `path:12:5:text` with a column (rg --vimgrep, --column); `path:text` without `-n`;
 - heading: a path line, then its `12:text` hits and `12-text` context lines (rg's
   default on a terminal, `rg --heading`, `git grep --heading`, `ag --group`);
 - counts: `path:3` per file (`grep -c`, `rg -c`, `git grep -c`);
@@ -30,6 +30,7 @@ from tokenlab.optimizers.lines.shapes import ANSI_RE
 
 class Form(str, Enum):
     NUMBERED = "numbered"  # path:12:text
+    COLUMNS = "columns"  # path:12:5:text (rg --vimgrep or --column, git grep --column)
     PLAIN = "plain"  # path:text
     HEADING = "heading"  # path, then 12:text
     COUNTS = "counts"  # path:3
@@ -69,7 +70,7 @@ class Printed:
     """One printed line: its span in the input (with its line break) and its parts."""
 
     span: Span
-    number: str  # the line number as printed, "" without `-n`
+    number: str  # the line number (`12`, or `12:5` with a column) as printed, "" without `-n`
     mark: str  # ":" a hit, "-" a context line
     text: str  # the file's line, after the path and number
 
@@ -160,8 +161,12 @@ def form_of(lines: list[str]) -> Form | None:
     if counts >= need:
         return Form.COUNTS
     numbered = [hit[3] for line in lines if (hit := _numbered(line))]
-    if len(numbered) >= 3 and _hit_texts(numbered) and len(numbered) + _contexts(lines) >= need:
-        return Form.NUMBERED
+    if len(numbered) >= 3 and len(numbered) + _contexts(lines) >= need:
+        if _hit_texts(numbered):
+            return Form.NUMBERED
+        columned = [column[1] for text in numbered if (column := _column(text))]
+        if len(columned) >= PARSED_SHARE * len(numbered) and _hit_texts(columned):
+            return Form.COLUMNS
     if _heading_lines(lines) >= need:
         return Form.HEADING
     plain = [text for line in lines if (text := _plain_text(line)) is not None]
@@ -176,6 +181,12 @@ def _numbered(line: str) -> tuple[str, str, str, str] | None:
     if found is None or not looks_like_path(line[: found.start()]):
         return None
     return line, line[: found.start()], found[1], line[found.end() :]
+
+
+def _column(text: str) -> tuple[str, str] | None:
+    """(column, the rest) of a hit's text that starts with its column, `5:text`."""
+    found = _COLUMN_RE.match(text)
+    return (text[: found.end() - 1], text[found.end() :]) if found else None
 
 
 def _plain_text(line: str) -> str | None:
@@ -273,9 +284,14 @@ def _parse_flat(lines: list[tuple[Span, str]], listing: Listing) -> None:
 
 def _flat_hit(line: str, form: Form) -> tuple[str, str, str] | None:
     """(path, number, text) of a hit line in the flat forms, or (path, count, "") of a count."""
-    if form is Form.NUMBERED:
+    if form in (Form.NUMBERED, Form.COLUMNS):
         found = _numbered(line)
-        return (found[1], found[2], found[3]) if found else None
+        if found is None:
+            return None
+        column = _column(found[3]) if form is Form.COLUMNS else None
+        if column is not None:
+            return found[1], f"{found[2]}:{column[0]}", column[1]
+        return found[1], found[2], found[3]
     if form is Form.COUNTS:
         return None
     text = _plain_text(line)
