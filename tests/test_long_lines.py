@@ -163,6 +163,12 @@ def _one_byte_lines() -> bytes:
     return b"\n".join(pick([b"a", b"-", b"=", b"|", b"#", b" ", b":", b"1"]) for _ in range(100_000)) + b"\n"
 
 
+def _grep_hits_with_a_long_line() -> bytes:
+    """Search results over a minified bundle: one hit is a 1 MB line, read as search results."""
+    short = b"".join(b"src/m%d.js:%d:  return parseConfig(x)\n" % (i, i) for i in range(50))
+    return short + b"dist/app.min.js:1:" + b"a=parseConfig(" * 80_000 + b"\n" + short
+
+
 _SLOW = pytest.mark.slow  # a few seconds each: a megabyte through 24 optimizer runs and an analysis
 
 
@@ -174,6 +180,7 @@ _SLOW = pytest.mark.slow  # a few seconds each: a megabyte through 24 optimizer 
         pytest.param(_short_words, id="200k-short-words"),
         pytest.param(_cut_json, id="cut-minified-json"),
         pytest.param(_one_byte_lines, id="100k-one-byte-lines", marks=_SLOW),
+        pytest.param(_grep_hits_with_a_long_line, id="grep-hits-with-a-1MB-line", marks=_SLOW),
     ],
 )
 def test_long_line_shapes_finish(tmp_path: Path, make: Callable[[], bytes]) -> None:

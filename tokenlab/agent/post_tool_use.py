@@ -80,6 +80,7 @@ DATA_TYPES = frozenset(
         ContentType.TABLE,
         ContentType.FILELIST,
         ContentType.DEPENDENCY_TREE,
+        ContentType.SEARCH_RESULTS,
         ContentType.GIT_LOG,
         ContentType.GIT_STATUS,
         ContentType.DIFF,

@@ -48,6 +48,7 @@ class ContentType(str, Enum):
     YAML = "yaml"
     TABLE = "table"
     DEPENDENCY_TREE = "deptree"
+    SEARCH_RESULTS = "search"
 
 
 class Granularity(str, Enum):
@@ -162,6 +163,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.GIT_LOG, "git_log"),
     Family(ContentType.GIT_STATUS, "git_status"),
     Family(ContentType.DIFF, "diff", maps_input=True),
+    Family(ContentType.SEARCH_RESULTS, "search_results"),
     Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
     Family(ContentType.TABLE, "table"),
     Family(ContentType.FILELIST, "file_list"),

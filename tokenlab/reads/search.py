@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokenlab.counting import tokens
 from tokenlab.errors import InputError
+from tokenlab.optimizers.lines.words import is_whole_word, window
 from tokenlab.reads.pointers import (
     Evidence,
     SourceFile,
@@ -213,17 +214,11 @@ def _match_file(path: Path, pattern: re.Pattern[str], query: str) -> FileMatches
         if starts is None:
             starts = [0, *(found.end() for found in re.finditer("\n", text))]
         line = bisect.bisect_right(starts, match.start())
-        bonus = 0.5 * (match.group() == query) + 1.0 * _is_word_at(text, match)
+        bonus = 0.5 * (match.group() == query) + 1.0 * is_whole_word(text, match.start(), match.end())
         lines[line] = max(lines.get(line, 0.0), bonus)
     if not lines:
         return None
     return FileMatches(path, data, text, sorted(lines), lines)
-
-
-def _is_word_at(text: str, match: re.Match[str]) -> bool:
-    before = text[match.start() - 1] if match.start() else " "
-    after = text[match.end()] if match.end() < len(text) else " "
-    return not (before.isalnum() or before == "_" or after.isalnum() or after == "_")
 
 
 def _definition_lines(found: FileMatches, query: str) -> set[int]:
@@ -300,9 +295,7 @@ def _clip(line: str, pattern: re.Pattern[str]) -> str:
     if len(line) <= MAX_LINE_CHARS:
         return line
     match = pattern.search(line)
-    start = max(0, (match.start() if match else 0) - MAX_LINE_CHARS // 3)
-    piece = line[start : start + MAX_LINE_CHARS]
-    return ("…" if start else "") + piece + ("…" if start + MAX_LINE_CHARS < len(line) else "")
+    return window(line, match.start() if match else 0, MAX_LINE_CHARS)
 
 
 def _snippet(group: _Group, source: SourceFile, pattern: re.Pattern[str]) -> Snippet:

@@ -4,4 +4,5 @@
     values.py     lines that differ only in values, shown once with their values
     numbered.py   runs of numbered names (`f1.txt … f60.txt`) said once
     scan.py       patterns looked for over a whole large input, a slice at a time
+    words.py      a searched word whole or inside a name, and a window around it
 """

@@ -340,14 +340,40 @@ _FOLDER_NAMED_RE = re.compile(rf"^\[log: [^\n]*?; {FOLDER_NAMED} (\S+/)[:\]]", r
 
 def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     """The expected strings that the visible text neither contains nor shows by its values
-    in a folded group's line."""
+    in a folded group's line, or as a file of a folder's list."""
     missing = [text for text in expected if text not in visible]
     if not missing:
         return ()
     named = _FOLDER_NAMED_RE.search(visible)
     folder = named[1] if named else ""
-    group_lines = [line for line in visible.splitlines() if "{" in line]
-    return tuple(text for text in missing if not any(shown_by(text, line, folder) for line in group_lines))
+    lines = visible.splitlines()
+    group_lines = [line for line in lines if "{" in line]
+    missing = [text for text in missing if not any(shown_by(text, line, folder) for line in group_lines)]
+    listed = [found for line in lines if (found := folder_list(line))]
+    return tuple(text for text in missing if not any(_listed_in(text, found) for found in listed))
+
+
+# A folder's list of files, as search results fold files that show no hit:
+# `./test/ (5 files, 63 hits): test_a.py (53), test_b.py (4): #ref:ctx_…`.
+FOLDER_LIST = "/ ("
+_FILES = " files"
+
+
+def folder_list(line: str) -> tuple[str, list[str]] | None:
+    """(folder, file names) of a folder's list line; plain string scans, linear on any line."""
+    at = line.find(FOLDER_LIST)
+    if at <= 0 or " " in line[:at]:
+        return None
+    count_end = line.find(")", at)
+    if count_end < 0 or _FILES not in line[at:count_end] or line[count_end : count_end + 3] != "): ":
+        return None
+    names = [item.rsplit(" (", 1)[0] for item in line[count_end + 3 :].split(", ")]
+    return line[: at + 1], names
+
+
+def _listed_in(text: str, found: tuple[str, list[str]]) -> bool:
+    folder, names = found
+    return text.startswith(folder) and text[len(folder) :] in names
 
 
 # Phrases that say something went wrong without a severity word: a linker's `undefined

@@ -1,0 +1,414 @@
+"""Tests for the search results optimizer: each tool's form classified, files named with
+their counts, definitions before uses and sources before tests, hits folded by file, and
+every byte restorable."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
+from tokenlab.optimizers.lines.shapes import folder_list, not_shown
+from tokenlab.optimizers.search_results.names import Definitions, Kind, SearchedName, kind_of, searched_name
+from tokenlab.optimizers.search_results.optimizer import optimize, optimize_search_results
+from tokenlab.optimizers.search_results.parse import Form, SearchLimits, form_of, lines_of, parse
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import open_store
+
+REAL = Path(__file__).parent.parent / "fixtures" / "real"
+COARSE = OptimizerConfig()
+CAPTURES = sorted(
+    path.name for path in REAL.glob("*.txt") if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_"))
+)
+# Hits of `parse_config` in a small tree: one definition among uses, tests and docs.
+TREE = [
+    ("tests/test_config.py", "from app.config import parse_config"),
+    ("tests/test_config.py", "    assert parse_config('x') == {}"),
+    ("README.md", "Call `parse_config(path)` to read the file."),
+    ("app/cli.py", "from app.config import parse_config"),
+    ("app/cli.py", "    settings = parse_config(args.config)"),
+    ("app/config.py", "def parse_config(path: str) -> dict:"),
+    ("app/config.py", "    return parse_config_text(open(path).read())"),
+    ("tests/test_config.py", "def parse_config_stub():"),
+]
+
+
+def grep_n(hits: list[tuple[str, str]], *, repeat: int = 1) -> bytes:
+    lines = [f"{path}:{10 * at + 1}:{text}" for _ in range(repeat) for at, (path, text) in enumerate(hits)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+ALWAYS = SearchLimits(verbatim_bytes=0)  # short inputs too
+
+
+def preview(data: bytes, limits: SearchLimits = ALWAYS) -> str:
+    return render_preview(optimize_search_results(data, limits))
+
+
+# --- classification -------------------------------------------------------------------
+
+
+RG_HEADING = b"""app/config.py
+12:def parse_config(path: str) -> dict:
+40:    return parse_config(path)
+
+tests/test_config.py
+3:from app.config import parse_config
+9:    assert parse_config('x') == {}
+"""
+GREP_CONTEXT = b"""app/config.py-11-
+app/config.py:12:def parse_config(path: str) -> dict:
+app/config.py-13-    text = read(path)
+--
+app/my-cli.py-4-import sys
+app/my-cli.py:5:from app.config import parse_config
+app/my-cli.py-6-
+app/my-cli.py:7:settings = parse_config(sys.argv[1])
+"""
+GREP_COUNTS = b"app/config.py:2\napp/cli.py:0\ntests/test_config.py:3\nREADME.md:0\n"
+# `rg --color=always -n` and `grep --color=always -rn`, as printed.
+COLOURED = (
+    b"\x1b[0m\x1b[35mtests/test_text.py\x1b[0m:\x1b[0m\x1b[32m43\x1b[0m:"
+    b"    t = \x1b[1m\x1b[31mrender_preview\x1b[0m(r)\n"
+    b"\x1b[0m\x1b[35mtests/test_text.py\x1b[0m:\x1b[0m\x1b[32m85\x1b[0m:"
+    b"    u = \x1b[1m\x1b[31mrender_preview\x1b[0m(r)\n"
+    b"\x1b[35m\x1b[Ktests/conftest.py\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K42\x1b[m\x1b[K\x1b[36m\x1b[K:"
+    b"\x1b[m\x1b[K\x1b[01;31m\x1b[Kdef render_preview\x1b[m\x1b[K(result: OptimizeResult) -> str:\n"
+)
+GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a)\nt/t.py:parse_config(1)\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "form"),
+    [
+        (grep_n(TREE), Form.NUMBERED),
+        (RG_HEADING, Form.HEADING),
+        (GREP_CONTEXT, Form.NUMBERED),
+        (GREP_COUNTS, Form.COUNTS),
+        (GREP_PLAIN, Form.PLAIN),
+        (COLOURED, Form.NUMBERED),
+        (
+            b"app/a.py:3:5:def parse_config(p):\napp/b.py:9:13:  x = parse_config(1)\nt.py:2:1:f(3)\n",
+            Form.COLUMNS,
+        ),
+        (
+            b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n",
+            Form.NUMBERED,
+        ),
+    ],
+    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "colours", "rg-vimgrep", "binary-notices"],
+)
+def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None:
+    assert classify(data).content_type is ContentType.SEARCH_RESULTS
+    assert form_of([text for _, text in lines_of(data)]) is form
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"src/a.c:3:5: error: 'x' undeclared\nsrc/a.c:4:1: warning: unused\nsrc/b.c:9:2: note: here\n",
+        b"app/a.py:12: error: Incompatible types\napp/a.py:14: note: see\napp/b.py:3: error: Name\n",
+        b"2024/01/01 12:00:00 starting\n2024/01/01 12:00:01 listening on :8080\n2024/01/01 12:00:02 ok\n",
+        b"tests/a.py::test_one PASSED\ntests/a.py::test_two PASSED\ntests/a.py::test_three FAILED\n",
+        b"app/config.py\napp/cli.py\ntests/test_config.py\n",
+    ],
+    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l"],
+)
+def test_other_outputs_are_not_search_results(data: bytes) -> None:
+    assert classify(data).content_type is not ContentType.SEARCH_RESULTS
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_real_captures_classify_as_search_results(name: str) -> None:
+    assert classify((REAL / name).read_bytes()).content_type is ContentType.SEARCH_RESULTS
+
+
+# --- the searched name and its definitions ------------------------------------------------
+
+
+def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
+    texts = ["x = socket.getaddrinfo(h, p)", "socket.getaddrinfo(host)", "getaddrinfo = socket.getaddrinfo"]
+    assert searched_name(texts) == SearchedName("getaddrinfo", ignore_case=False)
+    assert searched_name(["SemVer(x)", "const semver = 1", "SEMVER_RE"]) == SearchedName(
+        "SemVer", ignore_case=True
+    )
+    assert searched_name(["alpha beta", "gamma delta", "epsilon zeta"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("def parse_config(path):", "a.py"),
+        ("    async def parse_config(self):", "a.py"),
+        ("class parse_config(Base):", "a.py"),
+        ("parse_config = make()", "a.py"),
+        ("parse_config: Callable = make()", "a.py"),
+        ("export default function parse_config() {", "a.ts"),
+        ("export { parse_config } from './x'", "a.ts"),
+        ("const parse_config = require('./x')", "a.js"),
+        ("var parse_config;", "a.go"),
+        ("  parse_config(text) {", "a.js"),
+        ("pub fn parse_config(s: &str) -> Config {", "a.rs"),
+        ("func (c *Loader) parse_config(path string) error {", "a.go"),
+        ("#define parse_config(p) load(p)", "a.h"),
+        ("static inline int parse_config(const char *p)", "a.c"),
+        ("typedef struct parse_config {", "a.h"),
+    ],
+)
+def test_definitions_in_many_languages(text: str, path: str) -> None:
+    assert Definitions.of(SearchedName("parse_config", False)).defines(text, path)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("    return parse_config(path)", "a.c"),
+        ("x = parse_config(path)", "a.py"),
+        ("parse_config == other", "a.py"),
+        ("from app.config import parse_config", "a.py"),
+        ("def parse_config_stub():", "a.py"),
+        ("parse_config(path)", "a.py"),
+        ("    throw new parse_config(x);", "a.java"),
+        ("\tdefer parse_config(path)", "a.go"),
+        ("    wrap(parse_config(op), index, parse_config(value))", "a.h"),
+    ],
+)
+def test_uses_are_not_definitions(text: str, path: str) -> None:
+    assert not Definitions.of(SearchedName("parse_config", False)).defines(text, path)
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("app/config.py", Kind.SOURCE),
+        ("docs/conf.py", Kind.SOURCE),
+        ("tests/unit/a.py", Kind.TEST),
+        ("./test/test_urllib.py", Kind.TEST),
+        ("pkg/loader_test.go", Kind.TEST),
+        ("src/__tests__/a.js", Kind.TEST),
+        ("src/app.spec.ts", Kind.TEST),
+        ("src/main/FooTest.java", Kind.TEST),
+        ("README.md", Kind.DOC),
+        ("man/man1/npm-init.1", Kind.DOC),
+    ],
+)
+def test_kinds_of_paths(path: str, kind: Kind) -> None:
+    assert kind_of(path) is kind
+
+
+# --- ordering and folding -------------------------------------------------------------------
+
+
+def test_definitions_come_first_then_sources_tests_docs() -> None:
+    shown = preview(grep_n(TREE))
+    order = [
+        shown.index(needle) for needle in ("app/config.py", "app/cli.py", "[tests]", "[docs]", "README.md")
+    ]
+    assert order == sorted(order)
+    assert shown.index("def parse_config(path: str)") < shown.index("return parse_config_text")
+    assert shown.index("tests/test_config.py") < shown.index("README.md")
+
+
+def test_spare_budget_shows_more_of_the_first_files() -> None:
+    hits = [
+        (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(30) for j in range(6)
+    ]
+    shown = preview(grep_n([("src/config.py", "def parse_config(path):"), *hits]))
+    first, last = shown.index("src/f00.py (6 hits)"), shown.index("f29.py (6)")
+    assert "    total += parse_config(item_0) * 0" in shown[first:last]
+    assert "* 29" not in shown
+
+
+def test_a_declaration_comes_before_bindings_of_the_name() -> None:
+    hits = [(f"lib/f{i}.js", "const SemVer = require('../classes/semver')") for i in range(5)]
+    shown = preview(
+        grep_n([*hits, ("lib/classes/semver.js", "class SemVer {"), ("lib/x.js", "new SemVer(v)")])
+    )
+    assert shown.index("class SemVer {") < shown.index("const SemVer = require")
+    assert "defined on 6 lines" in shown
+
+
+def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None:
+    hits = [
+        (f"pkg/mod{i}/file{i}.py", f"    value = parse_config(item_{j})") for i in range(40) for j in range(8)
+    ]
+    data = grep_n([("pkg/core/config.py", "def parse_config(path):"), *hits])
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert "def parse_config(path):" in shown
+    for i in range(40):
+        path = f"pkg/mod{i}/file{i}.py"
+        assert path in shown
+        assert re.search(re.escape(path) + r" \(8 hits\)", shown)
+    omissions = list(result.omissions)
+    assert len(omissions) == 40  # one ref per file, each with that file's hits only
+    for omission in omissions:
+        assert len({line.split(":", 1)[0] for line in omission.data.decode().splitlines()}) == 1
+    assert len(shown) < 0.25 * len(data)
+
+
+def test_neighbouring_files_that_show_nothing_share_a_folder_line() -> None:
+    hits = [(f"lib/util/f{i}.py", f"x = parse_config({j}) + {'y' * 40}") for i in range(30) for j in range(5)]
+    tight = SearchLimits(verbatim_bytes=0, budget_floor=0, budget_share=0.01)
+    shown = preview(grep_n([("lib/config.py", "def parse_config(p):"), *hits]), tight)
+    listed = [found for line in shown.splitlines() if (found := folder_list(line))]
+    assert listed and listed[0][0] == "lib/util/"
+    assert sorted(listed[0][1]) == sorted(f"f{i}.py" for i in range(30))
+    assert not not_shown(tuple(f"lib/util/f{i}.py" for i in range(30)), shown)
+
+
+def test_context_lines_stay_with_their_hit() -> None:
+    shown = preview(GREP_CONTEXT)
+    assert "12:def parse_config(path: str) -> dict:\n13-    text = read(path)\n" in shown
+    assert "app/my-cli.py (2 hits)\n4-import sys\n5:from app.config import parse_config\n" in shown
+
+
+def test_counts_keep_files_with_hits_and_fold_the_rest() -> None:
+    data = b"".join(f"src/m{i}.py:0\n".encode() for i in range(300)) + GREP_COUNTS
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert shown.index("app/config.py:2") < shown.index("tests/test_config.py:3")
+    assert "app/cli.py:0" not in shown and "[302 files with no hit:" in shown
+    assert b"app/cli.py:0\n" in next(result.omissions).data
+
+
+def test_a_column_stays_with_its_line_number() -> None:
+    hits = [(f"src/f{i}.py", f"    y = parse_config({i})") for i in range(40)]
+    data = b"".join(f"{path}:{i + 1}:9:{text}\n".encode() for i, (path, text) in enumerate(hits))
+    shown = preview(data + b"src/config.py:7:5:def parse_config(p):\n")
+    assert "src/config.py\n7:5:def parse_config(p):\n" in shown
+    assert "defined on 1 line" in shown
+
+
+def test_colours_are_read_through_and_left_out() -> None:
+    shown = preview(COLOURED)
+    assert "tests/conftest.py\n42:def render_preview(result: OptimizeResult) -> str:\n" in shown
+    assert "\x1b" not in shown
+
+
+def test_binary_notices_are_summarised_by_folder() -> None:
+    notices = b"".join(f"grep: lib/__pycache__/m{i}.pyc: binary file matches\n".encode() for i in range(20))
+    shown = preview(grep_n(TREE, repeat=3) + notices)
+    assert "[binary file matches: 20 files in lib/__pycache__/ (20); as printed: #ref:ctx_" in shown
+
+
+def test_without_a_searched_name_every_file_is_still_named() -> None:
+    hits = [
+        (f"src/f{i}.py", f"{word} = {i}") for i, word in enumerate(["alpha", "beta", "gamma", "delta"] * 30)
+    ]
+    shown = preview(grep_n(hits))
+    assert "no searched name found" in shown
+    assert all(f"src/f{i}.py" in shown or f"f{i}.py (" in shown for i in range(120))
+
+
+def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> None:
+    line = "var a=" + "x" * 5000 + ";function parse_config(){return 1}" + "y" * 5000
+    data = grep_n(
+        [
+            ("dist/app.min.js", line),
+            ("src/config.js", "function parse_config() {"),
+            ("src/b.js", "parse_config()"),
+        ]
+    )
+    result = optimize_search_results(data, SearchLimits(verbatim_bytes=0))
+    shown = render_preview(result)
+    assert "…" in shown and len(shown) < 2000
+    assert any(line.encode() in omission.data for omission in result.omissions)
+
+
+# --- goldens and real captures --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt", "grep_rn_C2_make_archive_stdlib.txt"],
+)
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+def test_capture_goldens(name: str, granularity: Granularity, golden: Golden) -> None:
+    shown = render_preview(optimize((REAL / name).read_bytes(), OptimizerConfig(granularity)))
+    golden.check(f"search_results/{name}.{granularity.value}.txt", shown)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_real_captures_name_every_file_and_show_every_definition(name: str) -> None:
+    data = (REAL / name).read_bytes()
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    listing = parse(
+        data, form_of(data[: 64 * 1024].decode(errors="replace").splitlines()[:400]) or Form.NUMBERED
+    )
+    paths = [found.path for found in listing.files] + [
+        notice.text for notice in listing.counts if notice.count
+    ]
+    assert not not_shown(tuple(paths), shown)
+    assert not not_shown(result.signals, shown)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_every_printed_line_is_shown_or_behind_a_ref(name: str) -> None:
+    data = (REAL / name).read_bytes()
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    behind = b"".join(omission.data for omission in result.omissions)
+    form = form_of(data[: 64 * 1024].decode(errors="replace").splitlines()[:400])
+    assert form is not None
+    for found in parse(data, form).files:
+        for hit in found.hits:
+            for line in hit.printed:
+                start, end = line.span
+                assert line.shown in shown or data[start:end] in behind, (found.path, line.shown)
+
+
+# --- restore, byte for byte ------------------------------------------------------------------
+
+_paths = st.sampled_from(["a.py", "src/b.py", "tests/test_c.py", "docs/d.md", "x/y/z.go", "a b/c.py"])
+_texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=60)
+_hit_lines = st.tuples(_paths, st.integers(1, 999), st.sampled_from([":", "-"]), _texts).map(
+    lambda hit: f"{hit[0]}{hit[2]}{hit[1]}{hit[2]}parse_config {hit[3]}"
+)
+_outputs = st.lists(
+    st.one_of(_hit_lines, st.just("--"), st.just("grep: a.pyc: binary file matches"), _texts),
+    min_size=1,
+    max_size=120,
+).map(lambda lines: "\n".join(lines).encode("utf-8", errors="surrogatepass"))
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(_outputs, st.booleans())
+def test_every_omission_is_the_input_bytes_it_names(data: bytes, crlf: bool) -> None:
+    data = data.replace(b"\n", b"\r\n") if crlf else data
+    for omission in optimize_search_results(data, SearchLimits(verbatim_bytes=0, budget_floor=0)).omissions:
+        assert isinstance(omission, Omission)
+        assert omission.data == b"".join(data[start:end] for start, end in omission.source)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(_outputs)
+def test_analysis_restores_the_input_byte_for_byte(tmp_path: Path, data: bytes) -> None:
+    store = open_store(str(tmp_path / "store"))
+    packet = analyze(data * 20, source="<grep>", store=store)
+    assert restore(packet.visible.encode("utf-8"), store) == data * 20
+
+
+@pytest.mark.parametrize("name", ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt"])
+def test_real_captures_restore_byte_for_byte(tmp_path: Path, name: str) -> None:
+    data = (REAL / name).read_bytes()
+    store = open_store(str(tmp_path / "store"))
+    packet = analyze(data, source=name, store=store)
+    assert packet.content_type is ContentType.SEARCH_RESULTS
+    assert restore(packet.visible.encode("utf-8"), store) == data

@@ -1,0 +1,370 @@
+"""Search results optimizer: every file named with its hit count, definitions first,
+a long list folded by file.
+
+What a person wants from `grep -rn X` over a tree is where X is defined, which files use
+it and how much; cutting the list by position (the first hundred lines) hides the few
+lines that define X among call sites and folds files with one hit while dozens of hits in
+test files stay. So the hits are grouped by file and the files are reordered: files that
+define the searched name (see `names.py`) come first, then the other sources, then tests,
+then docs, each kind in the order the tool printed them (a declaration, `class X`, ranks
+before a binding, `const X = require(…)`). Under its heading (`path (12 hits)`) a file
+shows its definition lines, then its best other hits (whole-word uses of the name before
+partial matches and comments); the rest of its hits, with their context lines, go behind
+one ref that says how many they are. Neighbouring files that show no line share one line
+per folder and one ref (`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A
+file is never dropped, and a definition is never folded.
+
+How many hits each file shows is the largest number, alike for every file (every hit,
+then `max_shown` down to none), whose rendering fits a share of the input's bytes; what
+is left of that share shows one more level of the first files. Binary-file notices are
+summarised by folder behind one ref, `grep -c` counts keep every file that has a hit and
+fold the files with none. Lines that are no search output (errors) are shown first.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+from tokenlab.optimizers import (
+    Granularity,
+    Omission,
+    OptimizerConfig,
+    OptimizeResult,
+    Part,
+    Span,
+    join_literals,
+    visible,
+)
+from tokenlab.optimizers.lines.words import is_whole_word, window
+from tokenlab.optimizers.search_results.names import (
+    Definitions,
+    Kind,
+    SearchedName,
+    Strength,
+    kind_of,
+    searched_name,
+)
+from tokenlab.optimizers.search_results.parse import (
+    DETECT_LINES,
+    FileHits,
+    Form,
+    Hit,
+    Listing,
+    Notice,
+    SearchLimits,
+    form_of,
+    lines_of,
+    parse,
+)
+
+DEFAULT_LIMITS = SearchLimits()
+FINE_LIMITS = SearchLimits(budget_share=0.25, max_shown=6)
+_SAMPLE_BYTES = 64 * 1024
+_MARKER_CHARS = 16  # `#ref:ctx_123abc`, for the budget
+_COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", '"""', "'''")
+_KIND_NAMES = {Kind.TEST: "tests", Kind.DOC: "docs"}
+_MAX_SIGNALS = 50
+_MAX_FOLDERS_NAMED = 5
+
+
+def form_of_input(data: bytes) -> Form | None:
+    """The search output form of `data`, read from its first lines."""
+    sample = data[:_SAMPLE_BYTES]
+    lines = [text for _, text in lines_of(sample)]
+    if len(sample) < len(data) and len(lines) > 1:
+        lines.pop()  # the sample may end inside a line
+    return form_of(lines[:DETECT_LINES])
+
+
+def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
+    limits = FINE_LIMITS if config.granularity is Granularity.FINE else DEFAULT_LIMITS
+    return optimize_search_results(data, limits)
+
+
+def optimize_search_results(data: bytes, limits: SearchLimits) -> OptimizeResult:
+    form = form_of_input(data) if len(data) > limits.verbatim_bytes else None
+    if form is None:
+        return OptimizeResult((visible(data),))
+    listing = parse(data, form)
+    if form is Form.COUNTS:
+        return OptimizeResult(tuple(join_literals(_counts(listing, data))))
+    return _hits(listing, data, limits)
+
+
+@dataclass
+class _FilePlan:
+    found: FileHits
+    kind: Kind
+    definitions: list[int]  # indexes of the hits that define the searched name
+    ranked: list[int]  # the other hits, best first
+    strength: Strength  # how surely its surest definition defines the name
+    sizes: list[int]  # each hit's printed bytes
+    widths: list[int]  # each hit's longest line under a heading, in characters
+
+
+def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
+    texts = [hit.line.text for found in listing.files for hit in found.hits]
+    searched = searched_name(texts)
+    plans = sorted(
+        (_plan(found, searched) for found in listing.files),
+        key=lambda plan: (plan.kind, -plan.strength),
+    )
+    budget = max(limits.budget_floor, int(len(data) * limits.budget_share))
+    body = _render_files(_views_within(plans, budget, searched, data, limits), data)
+    parts: list[Part] = [_header(listing, searched, plans)]
+    parts += _other_parts(listing.other, data, limits)
+    parts += body
+    parts += _binary_parts(listing.binary, data, limits)
+    signals = [
+        _shown_line(hit.line.shown, searched, limits)
+        for plan in plans
+        for hit in (plan.found.hits[at] for at in plan.definitions)
+    ]
+    return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals[:_MAX_SIGNALS])))
+
+
+def _views_within(
+    plans: list[_FilePlan], budget: int, searched: SearchedName | None, data: bytes, limits: SearchLimits
+) -> list[_FileView]:
+    """The most hits per file, alike for every file, whose rendering fits `budget`; the
+    bytes left over show one level more of the first files (those defining the name, then
+    sources). The levels: every hit, then `max_shown` down to none besides definitions, and
+    last none however small the rest."""
+    levels: list[tuple[int | None, int]] = [(None, limits.fold_min_bytes)]
+    levels += [(cap, limits.fold_min_bytes) for cap in range(limits.max_shown, -1, -1)]
+    levels.append((0, 0))
+    for at, (cap, fold_min_bytes) in enumerate(levels):
+        views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
+        spare = budget - _size(_render_files(views, None))
+        if spare >= 0 or at == len(levels) - 1:
+            break
+    if at == 0 or spare <= 0:
+        return views
+    richer_cap, richer_fold_min = levels[at - 1]
+    for index, plan in enumerate(plans):
+        richer = _view(plan, richer_cap, richer_fold_min, searched, limits)
+        extra = _size(_run_parts([richer], None)) - _size(_run_parts([views[index]], None))
+        if 0 < extra <= spare:
+            views[index] = richer
+            spare -= extra
+    return views
+
+
+def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
+    definitions = Definitions.of(searched) if searched else None
+    strengths = [
+        definitions.strength(hit.line.text, found.path) if definitions else Strength.USE for hit in found.hits
+    ]
+    defining = [at for at, strength in enumerate(strengths) if strength is not Strength.USE]
+    defining.sort(key=lambda at: -strengths[at])
+    others = [at for at, strength in enumerate(strengths) if strength is Strength.USE]
+    others.sort(key=lambda at: -_score(found.hits[at].line.text, searched))
+    sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
+    widths = [max(len(line.shown) for line in hit.printed) for hit in found.hits]
+    strongest = max(strengths, default=Strength.USE)
+    return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths)
+
+
+def _score(text: str, searched: SearchedName | None) -> int:
+    """Whole-word uses of the name before partial matches; code before comments."""
+    code = 0 if text.lstrip().startswith(_COMMENT_STARTS) else 1
+    if searched is None:
+        return code
+    at = _name_at(text, searched)
+    whole = at >= 0 and is_whole_word(text, at, at + len(searched.name))
+    return 2 * whole + code
+
+
+def _name_at(text: str, searched: SearchedName) -> int:
+    if searched.ignore_case:
+        return text.lower().find(searched.name.lower())
+    return text.find(searched.name)
+
+
+def _shown_line(line: str, searched: SearchedName | None, limits: SearchLimits) -> str:
+    at = _name_at(line, searched) if searched else 0
+    return window(line, max(at, 0), limits.max_line_chars)
+
+
+@dataclass(frozen=True)
+class _FileView:
+    """What a file shows at one cap: its shown lines, and the hits behind its ref."""
+
+    plan: _FilePlan
+    shown: list[str]
+    folded: list[int]  # indexes of the hits not shown
+    clipped: list[int]  # indexes of the hits shown as a window of a long line
+
+    @property
+    def behind(self) -> list[Hit]:
+        """The hits behind the ref, in input order."""
+        hits = self.plan.found.hits
+        return [hits[at] for at in sorted(self.folded + self.clipped)]
+
+
+def _view(
+    plan: _FilePlan, cap: int | None, fold_min_bytes: int, searched: SearchedName | None, limits: SearchLimits
+) -> _FileView:
+    """Definitions, then up to `cap` best other hits, in line order; the rest folded,
+    unless it is smaller than `fold_min_bytes`."""
+    hits = plan.found.hits
+    chosen = plan.definitions + sorted(plan.ranked if cap is None else plan.ranked[:cap])
+    shown_at = set(chosen)
+    folded = [at for at in range(len(hits)) if at not in shown_at]
+    if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
+        chosen, folded = plan.definitions + sorted(plan.ranked), []
+    shown = [_shown_line(line.shown, searched, limits) for at in chosen for line in hits[at].printed]
+    clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
+    return _FileView(plan, shown, folded, clipped)
+
+
+def _render_files(views: list[_FileView], data: bytes | None) -> list[Part]:
+    """Each file under its heading, `[tests]` and `[docs]` before those kinds; neighbouring
+    files that show nothing share a line per folder."""
+    parts: list[Part] = []
+    kind = Kind.SOURCE
+    for run in _runs(views):
+        if run[0].plan.kind is not kind:
+            kind = run[0].plan.kind
+            parts.append(f"[{_KIND_NAMES[kind]}]\n")
+        parts += _run_parts(run, data)
+    return parts
+
+
+def _runs(views: list[_FileView]) -> list[list[_FileView]]:
+    """Views in order, neighbours that show nothing, of one kind and folder, in one run."""
+    runs: list[list[_FileView]] = []
+    for view in views:
+        last = runs[-1] if runs else []
+        joins = (
+            last
+            and not view.shown
+            and not last[-1].shown
+            and last[-1].plan.kind is view.plan.kind
+            and _shared_folder([*(v.plan.found.path for v in last), view.plan.found.path])
+        )
+        if joins:
+            last.append(view)
+        else:
+            runs.append([view])
+    return runs
+
+
+def _shared_folder(paths: list[str]) -> str:
+    """The folder the paths share, if it says where they are: two levels deep, or theirs."""
+    common = os.path.commonprefix(paths)  # of strings: cut back to a folder below
+    folder = common[: common.rfind("/") + 1]
+    levels = [part for part in folder.split("/") if part not in ("", ".", "..")]
+    own = all("/" not in path[len(folder) :] for path in paths)
+    return folder if len(levels) >= 2 or (folder and own) else ""
+
+
+def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
+    if len(run) > 1:
+        folder = _shared_folder([view.plan.found.path for view in run])
+        hits = sum(len(view.plan.found.hits) for view in run)
+        names = ", ".join(
+            f"{view.plan.found.path[len(folder) :]} ({len(view.plan.found.hits):,})" for view in run
+        )
+        behind = [hit for view in run for hit in view.behind]
+        omission = _omission(f"{len(run)} files in {folder}", behind, data)
+        return [f"{folder} ({len(run):,} files, {hits:,} {_hits_word(hits)}): {names}: ", omission, "\n"]
+    view = run[0]
+    found = view.plan.found
+    count = f" ({len(found.hits):,} hits)" if len(found.hits) > 1 else ""
+    if not view.shown:
+        return [f"{found.path}{count}: ", _omission(found.path, view.behind, data), "\n"]
+    parts: list[Part] = [f"{found.path}{count}\n", *(line + "\n" for line in view.shown)]
+    if view.behind:
+        what = [f"{len(view.folded):,} more {_hits_word(len(view.folded))}"] if view.folded else []
+        what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
+        parts += [f"[{', '.join(what)}: ", _omission(found.path, view.behind, data), "]\n"]
+    return parts
+
+
+def _hits_word(count: int) -> str:
+    return "hit" if count == 1 else "hits"
+
+
+def _omission(path: str, hits: list[Hit], data: bytes | None) -> Omission:
+    """The hits' printed lines as they are in the input; without `data`, while the
+    rendering is only measured, an empty stand-in."""
+    if data is None:
+        return Omission(b"", "")
+    spans = _merged([line.span for hit in hits for line in hit.printed])
+    return Omission(
+        b"".join(data[start:end] for start, end in spans), f"{path}: hits as printed", tuple(spans)
+    )
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    """Spans in input order, neighbours joined."""
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _size(parts: list[Part]) -> int:
+    return sum(len(part) if isinstance(part, str) else _MARKER_CHARS for part in parts)
+
+
+def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePlan]) -> str:
+    binary = f" and {len(listing.binary):,} binary files" if listing.binary else ""
+    defined = sum(len(plan.definitions) for plan in plans)
+    if searched is None:
+        name = "no searched name found"
+    elif not defined:
+        name = f"`{searched.name}`, not defined in these hits"
+    else:
+        name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
+    return (
+        f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}; {name}; "
+        "then sources, tests, docs; other hits behind each file's ref]\n"
+    )
+
+
+def _other_parts(other: list[Notice], data: bytes, limits: SearchLimits) -> list[Part]:
+    """Lines that are no hits (a tool's errors), as printed; past a few, behind a ref."""
+    parts: list[Part] = [notice.text + "\n" for notice in other[: limits.max_other_lines]]
+    rest = other[limits.max_other_lines :]
+    if rest:
+        spans = _merged([notice.span for notice in rest])
+        omission = Omission(b"".join(data[s:e] for s, e in spans), "other output", tuple(spans))
+        parts += [f"[{len(rest):,} more lines of other output: ", omission, "]\n"]
+    return parts
+
+
+def _binary_parts(binary: list[Notice], data: bytes, limits: SearchLimits) -> list[Part]:
+    """Binary-file notices as printed, or, past a few, a count per folder and one ref."""
+    if len(binary) <= limits.max_binary_shown:
+        return [visible(data[notice.span[0] : notice.span[1]]).rstrip("\r\n") + "\n" for notice in binary]
+    folders = Counter(notice.text.rpartition("/")[0] + "/" for notice in binary)
+    named = ", ".join(f"{folder} ({count})" for folder, count in folders.most_common(_MAX_FOLDERS_NAMED))
+    more = len(folders) - _MAX_FOLDERS_NAMED
+    named += f" and {more:,} more folders" if more > 0 else ""
+    spans = _merged([notice.span for notice in binary])
+    omission = Omission(b"".join(data[s:e] for s, e in spans), "binary file notices", tuple(spans))
+    return [f"[binary file matches: {len(binary):,} files in {named}; as printed: ", omission, "]\n"]
+
+
+def _counts(listing: Listing, data: bytes) -> list[Part]:
+    """`grep -c` output: files with hits as printed, sources first; files without, behind a ref."""
+    hits = sorted((notice for notice in listing.counts if notice.count), key=lambda n: kind_of(n.text))
+    empty = [notice for notice in listing.counts if not notice.count]
+    total = sum(notice.count for notice in hits)
+    header = f"[search counts: {total:,} hits in {len(hits):,} of {len(listing.counts):,} files; "
+    parts: list[Part] = [header + "sources, then tests, then docs]\n"]
+    parts += [notice.text + "\n" for notice in listing.other]
+    parts += [visible(data[n.span[0] : n.span[1]]).rstrip("\r\n") + "\n" for n in hits]
+    if empty:
+        spans = _merged([notice.span for notice in empty])
+        omission = Omission(b"".join(data[s:e] for s, e in spans), "files with no hit", tuple(spans))
+        parts += [f"[{len(empty):,} files with no hit: ", omission, "]\n"]
+    parts += _binary_parts(listing.binary, data, DEFAULT_LIMITS)
+    return parts
