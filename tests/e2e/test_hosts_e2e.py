@@ -742,3 +742,22 @@ def test_gemini_hook_leaves_the_output_alone_when_the_tail_read_could_be_refused
         finished(run_gemini(home, project, server.url))
     (gone,) = results(server)
     assert not gone.is_error and gone.text.startswith("Output too large.") and "BUILD OK" in gone.text
+
+
+def test_gemini_project_hook_is_trusted_on_install_and_both_files_come_back_on_uninstall(
+    gemini_project: tuple[Path, Path],
+) -> None:
+    home, project = gemini_project
+    trusted = home / ".gemini" / "trusted_hooks.json"
+    tokens(home, project, "hook", "install", "gemini", "--project")
+    settings = project / ".gemini" / "settings.json"
+    command = json.loads(settings.read_text())["hooks"]["AfterTool"][0]["hooks"][0]["command"]
+    assert json.loads(trusted.read_text()) == {str(project): [f"tokenlab:{command}"]}
+    with serving([shell_call("sh build.sh")]) as server:
+        done = run_gemini(home, project, server.url)
+    finished(done)
+    (build,) = results(server)
+    assert "project-level hooks" not in done.stderr  # no warning: the install trusted it
+    assert "#ref:ctx_" in build.text and "BUILD OK: 3000 modules" in build.text
+    tokens(home, project, "hook", "uninstall", "gemini", "--project")
+    assert json.loads(settings.read_text()) == {} and not trusted.exists()
