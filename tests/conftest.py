@@ -12,6 +12,7 @@ import pytest
 
 from tests.pg_cluster import Cluster, cluster_or_skip
 from tokenlab.optimizers import Excerpt, Omission, OptimizeResult
+from tokenlab.store import Store, open_store
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 # Commits in throwaway repositories, whatever the user's git configuration says.
@@ -37,6 +38,13 @@ def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TOKENLAB_WORKER", "0")
     monkeypatch.chdir(tmp_path)
     return store_dir
+
+
+@pytest.fixture
+def store(isolated_store: Path) -> Iterator[Store]:
+    """The test's own store, opened as a command would open it."""
+    with open_store() as opened:
+        yield opened
 
 
 def render_preview(result: OptimizeResult) -> str:

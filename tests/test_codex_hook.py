@@ -99,6 +99,13 @@ def test_a_large_mcp_result_is_replaced_through_block_and_recorded(isolated_stor
     assert row.visible_tokens == count(visible)
 
 
+def test_the_same_mcp_call_printing_the_same_again_is_left_to_codex(isolated_store: Path) -> None:
+    assert answer(mcp(SERVICE_LOG)) is not None
+    assert answer(mcp(SERVICE_LOG)) is None  # asked again: the visible text was not enough
+    assert answer(mcp(SERVICE_LOG + "12:09:00 INFO caught up\n")) is not None
+    assert [row.rerun for row in ledger.records(isolated_store)] == [False, True, True]
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from typer.testing import CliRunner
 
 from tokenlab import ledger
 from tokenlab.agent import gemini_after_tool, gemini_hook
-from tokenlab.agent.claude_hook import read_file
+from tokenlab.agent.hook_io import read_file
 from tokenlab.agent.gemini_after_tool import (
     Replacement,
     decide,
@@ -31,18 +30,12 @@ from tokenlab.counting import tokens
 from tokenlab.optimizers import OptimizerConfig
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
-from tokenlab.store import Store, open_store
+from tokenlab.store import Store
 
 runner = CliRunner()
 BUILD_LOG = "".join(f"INFO worker {i} compiled module_{i}.o in 12ms\n" for i in range(1, 3001))
 BUILD_LOG += "WARNING deprecated flag -fold used by module_17\nBUILD OK: 3000 modules"
 SIGNALS = ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules")
-
-
-@pytest.fixture
-def store(isolated_store: Path) -> Iterator[Store]:
-    with open_store() as opened:
-        yield opened
 
 
 def answer(hook_input: dict[str, Any], store: Store) -> Replacement | None:
@@ -266,6 +259,15 @@ def test_entry_writes_the_tail_file_records_the_ledger_and_deletes_the_file_afte
             "tool_response": {"llmContent": path.read_text(), "returnDisplay": ""}}  # fmt: skip
     assert run_entry(tail, env) == ""  # never answered: it would loop
     assert not path.exists()
+
+
+def test_the_same_call_printing_the_same_again_is_left_to_gemini(isolated_store: Path, tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    hook_input = shell(BUILD_LOG)
+    hook_input["transcript_path"] = str(tmp_path / ".gemini" / "tmp" / "proj" / "chats" / "s.jsonl")
+    assert run_entry(hook_input, env) != ""
+    assert run_entry(hook_input, env) == ""  # asked again: the visible text was not enough
+    assert [row.rerun for row in ledger.records(isolated_store)] == [False, True]
 
 
 @pytest.mark.parametrize("stdin", [b"", b"not json", b"[1]", b'{"hook_event_name": "AfterTool"}'])

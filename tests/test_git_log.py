@@ -580,3 +580,8 @@ def test_a_graph_log_is_a_git_log_and_keeps_every_merge_and_branch_tip() -> None
 def test_a_decoration_naming_one_branch_is_a_decoration() -> None:
     lines = [f"{n:07x}a (feature/x) step {n}" for n in range(1, 5)]
     assert classify(("\n".join(lines) + "\n").encode()).content_type is ContentType.GIT_LOG
+
+
+def test_oneline_subjects_that_start_with_a_number_are_still_commits() -> None:
+    data = b"".join(b"%07x %d small fixes in module %d\n" % (0xA1B2C3D + n * 7919, n % 5 + 1, n) for n in range(20))
+    assert classify(data).content_type is ContentType.GIT_LOG

@@ -184,3 +184,20 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
 )
 def test_command_key(command: str, key: str) -> None:
     assert command_key(command) == key
+
+
+def test_a_call_is_recorded_with_how_it_repeats_the_last_one_like_it(tmp_path: Path) -> None:
+    def call(at: float, output: bytes) -> Record:
+        found = ledger.fingerprint(ledger.call_fingerprint("/p", "make", "test"), [output])
+        return Record(at, Kind.RUN, "make test", "log", 400, 100, 10, 1, fingerprint=found)
+
+    first = ledger.record_call(tmp_path, call(1000.0, b"out"), shown_on_repeat=100)
+    again = ledger.record_call(tmp_path, call(1010.0, b"out"), shown_on_repeat=100)
+    changed = ledger.record_call(tmp_path, call(1020.0, b"other"), shown_on_repeat=100)
+    late = ledger.record_call(tmp_path, call(1020.0 + ledger.RERUN_WINDOW + 1, b"other"), shown_on_repeat=100)
+    assert [first[0], again[0], changed[0], late[0]] == [
+        ledger.Repeat(False, False), ledger.Repeat(True, True), ledger.Repeat(True, False), ledger.Repeat(False, False)
+    ]
+    rows = ledger.records(tmp_path)
+    assert [r.rerun for r in rows] == [False, True, True, False]
+    assert [r.visible_tokens for r in rows] == [10, 100, 10, 10]  # the repeat shown as the host shows it

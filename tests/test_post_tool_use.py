@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from typer.testing import CliRunner
 
 from tokenlab import ledger, markers
 from tokenlab.agent import claude_hook, post_tool_use
-from tokenlab.agent.claude_hook import read_file
+from tokenlab.agent.hook_io import read_file
 from tokenlab.agent.claude_settings import Change, hook_command, install, uninstall
 from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide, numbered
 from tokenlab.cli import app
@@ -21,18 +20,12 @@ from tokenlab.counting import tokens
 from tokenlab.optimizers import OptimizerConfig
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
-from tokenlab.store import Store, open_store
+from tokenlab.store import Store
 
 runner = CliRunner()
 BUILD_LOG = "".join(f"INFO worker {i} compiled module_{i}.o in 12ms\n" for i in range(1, 3001))
 BUILD_LOG += "WARNING deprecated flag -fold used by module_17\nBUILD OK: 3000 modules\n"
 SIGNALS = ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules")
-
-
-@pytest.fixture
-def store(isolated_store: Path) -> Iterator[Store]:
-    with open_store() as opened:
-        yield opened
 
 
 def answer(hook_input: dict[str, Any], store: Store) -> Replacement | None:

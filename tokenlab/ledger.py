@@ -27,17 +27,18 @@ import hashlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
 
 LEDGER_NAME = "ledger.sqlite3"
+T = TypeVar("T")
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """
@@ -77,7 +78,7 @@ class Kind(str, Enum):
 
 
 # A call repeated within this many seconds is counted as a re-fetch; repeated with the same
-# output, it is shown unmodified (`repeat_of`).
+# output, it is shown unmodified (`record_call`).
 RERUN_WINDOW = 300.0
 
 
@@ -116,7 +117,37 @@ def ledger_path(store_root: Path) -> Path:
 
 
 def record(store_root: Path, entry: Record) -> str | None:
-    """Append `entry`; never raises. Why it failed, the first time in this process, else None.
+    """Append `entry`; never raises. Why it failed, the first time in this process, else None."""
+    return _retried(store_root, lambda db: _insert(db, entry))[1]
+
+
+def record_call(store_root: Path, entry: Record, shown_on_repeat: int) -> tuple[Repeat, str | None]:
+    """Append `entry`, a call with a `fingerprint`, as `record` does, and say how it repeats
+    the last call recorded with its identity within `RERUN_WINDOW`: a re-run is marked as
+    one, and a re-run that printed the same counts `shown_on_repeat` visible tokens (it is
+    shown as the host would show it). Found and written in one transaction, so two repeats
+    racing each other still see each other. A ledger that cannot be used repeats nothing."""
+    assert entry.fingerprint is not None
+
+    def append(db: sqlite3.Connection) -> Repeat:
+        call = entry.fingerprint.partition(".")[0] if entry.fingerprint else ""
+        last = db.execute(
+            "SELECT fingerprint FROM records WHERE time >= ? AND fingerprint >= ? AND fingerprint < ?"
+            " ORDER BY time DESC, id DESC LIMIT 1",
+            (entry.time - RERUN_WINDOW, call + ".", call + "/"),
+        ).fetchone()
+        repeat = Repeat(last is not None, last is not None and last[0] == entry.fingerprint)
+        shown = shown_on_repeat if repeat.same_output else entry.visible_tokens
+        _insert(db, replace(entry, rerun=repeat.rerun, visible_tokens=shown))
+        return repeat
+
+    repeat, problem = _retried(store_root, append)
+    return repeat or Repeat(False, False), problem
+
+
+def _retried(store_root: Path, write: Callable[[sqlite3.Connection], T]) -> tuple[T | None, str | None]:
+    """`write` in one `BEGIN IMMEDIATE` transaction: its result, and why it failed the first
+    time in this process (else None); never raises.
 
     SQLite answers "database is locked" at once, without its busy handler, in a few cases
     (switching a new file to WAL while another connection opens it, recovering the WAL
@@ -127,8 +158,11 @@ def record(store_root: Path, entry: Record) -> str | None:
     pause = 0.005
     while True:
         try:
-            _append(store_root, entry)
-            return None
+            with _connection(store_root, create=True) as db:
+                db.execute("BEGIN IMMEDIATE")
+                result = write(db)
+                db.execute("COMMIT")
+            return result, None
         except sqlite3.OperationalError as error:
             if _busy(error) and time.monotonic() < deadline:
                 time.sleep(pause)
@@ -138,9 +172,9 @@ def record(store_root: Path, entry: Record) -> str | None:
         except (OSError, sqlite3.Error, LedgerError) as error:
             failure = error
         if _warned:
-            return None
+            return None, None
         _warned = True
-        return f"savings ledger {ledger_path(store_root)} not updated: {failure}"
+        return None, f"savings ledger {ledger_path(store_root)} not updated: {failure}"
 
 
 def _busy(error: sqlite3.OperationalError) -> bool:
@@ -148,32 +182,29 @@ def _busy(error: sqlite3.OperationalError) -> bool:
     return "locked" in message or "busy" in message
 
 
-def _append(store_root: Path, entry: Record) -> None:
-    with _connection(store_root, create=True) as db:
-        db.execute("BEGIN IMMEDIATE")
-        db.execute(
-            "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
-            " visible_tokens, refs, exit_status, duration, host_tokens, host, event, fingerprint, rerun)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                entry.time,
-                entry.kind.value,
-                masked(entry.source),
-                entry.content_type,
-                entry.raw_bytes,
-                entry.raw_tokens,
-                entry.visible_tokens,
-                entry.refs,
-                entry.exit_status,
-                entry.duration,
-                entry.host_tokens,
-                entry.host,
-                entry.event,
-                entry.fingerprint,
-                int(entry.rerun),
-            ),
-        )
-        db.execute("COMMIT")
+def _insert(db: sqlite3.Connection, entry: Record) -> None:
+    db.execute(
+        "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
+        " visible_tokens, refs, exit_status, duration, host_tokens, host, event, fingerprint, rerun)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            entry.time,
+            entry.kind.value,
+            masked(entry.source),
+            entry.content_type,
+            entry.raw_bytes,
+            entry.raw_tokens,
+            entry.visible_tokens,
+            entry.refs,
+            entry.exit_status,
+            entry.duration,
+            entry.host_tokens,
+            entry.host,
+            entry.event,
+            entry.fingerprint,
+            int(entry.rerun),
+        ),
+    )
 
 
 def packet_record(
@@ -477,27 +508,6 @@ class Repeat:
 
     rerun: bool  # the same call: counted as a re-fetch
     same_output: bool  # and it printed the same: shown unmodified this time
-
-
-def repeat_of(store_root: Path, found: str, now: float | None = None) -> Repeat:
-    """Whether the call fingerprinted `found` (`fingerprint`) repeats a recent one. Never
-    raises: a ledger that cannot be read repeats nothing."""
-    call = found.partition(".")[0]
-    since = (time.time() if now is None else now) - RERUN_WINDOW
-    if not ledger_path(store_root).is_file():
-        return Repeat(False, False)
-    try:
-        with _connection(store_root, create=False) as db:
-            row = db.execute(
-                "SELECT fingerprint FROM records WHERE time >= ? AND fingerprint >= ? AND fingerprint < ?"
-                " ORDER BY time DESC, id DESC LIMIT 1",
-                (since, call + ".", call + "/"),
-            ).fetchone()
-    except (sqlite3.Error, LedgerError):
-        return Repeat(False, False)
-    if row is None:
-        return Repeat(False, False)
-    return Repeat(True, row[0] == found)
 
 
 def note_ref_open(store_root: Path, ref_id: str, host: str | None) -> None:

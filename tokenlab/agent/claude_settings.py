@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tokenlab.agent.json_settings import Change, child, load, our_places, put_entry, remove_entries, write
+from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
 
 HOOK_COMMAND = "tokens hook claude-code"
 # The tools whose output the PostToolUse entry replaces (`hook install --tools`).
@@ -120,13 +120,7 @@ def hook_command(read_only: bool = False, excludes: tuple[str, ...] = ()) -> str
 
 def is_ours(entry: object) -> bool:
     """Whether a hook entry runs `tokens hook claude-code` (with any options)."""
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
-        return False
-    try:
-        argv = shlex.split(entry["command"])
-    except ValueError:
-        return False
-    return len(argv) >= 3 and os.path.basename(argv[0]) == "tokens" and argv[1:3] == ["hook", "claude-code"]
+    return runs_hook(entry, "claude-code")
 
 
 def our_entry(command: str) -> dict[str, Any]:
@@ -174,15 +168,5 @@ def uninstall(path: Path) -> Change:
 
 
 def installed(path: Path) -> list[tuple[str, str]]:
-    """Our entries in the settings file at `path`: (event, matcher) each; none when the file
-    is missing or unreadable."""
-    data = _read(path)
-    hooks = data.get("hooks") if data else None
-    if not isinstance(hooks, dict):
-        return []
-    return [
-        (event, str(group.get("matcher", "")))
-        for event in ("PreToolUse", "PostToolUse")
-        if isinstance(hooks.get(event), list)
-        for group, _ in our_places(hooks[event], is_ours)
-    ]
+    """Our entries in the settings file at `path`: (event, matcher) each."""
+    return entries_in(path, ("PreToolUse", "PostToolUse"), is_ours)

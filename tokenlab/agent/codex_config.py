@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import posixpath
 import re
 import shlex
 import tomllib
@@ -29,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tokenlab.agent.json_settings import Change, write_atomic
+from tokenlab.agent.codex_rules import codex_home
+from tokenlab.agent.json_settings import Change, entries_in, runs_hook, write_atomic
 from tokenlab.agent.json_settings import load as load_json
 from tokenlab.agent.json_settings import write as write_json
-from tokenlab.agent.codex_rules import codex_home
 from tokenlab.errors import InputError
 
 HOOK_TIMEOUT = 60  # seconds; a hook that times out lets the tool call through unchanged
@@ -57,15 +56,7 @@ def hook_command(tokens_argv: Sequence[str]) -> str:
 
 def is_ours(entry: object) -> bool:
     """Whether a hook entry runs `tokens hook codex` (or `<python> -m tokenlab hook codex`)."""
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
-        return False
-    try:
-        argv = shlex.split(entry["command"])
-    except ValueError:
-        return False
-    by_name = len(argv) == 3 and posixpath.basename(argv[0]) == "tokens"
-    by_module = len(argv) == 5 and argv[1:3] == ["-m", "tokenlab"]
-    return (by_name or by_module) and argv[-2:] == ["hook", "codex"]
+    return runs_hook(entry, "codex")
 
 
 def trust_hash(event_label: str, matcher: str | None, handler: Mapping[str, Any]) -> str:
@@ -249,19 +240,5 @@ def _make_folder(folder: Path) -> None:
 
 
 def installed(hooks_file: Path) -> list[tuple[str, str]]:
-    """Our entries in `hooks_file`: (event, matcher) each; none when it is missing or unreadable."""
-    try:
-        data = json.loads(hooks_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not isinstance(hooks, dict):
-        return []
-    return [
-        (event, str(group.get("matcher", "")))
-        for event, groups in hooks.items()
-        if isinstance(groups, list)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        and any(is_ours(entry) for entry in group["hooks"])
-    ]
+    """Our entries in `hooks_file`: (event, matcher) each."""
+    return entries_in(hooks_file, [event for event, _, _ in EVENTS], is_ours)

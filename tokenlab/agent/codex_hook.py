@@ -9,6 +9,7 @@ It is installed for two events and tells them apart by the input's `hook_event_n
   Codex 0.169.0 honours (it replaces the whole output the model receives; docs/hosts.md).
   `post_tool_use.replacement_for` owns when a replacement pays; the ledger row names
   host "codex" and event "PostToolUse", with what Codex would have shown as `host_tokens`.
+  The same call printing the same result just before is left as Codex shows it (`hook_io`).
 
 It only parses and answers. Whatever goes wrong (bad JSON, an unreadable rules file, a bug)
 it prints nothing and exits 0, so Codex runs the command as written and shows the tool's
@@ -21,15 +22,13 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from contextlib import ExitStack
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
+from tokenlab.agent.hook_io import answer_one, record_replacement, store_analysis
+
 if TYPE_CHECKING:
     from tokenlab.agent.post_tool_use import Plan
-    from tokenlab.packet import ContextPacket
-    from tokenlab.store import Store
 
 # Codex cuts a tool output it shows the model to about this many characters, keeping the
 # head and the tail (measured for MCP results: 12,020 characters with its header).
@@ -44,24 +43,17 @@ def run(
     env: Mapping[str, str] | None = None,
 ) -> int:
     """Answer one PreToolUse or PostToolUse call; always 0. `args` are ignored."""
-    try:
-        hook_input = json.loads((stdin or sys.stdin.buffer).read())
-        if not isinstance(hook_input, dict):
-            return 0
-        environment = os.environ if env is None else env
+    environment = os.environ if env is None else env
+
+    def answer(hook_input: dict[str, Any]) -> Mapping[str, Any] | None:
         event = hook_input.get("hook_event_name")
-        answer = None
         if event == "PreToolUse":
-            answer = answer_pre_tool_use(hook_input, environment)
-        elif event == "PostToolUse":
-            answer = answer_post_tool_use(hook_input)
-        if answer is not None:
-            out = stdout or sys.stdout
-            out.write(json.dumps(answer) + "\n")
-            out.flush()
-    except Exception:  # noqa: BLE001 - never fail closed: no answer runs the command as written
-        return 0
-    return 0
+            return answer_pre_tool_use(hook_input, environment)
+        if event == "PostToolUse":
+            return answer_post_tool_use(hook_input)
+        return None
+
+    return answer_one(answer, stdin, stdout)
 
 
 def answer_pre_tool_use(hook_input: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
@@ -103,33 +95,18 @@ def answer_post_tool_use(hook_input: Mapping[str, Any]) -> dict[str, Any] | None
     plan = mcp_plan(hook_input)
     if plan is None:
         return None
-    with ExitStack() as stack:
-        opened: list[Store] = []
-
-        def analyse(data: bytes, label: str) -> ContextPacket:
-            from tokenlab.optimizers import OptimizerConfig
-            from tokenlab.pipeline import analyze
-            from tokenlab.store import open_store
-
-            opened.append(stack.enter_context(open_store()))
-            return analyze(data, source=label, store=opened[0], config=OptimizerConfig(), redact_secrets=True)
-
+    with store_analysis() as analyse:
         replacement = replacement_for(plan, analyse)
-        if replacement is None:
+        if replacement is None or not record_replacement(
+            analyse,
+            hook_input,
+            replacement.packet,
+            replacement.visible_tokens,
+            replacement.host_tokens,
+            host=HOST,
+            event="PostToolUse",
+        ):
             return None
-        from tokenlab import ledger
-
-        row = ledger.packet_record(replacement.packet, ledger.Kind.HOOK)
-        ledger.record(
-            opened[0].root,
-            replace(
-                row,
-                visible_tokens=replacement.visible_tokens,
-                host_tokens=replacement.host_tokens,
-                host=HOST,
-                event="PostToolUse",
-            ),
-        )
     return {"decision": "block", "reason": replacement.output}
 
 

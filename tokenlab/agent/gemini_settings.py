@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import shlex
 import sys
 import tomllib
@@ -38,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tokenlab.agent.json_settings import Change, child, load, our_places, put_entry, remove_entries, write
+from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
 
 HOOK_NAME = "tokenlab"
 EVENT = "AfterTool"
@@ -79,15 +78,7 @@ def hook_command(executable: str | None = None) -> str:
 
 def is_ours(entry: object) -> bool:
     """Whether a hook entry runs `… tokens hook gemini` or `… -m tokenlab hook gemini`."""
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
-        return False
-    try:
-        argv = shlex.split(entry["command"])
-    except ValueError:
-        return False
-    if len(argv) >= 3 and os.path.basename(argv[0]) == "tokens" and argv[1:3] == ["hook", "gemini"]:
-        return True
-    return argv[1:5] == ["-m", "tokenlab", "hook", "gemini"]
+    return runs_hook(entry, "gemini")
 
 
 def our_entry(command: str) -> dict[str, Any]:
@@ -241,10 +232,5 @@ def _names_read_file(tool_name: object) -> bool:
 
 
 def installed(path: Path) -> list[tuple[str, str]]:
-    """Our entries in the settings file at `path`: (event, matcher) each; none when the file
-    is missing or unreadable."""
-    data = _json_object(path)
-    hooks = data.get("hooks") if data else None
-    if not isinstance(hooks, dict) or not isinstance(hooks.get(EVENT), list):
-        return []
-    return [(EVENT, str(group.get("matcher", ""))) for group, _ in our_places(hooks[EVENT], is_ours)]
+    """Our entries in the settings file at `path`: (event, matcher) each."""
+    return entries_in(path, (EVENT,), is_ours)

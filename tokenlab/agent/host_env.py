@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-_MARKERS = (("CLAUDECODE", "claude-code"), ("CODEX_THREAD_ID", "codex"), ("CODEX_SANDBOX", "codex"), ("GEMINI_CLI", "gemini"))
+_MARKERS = (
+    ("CLAUDECODE", "claude-code"),
+    ("CODEX_THREAD_ID", "codex"),
+    ("CODEX_SANDBOX", "codex"),
+    ("GEMINI_CLI", "gemini"),
+)
 
 
 def host_of(env: Mapping[str, str]) -> str | None:

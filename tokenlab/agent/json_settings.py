@@ -1,6 +1,6 @@
 """JSON settings files that people edit by hand: changing our entries and nothing else.
 
-Shared by every agent host whose settings are JSON (Claude Code, Gemini CLI). A file is
+Shared by every agent host whose settings are JSON (Claude Code, Codex's hooks.json, Gemini CLI). A file is
 parsed with its key order kept and written back in the style it was read in (indent, ASCII
 escapes, line ends, final newline); when no style reproduces the original bytes exactly, it is
 left alone with an error rather than reformatted, so that an uninstall can give back the very
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -94,6 +95,37 @@ def our_places(groups: list[Any], is_ours: Ours) -> list[tuple[dict[str, Any], i
         if isinstance(group, dict) and isinstance(group.get("hooks"), list)
         for index, entry in enumerate(group["hooks"])
         if is_ours(entry)
+    ]
+
+
+def runs_hook(entry: object, host: str) -> bool:
+    """Whether a hook entry runs tokenlab's hook for `host`, whatever follows it:
+    `…/tokens hook <host>` or `<python> -m tokenlab hook <host>`."""
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
+        return False
+    try:
+        argv = shlex.split(entry["command"])
+    except ValueError:
+        return False
+    by_name = bool(argv) and os.path.basename(argv[0]) == "tokens" and argv[1:3] == ["hook", host]
+    return by_name or argv[1:5] == ["-m", "tokenlab", "hook", host]
+
+
+def entries_in(path: Path, events: Iterable[str], is_ours: Ours) -> list[tuple[str, str]]:
+    """Our entries for `events` in the settings file at `path`: (event, matcher) each; none
+    when the file is missing or cannot be read as a JSON object (`tokens hook status`)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    return [
+        (event, str(group.get("matcher", "")))
+        for event in events
+        if isinstance(hooks.get(event), list)
+        for group, _ in our_places(hooks[event], is_ours)
     ]
 
 

@@ -206,7 +206,8 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
     found = ledger.fingerprint(
         ledger.call_fingerprint(caller.cwd, *result.command.argv), [s.packet.raw for s in result.streams]
     )
-    repeat = ledger.repeat_of(store_root, found)
+    row = replace(ledger_record(result), host=caller.host, fingerprint=found)
+    repeat, problem = ledger.record_call(store_root, row, shown_on_repeat=row.raw_tokens)
     unmodified = repeat.same_output and not as_json
     stdout, stderr = b"", b""
     if as_json:
@@ -222,10 +223,6 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
         stderr += "".join(
             f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace
         ).encode()
-    row = replace(ledger_record(result), host=caller.host, fingerprint=found, rerun=repeat.rerun)
-    if unmodified:
-        row = replace(row, visible_tokens=row.raw_tokens)
-    problem = ledger.record(store_root, row)
     if problem:
         stderr += f"tokens: warning: {problem}\n".encode()
     return Output(result.status, stdout, stderr)

@@ -166,10 +166,10 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
 
 _HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
 # A subject never starts with a space, with `(` other than decorations, or with a further
-# number column: `000000000024f6d0 0000000000000001 T PyEval_InitThreads` is nm's address,
-# size and symbol, not a commit.
+# column of hex digits as long as a hash: `000000000024f6d0 0000000000000001 T
+# PyEval_InitThreads` is nm's address, size and symbol, not a commit (`3 fixes` is a subject).
 _ONELINE_SHAPE_RE = re.compile(
-    rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]+\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern
+    rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]{7,}\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern
 )
 _LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
 # The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.

@@ -3,7 +3,8 @@
 A regex call holds the GIL until it returns, and one search over 100 MB that finds nothing
 takes about half a second: meanwhile the tokenizer thread counting the raw input beside the
 optimizer (`counting/crew.py`) waits to start its next block. Slices of about a megabyte
-let it in between (a 100 MB log's raw count went from 13.1 s beside its optimizer to …).
+let it in between (a 100 MB log's raw count beside its optimizer went from 13.1 s to 11.7 s;
+alone it takes 10.0 s).
 """
 
 from __future__ import annotations
