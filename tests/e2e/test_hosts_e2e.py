@@ -146,6 +146,36 @@ def test_claude_code_sends_tokenlabs_visible_text_for_a_command_a_rule_allows(
     assert failing.is_error and "frobnicate" not in failing.text
 
 
+def test_claude_code_hooks_work_without_tokens_on_the_path(claude_project: tuple[Path, Path]) -> None:
+    """Claude Code started with a PATH that has no `tokens`: the hook command and the rewritten
+    command name tokenlab by this Python's absolute path, so both still run."""
+    home, project = claude_project
+    (project / "report.json").write_text(report_json())
+    bare_path = "/usr/bin:/bin"
+    assert shutil.which("tokens", path=bare_path) is None
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        shell_call("sh build.sh"),
+        shell_call("sh failing.sh"),
+        ToolCall.of("Read", {"file_path": str(project / "report.json")}),
+    ]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, extra_env={"PATH": bare_path}))
+    build, failing, report = results(server)
+
+    raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert len(build.text) < len(raw) // 20
+    assert all(signal in build.text for signal in BUILD_SIGNALS)
+    assert restore(home, project, build.text) == raw
+    assert failing.is_error and failing.text.startswith("Exit code 3\n")
+    assert "[exit 3: sh failing.sh]" in failing.text and FAILING_SIGNALS[0] in failing.text
+    assert len(report.text) < len(report_json()) // 10
+    assert restore(home, project, report.text) == (project / "report.json").read_bytes()
+    status = json.loads(tokens(home, project, "hook", "status", "--json"))
+    (claude,) = [host for host in status["hosts"] if host["host"] == "claude-code"]
+    assert claude["installed"] and {"run", "PostToolUse"} <= set(claude["last_runs"])
+
+
 # --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
 
 # A successful job whose problem is in the middle and whose summary is at the end: Claude
