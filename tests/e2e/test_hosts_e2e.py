@@ -802,3 +802,47 @@ def test_gemini_project_hook_is_trusted_on_install_and_both_files_come_back_on_u
     assert "#ref:ctx_" in build.text and "BUILD OK: 3000 modules" in build.text
     tokens(home, project, "hook", "uninstall", "gemini", "--project")
     assert json.loads(settings.read_text()) == {} and not trusted.exists()
+
+
+# --- Claude Code: what a PostToolUseFailure hook can change -------------------------------------------
+
+FAILURE_ANSWERS = {
+    "one.sh": {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "updatedToolOutput": "REPLACED"}},
+    "two.sh": {"decision": "block", "reason": "REPLACED"},
+    "three.sh": {"exit": 2, "stderr": "REPLACED"},
+    "four.sh": {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "ADDED"}},
+}
+
+
+def test_claude_code_post_tool_use_failure_cannot_replace_a_failing_commands_output(tmp_path: Path) -> None:
+    """Each answer a PostToolUseFailure hook may give, for four failing commands (30 KB, exit 3):
+    none replaces what the model gets, and the hook's `error` is already cut, its end missing."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    rules = []
+    for script, answer in FAILURE_ANSWERS.items():
+        (project / script).write_text(FAILING_SH)
+        rule = {"event": "PostToolUseFailure", "when": script}
+        rules.append({**rule, **answer} if "exit" in answer else {**rule, "answer": answer})
+    write_answers(answers, rules)
+    entry = {"matcher": "Bash", "hooks": [{"type": "command", "command": record_command(log, answers)}]}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUseFailure": [entry]}}))
+    with serving([shell_call(f"sh {script}") for script in FAILURE_ANSWERS]) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash"))
+    replaced, blocked, exited, added = results(server)
+    calls = [call for call in read_log(log) if call.get("hook_event_name") == "PostToolUseFailure"]
+
+    assert len(calls) == 4
+    for call, result in zip(calls, (replaced, blocked, exited, added), strict=True):
+        assert result.is_error and result.text.startswith("Exit code 3\n")
+        assert "frobnicate" not in call["error"] and "frobnicate" not in result.text  # cut before the end
+        assert "persistedOutputPath" not in json.dumps(call) and "tool_response" not in call
+        assert result.text.startswith(call["error"])
+    assert "REPLACED" not in replaced.text  # updatedToolOutput: ignored
+    for call, result in zip(calls[1:3], (blocked, exited), strict=True):  # a note after the host's own text
+        assert "PostToolUseFailure:Bash hook blocking error from command: " in result.text
+        assert result.text.find("REPLACED") > len(call["error"])
+    assert "PostToolUseFailure:Bash hook additional context: ADDED" in added.text
+    print("\nPOSTTOOLUSEFAILURE error given to the hook:", len(calls[0]["error"]), "characters")
