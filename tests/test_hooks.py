@@ -130,7 +130,8 @@ def test_rewrite_of_a_heredoc_runs_the_same_text(stub_path: str) -> None:
 def test_rewrite_keeps_a_leading_cd_in_the_agents_shell(tmp_path: Path, stub_path: str) -> None:
     (tmp_path / "sub").mkdir()
     result = rewrite("cd sub && make test 2>&1 | tail -5")
-    assert result == f"cd sub && {shlex.join([sys.executable, '-m', 'tokenlab', 'run', '--shell'])} 'make test 2>&1 | tail -5'"
+    run = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell"])
+    assert result == f"cd sub && {run} 'make test 2>&1 | tail -5'"
     assert run_sh(result, stub_path, cwd=tmp_path) == "make test 2>&1 | tail -5"
     wrapped = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell", "pytest -q\n"])
     assert rewrite("export A=1; cd b; pytest -q\n") == f"export A=1; cd b; {wrapped}"

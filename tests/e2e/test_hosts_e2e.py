@@ -846,3 +846,43 @@ def test_claude_code_post_tool_use_failure_cannot_replace_a_failing_commands_out
         assert result.text.find("REPLACED") > len(call["error"])
     assert "PostToolUseFailure:Bash hook additional context: ADDED" in added.text
     print("\nPOSTTOOLUSEFAILURE error given to the hook:", len(calls[0]["error"]), "characters")
+
+
+# --- Claude Code: compound commands that fail ---------------------------------------------------------
+
+FAILING_COMPOUNDS = (
+    "for s in failing.sh; do sh $s; done",
+    "if [ -f failing.sh ]; then sh failing.sh; fi",
+    "(sh failing.sh)",
+    "sh build.sh; exit 3",
+)
+
+
+@pytest.mark.parametrize("approval", ["settings rule", "--allowedTools Bash"])
+def test_claude_code_failing_compound_commands_stay_the_hosts_own(
+    claude_project: tuple[Path, Path], approval: str
+) -> None:
+    """Measured why no rewrite covers them. With rules allowing `sh failing.sh` and `sh build.sh`,
+    Claude Code itself asks about the loop's variable, the subshell and `exit`, so the hook must
+    not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which the rewrite leaves
+    alone. Approved with `--allowedTools`, all four fail into PostToolUseFailure: the model gets
+    Claude Code's cut output, the error at its end missing."""
+    home, project = claude_project
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    extra = ("--allowedTools", "Bash") if approval.startswith("--") else ()
+    with serving([shell_call(command) for command in FAILING_COMPOUNDS]) as server:
+        finished(run_claude(home, project, server.url, *extra))
+    loop, conditional, subshell, exits = results(server)
+
+    for result in (loop, conditional, subshell, exits):
+        assert result.is_error and "#ref:" not in result.text and "frobnicate" not in result.text
+    if extra:
+        for result in (loop, conditional, subshell, exits):
+            assert result.text.startswith("Exit code 3\nINFO worker 1 ")
+        return
+    assert loop.text.startswith("A variable in this command can't be checked before it runs")
+    assert conditional.text.startswith("Exit code 3\nINFO worker 1 ")
+    assert subshell.text.startswith("This command uses shell operators that require approval")
+    assert exits.text.startswith(
+        "This Bash command contains multiple operations. The following part requires approval: exit"
+    )

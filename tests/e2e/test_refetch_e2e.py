@@ -93,7 +93,8 @@ def codex_setup(tmp_path: Path) -> tuple[Path, Path]:
 def codex_session(home: Path, project: Path, calls: list[ToolCall]) -> list[ToolResult]:
     repo = str(Path(__file__).parents[2])
     with serving(calls) as server:
-        finished(run_codex(home, project, server.url, "--sandbox", "workspace-write", extra_env={"PYTHONPATH": repo}))
+        done = run_codex(home, project, server.url, "--sandbox", "workspace-write", extra_env={"PYTHONPATH": repo})
+    finished(done)
     return results(server)
 
 
@@ -103,7 +104,8 @@ def test_codex_shows_a_repeated_identical_call_unmodified(tmp_path: Path) -> Non
     host_shell, host_mcp = codex_session(home, project, calls)
     subprocess.run(
         [sys.executable, "-m", "tokenlab", "hook", "install", "codex", "--user"],
-        env=base_env(home, PYTHONPATH=str(Path(__file__).parents[2])), cwd=project, capture_output=True, check=True,
+        env=base_env(home, PYTHONPATH=str(Path(__file__).parents[2])),
+        cwd=project, capture_output=True, check=True,
     )  # fmt: skip
     shell, shell_again, mcp, mcp_again = codex_session(home, project, twice(*calls))
 
@@ -122,7 +124,10 @@ def test_gemini_shows_a_repeated_identical_call_unmodified(tmp_path: Path) -> No
     project.mkdir()
     (project / "build.sh").write_text(BUILD_SH)
     (home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_OFFLINE_SETTINGS, indent=2) + "\n")
-    policy = '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sh build.sh"\ndecision = "allow"\npriority = 100\n'
+    policy = (
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sh build.sh"\n'
+        'decision = "allow"\npriority = 100\n'
+    )
     (home / ".gemini" / "policies" / "user.toml").write_text(policy)
     with serving([shell_call("sh build.sh")]) as server:
         finished(run_gemini(home, project, server.url))

@@ -10,9 +10,10 @@ cannot be read as a JSON object counts as asking about every Bash command.
 
 Writing (`install`, `uninstall`) changes only our hook entries, recognised by their command
 (`<python> -m tokenlab hook claude-code …`, or `…/tokens hook claude-code …` as earlier
-versions wrote it; tokenlab is named by absolute path, see `launcher`): one for PreToolUse (Bash, the rewrite) and one for
-PostToolUse (the tools whose output it replaces), the same command for both. The file is parsed with its key order kept and written back
-in the style it was read in (indent, ASCII escapes, line ends, final newline); when no
+versions wrote it; tokenlab is named by absolute path, see `launcher`): one for PreToolUse
+(Bash, the rewrite) and one for PostToolUse (the tools whose output it replaces), the same
+command for both. The file is parsed with its key order kept and written back in the style
+it was read in (indent, ASCII escapes, line ends, final newline); when no
 style reproduces the original bytes exactly, it is left alone with an error rather than
 reformatted. A call that changes nothing does not write; a write is a temp file in the
 same folder, fsynced, renamed over the original (through a symlink to its target).
