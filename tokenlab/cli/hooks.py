@@ -224,8 +224,13 @@ def _install_codex(user: bool, project: bool) -> None:
         "Note: test runners on that list run the project's own code (in Codex's sandbox).\n"
         "PostToolUse replaces a large MCP tool result with tokenlab's visible text."
     )
-    if not user:
-        typer.echo("Codex loads a project's .codex/ folder only when the project is trusted.")
+    if not user and not codex_config.project_trusted(config_file, Path.cwd()):
+        typer.echo(
+            f"warning: Codex loads {hooks_file.parent} only for a trusted project, and {Path.cwd()} is\n"
+            f"not marked trusted in {config_file}: trust it when Codex asks, or add\n"
+            f'[projects."{Path.cwd()}"] trust_level = "trusted"',
+            err=True,
+        )
 
 
 @domain_errors
