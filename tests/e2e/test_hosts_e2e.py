@@ -886,3 +886,39 @@ def test_claude_code_failing_compound_commands_stay_the_hosts_own(
     assert exits.text.startswith(
         "This Bash command contains multiple operations. The following part requires approval: exit"
     )
+
+
+# --- Gemini CLI: policies given on its command line, and partial reads --------------------------------
+
+DENY_TAIL_READS = '[[rule]]\ntoolName = "read_file"\nargsPattern = "tokenlab"\ndecision = "deny"\npriority = 100\n'
+
+
+def test_gemini_hook_sees_policies_given_with_policy_and_leaves_partial_reads_alone(
+    gemini_project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`--policy` files reach no hook input: the hook reads them from Gemini's command line.
+    Measured without that: a `--policy` rule refusing reads of tokenlab's tail file made the
+    model get "Tool execution denied by policy." instead of the build log. A read_file with
+    `start_line`/`end_line` is left as Gemini shows it."""
+    home, project = gemini_project
+    harmless, refusing = tmp_path / "harmless.toml", tmp_path / "refusing.toml"
+    harmless.write_text(GEMINI_POLICY)  # `--policy` replaces the user's policy folder
+    refusing.write_text(GEMINI_POLICY + "\n" + DENY_TAIL_READS)
+    part = ToolCall.of("read_file", {"file_path": "big.json", "start_line": 100, "end_line": 150})
+    with serving([shell_call("sh failing.sh"), part]) as server:
+        finished(run_gemini(home, project, server.url))
+    host_failing, host_part = results(server)
+    tokens(home, project, "hook", "install", "gemini", "--user")
+
+    with serving([shell_call("sh build.sh"), part]) as server:
+        finished(run_gemini(home, project, server.url, "--policy", str(harmless)))
+    build, partial = results(server)
+    assert all(signal in build.text for signal in BUILD_SIGNALS) and "#ref:ctx_" in build.text
+    assert partial.text == host_part.text and "Showing lines 100-150 of" in partial.text
+
+    # Not a repeat of a call just made, which would be left to Gemini anyway (the re-fetch escape hatch).
+    with serving([shell_call("sh failing.sh")]) as server:
+        finished(run_gemini(home, project, server.url, "--policy", str(refusing)))
+    (left,) = results(server)
+    assert not left.is_error and "denied by policy" not in left.text
+    assert gemini_stable(left.text) == gemini_stable(host_failing.text)
