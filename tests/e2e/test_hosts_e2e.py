@@ -174,6 +174,9 @@ def test_claude_code_hooks_work_without_tokens_on_the_path(claude_project: tuple
     status = json.loads(tokens(home, project, "hook", "status", "--json"))
     (claude,) = [host for host in status["hosts"] if host["host"] == "claude-code"]
     assert claude["installed"] and {"run", "PostToolUse"} <= set(claude["last_runs"])
+    from tokenlab.counting.tokens import count
+
+    print(f"\nNO-PATH build {count(build.text)}, failing {count(failing.text)}, report {count(report.text)}")
 
 
 # --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
