@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from tokenlab.agent.launcher import runs_tokenlab, tokenlab_args
 from tokenlab.errors import InputError
 
 
@@ -107,8 +108,7 @@ def runs_hook(entry: object, host: str) -> bool:
         argv = shlex.split(entry["command"])
     except ValueError:
         return False
-    by_name = bool(argv) and os.path.basename(argv[0]) == "tokens" and argv[1:3] == ["hook", host]
-    return by_name or argv[1:5] == ["-m", "tokenlab", "hook", host]
+    return runs_tokenlab(argv) and tokenlab_args(argv)[:2] == ["hook", host]
 
 
 def entries_in(path: Path, events: Iterable[str], is_ours: Ours) -> list[tuple[str, str]]:
