@@ -206,7 +206,7 @@ def at_status(line: bytes, position: int, length: int) -> bool:
     return before_gap and after_gap
 
 
-_MOST_VALUES = 6  # a column with more distinct values than this names rows, not states
+_MOST_VALUES = 8  # a column with more distinct values than this names rows, not states
 _ALNUM_RE = re.compile(rb"[A-Za-z0-9]")
 _TABLE_COLUMNS = 3  # few-valued columns that make one-line records a table
 _USUAL_SHARE = 0.9  # a value this many rows hold makes the other values of its column unusual
