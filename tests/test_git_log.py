@@ -532,6 +532,7 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
     expected = {
         "git_diff_stat.txt": 9,  # the summary, 5 largest changes, 3 files only removed from
         "git_diff_stat_110_files.txt": 7,  # the summary, 5 largest changes, 1 file only removed from
+        "git_diff_stat_scratch_long_paths.txt": 7,  # the summary, 5 largest changes, 1 file only removed from
         "git_log.txt": 86,
         "git_log_oneline.txt": 86,
         "git_log_p_4.txt": 4,

@@ -9,6 +9,7 @@ from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.blocks import at_status, column_summary, is_prose, kept_record_lines, record_blocks
 from tokenlab.optimizers.text.optimizer import optimize
+from tokenlab.optimizers.text.render import SpanKind, TextSpan, unfold_unprofitable
 
 COARSE = OptimizerConfig(Granularity.COARSE)
 
@@ -38,6 +39,8 @@ def test_prose_lines(line: str) -> None:
         'openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3',
         "        500 http://deb.debian.org/debian bookworm/main amd64 Packages",
         " 0x0000000000000001 (NEEDED)             Shared library: [libz.so.1]",
+        "install ok installed\tgdb\t13.1-3\tGNU Debugger",
+        "ii  gdb   13.1-3   amd64   GNU Debugger for the programs you write",
     ],
 )
 def test_record_lines_are_no_prose(line: str) -> None:
@@ -170,3 +173,21 @@ def test_column_summary_names_states_not_names() -> None:
     summary, rare = column_summary(rows, 2)
     assert summary == "column 2: 1.0 ×4; column 3: amd64 ×4; column 4: [installed] ×4"
     assert rare == []
+
+
+def test_a_listings_rows_count_nothing_but_a_line_unlike_them_does() -> None:
+    rows = [f"install ok installed\tlibp{i}-kit\t0.{i}\tlibrary for {i + 2} modules" for i in range(120)]
+    rows[60] = " 3 packages failed to configure"
+    result = optimize(("\n".join(rows) + "\n").encode(), COARSE)
+    assert result.signals == ("3 packages failed to configure",)
+
+
+def test_a_section_whose_folds_hide_less_than_their_markers_is_shown_whole() -> None:
+    spans = [
+        TextSpan(SpanKind.KEEP, 0, 100),
+        TextSpan(SpanKind.FOLD, 100, 130),
+        TextSpan(SpanKind.KEEP, 130, 400),
+        TextSpan(SpanKind.FOLD, 400, 900),
+    ]
+    kept = unfold_unprofitable(spans, [(0, 300), (300, 900)])
+    assert kept == [TextSpan(SpanKind.KEEP, 0, 400), TextSpan(SpanKind.FOLD, 400, 900)]

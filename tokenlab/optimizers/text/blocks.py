@@ -49,6 +49,7 @@ DEFAULT_BLOCK_LIMITS = BlockLimits()
 # A word of prose: letters, lower case after the first, with the punctuation around words.
 _PROSE_WORD_RE = re.compile(rb"[(\"'`*_]*[A-Za-z][a-z'-]*[)\"'`*_,.;:!?]*")
 _PROSE_MIN_WORDS = 3
+_COLUMN_GAP_RE = re.compile(rb"\S {2,}(?=\S)")
 _BULLETS = frozenset((b"-", b"*", b"+", b"\xe2\x80\xa2", b">"))
 _PROSE_WORD_SHARE = 0.75
 _BLANKISH = b" \t\r\f\v|"
@@ -71,8 +72,12 @@ FAILURE_PHRASE_RE = re.compile(
 
 
 def is_prose(line: bytes) -> bool:
-    """Mostly plain words: wrapped prose, not a record."""
-    words = line.split()
+    """Mostly plain words, not in tab-separated or space-aligned columns: wrapped prose,
+    not a record."""
+    body = line.strip()
+    if b"\t" in body or len(_COLUMN_GAP_RE.findall(body)) >= 2:
+        return False
+    words = body.split()
     if words and words[0] in _BULLETS:
         words = words[1:]
     if len(words) < _PROSE_MIN_WORDS:
@@ -120,9 +125,9 @@ _WORD_RUN_RE = re.compile(rb"\w+")
 _DIGITS = frozenset(b"0123456789")
 
 
-def _signature(line: bytes) -> bytes:
-    """A block's first line as its series knows it: its first word, unless that holds a
-    digit (an address), and the punctuation of its second (`>> Issue: [B403:blacklist]`
+def signature(line: bytes) -> bytes:
+    """A block's first line as its series knows it: its first word, unless that holds a digit (an address), and the punctuation of
+    its second (`>> Issue: [B403:blacklist]`
     → `>> w:`, `0000000000001000 <_init>:` → `w <w>:`, `Dynamic section at` → `Dynamic w`)."""
     words = line.split()[:2]
     if words and any(byte in _DIGITS for byte in words[0]):
@@ -130,19 +135,25 @@ def _signature(line: bytes) -> bytes:
     return b" ".join([*words[:1], *(_WORD_RUN_RE.sub(b"w", word) for word in words[1:])])
 
 
+def row_signature(line: bytes) -> bytes:
+    """A listing's row as its rows know it: its first two words, a word holding a digit
+    set aside (`   14 root  20 …` → `w root`; `32 files changed` → `w files`)."""
+    return b" ".join(b"w" if any(byte in _DIGITS for byte in word) else word for word in line.split()[:2])
+
+
 def _without_large_series(
     lines: Sequence[bytes], blocks: list[tuple[int, int]], limits: BlockLimits
 ) -> list[tuple[int, int]]:
     sizes: Counter[bytes] = Counter()
     counts: Counter[bytes] = Counter()
-    signatures = [_signature(lines[first]) for first, _ in blocks]
-    for (first, end), signature in zip(blocks, signatures, strict=True):
-        counts[signature] += 1
-        sizes[signature] += sum(len(line) + 1 for line in lines[first:end])
+    signatures = [signature(lines[first]) for first, _ in blocks]
+    for (first, end), shape in zip(blocks, signatures, strict=True):
+        counts[shape] += 1
+        sizes[shape] += sum(len(line) + 1 for line in lines[first:end])
     return [
         block
-        for block, signature in zip(blocks, signatures, strict=True)
-        if counts[signature] < 3 or sizes[signature] <= limits.series_bytes
+        for block, shape in zip(blocks, signatures, strict=True)
+        if counts[shape] < 3 or sizes[shape] <= limits.series_bytes
     ]
 
 

@@ -196,6 +196,7 @@ class _Document:
         self.lines = data.split(b"\n")
         self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
         self.starts[-1] = len(data)  # the last line has no newline after it
+        self.listing_shapes: Counter[bytes] | None = None  # see `_listing_shapes`
         self.held_folds: set[int] = set()  # folded by the outline for what they are, never kept as records
         self.fold_notes: dict[int, str] = {}  # a sampled listing's first folded line -> its column counts
 
@@ -253,10 +254,31 @@ class _Document:
 
     @cached_property
     def in_record_block(self) -> bytearray:
+        """Per line: 1 inside a record block, 2 inside one of more than `many_records`
+        lines, a listing whose rows are data (`PKCS#11 modules` counts nothing)."""
         flags = bytearray(len(self.lines))
+        many = blocks.DEFAULT_BLOCK_LIMITS.many_records
         for first, end in self.record_blocks:
-            flags[first:end] = b"\x01" * (end - first)
+            flags[first:end] = (b"\x02" if end - first > many else b"\x01") * (end - first)
         return flags
+
+    def _counts_things(self, index: int, text: str) -> bool:
+        """A line counting things (`32 files changed`), unless it is a row shaped like
+        the others of its listing."""
+        if not line_shapes.is_summary(text):
+            return False
+        if self.in_record_block[index] != 2:
+            return True
+        return self._listing_shapes()[blocks.row_signature(self.lines[index])] <= self.limits.rare_shape_lines
+
+    def _listing_shapes(self) -> Counter[bytes]:
+        """How many rows of the listings (record blocks of many lines) start alike."""
+        if self.listing_shapes is None:
+            flags = self.in_record_block
+            self.listing_shapes = Counter(
+                blocks.row_signature(line) for line, flag in zip(self.lines, flags, strict=True) if flag == 2
+            )
+        return self.listing_shapes
 
     def _reports_failure(self, index: int, text: bytes, words: tuple[str, ...]) -> bool:
         """`text` (line `index` with names set aside) holds a failure or signal word, at a
@@ -340,7 +362,7 @@ class _Document:
             if (
                 _HTTP_STATUS_RE.search(line)
                 or _COLUMN_HEADER_RE.fullmatch(line)
-                or line_shapes.is_summary(visible(line))
+                or self._counts_things(index, visible(line))
             ):
                 states[index] = _KEEP
         last = next((index for index in reversed(range(len(self.lines))) if self.lines[index].strip(_BLANKISH)), -1)
@@ -359,7 +381,7 @@ class _Document:
             failure = self._reports_failure(index, _without_names(line), words) or (
                 not self.in_record_block[index] and line_shapes.is_failure(text)
             )
-            if text and (failure or line_shapes.is_summary(text) or _HTTP_ERROR_RE.search(line)):
+            if text and (failure or self._counts_things(index, text) or _HTTP_ERROR_RE.search(line)):
                 declared.append(text)
         return tuple(dict.fromkeys(declared))
 
