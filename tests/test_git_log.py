@@ -532,6 +532,7 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
     expected = {
         "git_diff_stat.txt": 9,  # the summary, 5 largest changes, 3 files only removed from
         "git_diff_stat_110_files.txt": 7,  # the summary, 5 largest changes, 1 file only removed from
+        "git_diff_stat_scratch_long_paths.txt": 7,  # the summary, 5 largest changes, 1 file only removed from
         "git_log.txt": 86,
         "git_log_oneline.txt": 86,
         "git_log_p_4.txt": 4,
@@ -567,6 +568,34 @@ def test_a_long_stat_listing_shows_removals_and_the_largest_changes_as_printed()
     assert " old/{a.py => b.py} | 0" in shown  # a rename
     assert f" src/gen/g59.py | 178 {'+' * 50}" in shown  # the largest change
     assert "src/gen (" not in shown and "g1.py 4+, g2.py 7+" in shown  # counts differ: each given
+
+
+def test_names_git_cut_short_are_opaque_rows_under_the_folder_they_show() -> None:
+    tails = ["CustomerIdentityHandler.java", "InvoiceRepository.java", "StockSnapshot.java"]
+    rows = [f" ...{tails[i % 3]} | {i + 10} {'+' * 8}--\n" for i in range(30)]
+    rows += [f" .../internal/{tails[i % 3]} | {i + 50} {'+' * 9}-\n" for i in range(12)]
+    rows += [f" src/app/module_{i}.py | 3 +++\n" for i in range(10)]
+    data = ("".join(rows) + " 52 files changed, 900 insertions(+), 60 deletions(-)\n").encode()
+    shown = render_preview(optimize(data, COARSE))
+    cut_before_folders = next(line for line in shown.splitlines() if line.startswith("  (cut by git): "))
+    # Ten rows end in the same cut name: ten files, each with its own count.
+    assert all(f"...CustomerIdentityHandler.java {i + 10}±" in cut_before_folders for i in range(0, 30, 3))
+    assert "  .../internal: " in shown and "InvoiceRepository.java 51±" in shown
+    assert "  ...: " not in shown and "  .: ..." not in shown  # `...` is no folder
+    assert "src/app (3+ each unless noted): module_{0…9}.py" in shown
+
+
+def test_a_log_names_cut_paths_as_printed_not_as_a_folder() -> None:
+    stat = "".join(f" .../internal/InvoiceRepository{i}Test.java | 7 +++++++\n" for i in range(10))
+    log = (
+        "commit 28de77a6dbb771713730a45f2d15d634fb7c69ee\nAuthor: Dana <d@x>\nDate:   Wed Dec 2 10:00:00 2026 +0000\n\n"
+        "    Follow-up fixes\n\n"
+        + "    A body line that says what changed and why, at some length.\n" * 12
+        + f"\n{stat} 10 files changed, 70 insertions(+)\n\n"
+    )
+    shown = render_preview(optimize((log * 5).encode(), COARSE))
+    assert "[10 files +70 -0: .../internal/InvoiceRepository0Test.java, .../internal/InvoiceRepository1Test.java" in shown
+    assert ": .../]" not in shown
 
 
 def test_a_graph_log_is_a_git_log_and_keeps_every_merge_and_branch_tip() -> None:

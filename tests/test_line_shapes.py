@@ -22,3 +22,22 @@ def test_a_path_under_a_folder_a_list_names_once_counts_as_shown() -> None:
     line = "src/mod815/file2.c:4643:23: error: 'v704' undeclared (first use in this function)"
     assert line_shapes.shown_by(line, group_line)
     assert not line_shapes.shown_by(line.replace("mod815", "mod816"), group_line)
+
+
+def test_a_hit_shown_under_its_file_heading_counts_as_path_line_text() -> None:
+    visible = (
+        "[search results: 5 hits in 2 files]\n"
+        "lib/Carp.pm (3 hits)\n"
+        "292:sub confess { die longmess @_ }\n"
+        "293-  # a context line\n"
+        "[1 more hit: #ref:ctx_1]\n"
+        "--\n"
+        "lib/Other.pm\n"
+        "12:confess('x')\n"
+    )
+    shown = ("lib/Carp.pm:292:sub confess { die longmess @_ }", "lib/Carp.pm:293:  # a context line")
+    assert line_shapes.not_shown(shown, visible) == ()
+    assert line_shapes.not_shown(("lib/Other.pm:12:confess('x')",), visible) == ()
+    # The same line under another file's heading, or another line number, is not it.
+    wrong = ("lib/Other.pm:292:sub confess { die longmess @_ }", "lib/Carp.pm:12:confess('x')")
+    assert line_shapes.not_shown(wrong, visible) == wrong

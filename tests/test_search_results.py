@@ -15,7 +15,14 @@ from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
 from tokenlab.optimizers.lines.shapes import folder_list, not_shown
-from tokenlab.optimizers.search_results.names import Definitions, Kind, SearchedName, kind_of, searched_name
+from tokenlab.optimizers.search_results.names import (
+    Definitions,
+    Kind,
+    SearchedName,
+    Strength,
+    kind_of,
+    searched_name,
+)
 from tokenlab.optimizers.search_results.optimizer import optimize, optimize_search_results
 from tokenlab.optimizers.search_results.parse import Form, SearchLimits, form_of, lines_of, parse
 from tokenlab.pipeline import analyze
@@ -160,6 +167,9 @@ def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
         ("#define parse_config(p) load(p)", "a.h"),
         ("static inline int parse_config(const char *p)", "a.c"),
         ("typedef struct parse_config {", "a.h"),
+        ("sub parse_config { die longmess @_ }", "a.pm"),
+        ("our @EXPORT    = qw(confess parse_config carp);", "a.pm"),
+        ("module.exports = parse_config", "a.js"),
     ],
 )
 def test_definitions_in_many_languages(text: str, path: str) -> None:
@@ -182,6 +192,27 @@ def test_definitions_in_many_languages(text: str, path: str) -> None:
 )
 def test_uses_are_not_definitions(text: str, path: str) -> None:
     assert not Definitions.of(SearchedName("parse_config", False)).defines(text, path)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("class StrictConfig(parse_config):", "a.py"),
+        ("    def load(self, parser=parse_config):", "a.py"),
+        ("sub wrapped { goto &parse_config }", "a.pm"),
+    ],
+)
+def test_declarations_that_mention_the_name_rank_between_uses_and_definitions(text: str, path: str) -> None:
+    strength = Definitions.of(SearchedName("parse_config", False)).strength(text, path)
+    assert Strength.USE < strength < Strength.BINDING
+
+
+def test_a_subclass_is_shown_before_plain_uses_of_its_base() -> None:
+    uses = [("lib/paths.py", f"    if cls is PurePath and flag_{i}:") for i in range(60)]
+    subclasses = [("lib/paths.py", f"class Pure{i}Path(PurePath):") for i in range(3)]
+    shown = preview(grep_n([("lib/paths.py", "class PurePath(object):"), *uses, *subclasses]))
+    assert all(f"class Pure{i}Path(PurePath):" in shown for i in range(3))
+    assert "flag_59" not in shown
 
 
 @pytest.mark.parametrize(

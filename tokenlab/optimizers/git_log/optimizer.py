@@ -58,6 +58,7 @@ from tokenlab.optimizers.git_log.stat import (
     listing_paths,
     looks_like_stat_listing,
     optimize_listing,
+    is_cut,
     read_listing,
     single_listing,
     standouts,
@@ -440,7 +441,10 @@ def _changes_text(changes: Changes, limits: GitLogLimits, detail: _Detail) -> st
 
 
 def _top_folder(path: str) -> str:
-    """`src/` for `src/app/main.py`; a file at the top, or a rename spanning folders, as is."""
+    """`src/` for `src/app/main.py`; a file at the top, a rename spanning folders, or a
+    path git cut short (`.../internal/Repo.java`: its top folder is gone), as is."""
+    if is_cut(path):
+        return path
     cut = path.find("/")
     return path[: cut + 1] if cut > 0 and "{" not in path[:cut] and " => " not in path[:cut] else path
 

@@ -9,6 +9,11 @@ most `STAT_COUNTED_FILES` files each with its count and which way it went (`g0.p
 `README.md 28-`, `app.py 13±`, `bin` for a binary file), a count shared by half a
 folder's files said once for the folder, and names that differ in one number said once
 (`api_{001…046}.py`, see `numbered`). The listing as printed is one ref.
+
+A path git cut to fit the width (`.../internal/Repo.java`, `...ntityHandler.java`) is an
+opaque name: it is listed under the folder it still shows (`.../internal`), or with the
+other names cut before any folder, each row with its own count; two rows whose cut names
+are equal are two files, never merged, and `...` is no folder.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class Changes:
 
     paths: list[str] = field(default_factory=list)
     counts: dict[str, str] = field(default_factory=dict)  # path -> `120+`, `28-`, `13±`, `bin`
+    row_counts: list[str] = field(default_factory=list)  # each path's count, in order (`` for none)
     files: int = 0
     added: int = 0
     removed: int = 0
@@ -93,6 +99,7 @@ def read_listing(listing: bytes, changes: Changes) -> None:
             path = visible(line[:bar].strip())
             changes.paths.append(path)
             changes.counts[path] = _count(line[bar + 3 :])
+            changes.row_counts.append(changes.counts[path])
             continue
         status = NAME_STATUS_RE.fullmatch(line)
         if status:
@@ -100,6 +107,7 @@ def read_listing(listing: bytes, changes: Changes) -> None:
             changes.paths.append(visible(old + b" => " + new if new else old))
         else:
             changes.paths.append(visible(line.strip()))
+        changes.row_counts.append("")
     if not changes.summary:
         changes.files = len(changes.paths)
 
@@ -123,28 +131,29 @@ def single_listing(data: bytes, changes: Changes, span: tuple[int, int], show_st
         parts.append(f" {changes.summary}\n")
     parts += [line + "\n" for line in standouts(listing)]
     counted = len(changes.paths) <= STAT_COUNTED_FILES
-    counts = changes.counts if counted else {}
+    row_counts = changes.row_counts if counted else [""] * len(changes.paths)
     parts += [
         f" {len(changes.paths)} paths by folder{', with their counts' if counted else ''}; the listing as printed: ",
         Omission(listing, "git stat"),
         "\n",
     ]
-    for folder, names in _by_folder(changes.paths):
-        parts.append(f"  {_folder_line(folder, names, counts)}\n")
+    for folder, names in _by_folder(changes.paths, row_counts):
+        parts.append(f"  {_folder_line(folder, names)}\n")
     if listing.endswith((b"\n\n", b"\r\n\r\n")):
         parts.append("\n")
     return parts
 
 
-def _folder_line(folder: str, names: list[tuple[str, str]], counts: dict[str, str]) -> str:
-    """`src: a.py 3+, b.py 40±`; a count half a folder's files share is said once:
-    `pkg (1+ each unless noted): a.py, b.py, c.py 3±`; so are names that differ in one
-    number: `t_{01…40}.py`."""
-    common, seen = Counter(counts.get(path, "") for path, _ in names).most_common(1)[0]
+def _folder_line(folder: str, names: list[tuple[str, str]]) -> str:
+    """`src: a.py 3+, b.py 40±` from (name, count) rows; a count half a folder's files
+    share is said once: `pkg (1+ each unless noted): a.py, b.py, c.py 3±`; so are names
+    that differ in one number: `t_{01…40}.py`. Names git cut are listed row by row."""
+    common, seen = Counter(count for _, count in names).most_common(1)[0]
     if not common or seen < 3 or seen * 2 < len(names):
         common = ""
-    plain = {name for path, name in names if counts.get(path, "") in ("", common)}
-    listed = numbered.said_once([name if name in plain else f"{name} {counts[path]}" for path, name in names])
+    listed = [name if count in ("", common) else f"{name} {count}" for name, count in names]
+    if not any(is_cut(name) or folder.startswith(CUT) for name, _ in names):
+        listed = numbered.said_once(listed)
     said = f" ({common} each unless noted)" if common else ""
     return f"{folder}{said}: {', '.join(listed)}"
 
@@ -171,15 +180,31 @@ def standouts(listing: bytes) -> list[str]:
     return [visible(lines[at].rstrip(b"\r")) for at in chosen]
 
 
-def _by_folder(paths: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(path, name) grouped by folder, in order of first appearance; renames stay whole."""
+# How git marks a path it cut to fit the width: `.../tail` or `...tail`.
+CUT = "..."
+_CUT_BEFORE_FOLDERS = "(cut by git)"
+
+
+def is_cut(path: str) -> bool:
+    return path.startswith(CUT)
+
+
+def _by_folder(paths: list[str], counts: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(name, count) rows grouped by folder, in order of first appearance; renames stay
+    whole. A cut path's folder is what it still shows (`.../internal`); one cut before
+    any folder is listed with the others so cut, as printed."""
     groups: dict[str, list[tuple[str, str]]] = {}
-    for path in paths:
-        cut = path.rfind("/")
-        if cut < 0 or "{" in path or " => " in path:
-            groups.setdefault(".", []).append((path, path))
+    for path, count in zip(paths, counts, strict=True):
+        slash = path.rfind("/")
+        if "{" in path or " => " in path:
+            folder, name = ".", path
+        elif is_cut(path) and (slash < 0 or path.find("/", len(CUT) + 1) < 0 or slash <= len(CUT)):
+            folder, name = _CUT_BEFORE_FOLDERS, path
+        elif slash < 0:
+            folder, name = ".", path
         else:
-            groups.setdefault(path[:cut], []).append((path, path[cut + 1 :]))
+            folder, name = path[:slash], path[slash + 1 :]
+        groups.setdefault(folder, []).append((name, count))
     return list(groups.items())
 
 

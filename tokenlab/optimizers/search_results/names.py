@@ -8,7 +8,10 @@ name there are no definitions to put first, and the listing is still folded by f
 
 A definition is a line that introduces the name: `def X`, `class X`, `function X`,
 `fn X`, `struct X`, `func (r T) X`, `#define X`, `X = …`, `const X = …`, `export … X`,
-a method `X(…) {`, and in C-like files a declarator `static int X(`. Every pattern is
+a method `X(…) {`, an export list that names it (`module.exports = X`, Perl's
+`our @EXPORT = qw(X …)`), and in C-like files a declarator `static int X(`. A line that
+declares another name and mentions this one (`class Path(PurePath):`, a subclass or a
+signature) is no definition, but ranks above plain uses. Every pattern is
 anchored at the line's start and has no nested unbounded repetition, so it reads a
 100 KB line in one pass.
 """
@@ -38,12 +41,14 @@ _MODIFIERS = (
 )
 _KEYWORDS = (
     r"(?:def|class|function\*?|fn|fun|func|struct|enum|interface|type|trait|impl|union|module|mod"
-    r"|namespace|macro_rules!|defp|defmacro|defmodule|record|object"
+    r"|namespace|macro_rules!|defp|defmacro|defmodule|record|object|sub|proc"
     r"|typedef[ \t]+(?:struct|enum|union))"
 )
-_VARIABLE = r"(?:let|var|const|val)"  # a variable's declaration: a binding, as `X = …` is
+_VARIABLE = r"(?:let|var|const|val|our|my)"  # a variable's declaration: a binding, as `X = …` is
 _RECEIVER = r"(?:\([^)\n]*\)[ \t]*)?"  # Go's `func (r *T) X`
 _AFTER_NAME = r"(?![\w$])"
+# An export list: `module.exports = X`, `exports.default = X`, `our @EXPORT_OK = qw(X)`.
+_EXPORT_LIST = rf"(?:{_VARIABLE}[ \t]+)?@?(?:module\.)?(?:exports?|EXPORT(?:_OK|_TAGS)?)\b"
 # Assignment (not `==` or `=>`), Go's `:=`, a method or shell function `X(…) {`, `X: function`.
 _ASSIGNED = r"[ \t]*(?:(?::[^=\n]*)?=(?![=>])|\([^)\n]*\)[ \t]*\{|:[ \t]*(?:async[ \t]+)?function\b)"
 # Words before a name that make `word X(` a call or expression, not a C declarator.
@@ -125,8 +130,9 @@ class Strength(IntEnum):
     an assignment (`const SemVer = require(…)` binds a name `class SemVer` defines)."""
 
     USE = 0
-    BINDING = 1
-    DECLARATION = 2
+    MENTION = 1  # declares another name and mentions this one: `class Path(PurePath):`
+    BINDING = 2
+    DECLARATION = 3
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,7 @@ class Definitions:
     declaration: re.Pattern[str]
     binding: re.Pattern[str]
     declarator: re.Pattern[str]
+    mention: re.Pattern[str]
 
     @classmethod
     def of(cls, searched: SearchedName) -> Definitions:
@@ -143,22 +150,27 @@ class Definitions:
         declaration = (
             rf"[ \t]*(?:{_MODIFIERS}{_KEYWORDS}[ \t]+(?:self\.)?{_RECEIVER}{name}"
             rf"|#[ \t]*define[ \t]+{name}"
-            rf"|export\b.*(?<![\w$]){name})"
+            rf"|export\b.*(?<![\w$]){name}"
+            rf"|{_EXPORT_LIST}.*(?<![\w$]){name})"
         )
         binding = (
             rf"[ \t]*{_MODIFIERS}(?:{_VARIABLE}[ \t]+{name}"
             rf"|(?:(?:module\.)?exports\.)?{name}{_ASSIGNED})"
         )
         declarator = rf"[ \t]*((?:[\w<>\[\].*&:~]+[ \t]+)+)[*&]*{name}[ \t]*\("
-        return cls(*(re.compile(pattern, searched.flags) for pattern in (declaration, binding, declarator)))
+        mention = rf"[ \t]*{_MODIFIERS}{_KEYWORDS}[ \t]+[\w$.]++.*(?<![\w$]){name}"
+        patterns = (declaration, binding, declarator, mention)
+        return cls(*(re.compile(pattern, searched.flags) for pattern in patterns))
 
     def strength(self, text: str, path: str) -> Strength:
         if self.declaration.match(text) or self._declarator(text, path):
             return Strength.DECLARATION
-        return Strength.BINDING if self.binding.match(text) else Strength.USE
+        if self.binding.match(text):
+            return Strength.BINDING
+        return Strength.MENTION if self.mention.match(text) else Strength.USE
 
     def defines(self, text: str, path: str) -> bool:
-        return self.strength(text, path) is not Strength.USE
+        return self.strength(text, path) >= Strength.BINDING
 
     def _declarator(self, text: str, path: str) -> bool:
         """A C-like declarator, `static int X(`, not a call after `return` or `new`."""

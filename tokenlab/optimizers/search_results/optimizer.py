@@ -157,13 +157,14 @@ def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     strengths = [
         definitions.strength(hit.line.text, found.path) if definitions else Strength.USE for hit in found.hits
     ]
-    defining = [at for at, strength in enumerate(strengths) if strength is not Strength.USE]
+    defining = [at for at, strength in enumerate(strengths) if strength >= Strength.BINDING]
     defining.sort(key=lambda at: -strengths[at])
-    others = [at for at, strength in enumerate(strengths) if strength is Strength.USE]
-    others.sort(key=lambda at: -_score(found.hits[at].line.text, searched))
+    others = [at for at, strength in enumerate(strengths) if strength < Strength.BINDING]
+    others.sort(key=lambda at: (-strengths[at], -_score(found.hits[at].line.text, searched)))
     sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
     widths = [max(len(line.shown) for line in hit.printed) for hit in found.hits]
-    strongest = max(strengths, default=Strength.USE)
+    # A mention orders a file's own hits, not the files.
+    strongest = max((strength for strength in strengths if strength >= Strength.BINDING), default=Strength.USE)
     return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths)
 
 

@@ -59,8 +59,9 @@ from itertools import accumulate
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.text import blocks
 from tokenlab.optimizers.text.records import optimize_records, template
-from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small
+from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small, unfold_unprofitable
 
 
 @dataclass(frozen=True)
@@ -175,8 +176,13 @@ def optimize(
         doc.mark_repeats(states, repeats)
     fine = config.granularity is Granularity.FINE
     minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
-    spans = unfold_small(doc.spans(states), minimum)
+    # In a dump, ` … +1` hides a record too small to be worth the look-up; prose folds
+    # the rest of a paragraph, however short.
+    one_line_minimum = 0 if blocks.is_documentation(doc.lines) else limits.fine_min_fold_bytes
+    spans = unfold_small(doc.spans(states), minimum, data, one_line_minimum)
     sections = [(0, len(data))] if fine else doc.sections()
+    if not fine:
+        spans = unfold_unprofitable(spans, sections)
     shown = Renderer(data, fine).render(spans, sections)
     return OptimizeResult(shown.parts, signals=doc.declared_signals(states))
 
@@ -190,6 +196,9 @@ class _Document:
         self.lines = data.split(b"\n")
         self.starts = list(accumulate((len(line) + 1 for line in self.lines), initial=0))
         self.starts[-1] = len(data)  # the last line has no newline after it
+        self.listing_shapes: Counter[bytes] | None = None  # see `_listing_shapes`
+        self.held_folds: set[int] = set()  # folded by the outline for what they are, never kept as records
+        self.fold_notes: dict[int, str] = {}  # a sampled listing's first folded line -> its column counts
 
     def line_at(self, position: int) -> int:
         return bisect_right(self.starts, position) - 1
@@ -233,7 +242,61 @@ class _Document:
 
     @cached_property
     def signals(self) -> list[int]:
-        return _signal_positions(self.data, self.limits.words_kept)
+        phrases = [match.start() for match in blocks.FAILURE_PHRASE_RE.finditer(self.data)]
+        return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases)
+
+    @cached_property
+    def record_blocks(self) -> list[tuple[int, int]]:
+        fenced = bytearray(len(self.lines))
+        for first, last in self.fences:
+            fenced[first : last + 1] = b"\x01" * (last - first + 1)
+        return blocks.record_blocks(self.lines, fenced)
+
+    @cached_property
+    def in_record_block(self) -> bytearray:
+        """Per line: 1 inside a record block, 2 inside one of more than `many_records`
+        lines, a listing whose rows are data (`PKCS#11 modules` counts nothing)."""
+        flags = bytearray(len(self.lines))
+        many = blocks.DEFAULT_BLOCK_LIMITS.many_records
+        for first, end in self.record_blocks:
+            flags[first:end] = (b"\x02" if end - first > many else b"\x01") * (end - first)
+        return flags
+
+    def _counts_things(self, index: int, text: str) -> bool:
+        """A line counting things (`32 files changed`), unless it is a row shaped like
+        the others of its listing."""
+        if not line_shapes.is_summary(text):
+            return False
+        if self.in_record_block[index] != 2:
+            return True
+        return self._listing_shapes()[blocks.row_signature(self.lines[index])] <= self.limits.rare_shape_lines
+
+    def _listing_shapes(self) -> Counter[bytes]:
+        """How many rows of the listings (record blocks of many lines) start alike."""
+        if self.listing_shapes is None:
+            flags = self.in_record_block
+            self.listing_shapes = Counter(
+                blocks.row_signature(line) for line, flag in zip(self.lines, flags, strict=True) if flag == 2
+            )
+        return self.listing_shapes
+
+    def _reports_failure(self, index: int, text: bytes, words: tuple[str, ...]) -> bool:
+        """`text` (line `index` with names set aside) holds a failure or signal word, at a
+        status position when the line is a record (see `blocks`), or a failure phrase."""
+        if blocks.FAILURE_PHRASE_RE.search(text):
+            return True
+        positions = _signal_positions(text, words)
+        if not self.in_record_block[index]:
+            return bool(positions)
+        return any(blocks.at_status(text, position, _word_length(text, position)) for position in positions)
+
+    def _keep_record_lines(self, states: bytearray) -> None:
+        """Record blocks are no paragraphs: small ones stay whole, larger ones keep each
+        record's first line (see `blocks`)."""
+        for first, end in self.record_blocks:
+            for index in blocks.kept_record_lines(self.lines, first, end):
+                if states[index] == _FOLD and index not in self.held_folds:
+                    states[index] = _KEEP
 
     def mark_repeats(self, states: bytearray, repeats: list[tuple[int, int]]) -> None:
         for start, end in repeats:
@@ -250,6 +313,7 @@ class _Document:
         self._decide_lines(states, decided)
         self._keep_fact_runs(states, decided)
         self._keep_signal_lines(states)
+        self._keep_record_lines(states)
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
         self._keep_report_lines(states)
@@ -273,6 +337,11 @@ class _Document:
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
+            summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
+            if summary:
+                self.fold_notes[run.start() + sample] = summary
+            for offset in rare_rows:
+                states[run.start() + offset] = _KEEP
             shapes = [template(visible(line)) for line in lines]
             counts = Counter(shapes)
             rare = self.limits.rare_shape_lines
@@ -293,7 +362,7 @@ class _Document:
             if (
                 _HTTP_STATUS_RE.search(line)
                 or _COLUMN_HEADER_RE.fullmatch(line)
-                or line_shapes.is_summary(visible(line))
+                or self._counts_things(index, visible(line))
             ):
                 states[index] = _KEEP
         last = next((index for index in reversed(range(len(self.lines))) if self.lines[index].strip(_BLANKISH)), -1)
@@ -309,9 +378,10 @@ class _Document:
             if states[index] != _KEEP or len(line) > self.limits.summary_line_max_bytes:
                 continue
             text = visible(line_shapes.ANSI_RE.sub(b"", line)).strip(" \t\r|")
-            unpathed = _without_names(line)
-            failure = _signal_positions(unpathed, words) or line_shapes.is_failure(text)
-            if text and (failure or line_shapes.is_summary(text) or _HTTP_ERROR_RE.search(line)):
+            failure = self._reports_failure(index, _without_names(line), words) or (
+                not self.in_record_block[index] and line_shapes.is_failure(text)
+            )
+            if text and (failure or self._counts_things(index, text) or _HTTP_ERROR_RE.search(line)):
                 declared.append(text)
         return tuple(dict.fromkeys(declared))
 
@@ -332,8 +402,8 @@ class _Document:
         words = self.limits.words_kept
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
-            if not _signal_positions(_without_names(content), words):
-                continue  # the word is part of a path (`checkers/deprecated.py`): no warning
+            if not self._reports_failure(index, _without_names(content), words):
+                continue  # the word is part of a path (`checkers/deprecated.py`) or a name: no warning
             if _is_excerpt(content):
                 continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
             if states[index] == _FOLD and content not in shown:  # one copy of a repeated line
@@ -352,6 +422,7 @@ class _Document:
                 outliner.reset()
             else:
                 states[index] = outliner.keep(index, line, content)
+        self.held_folds = outliner.held
 
     def spans(self, states: bytearray) -> list[TextSpan]:
         """The document cut into kept, folded and repeated byte ranges, in order."""
@@ -366,7 +437,8 @@ class _Document:
                 kind = (
                     SpanKind.FOLD if state == _FOLD else SpanKind.KEEP if state == _KEEP else SpanKind.REPEAT
                 )
-                spans.append(TextSpan(kind, start, end))
+                note = self.fold_notes.get(run.start(), "") if kind is SpanKind.FOLD else ""
+                spans.append(TextSpan(kind, start, end, note))
         return spans
 
     def sections(self) -> list[tuple[int, int]]:
@@ -397,6 +469,7 @@ class _Outliner:
         self.label_child_indent = -1  # the entries under a short `Label:` line
         self.previous_label = False
         self.rows = 0  # record rows seen in the current block
+        self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
 
     def reset(self) -> None:
         """After a block decided elsewhere (fenced code): start afresh."""
@@ -428,6 +501,7 @@ class _Outliner:
         if indent < self.inherited_indent:
             self.inherited_indent = -1
         if self.inherited_indent >= 0:
+            self.held.add(index)
             return False
         if b"inherited from" in body and _INHERITED_RE.match(body):
             self.inherited_indent = indent
@@ -436,6 +510,7 @@ class _Outliner:
             self.list_items.clear()
             return True
         if _is_excerpt(body):
+            self.held.add(index)
             return False  # quoted source lines: the location above them says where they are
         bullet = body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) is not None
         if not self._count_list_item(indent, bullet):
@@ -540,6 +615,13 @@ def _signal_positions(data: bytes, words: tuple[str, ...]) -> list[int]:
                 found.append(position)
             position = lowered.find(needle, after)
     return sorted(found)
+
+
+def _word_length(text: bytes, position: int) -> int:
+    end = position
+    while end < len(text) and text[end] in _WORD_BYTES:
+        end += 1
+    return end - position
 
 
 def _has_signal(signals: list[int], start: int, end: int) -> bool:

@@ -34,6 +34,7 @@ class TextSpan:
     kind: SpanKind
     start: int
     end: int
+    note: str = ""  # what a fold of a listing says of the rows it hides (counts per value)
 
 
 def merge(spans: list[TextSpan]) -> list[TextSpan]:
@@ -42,22 +43,49 @@ def merge(spans: list[TextSpan]) -> list[TextSpan]:
     for span in spans:
         last = merged[-1] if merged else None
         if last and last.kind is span.kind is not SpanKind.REPEAT and last.end == span.start:
-            merged[-1] = TextSpan(span.kind, last.start, span.end)
+            merged[-1] = TextSpan(span.kind, last.start, span.end, last.note or span.note)
         elif span.end > span.start:
             merged.append(span)
     return merged
 
 
-def unfold_small(spans: list[TextSpan], minimum: int) -> list[TextSpan]:
-    """Folds too small to be worth their marker stay visible."""
+# What a fold costs to show: ` … +12` after a line, and COARSE's `(full section: #ref:ctx_…)`
+# once per section that folds anything, in bytes of visible text.
+MARKER_BYTES = 8
+SECTION_REF_BYTES = 34
+
+
+def unfold_small(spans: list[TextSpan], minimum: int, data: bytes = b"", one_line_minimum: int = 0) -> list[TextSpan]:
+    """Folds too small to be worth their marker stay visible, as does a fold of one whole
+    line shorter than `one_line_minimum` (` … +1` hides too little to be worth a look-up)."""
     return merge(
         [
             TextSpan(SpanKind.KEEP, span.start, span.end)
-            if span.kind is SpanKind.FOLD and span.end - span.start < minimum
+            if span.kind is SpanKind.FOLD
+            and (span.end - span.start < minimum or _one_short_line(data, span, one_line_minimum))
             else span
             for span in merge(spans)
         ]
     )
+
+
+def _one_short_line(data: bytes, span: TextSpan, minimum: int) -> bool:
+    if span.end - span.start >= minimum or data[span.start - 1 : span.start] not in (b"", b"\n"):
+        return False
+    return data.count(b"\n", span.start, span.end) <= 1
+
+
+def unfold_unprofitable(spans: list[TextSpan], sections: list[tuple[int, int]]) -> list[TextSpan]:
+    """COARSE: a section whose folds hide no more than their markers and its ref cost is
+    shown whole."""
+    kept = list(spans)
+    for start, end in sections:
+        inside = [at for at, span in enumerate(kept) if span.kind is SpanKind.FOLD and start <= span.start < end]
+        hidden = sum(kept[at].end - kept[at].start for at in inside)
+        if inside and hidden <= SECTION_REF_BYTES + MARKER_BYTES * len(inside):
+            for at in inside:
+                kept[at] = TextSpan(SpanKind.KEEP, kept[at].start, kept[at].end)
+    return merge(kept)
 
 
 class Renderer:
@@ -154,7 +182,7 @@ class Renderer:
         # sentence from a skipped listing, and ask for it. Briefly: a finding's report can
         # hold a hundred such folds.
         count = f" +{lines}" if lines and self.data[span.start - 1 : span.start] in (b"", b"\n") else ""
-        self.parts.append((" …" if self.parts else "…") + count)
+        self.parts.append((" …" if self.parts else "…") + count + (f" {{{span.note}}}" if span.note else ""))
         if self.fine:
             reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
             self.parts += [" ", Omission(self.data[span.start : span.end], reason)]

@@ -1,0 +1,193 @@
+"""text blocks: record blocks are no paragraphs, small ones stay whole, failure words
+count at status positions only, and a long listing's fold counts its columns' values."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers.text.blocks import at_status, column_summary, is_prose, kept_record_lines, record_blocks
+from tokenlab.optimizers.text.optimizer import optimize
+from tokenlab.optimizers.text.render import SpanKind, TextSpan, unfold_unprofitable
+
+COARSE = OptimizerConfig(Granularity.COARSE)
+
+
+def _padded(*blocks: str) -> bytes:
+    """Blocks as a document large enough to be outlined (2 KB and more)."""
+    filler = "\n".join(f"0x{i:04x} (ENTRY_{i % 3})  value {i * 7}" for i in range(90))
+    return ("\n\n".join([*blocks, filler]) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The change is mostly plumbing, and the interesting parts come later.",
+        "- item 7 of the list in part 3",
+        "And more of them.",
+    ],
+)
+def test_prose_lines(line: str) -> None:
+    assert is_prose(line.encode())
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CREATE TABLE artists (artist_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);",
+        'openat(AT_FDCWD, "/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3',
+        "        500 http://deb.debian.org/debian bookworm/main amd64 Packages",
+        " 0x0000000000000001 (NEEDED)             Shared library: [libz.so.1]",
+        "install ok installed\tgdb\t13.1-3\tGNU Debugger",
+        "ii  gdb   13.1-3   amd64   GNU Debugger for the programs you write",
+    ],
+)
+def test_record_lines_are_no_prose(line: str) -> None:
+    assert not is_prose(line.encode())
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # a schema dump: statements with no blank line between them
+        "CREATE TABLE artists (artist_id INTEGER PRIMARY KEY, name TEXT);\n"
+        "CREATE INDEX idx_tracks_album ON tracks(album_id);\n"
+        "CREATE VIEW v_top AS SELECT c.customer_id FROM customers c\n/* v_top(customer_id) */;",
+        # a package's version table
+        "git:\n  Installed: 1:2.39.5-0+deb12u3\n  Candidate: 1:2.39.5-0+deb12u3\n  Version table:\n"
+        " *** 1:2.39.5-0+deb12u3 500\n        500 http://deb.debian.org/debian bookworm/main amd64 Packages",
+        # a compiler's search list
+        '#include <...> search starts here:\n /usr/lib/gcc/x86_64-linux-gnu/12/include\n'
+        " /usr/local/include\n /usr/include\nEnd of search list.",
+    ],
+)
+def test_a_small_record_block_stays_whole(block: str) -> None:
+    text = render_preview(optimize(_padded("Report of the run", block), COARSE))
+    assert block in text
+
+
+def test_a_large_record_block_keeps_each_records_first_line_and_small_bodies() -> None:
+    records = [
+        f"pkg{i}:\n  Installed: 1.{i}\n  Candidate: 1.{i + 1}\n  Version table:\n     1.{i + 1} 500\n"
+        f"        500 http://deb.debian.org/debian-security bookworm-security/main amd64 Packages"
+        for i in range(8)
+    ]
+    lines = "\n".join(records).encode().split(b"\n")
+    kept = kept_record_lines(lines, 0, len(lines))
+    assert kept == list(range(len(lines)))  # every record's body is small: all of it stays
+    text = render_preview(optimize(_padded("\n".join(records)), COARSE))
+    assert "pkg7:\n  Installed: 1.7\n  Candidate: 1.8" in text
+    assert "bookworm-security/main amd64 Packages\npkg5:" in text
+
+
+def test_a_long_listing_is_left_to_sampling_and_its_fold_counts_column_values() -> None:
+    rows = [f"ii  lib{i:03d}:amd64  1.{i}-1  {'amd64' if i % 4 else 'all'}  library number {i}" for i in range(300)]
+    rows[150] = "rc  oldtool:amd64  0.9-1  amd64  a tool removed but configured"
+    text = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    # The first row stays as the outline's first line; the fold counts the rows after it.
+    assert "… +147 {column 1: ii ×298, rc ×1; column 4: amd64 ×225, all ×74;" in text
+    assert rows[150] in text  # the one row in an unusual state
+    assert rows[120] not in text
+
+
+def test_a_table_block_is_no_record_block() -> None:
+    rows = [f"{100 + i:5} root      20   0   0.0 S worker_{i}" for i in range(30)]
+    lines = "\n".join(rows).encode().split(b"\n")
+    assert kept_record_lines(lines, 0, len(lines)) == []
+
+
+def test_a_large_series_of_alike_blocks_is_folded_by_the_outline() -> None:
+    finding = ">> Issue: [B{0:03d}:blacklist] Consider the pickle module.\n   Severity: Low\n   Location: m{0}.py:{0}:0"
+    lines = ("\n\n".join(finding.format(i) for i in range(200))).encode().split(b"\n")
+    assert record_blocks(lines, bytearray(len(lines))) == []
+    few = lines[:11]
+    assert record_blocks(few, bytearray(len(few))) == [(0, 3), (4, 7), (8, 11)]
+
+
+def test_documentation_has_no_record_blocks() -> None:
+    prose = "This paragraph explains the design in plain words for the reader.\n" * 20
+    lines = (prose + "\nkey_one = 1\nkey_two = 2\n").encode().split(b"\n")
+    assert record_blocks(lines, bytearray(len(lines))) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [
+        ("error: linker command failed", "error"),
+        ("collect2: error: ld returned 1 exit status", "error"),
+        ("Status: failed", "failed"),
+        ("level=error msg=boom", "error"),
+        ("[ERROR] build stopped", "ERROR"),
+        ("==42== Invalid read of size 4", "Invalid"),
+        ("pkg-a   1.0   FAILED   a package", "FAILED"),
+        ("<p>Error code explanation: 500</p>", "Error"),
+    ],
+)
+def test_failure_words_at_status_positions(line: str, word: str) -> None:
+    data = line.encode()
+    assert at_status(data, data.index(word.encode()), len(word))
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [
+        ("ii  libasan8:amd64  12.2.0  amd64  AddressSanitizer -- a fast memory error detector", "error"),
+        ("Description: common error description library", "error"),
+        ("0000000000012340 T fatal_error_handler", "fatal"),
+        ("liberror-perl/oldstable,now 0.17029-2 all [installed,automatic]", "error"),
+    ],
+)
+def test_failure_words_inside_data_are_no_status(line: str, word: str) -> None:
+    data = line.encode()
+    assert not at_status(data, data.index(word.encode()), len(word))
+
+
+def test_rows_naming_errors_are_not_kept_and_failure_phrases_are() -> None:
+    rows = [f"ii  pkg{i:03d}  1.{i}  {'amd64' if i % 2 else 'all'}  tool number {i}" for i in range(200)]
+    rows[40] = "ii  liberror-perl  0.17  all  Perl module for error/exception handling"
+    rows[90] = "ii  libcom-err2  1.47  amd64  common error description library"
+    rows[120] = "dpkg-query: package 'postgresql-16' is not installed and no information is available"
+    result = optimize(("\n".join(rows) + "\n").encode(), COARSE)
+    text = render_preview(result)
+    # (They may stay as lines of a rare shape, but never as failures.)
+    assert result.signals == (rows[120],)
+    assert rows[120] in text
+
+
+def test_a_syscalls_failure_is_kept() -> None:
+    calls = [f'openat(AT_FDCWD, "/usr/lib/lib{i}.so", O_RDONLY|O_CLOEXEC) = 3' for i in range(80)]
+    calls[50] = 'openat(AT_FDCWD, "/etc/app/override.ini", O_RDONLY) = -1 ENOENT (No such file or directory)'
+    text = render_preview(optimize(("\n".join(calls) + "\n").encode(), COARSE))
+    assert calls[50] in text
+
+
+def test_a_fold_of_one_short_record_line_is_not_made() -> None:
+    blocks = [f"Package: p{i}\nVersion: 1.{i}\nDepends: libc6 (>= 2.{i})\nDescription: tool {i}" for i in range(60)]
+    text = render_preview(optimize(("\n\n".join(blocks) + "\n").encode(), COARSE))
+    assert "… +1\n" not in text
+
+
+def test_column_summary_names_states_not_names() -> None:
+    rows = [f"{name} 1.0 amd64 [installed]".encode() for name in ("a", "b", "c", "d")]
+    summary, rare = column_summary(rows, 2)
+    assert summary == "column 2: 1.0 ×4; column 3: amd64 ×4; column 4: [installed] ×4"
+    assert rare == []
+
+
+def test_a_listings_rows_count_nothing_but_a_line_unlike_them_does() -> None:
+    rows = [f"install ok installed\tlibp{i}-kit\t0.{i}\tlibrary for {i + 2} modules" for i in range(120)]
+    rows[60] = " 3 packages failed to configure"
+    result = optimize(("\n".join(rows) + "\n").encode(), COARSE)
+    assert result.signals == ("3 packages failed to configure",)
+
+
+def test_a_section_whose_folds_hide_less_than_their_markers_is_shown_whole() -> None:
+    spans = [
+        TextSpan(SpanKind.KEEP, 0, 100),
+        TextSpan(SpanKind.FOLD, 100, 130),
+        TextSpan(SpanKind.KEEP, 130, 400),
+        TextSpan(SpanKind.FOLD, 400, 900),
+    ]
+    kept = unfold_unprofitable(spans, [(0, 300), (300, 900)])
+    assert kept == [TextSpan(SpanKind.KEEP, 0, 400), TextSpan(SpanKind.FOLD, 400, 900)]

@@ -1,0 +1,247 @@
+"""Blocks of record lines inside a document the text optimizer outlines, and where a
+failure word is a status rather than part of a name.
+
+The prose outline keeps a paragraph's first line and folds the rest. A run of lines with
+no blank line between them is a paragraph only when its lines are wrapped prose; a
+schema dump, a syscall trace, a version table or a compiler's `-v` report has no blank
+lines either, and its first line is no summary of the others. So each block (lines
+between blank lines) is read once: when fewer than half of its lines are prose (mostly
+plain words), it is a *record block*, and:
+
+- a small one (at most `small_lines` lines or `small_bytes` bytes) stays whole;
+- a larger one is cut into records at its own margin (the lines least indented, each
+  with the deeper lines under it): every record's first line stays, and each record's
+  body is read the same way, so a small body stays whole and a large one keeps its own
+  record lines. A block of more than `many_records` records is a listing: it is left to
+  the outline's sampling (first and last lines, rare shapes), as keeping every row of a
+  724-row package list would save nothing.
+
+Inside record blocks a failure *word* (`error`, `fail…`) is a failure only where a tool
+reports status: at the start of the line or of a `prog:` message, right after a field's
+key (`Status: failed`, `severity=error`, `[ERROR]`), or as a column of its own between
+runs of spaces. Inside a name, a description or a symbol (`liberror-perl`, `a fast
+memory error detector`, `fatal_error`) it is data. Failure *phrases* (`No such file or
+directory`, `undefined reference`, `is not installed`, a syscall's `= -1 ENOENT`) say
+what went wrong wherever they stand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BlockLimits:
+    small_lines: int = 10  # a record block (or a record's body) this short stays whole...
+    small_bytes: int = 600  # ...as does one this small (about 150 tokens)
+    many_records: int = 40  # more records than this make a listing, sampled by the outline
+    prose_share: float = 0.5  # a block with more than this share of prose lines is prose
+    document_prose_share: float = 0.35  # a document with this share of prose lines is documentation
+    series_bytes: int = 8192  # blocks alike in more bytes than this are a large repetitive section
+    lines_read: int = 50  # a block's or document's prose share is read on this many lines
+
+
+DEFAULT_BLOCK_LIMITS = BlockLimits()
+
+# A word of prose: letters, lower case after the first, with the punctuation around words.
+_PROSE_WORD_RE = re.compile(rb"[(\"'`*_]*[A-Za-z][a-z'-]*[)\"'`*_,.;:!?]*")
+_PROSE_MIN_WORDS = 3
+_COLUMN_GAP_RE = re.compile(rb"\S {2,}(?=\S)")
+_BULLETS = frozenset((b"-", b"*", b"+", b"\xe2\x80\xa2", b">"))
+_PROSE_WORD_SHARE = 0.75
+_BLANKISH = b" \t\r\f\v|"
+
+# What may stand before a failure word at a status position: nothing, one `prog:` or
+# `[tag]` word, or a field's key (`Status: `, `level=`, `[`).
+_STATUS_PREFIX_RE = re.compile(
+    rb"[ \t]*(?:<[\w-]{1,20}>)?"  # a markup tag: `<p>Error code …`
+    rb"(?:(?:\[[^\]\n]{0,40}\]|[^\sA-Za-z]{1,20}|[^\s:]{1,40}:)[ \t]+){0,3}"  # `[pid 7] +++`, `==42==`, `prog:`
+    rb"(?:[\w .-]{0,40}[:=][ \t]*|\[|\()?"  # a field's key: `Status: `, `level=`, `[`
+)
+_COLUMN_GAP = b"  "
+# Failure phrases, read anywhere: what went wrong in words no name or description holds.
+FAILURE_PHRASE_RE = re.compile(
+    rb"no such file or directory|undefined reference to|\bis not installed\b"
+    rb"|\bno information is available\b|collect2: error|= -1 E[A-Z]{2,}\b|\bcannot (?:open|access|find|stat|create)\b"
+    rb"|\buninitiali[sz]ed value",
+    re.IGNORECASE,
+)
+
+
+def is_prose(line: bytes) -> bool:
+    """Mostly plain words, not in tab-separated or space-aligned columns: wrapped prose,
+    not a record."""
+    body = line.strip()
+    if b"\t" in body or len(_COLUMN_GAP_RE.findall(body)) >= 2:
+        return False
+    words = body.split()
+    if words and words[0] in _BULLETS:
+        words = words[1:]
+    if len(words) < _PROSE_MIN_WORDS:
+        return False
+    plain = sum(1 for word in words if _PROSE_WORD_RE.fullmatch(word))
+    return plain >= _PROSE_WORD_SHARE * len(words)
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t|"))
+
+
+def record_blocks(
+    lines: Sequence[bytes], skipped: bytearray, limits: BlockLimits = DEFAULT_BLOCK_LIMITS
+) -> list[tuple[int, int]]:
+    """(first, end) line ranges of the record blocks: runs of non-blank lines, none of
+    them `skipped` (fenced code), fewer than `prose_share` of them prose; none in a
+    document that is mostly prose (documentation outlines its paragraphs), and none in a
+    series of blocks alike (`>> Issue: …` findings, disassembled functions) larger than
+    `series_bytes`, which the outline folds."""
+    if is_documentation(lines, limits):
+        return []
+    blocks: list[tuple[int, int]] = []
+    first = -1
+    for index in range(len(lines) + 1):
+        inside = index < len(lines) and not skipped[index] and lines[index].strip(_BLANKISH)
+        if inside and first < 0:
+            first = index
+        elif not inside and first >= 0:
+            read = lines[first : min(index, first + limits.lines_read)]
+            if index - first > 1 and sum(1 for line in read if is_prose(line)) <= limits.prose_share * len(read):
+                blocks.append((first, index))
+            first = -1
+    return _without_large_series(lines, blocks, limits)
+
+
+def is_documentation(lines: Sequence[bytes], limits: BlockLimits = DEFAULT_BLOCK_LIMITS) -> bool:
+    """At least `document_prose_share` of the lines (a spread sample) are prose."""
+    filled = [line for line in lines if line.strip(_BLANKISH)]
+    sample = filled[:: max(1, len(filled) // (limits.lines_read * 20))]
+    return sum(1 for line in sample if is_prose(line)) >= limits.document_prose_share * max(1, len(sample))
+
+
+_WORD_RUN_RE = re.compile(rb"\w+")
+_DIGITS = frozenset(b"0123456789")
+
+
+def signature(line: bytes) -> bytes:
+    """A block's first line as its series knows it: its first word, unless that holds a digit (an address), and the punctuation of
+    its second (`>> Issue: [B403:blacklist]`
+    → `>> w:`, `0000000000001000 <_init>:` → `w <w>:`, `Dynamic section at` → `Dynamic w`)."""
+    words = line.split()[:2]
+    if words and any(byte in _DIGITS for byte in words[0]):
+        words[0] = b"w"
+    return b" ".join([*words[:1], *(_WORD_RUN_RE.sub(b"w", word) for word in words[1:])])
+
+
+def row_signature(line: bytes) -> bytes:
+    """A listing's row as its rows know it: its first two words, a word holding a digit
+    set aside (`   14 root  20 …` → `w root`; `32 files changed` → `w files`)."""
+    return b" ".join(b"w" if any(byte in _DIGITS for byte in word) else word for word in line.split()[:2])
+
+
+def _without_large_series(
+    lines: Sequence[bytes], blocks: list[tuple[int, int]], limits: BlockLimits
+) -> list[tuple[int, int]]:
+    sizes: Counter[bytes] = Counter()
+    counts: Counter[bytes] = Counter()
+    signatures = [signature(lines[first]) for first, _ in blocks]
+    for (first, end), shape in zip(blocks, signatures, strict=True):
+        counts[shape] += 1
+        sizes[shape] += sum(len(line) + 1 for line in lines[first:end])
+    return [
+        block
+        for block, shape in zip(blocks, signatures, strict=True)
+        if counts[shape] < 3 or sizes[shape] <= limits.series_bytes
+    ]
+
+
+def kept_record_lines(
+    lines: Sequence[bytes], first: int, end: int, limits: BlockLimits = DEFAULT_BLOCK_LIMITS
+) -> list[int]:
+    """The lines of a record block that stay: all of a small block, else each record's
+    first line and what its body keeps by the same rule; none of a long listing."""
+    if _small(lines, first, end, limits):
+        return list(range(first, end))
+    margin = min(_indent(lines[index]) for index in range(first, end))
+    starts = [index for index in range(first, end) if _indent(lines[index]) == margin]
+    if len(starts) > limits.many_records or _is_table(lines[first:end]):
+        return []
+    kept: list[int] = []
+    for start, next_start in zip(starts, [*starts[1:], end], strict=True):
+        kept.append(start)
+        if next_start > start + 1:
+            kept += kept_record_lines(lines, start + 1, next_start, limits)
+    return kept
+
+
+def _states(counts: Counter[bytes]) -> bool:
+    """A column of states: few values, at most one of them held by a single row, each
+    with a letter or digit (`=>` and `|` are a listing's punctuation)."""
+    if len(counts) > _MOST_VALUES or sum(1 for count in counts.values() if count == 1) > 1:
+        return False
+    return all(_ALNUM_RE.search(value) for value in counts)
+
+
+def _is_table(rows: Sequence[bytes]) -> bool:
+    """Rows of a table (`top`'s processes): several columns of few values each."""
+    split = [row.split() for row in rows]
+    few_valued = 0
+    for column in range(_COLUMNS_READ):
+        values = [words[column] for words in split if len(words) > column]
+        if len(values) < _PRESENT_SHARE * len(rows):
+            break
+        few_valued += len(set(values)) <= _MOST_VALUES
+    return few_valued >= _TABLE_COLUMNS
+
+
+def _small(lines: Sequence[bytes], first: int, end: int, limits: BlockLimits) -> bool:
+    if end - first <= limits.small_lines:
+        return True
+    size = 0
+    for index in range(first, end):
+        size += len(lines[index]) + 1
+        if size > limits.small_bytes:
+            return False
+    return True
+
+
+def at_status(line: bytes, position: int, length: int) -> bool:
+    """Whether the failure word at `position` stands where a tool reports status."""
+    if _STATUS_PREFIX_RE.fullmatch(line, 0, position):
+        return True
+    end = position + length
+    before_gap = line[max(0, position - 2) : position] == _COLUMN_GAP
+    after_gap = end >= len(line.rstrip()) or line[end : end + 2] == _COLUMN_GAP
+    return before_gap and after_gap
+
+
+_MOST_VALUES = 8  # a column with more distinct values than this names rows, not states
+_ALNUM_RE = re.compile(rb"[A-Za-z0-9]")
+_TABLE_COLUMNS = 3  # few-valued columns that make one-line records a table
+_USUAL_SHARE = 0.9  # a value this many rows hold makes the other values of its column unusual
+_COLUMNS_READ = 8
+_PRESENT_SHARE = 0.9  # a column must be present in this share of the rows
+
+
+def column_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
+    """Counts per value of a listing's few-valued columns (`ii ×724`, `amd64 ×500, all
+    ×224`), and the rows holding a value of such a column that at most `rare` rows hold
+    (the one package in a bad state among 724 installed ones) in a column where one value
+    is usual. Columns are whitespace-separated words."""
+    split = [row.split() for row in rows]
+    parts: list[str] = []
+    rare_rows: set[int] = set()
+    for column in range(_COLUMNS_READ):
+        values = [words[column] for words in split if len(words) > column]
+        if len(values) < _PRESENT_SHARE * len(rows):
+            break
+        counts = Counter(values)
+        if not _states(counts):
+            continue
+        listed = ", ".join(f"{value.decode(errors='replace')} ×{count}" for value, count in counts.most_common())
+        parts.append(f"column {column + 1}: {listed}")
+        if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * len(values):
+            rare_rows.update(at for at, words in enumerate(split) if len(words) > column and counts[words[column]] <= rare)
+    return "; ".join(parts), sorted(rare_rows)
