@@ -25,10 +25,11 @@ def proxy(
         bool,
         typer.Option(
             "--only-newest/--all-results",
-            help="Compress only tool results the provider has not seen yet (results compressed"
-            " before stay compressed); --all-results also compresses older ones.",
+            help="--all-results (the default, measured cheaper: bench/RESULTS.md) compresses every"
+            " large tool result; --only-newest only those the provider has not seen yet (and those"
+            " compressed before, which stay compressed).",
         ),
-    ] = True,
+    ] = False,
     min_tokens: Annotated[
         int, typer.Option(min=1, help="Leave tool results under this many tokens as they are.")
     ] = 500,
