@@ -224,3 +224,12 @@ def test_other_paths_pass_through(proxy, upstream):
     assert list(listing) == []
     assert upstream.seen[-1].path == "/v1/models"
     assert upstream.seen[-1].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_loopback_proxy_refuses_other_host_names(proxy, upstream):
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    refused = httpx.post(proxy.url + "/v1/messages", json=body, headers={"Host": "evil.example:8787"})
+    assert refused.status_code == 403
+    assert refused.json()["error"]["type"] == "api_error"
+    assert upstream.seen == []
+    assert httpx.post(proxy.url + "/v1/messages", json=body, headers={"Host": "localhost:1"}).status_code == 200

@@ -42,7 +42,7 @@ def proxy(
     provider's prompt cache keeps working; refs open with `tokens show-ref` or MCP expand_ref.
     """
     from tokenlab.errors import InputError
-    from tokenlab.serve.guard import LOOPBACK_HOSTS
+    from tokenlab.serve import LOOPBACK_HOSTS
     from tokenlab.serve.proxy import ProxyServer, ProxySettings, parse_listen
     from tokenlab.store import open_store
 

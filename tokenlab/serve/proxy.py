@@ -18,6 +18,8 @@ tool results) and `agent.proxy_compress` (their visible text, the same bytes eve
 - Nothing here logs a request line or a header: keys and authorization headers are only
   copied onto the upstream request. An unreachable upstream answers 502 in that API's own
   error shape.
+- Bound to loopback, it answers only loopback Host headers (403 otherwise), so a web page
+  cannot reach it through DNS rebinding.
 
 Standard library only (`http.server`, `http.client`), one thread per connection: the proxy
 adds no dependency to the base install.
@@ -38,6 +40,7 @@ from urllib.parse import urlsplit
 
 from tokenlab.agent.proxy_compress import DEFAULT_MIN_TOKENS, ResultCompressor
 from tokenlab.agent.proxy_rewrite import Api, api_for, rewrite
+from tokenlab.serve import LOOPBACK_HOSTS
 
 if TYPE_CHECKING:
     from tokenlab.store import Store
@@ -105,6 +108,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self) -> None:
         api = api_for(urlsplit(self.path).path)
         body = self._read_body()
+        if self.server.server_address[0] in LOOPBACK_HOSTS and _host_name(self.headers.get("Host", "")) not in LOOPBACK_HOSTS:
+            self._error(api, 403, "Forbidden", "tokens proxy: a loopback proxy answers loopback Host names only")
+            return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP]
         if api is not None and self.command == "POST" and body:
             body, headers = self._rewritten(api, body, headers)
@@ -113,7 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
             response = self._send(upstream, body, headers)
         except OSError as error:
             LOG.warning("tokenlab proxy: upstream %s unreachable (%s)", upstream, type(error).__name__)
-            self._unreachable(api, upstream, error)
+            message = f"tokens proxy: the upstream {upstream} is unreachable ({type(error).__name__})"
+            self._error(api, 502, "Bad Gateway", message)
             return
         with response:
             self._relay(response)
@@ -194,10 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 
-    def _unreachable(self, api: Api | None, upstream: str, error: OSError) -> None:
-        message = f"tokens proxy: the upstream {upstream} is unreachable ({type(error).__name__})"
+    def _error(self, api: Api | None, status: int, reason: str, message: str) -> None:
         payload = json.dumps(upstream_error(api, message)).encode("utf-8")
-        self.send_response_only(502, "Bad Gateway")
+        self.send_response_only(status, reason)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -206,10 +212,19 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def upstream_error(api: Api | None, message: str) -> dict[str, Any]:
-    """An error body in the shape the client's own SDK reads for that API."""
+    """An error body in the shape the client's own SDK reads for that API (`shapes.ProxyAnthropicErrorOut`,
+    `shapes.ProxyOpenAIErrorOut`)."""
     if api is Api.ANTHROPIC:
         return {"type": "error", "error": {"type": "api_error", "message": message}}
-    return {"error": {"message": message, "type": "api_error", "param": None, "code": "upstream_unreachable"}}
+    return {"error": {"message": message, "type": "api_error", "param": None, "code": None}}
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port (`[::1]:8787` is `::1`)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
 def _decoded(body: bytes, encoding: str) -> bytes | None:
