@@ -39,18 +39,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tokenlab.agent.proxy_compress import ResultCompressor  # noqa: E402
-from tokenlab.agent.proxy_rewrite import Api, ToolResult, rewrite  # noqa: E402
-from tokenlab.counting import tokens  # noqa: E402
-from tokenlab.store import open_store  # noqa: E402
+from tokenlab.agent.proxy_compress import ResultCompressor
+from tokenlab.agent.proxy_rewrite import Api, ToolResult, rewrite
+from tokenlab.counting import tokens
+from tokenlab.store import open_store
 
 PRICE_INPUT, PRICE_WRITE, PRICE_READ = 3.00, 3.75, 0.30  # $ per million tokens
 SYSTEM = "You are a coding agent. Use the Bash tool to inspect the project. " * 40
-TOOLS = [{"name": "Bash", "description": "Run a shell command.", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}]
+TOOLS = [
+    {
+        "name": "Bash",
+        "description": "Run a shell command.",
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}},
+    }
+]
 
 
 def outputs(count: int) -> list[tuple[str, str]]:
-    files = sorted(p for p in (ROOT / "fixtures" / "real").iterdir() if p.suffix != ".signals" and p.stat().st_size > 1024)
+    files = sorted(
+        p
+        for p in (ROOT / "fixtures" / "real").iterdir()
+        if p.suffix != ".signals" and p.stat().st_size > 1024
+    )
     step = max(1, len(files) // count)
     return [(p.name, p.read_text(errors="replace")) for p in files[::step][:count]]
 
@@ -62,10 +72,24 @@ def requests(turns: int) -> list[bytes]:
         messages.append({"role": "assistant", "content": [
             {"type": "text", "text": f"Let me look at {name}."},
             {"type": "tool_use", "id": f"toolu_{n:03d}", "name": "Bash", "input": {"command": f"cat {name}"}}]})  # fmt: skip
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n:03d}", "content": text}]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n:03d}", "content": text}],
+            }
+        )
         last = [dict(m) for m in messages]
-        last[-1] = {**last[-1], "content": [{**last[-1]["content"][0], "cache_control": {"type": "ephemeral"}}]}
-        body = {"model": "claude-sonnet", "max_tokens": 1024, "system": SYSTEM, "tools": TOOLS, "messages": last}
+        last[-1] = {
+            **last[-1],
+            "content": [{**last[-1]["content"][0], "cache_control": {"type": "ephemeral"}}],
+        }
+        body = {
+            "model": "claude-sonnet",
+            "max_tokens": 1024,
+            "system": SYSTEM,
+            "tools": TOOLS,
+            "messages": last,
+        }
         bodies.append(json.dumps(body).encode())
     return bodies
 
@@ -110,7 +134,10 @@ def priced(bodies: list[bytes]) -> Cost:
     cost, earlier = Cost(), []
     head = tokens.count(SYSTEM + json.dumps(TOOLS))
     for raw in bodies:
-        messages = [json.dumps({k: v for k, v in m.items()}, sort_keys=True) for m in _uncached(json.loads(raw)["messages"])]
+        messages = [
+            json.dumps({k: v for k, v in m.items()}, sort_keys=True)
+            for m in _uncached(json.loads(raw)["messages"])
+        ]
         sizes = [_message_tokens(json.loads(m)) for m in messages]
         hit = max((len(e) for e in earlier if messages[: len(e)] == e), default=-1)
         total = head + sum(sizes)
@@ -135,7 +162,9 @@ def _uncached(messages: list[dict]) -> list[dict]:
 def through_proxy(bodies: list[bytes], *, only_newest: bool, join: int = 0) -> list[bytes]:
     with tempfile.TemporaryDirectory() as folder, open_store(folder) as store:
         compressor = ResultCompressor(store, Api.ANTHROPIC, only_newest=only_newest)
-        return [raw if n < join else rewrite(raw, Api.ANTHROPIC, compressor).body for n, raw in enumerate(bodies)]
+        return [
+            raw if n < join else rewrite(raw, Api.ANTHROPIC, compressor).body for n, raw in enumerate(bodies)
+        ]
 
 
 def unstable(bodies: list[bytes]) -> list[bytes]:
@@ -143,7 +172,9 @@ def unstable(bodies: list[bytes]) -> list[bytes]:
         compressor = ResultCompressor(store, Api.ANTHROPIC, only_newest=False)
         out = []
         for n, raw in enumerate(bodies):
-            varying: Callable[[ToolResult, str], str | None] = lambda r, m, n=n: (v := compressor(r, m)) and f"{v}\n(request {n})"  # noqa: E731
+            varying: Callable[[ToolResult, str], str | None] = lambda r, m, n=n: (
+                (v := compressor(r, m)) and f"{v}\n(request {n})"
+            )
             out.append(rewrite(raw, Api.ANTHROPIC, varying).body)
         return out
 
@@ -177,7 +208,9 @@ def table(turns: int, join: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=10)
-    parser.add_argument("--join", type=int, default=None, help="turns sent direct before the proxy joins (default: half)")
+    parser.add_argument(
+        "--join", type=int, default=None, help="turns sent direct before the proxy joins (default: half)"
+    )
     args = parser.parse_args()
     print(table(args.turns, args.turns // 2 if args.join is None else args.join))
 

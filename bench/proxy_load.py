@@ -34,9 +34,11 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.proxy_upstream import Upstream  # noqa: E402
+from tests.proxy_upstream import Upstream
 
-FIXTURES = sorted(p for p in (ROOT / "fixtures" / "real").iterdir() if p.suffix == ".log" and p.stat().st_size > 3000)
+FIXTURES = sorted(
+    p for p in (ROOT / "fixtures" / "real").iterdir() if p.suffix == ".log" and p.stat().st_size > 3000
+)
 
 
 def free_port() -> int:
@@ -49,7 +51,16 @@ def start_proxy(upstream: str, store: str) -> tuple[subprocess.Popen[bytes], str
     port = free_port()
     tokens = str(Path(sys.executable).with_name("tokens"))
     process = subprocess.Popen(
-        [tokens, "proxy", "--listen", f"127.0.0.1:{port}", "--upstream-anthropic", upstream, "--store", store],
+        [
+            tokens,
+            "proxy",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--upstream-anthropic",
+            upstream,
+            "--store",
+            store,
+        ],
         stderr=subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
@@ -73,14 +84,25 @@ def streaming_client(url: str, index: int, rounds: int, errors: list[str]) -> No
     text = FIXTURES[index % len(FIXTURES)].read_text(errors="replace")
     messages = [
         {"role": "user", "content": "why does it fail?"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": text}]},
     ]
     with httpx.Client(timeout=120) as client:
         for n in range(rounds):
-            body = {"model": "m", "max_tokens": 5, "stream": True, "messages": messages + [{"role": "assistant", "content": f"round {n}"}, {"role": "user", "content": "go on"}]}
+            body = {
+                "model": "m",
+                "max_tokens": 5,
+                "stream": True,
+                "messages": messages
+                + [{"role": "assistant", "content": f"round {n}"}, {"role": "user", "content": "go on"}],
+            }
             try:
-                with client.stream("POST", url + "/v1/messages", json=body, headers={"x-api-key": "k"}) as reply:
+                with client.stream(
+                    "POST", url + "/v1/messages", json=body, headers={"x-api-key": "k"}
+                ) as reply:
                     got = b"".join(reply.iter_raw())
                 if reply.status_code != 200 or b"message_stop" not in got:
                     errors.append(f"client {index}: {reply.status_code}")
@@ -110,7 +132,10 @@ def main() -> None:
                     direct.append(latency(upstream.url, client))
                     proxied.append(latency(url, client))
             errors: list[str] = []
-            threads = [threading.Thread(target=streaming_client, args=(url, i, args.rounds, errors)) for i in range(args.clients)]
+            threads = [
+                threading.Thread(target=streaming_client, args=(url, i, args.rounds, errors))
+                for i in range(args.clients)
+            ]
             started = time.perf_counter()
             for thread in threads:
                 thread.start()

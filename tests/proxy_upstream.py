@@ -113,7 +113,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, body: bytes, events: list[tuple[str | None, Any]]) -> None:
         chunks = [
-            (f"event: {name}\n" if name else "").encode() + b"data: " + (data if isinstance(data, bytes) else json.dumps(data).encode()) + b"\n\n"
+            (f"event: {name}\n" if name else "").encode()
+            + b"data: "
+            + (data if isinstance(data, bytes) else json.dumps(data).encode())
+            + b"\n\n"
             for name, data in events
         ]
         self._keep(body, b"".join(chunks))
@@ -129,7 +132,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _keep(self, body: bytes, answer: bytes) -> None:
         state = self.server.state  # type: ignore[attr-defined]
         with state.lock:
-            state.seen.append(Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, answer))
+            state.seen.append(
+                Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, answer)
+            )
 
 
 def _chat(model: str, text: str) -> tuple[list[tuple[str | None, Any]], dict[str, Any]]:
@@ -139,7 +144,15 @@ def _chat(model: str, text: str) -> tuple[list[tuple[str | None, Any]], dict[str
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}  # fmt: skip
     chunk = {**base, "object": "chat.completion.chunk"}
     events: list[tuple[str | None, Any]] = [
-        (None, {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]}),
+        (
+            None,
+            {
+                **chunk,
+                "choices": [
+                    {"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}
+                ],
+            },
+        ),
         (None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
         (None, b"[DONE]"),
     ]

@@ -70,7 +70,9 @@ def test_since_and_by(isolated_store: Path) -> None:
 def test_proxy_rows_by_model_and_by_tool(isolated_store: Path) -> None:
     now = time.time()
     for source, model, raw in (("Bash", "claude-x", 900), ("Read", "claude-x", 700), ("shell", "gpt-y", 500)):
-        row = Record(now, Kind.PROXY, source, "log", raw * 4, raw, 100, 1, host="proxy", event="e", model=model)
+        row = Record(
+            now, Kind.PROXY, source, "log", raw * 4, raw, 100, 1, host="proxy", event="e", model=model
+        )
         ledger.record(isolated_store, row)
     by_model = {row["key"]: row["raw_tokens"] for row in gain("--by", "model")["rows"]}
     assert by_model == {"claude-x": 1600, "gpt-y": 500}

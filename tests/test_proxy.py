@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import anthropic
@@ -62,7 +63,12 @@ def gpt(proxy: ProxyServer) -> openai.OpenAI:
 
 def anthropic_turn(n: int, output: str) -> list[dict]:
     return [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": f"tu_{n}", "name": "Bash", "input": {"command": "cargo test"}}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": f"tu_{n}", "name": "Bash", "input": {"command": "cargo test"}}
+            ],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"tu_{n}", "content": output}]},
     ]
 
@@ -88,12 +94,19 @@ def test_anthropic_tool_result_arrives_compressed_with_signals_and_ref(proxy, up
     assert restored(sent, isolated_store) == FIXTURE.read_bytes()
     assert any(KEY in value for value in seen.headers.values())  # forwarded, never kept by the proxy
     (row,) = [r for r in ledger.records(isolated_store) if r.kind is ledger.Kind.PROXY]
-    assert (row.host, row.event, row.model, row.source) == ("proxy", "anthropic-messages", "claude-test", "Bash")
+    assert (row.host, row.event, row.model, row.source) == (
+        "proxy",
+        "anthropic-messages",
+        "claude-test",
+        "Bash",
+    )
     assert row.visible_tokens < row.raw_tokens
 
 
 def test_the_key_is_in_no_file_the_proxy_writes(proxy, upstream, isolated_store):
-    claude(proxy).messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}, *anthropic_turn(1, LOG)])
+    claude(proxy).messages.create(
+        model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}, *anthropic_turn(1, LOG)]
+    )
     assert upstream.seen
     for path in isolated_store.rglob("*"):
         if path.is_file():
@@ -102,7 +115,11 @@ def test_the_key_is_in_no_file_the_proxy_writes(proxy, upstream, isolated_store)
 
 def test_a_request_without_tool_results_arrives_byte_identical(proxy, upstream):
     body = b'{"model":"m",  "max_tokens": 5,\n "messages":[{"role":"user","content":"hi \\u00e9"}], "system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}]}'
-    reply = httpx.post(proxy.url + "/v1/messages", content=body, headers={"x-api-key": KEY, "content-type": "application/json"})
+    reply = httpx.post(
+        proxy.url + "/v1/messages",
+        content=body,
+        headers={"x-api-key": KEY, "content-type": "application/json"},
+    )
     assert reply.status_code == 200
     assert upstream.seen[-1].body == body
 
@@ -132,8 +149,14 @@ def test_only_the_tool_result_bytes_change(proxy, upstream):
 
 def test_streamed_responses_reach_the_client_byte_identical(proxy, upstream):
     for path, body in (
-        ("/v1/messages", {"model": "m", "max_tokens": 5, "stream": True, "messages": [{"role": "user", "content": "x"}]}),
-        ("/v1/chat/completions", {"model": "g", "stream": True, "messages": [{"role": "user", "content": "x"}]}),
+        (
+            "/v1/messages",
+            {"model": "m", "max_tokens": 5, "stream": True, "messages": [{"role": "user", "content": "x"}]},
+        ),
+        (
+            "/v1/chat/completions",
+            {"model": "g", "stream": True, "messages": [{"role": "user", "content": "x"}]},
+        ),
         ("/v1/responses", {"model": "g", "stream": True, "input": "x"}),
     ):
         with httpx.stream("POST", proxy.url + path, json=body) as reply:
@@ -143,17 +166,27 @@ def test_streamed_responses_reach_the_client_byte_identical(proxy, upstream):
 
 
 def test_sdks_stream_through_the_proxy(proxy, upstream, isolated_store):
-    with claude(proxy).messages.stream(model="m", max_tokens=5, messages=[{"role": "user", "content": "go"}, *anthropic_turn(1, LOG)]) as stream:
+    with claude(proxy).messages.stream(
+        model="m", max_tokens=5, messages=[{"role": "user", "content": "go"}, *anthropic_turn(1, LOG)]
+    ) as stream:
         assert stream.get_final_text() == "ok"
     assert "#ref:ctx_" in upstream.seen[-1].json["messages"][2]["content"][0]["content"]
-    chunks = gpt(proxy).chat.completions.create(model="g", stream=True, messages=[{"role": "user", "content": "x"}])
+    chunks = gpt(proxy).chat.completions.create(
+        model="g", stream=True, messages=[{"role": "user", "content": "x"}]
+    )
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "ok"
 
 
 def test_openai_chat_tool_message_is_compressed(proxy, upstream, isolated_store):
     messages = [
         {"role": "user", "content": "test it"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "{}"}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": LOG},
     ]
     answer = gpt(proxy).chat.completions.create(model="gpt-test", messages=messages)
@@ -189,11 +222,11 @@ def test_ten_turns_resend_the_same_prefix(proxy, upstream):
         client.messages.create(model="m", max_tokens=5, messages=messages)
     sent = [seen.json["messages"] for seen in upstream.seen]
     assert len(sent) == 10
-    for before, after in zip(sent, sent[1:]):
+    for before, after in pairwise(sent):
         prefix = json.dumps(before)
         assert json.dumps(after[: len(before)]) == prefix
     raw = [seen.body for seen in upstream.seen]
-    for before, after in zip(raw, raw[1:]):
+    for before, after in pairwise(raw):
         cut = before.rindex(b"]")  # the messages array's end: the rest of the body is the same
         assert after.startswith(before[:cut])
     compressed = [m["content"][0]["content"] for m in sent[-1][2::2]]
@@ -207,9 +240,14 @@ def test_an_unreachable_upstream_answers_in_the_apis_own_error_shape(isolated_st
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             with pytest.raises(anthropic.APIStatusError) as raised:
-                claude(server).messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+                claude(server).messages.create(
+                    model="m", max_tokens=5, messages=[{"role": "user", "content": "x"}]
+                )
             assert raised.value.status_code == 502
-            assert raised.value.body == {"type": "error", "error": {"type": "api_error", "message": raised.value.body["error"]["message"]}}
+            assert raised.value.body == {
+                "type": "error",
+                "error": {"type": "api_error", "message": raised.value.body["error"]["message"]},
+            }
             with pytest.raises(openai.APIStatusError) as failed:
                 gpt(server).chat.completions.create(model="g", messages=[{"role": "user", "content": "x"}])
             assert failed.value.status_code == 502
@@ -232,4 +270,6 @@ def test_a_loopback_proxy_refuses_other_host_names(proxy, upstream):
     assert refused.status_code == 403
     assert refused.json()["error"]["type"] == "api_error"
     assert upstream.seen == []
-    assert httpx.post(proxy.url + "/v1/messages", json=body, headers={"Host": "localhost:1"}).status_code == 200
+    assert (
+        httpx.post(proxy.url + "/v1/messages", json=body, headers={"Host": "localhost:1"}).status_code == 200
+    )

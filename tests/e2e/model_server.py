@@ -233,7 +233,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _record(self, api: str, body: Any, offered: Sequence[str], answer: dict[str, Any]) -> None:
         state = self.state
         with state.lock:
-            record = Record(len(state.records), api, self.command, self.path, body, tuple(offered), answer, self._raw)
+            record = Record(
+                len(state.records), api, self.command, self.path, body, tuple(offered), answer, self._raw
+            )
             state.records.append(record)
             if state.log_path is not None:
                 with state.log_path.open("a", encoding="utf-8") as log:

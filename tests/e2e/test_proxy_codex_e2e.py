@@ -17,6 +17,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -102,7 +103,7 @@ def test_codex_through_the_proxy(project: tuple[Path, Path], proxy_store: Path) 
     conversation = [r for r in requests if isinstance(r.body, dict) and isinstance(r.body.get("input"), list)]
     turns = [r for r in conversation if r.offered]
     assert len(turns) >= len(COMMANDS) + 1
-    for before, after in zip(turns, turns[1:]):
+    for before, after in pairwise(turns):
         items = len(before.body["input"])
         earlier = spans(before.raw, [("input", i) for i in range(items)])
         later = spans(after.raw, [("input", i) for i in range(items)])

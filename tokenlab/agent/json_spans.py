@@ -95,7 +95,11 @@ def _walk(raw: bytes, at: int, trie: _Trie, prefix: Path, found: dict[Path, Span
         elif step in trie:
             child = trie[step]
             assert child is not None
-            end = _walk(raw, at, child, (*prefix, step), found) if raw[at : at + 1] in (b"{", b"[") else _skip(raw, at)
+            end = (
+                _walk(raw, at, child, (*prefix, step), found)
+                if raw[at : at + 1] in (b"{", b"[")
+                else _skip(raw, at)
+            )
         else:
             end = _skip(raw, at)
         at = _ws(raw, end)

@@ -44,6 +44,7 @@ from tokenlab.agent.post_tool_use import with_hint
 from tokenlab.agent.proxy_rewrite import Api, ToolResult
 
 if TYPE_CHECKING:
+    from tokenlab.packet import ContextPacket
     from tokenlab.store import Store
 
 LOG = logging.getLogger("tokenlab.proxy")
@@ -86,7 +87,9 @@ class ResultCompressor:
             answer = (self._folder / key[:2] / key).read_bytes()
         except OSError:
             return None
-        if answer != _LEAVE and not all(_ref_is_here(self.store, ref) for ref in markers.find_markers(answer.decode("utf-8"))):
+        if answer != _LEAVE and not all(
+            _ref_is_here(self.store, ref) for ref in markers.find_markers(answer.decode("utf-8"))
+        ):
             return None  # its refs were collected: compute again (the same text)
         return answer
 
@@ -99,7 +102,11 @@ class ResultCompressor:
         try:
             packet = self._analyse(result)
         except Exception as error:  # noqa: BLE001 - a failure leaves the result as it is
-            LOG.warning("tokenlab proxy: %s result left as it is: the pipeline failed (%s)", result.tool or "a tool", type(error).__name__)
+            LOG.warning(
+                "tokenlab proxy: %s result left as it is: the pipeline failed (%s)",
+                result.tool or "a tool",
+                type(error).__name__,
+            )
             return False
         visible = with_hint(packet.visible, OPEN_HINT, unless="expand_ref")
         raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
@@ -109,7 +116,7 @@ class ResultCompressor:
         self._record(packet, result, model, visible_tokens)
         return visible
 
-    def _analyse(self, result: ToolResult):  # noqa: ANN202 - a ContextPacket
+    def _analyse(self, result: ToolResult) -> ContextPacket:
         from tokenlab.optimizers import OptimizerConfig
         from tokenlab.pipeline import analyze
 
@@ -124,7 +131,7 @@ class ResultCompressor:
                 return True
         return False
 
-    def _record(self, packet, result: ToolResult, model: str, visible_tokens: int) -> None:  # noqa: ANN001
+    def _record(self, packet: ContextPacket, result: ToolResult, model: str, visible_tokens: int) -> None:
         from dataclasses import replace
 
         from tokenlab import ledger

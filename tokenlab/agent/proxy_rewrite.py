@@ -46,7 +46,9 @@ _ROUTES = (
     ("/responses", Api.RESPONSES),
 )
 # Responses items the model produced: a result after the last of them is newest.
-_MODEL_ITEMS = frozenset({"function_call", "custom_tool_call", "reasoning", "local_shell_call", "web_search_call"})
+_MODEL_ITEMS = frozenset(
+    {"function_call", "custom_tool_call", "reasoning", "local_shell_call", "web_search_call"}
+)
 _OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
@@ -117,7 +119,9 @@ def tool_results(api: Api, body: Mapping[str, Any]) -> list[ToolResult]:
     return _anthropic(messages) if api is Api.ANTHROPIC else _chat(messages)
 
 
-def _texts(value: Any, path: json_spans.Path, text_types: frozenset[str]) -> list[tuple[json_spans.Path, str]]:
+def _texts(
+    value: Any, path: json_spans.Path, text_types: frozenset[str]
+) -> list[tuple[json_spans.Path, str]]:
     """A string value, or the `text` of each text part in a list of parts."""
     if isinstance(value, str):
         return [(path, value)]
@@ -152,7 +156,9 @@ def _anthropic(messages: list[Any]) -> list[ToolResult]:
         for j, block in enumerate(content):
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 tool = names.get(block.get("tool_use_id"), "")
-                for path, text in _texts(block.get("content"), ("messages", i, "content", j, "content"), _TEXT):
+                for path, text in _texts(
+                    block.get("content"), ("messages", i, "content", j, "content"), _TEXT
+                ):
                     found.append(ToolResult(path, text, tool, i > last_assistant))
     return found
 

@@ -110,7 +110,9 @@ def gain(
     since: Annotated[
         str | None, typer.Option("--since", metavar="AGE", help="Only runs newer than AGE: 30m, 24h, 7d, 2w.")
     ] = None,
-    by: Annotated[str, typer.Option("--by", help="Group rows by command, type, day, model (proxy rows) or tool.")] = "command",
+    by: Annotated[
+        str, typer.Option("--by", help="Group rows by command, type, day, model (proxy rows) or tool.")
+    ] = "command",
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:

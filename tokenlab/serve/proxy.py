@@ -108,8 +108,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self) -> None:
         api = api_for(urlsplit(self.path).path)
         body = self._read_body()
-        if self.server.server_address[0] in LOOPBACK_HOSTS and _host_name(self.headers.get("Host", "")) not in LOOPBACK_HOSTS:
-            self._error(api, 403, "Forbidden", "tokens proxy: a loopback proxy answers loopback Host names only")
+        if (
+            self.server.server_address[0] in LOOPBACK_HOSTS
+            and _host_name(self.headers.get("Host", "")) not in LOOPBACK_HOSTS
+        ):
+            self._error(
+                api, 403, "Forbidden", "tokens proxy: a loopback proxy answers loopback Host names only"
+            )
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP]
         if api is not None and self.command == "POST" and body:
@@ -131,7 +136,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
-    def _rewritten(self, api: Api, body: bytes, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
+    def _rewritten(
+        self, api: Api, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[bytes, list[tuple[str, str]]]:
         """The body with its tool results compressed, and its headers; as they were when
         nothing changed or the body cannot be read."""
         settings = self.server.settings
