@@ -34,7 +34,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
@@ -251,7 +251,17 @@ def records(store_root: Path, since: float | None = None) -> list[Record]:
             rows = db.execute(query, (since if since is not None else float("-inf"),)).fetchall()
     except sqlite3.Error as error:
         raise LedgerError(f"cannot read the savings ledger {ledger_path(store_root)}: {error}") from None
-    return [Record(row[0], Kind(row[1]), *row[2:-2], rerun=bool(row[-2]), model=row[-1]) for row in rows]
+    return [_record_of(row) for row in rows]
+
+
+def _record_of(row: tuple[Any, ...]) -> Record:
+    """A row of `records`' query (the columns in `Record`'s order) as a `Record`."""
+    when, kind, source, content_type, raw_bytes, raw_tokens, visible, refs, *call = row
+    exit_status, duration, host_tokens, host, event, fingerprint, rerun, model = call
+    return Record(
+        when, Kind(kind), source, content_type, raw_bytes, raw_tokens, visible, refs,
+        exit_status, duration, host_tokens, host, event, fingerprint, bool(rerun), model,
+    )  # fmt: skip
 
 
 def masked(source: str) -> str:

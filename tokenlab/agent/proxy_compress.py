@@ -77,10 +77,12 @@ class ResultCompressor:
                 return known.decode("utf-8") if known != _LEAVE else None
             if self.only_newest and not result.newest:
                 return None
-            visible = self._compress(result, model)
-            if visible is not False:
-                self._remember(key, b"" if visible is None else visible.encode("utf-8"))
-            return visible or None
+            try:
+                visible = self._compress(result, model)
+            except _PipelineFailedError:
+                return None  # not remembered: tried again next time
+            self._remember(key, _LEAVE if visible is None else visible.encode("utf-8"))
+            return visible
 
     def _known(self, key: str) -> bytes | None:
         try:
@@ -93,8 +95,8 @@ class ResultCompressor:
             return None  # its refs were collected: compute again (the same text)
         return answer
 
-    def _compress(self, result: ToolResult, model: str) -> str | None | bool:
-        """The visible text, None when not worth it, False when the pipeline failed."""
+    def _compress(self, result: ToolResult, model: str) -> str | None:
+        """The visible text, or None when it is not worth sending."""
         from tokenlab.counting import tokens
 
         if self._ours(result.text) or tokens.count(result.text) < self.min_tokens:
@@ -107,7 +109,7 @@ class ResultCompressor:
                 result.tool or "a tool",
                 type(error).__name__,
             )
-            return False
+            raise _PipelineFailedError from None
         visible = with_hint(packet.visible, OPEN_HINT, unless="expand_ref")
         raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
         visible_tokens = tokens.count(visible)
@@ -164,6 +166,10 @@ class ResultCompressor:
 
 
 _LOCK = threading.Lock()
+
+
+class _PipelineFailedError(Exception):
+    """The pipeline raised on a result (logged where it happened)."""
 
 
 def mapping_key(text: str, min_tokens: int) -> str:

@@ -93,7 +93,8 @@ def rewrite(raw: bytes, api: Api, compress: Compress) -> Rewrite:
         return Rewrite(raw, ())
     if not isinstance(body, dict):
         return Rewrite(raw, ())
-    model = body.get("model") if isinstance(body.get("model"), str) else ""
+    model = body.get("model")
+    model = model if isinstance(model, str) else ""
     replaced = []
     for result in tool_results(api, body):
         visible = compress(result, model)

@@ -74,13 +74,13 @@ class ProxyServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], settings: ProxySettings, store: Store) -> None:
         super().__init__(address, _Handler)
+        self.host = address[0]
         self.settings = settings
         self.store = store
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{self.host}:{self.server_address[1]}"
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -109,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
         api = api_for(urlsplit(self.path).path)
         body = self._read_body()
         if (
-            self.server.server_address[0] in LOOPBACK_HOSTS
+            self.server.host in LOOPBACK_HOSTS
             and _host_name(self.headers.get("Host", "")) not in LOOPBACK_HOSTS
         ):
             self._error(
@@ -191,13 +191,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
         bodyless = self.command == "HEAD" or response.status in _NO_BODY or 100 <= response.status < 200
         chunked = not bodyless and length is None
-        if bodyless:
-            if length is not None:
-                self.send_header("Content-Length", length)
+        if length is not None:
+            self.send_header("Content-Length", length)
         elif chunked:
             self.send_header("Transfer-Encoding", "chunked")
-        else:
-            self.send_header("Content-Length", length)
         self.end_headers()
         if bodyless:
             return
