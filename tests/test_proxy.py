@@ -5,6 +5,9 @@ byte (`tests/proxy_upstream.py`)."""
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from itertools import pairwise
@@ -273,3 +276,25 @@ def test_a_loopback_proxy_refuses_other_host_names(proxy, upstream):
     assert (
         httpx.post(proxy.url + "/v1/messages", json=body, headers={"Host": "localhost:1"}).status_code == 200
     )
+
+
+def test_the_command_serves_until_stopped(upstream, isolated_store):
+    """`tokens proxy` as a user starts it: its own process, the store named by --store."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "tokenlab", "proxy", "--listen", f"127.0.0.1:{port}"]
+    argv += ["--upstream-anthropic", upstream.url, "--store", str(isolated_store)]
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        started = process.stderr.readline()
+        assert started == f"tokens: proxy on http://127.0.0.1:{port} (all results, over 500 tokens)\n"
+        messages = [{"role": "user", "content": "go"}, *anthropic_turn(1, LOG)]
+        client = anthropic.Anthropic(api_key=KEY, base_url=f"http://127.0.0.1:{port}", max_retries=0)
+        client.messages.create(model="m", max_tokens=5, messages=messages)
+        sent = upstream.seen[-1].json["messages"][2]["content"][0]["content"]
+        assert restored(sent, isolated_store) == FIXTURE.read_bytes()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
