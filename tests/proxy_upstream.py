@@ -26,6 +26,7 @@ class Seen:
     headers: dict[str, str]
     body: bytes
     answer: bytes  # the response body's bytes as sent
+    peer: int  # the port the request came from: one per connection
 
     @property
     def json(self) -> Any:
@@ -37,6 +38,7 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     seen: list[Seen] = field(default_factory=list)
     text: str = "ok"
+    drop_idle: bool = False  # close each connection after its answer, without saying so
 
 
 class Upstream:
@@ -132,9 +134,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _keep(self, body: bytes, answer: bytes) -> None:
         state = self.server.state  # type: ignore[attr-defined]
         with state.lock:
-            state.seen.append(
-                Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, answer)
-            )
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            state.seen.append(Seen(self.command, self.path, headers, body, answer, self.client_address[1]))
+            self.close_connection = state.drop_idle
 
 
 def _chat(model: str, text: str) -> tuple[list[tuple[str | None, Any]], dict[str, Any]]:

@@ -298,3 +298,20 @@ def test_the_command_serves_until_stopped(upstream, isolated_store):
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_one_client_connection_keeps_one_upstream_connection(proxy, upstream):
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    with httpx.Client() as client:
+        for _ in range(3):
+            assert client.post(proxy.url + "/v1/messages", json=body).status_code == 200
+    assert len({seen.peer for seen in upstream.seen}) == 1
+
+
+def test_an_upstream_connection_closed_while_idle_is_replaced(proxy, upstream):
+    upstream.state.drop_idle = True
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    with httpx.Client() as client:
+        for _ in range(3):
+            assert client.post(proxy.url + "/v1/messages", json=body).status_code == 200
+    assert len({seen.peer for seen in upstream.seen}) == 3

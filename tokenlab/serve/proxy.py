@@ -121,14 +121,33 @@ class _Handler(BaseHTTPRequestHandler):
             body, headers = self._rewritten(api, body, headers)
         upstream = self._upstream(api)
         try:
-            response = self._send(upstream, body, headers)
+            connection, response = self._send(upstream, body, headers)
         except OSError as error:
             LOG.warning("tokenlab proxy: upstream %s unreachable (%s)", upstream, type(error).__name__)
             message = f"tokens proxy: the upstream {upstream} is unreachable ({type(error).__name__})"
             self._error(api, 502, "Bad Gateway", message)
             return
-        with response:
-            self._relay(response)
+        try:
+            with response:
+                self._relay(response)
+        except BaseException:
+            connection.close()
+            raise
+        if response.will_close:
+            connection.close()
+        else:
+            self._kept[urlsplit(upstream).netloc] = connection
+
+    def setup(self) -> None:
+        super().setup()
+        # This client connection's kept-alive connections to the upstreams, by host: a new
+        # TCP and TLS handshake per request would cost more than everything else here.
+        self._kept: dict[str, http.client.HTTPConnection] = {}
+
+    def finish(self) -> None:
+        for connection in self._kept.values():
+            connection.close()
+        super().finish()
 
     def _read_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -170,11 +189,30 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = "x-api-key" in self.headers or "anthropic-version" in self.headers
         return settings.anthropic if anthropic else settings.openai
 
-    def _send(self, upstream: str, body: bytes, headers: list[tuple[str, str]]) -> http.client.HTTPResponse:
+    def _send(
+        self, upstream: str, body: bytes, headers: list[tuple[str, str]]
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        """The request sent upstream, on the kept connection when there is one; a kept
+        connection the upstream closed while idle is replaced once."""
         parts = urlsplit(upstream)
+        kept = self._kept.pop(parts.netloc, None)
+        if kept is not None:
+            try:
+                return kept, self._request(kept, parts.path, body, headers)
+            except (ConnectionResetError, BrokenPipeError):  # http.client.RemoteDisconnected too
+                kept.close()
         kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         connection = kind(parts.netloc, timeout=UPSTREAM_TIMEOUT)
-        connection.putrequest(self.command, parts.path.rstrip("/") + self.path, skip_accept_encoding=True)
+        try:
+            return connection, self._request(connection, parts.path, body, headers)
+        except BaseException:
+            connection.close()
+            raise
+
+    def _request(
+        self, connection: http.client.HTTPConnection, prefix: str, body: bytes, headers: list[tuple[str, str]]
+    ) -> http.client.HTTPResponse:
+        connection.putrequest(self.command, prefix.rstrip("/") + self.path, skip_accept_encoding=True)
         for name, value in headers:
             connection.putheader(name, value)
         if body or self.command in ("POST", "PUT", "PATCH"):
