@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tokenlab import ledger
@@ -185,3 +186,12 @@ def test_show_ref_drill_down_errors_are_one_line_exit_2(tmp_path: Path) -> None:
         assert result.exit_code == 2, args
         assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == "", args
     assert runner.invoke(app, ["show-ref", "ctx_abcdef", "--head", "1"]).exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "args", [["--listen", "localhost"], ["--listen", "127.0.0.1:99999"], ["--upstream-openai", "ftp://x"]]
+)
+def test_proxy_bad_options_exit_2(args: list[str]) -> None:
+    result = runner.invoke(app, ["proxy", *args])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("tokens: ")

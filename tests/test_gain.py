@@ -67,6 +67,20 @@ def test_since_and_by(isolated_store: Path) -> None:
     assert days == sorted(days) and len(days) == 2
 
 
+def test_proxy_rows_by_model_and_by_tool(isolated_store: Path) -> None:
+    now = time.time()
+    for source, model, raw in (("Bash", "claude-x", 900), ("Read", "claude-x", 700), ("shell", "gpt-y", 500)):
+        row = Record(
+            now, Kind.PROXY, source, "log", raw * 4, raw, 100, 1, host="proxy", event="e", model=model
+        )
+        ledger.record(isolated_store, row)
+    by_model = {row["key"]: row["raw_tokens"] for row in gain("--by", "model")["rows"]}
+    assert by_model == {"claude-x": 1600, "gpt-y": 500}
+    by_tool = {row["key"]: row["runs"] for row in gain("--by", "tool")["rows"]}
+    assert by_tool == {"Bash": 1, "Read": 1, "shell": 1}
+    assert {row["key"] for row in gain()["rows"]} == {"proxy Bash", "proxy Read", "proxy shell"}
+
+
 def test_table_has_a_bar_per_row_scaled_to_the_largest(isolated_store: Path) -> None:
     ledger.record(isolated_store, Record(time.time(), Kind.RUN, "pytest", "log", 4000, 1000, 100, 1))
     ledger.record(isolated_store, Record(time.time(), Kind.RUN, "git log", "gitlog", 2000, 500, 50, 1))

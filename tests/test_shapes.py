@@ -91,3 +91,12 @@ def test_the_servers_declare_these_models() -> None:
         "compress": shapes.CompressOut,
         "run_command": shapes.RunOut,
     }
+
+
+def test_the_proxys_own_errors_are_their_models() -> None:
+    from tokenlab.agent.proxy_rewrite import Api
+    from tokenlab.serve.proxy import upstream_error
+
+    assert_is(shapes.ProxyAnthropicErrorOut, upstream_error(Api.ANTHROPIC, "unreachable"))
+    for api in (Api.CHAT, Api.RESPONSES, None):
+        assert_is(shapes.ProxyOpenAIErrorOut, upstream_error(api, "unreachable"))

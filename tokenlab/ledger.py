@@ -1,5 +1,7 @@
-"""The savings ledger: one row per `analyze`, `run` and hook replacement, in `ledger.sqlite3`
-in the store root.
+"""The savings ledger: one row per `analyze`, `run`, hook replacement and tool result `tokens
+proxy` compressed (the first time it did: the same result resent later is read from the
+proxy's mapping), in `ledger.sqlite3` in the store root. A proxy row names the tool as its
+source, the API as its event, and the model.
 
 A row holds when, what kind of call (`analyze`, `run`, or `hook`: a tool output the Claude
 Code PostToolUse hook replaced), its source or command line (any credential in it masked),
@@ -32,14 +34,14 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
 
 LEDGER_NAME = "ledger.sqlite3"
 T = TypeVar("T")
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -58,7 +60,8 @@ CREATE TABLE IF NOT EXISTS records (
     host TEXT,
     event TEXT,
     fingerprint TEXT,
-    rerun INTEGER
+    rerun INTEGER,
+    model TEXT
 );
 CREATE INDEX IF NOT EXISTS records_time ON records (time);
 """
@@ -67,6 +70,7 @@ _MIGRATIONS = (
     "ALTER TABLE records ADD COLUMN host_tokens INTEGER",
     "ALTER TABLE records ADD COLUMN host TEXT; ALTER TABLE records ADD COLUMN event TEXT;"
     " ALTER TABLE records ADD COLUMN fingerprint TEXT; ALTER TABLE records ADD COLUMN rerun INTEGER",
+    "ALTER TABLE records ADD COLUMN model TEXT",
 )
 
 
@@ -74,6 +78,7 @@ class Kind(str, Enum):
     ANALYZE = "analyze"
     RUN = "run"
     HOOK = "hook"
+    PROXY = "proxy"  # a tool result `tokens proxy` replaced in a model request
     REF = "ref"  # a ref opened (`tokens show-ref`, `expand_ref`): a sign the visible text was not enough
 
 
@@ -99,6 +104,7 @@ class Record:
     event: str | None = None  # that hook's event (`PreToolUse`, `PostToolUse`, `AfterTool`)
     fingerprint: str | None = None  # the call's identity: the same command or tool input, in the same folder
     rerun: bool = False  # the same call was recorded shortly before (`RERUN_WINDOW`)
+    model: str | None = None  # for a proxy row, the model the request was for
 
     @property
     def saved_tokens(self) -> int:
@@ -185,8 +191,8 @@ def _busy(error: sqlite3.OperationalError) -> bool:
 def _insert(db: sqlite3.Connection, entry: Record) -> None:
     db.execute(
         "INSERT INTO records (time, kind, source, content_type, raw_bytes, raw_tokens,"
-        " visible_tokens, refs, exit_status, duration, host_tokens, host, event, fingerprint, rerun)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " visible_tokens, refs, exit_status, duration, host_tokens, host, event, fingerprint, rerun, model)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             entry.time,
             entry.kind.value,
@@ -203,6 +209,7 @@ def _insert(db: sqlite3.Connection, entry: Record) -> None:
             entry.event,
             entry.fingerprint,
             int(entry.rerun),
+            entry.model,
         ),
     )
 
@@ -236,7 +243,7 @@ def records(store_root: Path, since: float | None = None) -> list[Record]:
         return []
     query = (
         "SELECT time, kind, source, content_type, raw_bytes, raw_tokens, visible_tokens, refs,"
-        " exit_status, duration, host_tokens, host, event, fingerprint, rerun"
+        " exit_status, duration, host_tokens, host, event, fingerprint, rerun, model"
         " FROM records WHERE time >= ? ORDER BY time, id"
     )
     try:
@@ -244,7 +251,17 @@ def records(store_root: Path, since: float | None = None) -> list[Record]:
             rows = db.execute(query, (since if since is not None else float("-inf"),)).fetchall()
     except sqlite3.Error as error:
         raise LedgerError(f"cannot read the savings ledger {ledger_path(store_root)}: {error}") from None
-    return [Record(row[0], Kind(row[1]), *row[2:-1], rerun=bool(row[-1])) for row in rows]
+    return [_record_of(row) for row in rows]
+
+
+def _record_of(row: tuple[Any, ...]) -> Record:
+    """A row of `records`' query (the columns in `Record`'s order) as a `Record`."""
+    when, kind, source, content_type, raw_bytes, raw_tokens, visible, refs, *call = row
+    exit_status, duration, host_tokens, host, event, fingerprint, rerun, model = call
+    return Record(
+        when, Kind(kind), source, content_type, raw_bytes, raw_tokens, visible, refs,
+        exit_status, duration, host_tokens, host, event, fingerprint, bool(rerun), model,
+    )  # fmt: skip
 
 
 def masked(source: str) -> str:
@@ -313,6 +330,8 @@ class GroupBy(str, Enum):
     COMMAND = "command"
     TYPE = "type"
     DAY = "day"
+    MODEL = "model"  # proxy rows by the model their request was for
+    TOOL = "tool"  # proxy and hook rows by tool name
 
 
 @dataclass(frozen=True)
@@ -410,6 +429,14 @@ def _group_key(entry: Record, by: GroupBy) -> str:
         return entry.content_type or "-"
     if by is GroupBy.DAY:
         return time.strftime("%Y-%m-%d", time.localtime(entry.time))
+    if by is GroupBy.MODEL:
+        return entry.model or "-"
+    if by is GroupBy.TOOL and entry.kind in (Kind.PROXY, Kind.HOOK):
+        return entry.source.partition(" ")[0] if entry.kind is Kind.HOOK else entry.source
+    if by is GroupBy.TOOL:
+        return entry.kind.value
+    if entry.kind is Kind.PROXY:
+        return "proxy " + entry.source
     if entry.kind is Kind.ANALYZE:
         return "analyze " + ("-" if entry.source == "<stdin>" else "FILE")
     tool = entry.source.partition(" ")[0]

@@ -74,6 +74,7 @@ class Record:
     body: Any
     offered: tuple[str, ...]
     answer: dict[str, Any]
+    raw: bytes = b""  # the body's bytes as received (decoded from gzip or deflate)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +164,7 @@ class ModelServer:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "tokenlab-model/1"
+    _raw = b""  # the body of the request being answered
 
     def log_message(self, format: str, *args: Any) -> None:
         return  # tests read the records, not a log on stderr
@@ -173,13 +175,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
+        self._raw = b""
         body: dict[str, Any] = {"object": "list", "data": [], "models": []}
         self._record("openai" if path.startswith("/v1/") else "gemini", None, (), {"kind": "get"})
         self._send_json(body)
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
-        body = self._read_body()
+        self._raw, body = self._read_body()
         if path.endswith("/messages/count_tokens"):
             # Claude Code asks before showing a large Read; a fixed small count would lift its cap.
             tokens = _estimate_tokens(body)
@@ -200,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- reading and recording ---------------------------------------------------------------
 
-    def _read_body(self) -> Any:
+    def _read_body(self) -> tuple[bytes, Any]:
         length = int(self.headers.get("Content-Length") or 0)
         data = self.rfile.read(length) if length else b""
         encoding = (self.headers.get("Content-Encoding") or "").lower()
@@ -209,9 +212,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif encoding == "deflate":
             data = zlib.decompress(data)
         try:
-            return json.loads(data) if data else None
+            return data, json.loads(data) if data else None
         except ValueError:
-            return {"_undecoded": data.decode("utf-8", "replace")}
+            return data, {"_undecoded": data.decode("utf-8", "replace")}
 
     def _next(self, offered: Sequence[str]) -> tuple[str, Step]:
         """The step for a request offering `offered` tools, and a fresh id for the answer."""
@@ -230,7 +233,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _record(self, api: str, body: Any, offered: Sequence[str], answer: dict[str, Any]) -> None:
         state = self.state
         with state.lock:
-            record = Record(len(state.records), api, self.command, self.path, body, tuple(offered), answer)
+            record = Record(
+                len(state.records), api, self.command, self.path, body, tuple(offered), answer, self._raw
+            )
             state.records.append(record)
             if state.log_path is not None:
                 with state.log_path.open("a", encoding="utf-8") as log:

@@ -316,10 +316,10 @@ def host_view(text: str) -> str:
     )
 
 
-def with_hint(visible: str) -> str:
-    """`visible` with one line naming `tokens show-ref` before the footer, unless the footer says it."""
+def with_hint(visible: str, hint: str = OPEN_HINT, unless: str = "tokens show-ref") -> str:
+    """`visible` with one `hint` line on opening refs before the footer, unless the text says `unless`."""
     footer = markers.parse_footer(visible)
-    if footer is None or "tokens show-ref" in visible:
+    if footer is None or unless in visible:
         return visible
     cut = visible.rstrip("\n").rfind("\n") + 1
-    return visible[:cut] + OPEN_HINT + "\n" + visible[cut:]
+    return visible[:cut] + hint + "\n" + visible[cut:]

@@ -17,6 +17,7 @@ from tokenlab.cli import agent as cli_agent
 from tokenlab.cli import hooks as cli_hooks
 from tokenlab.cli import mcp as cli_mcp
 from tokenlab.cli import pack as cli_pack
+from tokenlab.cli import proxy as cli_proxy
 from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.commands import emit_json, ref_view_output, run_analyze
 from tokenlab.optimizers import Granularity
@@ -316,3 +317,4 @@ cli_agent.register(app)  # run, gain, discover
 cli_hooks.register(app)  # hook install, uninstall, print, claude-code
 cli_mcp.register(app)  # mcp
 cli_pack.register(app)  # pack
+cli_proxy.register(app)  # proxy

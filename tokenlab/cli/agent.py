@@ -110,7 +110,9 @@ def gain(
     since: Annotated[
         str | None, typer.Option("--since", metavar="AGE", help="Only runs newer than AGE: 30m, 24h, 7d, 2w.")
     ] = None,
-    by: Annotated[str, typer.Option("--by", help="Group rows by command, type or day.")] = "command",
+    by: Annotated[
+        str, typer.Option("--by", help="Group rows by command, type, day, model (proxy rows) or tool.")
+    ] = "command",
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -124,7 +126,7 @@ def gain(
     try:
         grouping = ledger.GroupBy(by)
     except ValueError:
-        raise InputError("--by must be command, type or day") from None
+        raise InputError("--by must be command, type, day, model or tool") from None
     cutoff = time.time() - parse_age(since) if since else None
     root = open_store(store).root
     try:

@@ -23,9 +23,10 @@ import anyio.to_thread
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tokenlab.serve import LOOPBACK_HOSTS
+
 T = TypeVar("T")
-# Host names a server bound to loopback answers to; anything else may be a DNS rebinding.
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+__all__ = ["LOOPBACK_HOSTS", "WORK_SLOTS", "Guard", "WorkSlots"]
 
 
 # --- the guard: token, host and body size, before any route runs ----------------------------

@@ -213,3 +213,31 @@ class RunOut(CompressOut):
     exit_status: int
     timed_out: bool
     duration_s: float
+
+
+# --- tokens proxy: its own answers, in the shape of the API the client speaks ----------------
+
+
+class ProxyAnthropicErrorDetail(BaseModel):
+    type: Literal["api_error"]
+    message: str
+
+
+class ProxyAnthropicErrorOut(BaseModel):
+    """`tokens proxy`'s refusal or unreachable upstream (403, 502) on an Anthropic path."""
+
+    type: Literal["error"]
+    error: ProxyAnthropicErrorDetail
+
+
+class ProxyOpenAIErrorDetail(BaseModel):
+    message: str
+    type: Literal["api_error"]
+    param: None
+    code: None
+
+
+class ProxyOpenAIErrorOut(BaseModel):
+    """`tokens proxy`'s refusal or unreachable upstream (403, 502) on any other path."""
+
+    error: ProxyOpenAIErrorDetail
