@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
+from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
+    FRAMED_POINTER_RE,
     POINTER_LINE_RE,
     Group,
     GroupKind,
@@ -163,6 +165,9 @@ _COUNTED_PATH_RE = re.compile(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     """Further repeats of an anomaly, by what varies: the first line of each, and each
     failure line inside them (a traceback's exception) where the units line up."""
+    rows = _framed_rows(group, lines, limits)
+    if rows is not None:
+        return rows
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
     if line_shapes.is_failure(first):
@@ -191,6 +196,21 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
                 shown.append(with_values(texts, cap) or texts[0].strip())
     shown += _labelled_shown(units, lines, cap, limits)
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+def _framed_rows(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+    """Further framed records of one rule (`render` shows the first whole) as their header
+    and one row each: its location and the header's values that differ, paired
+    (`warning: unused variable: `#` {src/main.rs:24:9 variable=unused_3, :44:9 …}`).
+    Every location is listed: a record is found by where it is. None unless every unit is
+    a framed record and their headers share a skeleton."""
+    units = _units(group, lines)
+    if not all(len(unit) > 1 and FRAMED_POINTER_RE.match(lines.clean(unit[1])) for unit in units):
+        return None
+    found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
+    if found is None:
+        return None
+    return f"{found.headline(1)} {{{', '.join(found.rows())}}}"
 
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
