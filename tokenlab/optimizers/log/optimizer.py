@@ -64,6 +64,7 @@ from tokenlab.optimizers.log.sections import (
     condense_sections,
     failure_sections,
     fold_frame_context,
+    fold_like_sections,
     record_blocks,
 )
 from tokenlab.optimizers.log.units import framed, unit_end
@@ -239,8 +240,10 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan.anomalous |= _framed_headers(lines, templates)
     sections = failure_sections(lines)
     if sections is not None:
+        fold_like_sections(lines, sections, plan, limits)
         for i in assertion_details(lines, sections, limits):
-            plan.role[i] = KEEP
+            if not plan.role[i]:
+                plan.role[i] = KEEP
     kept = _place_anomalies(lines, templates, plan, limits, sections)
     pair_repeats(plan, lines, limits)
     _mark_context(kept, templates, plan, limits)

@@ -84,6 +84,8 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     elif group.kind is GroupKind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
+    elif group.kind is GroupKind.RECORDS:
+        label, shown = f"[×{group.count:,} more like the one above", group.said
     elif group.kind is GroupKind.REPEAT:
         shown = _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
@@ -315,6 +317,8 @@ def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
         return f"one log line of {len(lines.raw(first)):,} bytes: {preview}"
     if group.kind is GroupKind.REPEAT:
         reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
+    elif group.kind is GroupKind.RECORDS:
+        reason = f"{group.units:,} more failure sections ({size:,} lines) like: {preview}"
     elif group.kind in (GroupKind.RUN, GroupKind.TAIL):
         reason = f"{size:,} distinct log lines, the first: {preview}"
     elif group.kind is GroupKind.LIBRARY:
