@@ -105,10 +105,3 @@ def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
 def test_a_value_is_its_whole_word() -> None:
     assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
     assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
-
-
-def test_a_name_all_values_share_is_said_in_the_head() -> None:
-    docs = [[f"kind: Service {n}", "metadata:", f"  name: orders-shard-{n:02}"] for n in range(1, 5)]
-    found = records.family(docs)
-    assert found is not None
-    assert found.others().table() == "Service # | name: orders-shard-#: 2 02; 3 03; 4 04"

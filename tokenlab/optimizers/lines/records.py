@@ -104,9 +104,9 @@ class Family:
         a column that repeats another (`name=worker-7` beside `worker[7]`) said once as a
         pattern (`name=worker-{worker}`); one holding the same value on `share` of the
         records or more said once, with the records that differ; the other columns named
-        once, then one row per record (`worker[#] region replicas: worker[1] eu-west-1 3;
+        once, then one row per record, each value whole (as the signal check reads it) (`worker[#] region replicas: worker[1] eu-west-1 3;
         worker[2] us-east-1 4`)."""
-        columns = [_Column.of(self.split, at, position).factored() for at, position in self.varying]
+        columns = [_Column.of(self.split, at, position) for at, position in self.varying]
         said: list[str] = []
         kept: list[_Column] = []
         for column in columns:
@@ -213,22 +213,6 @@ class _Column:
         word_after = "" if after[:1].isspace() else after.split(" ", 1)[0]
         return cls(_SPACES_RE.sub(" ", before[found.start() :]), word_after, False, values, name)
 
-    def factored(self) -> _Column:
-        """The column with the text all its values share at their start or end, up to a
-        separator (`orders-shard-` of `orders-shard-07`, `-DE` of `10-DE`), said in its
-        head instead of on each row."""
-        values = self.values
-        if is_location(values[0]):
-            return self  # a location is read whole
-        start = _shared_start(values)
-        end = _shared_start([value[len(start) :][::-1] for value in values])[::-1]
-        # Only a shared name is worth a head (`orders-shard-`, `-DE`), not a digit (`-1`).
-        start, end = (part if any(c.isalpha() for c in part) else "" for part in (start, end))
-        if not start and not end:
-            return self
-        trimmed = [value[len(start) : len(value) - len(end)] for value in values]
-        return _Column(self.before + start, end + self.after, self.indexed, trimmed, self.label)
-
     def cell(self, value: str, labelled: bool = False) -> str:
         return f"{self.before}{value}{self.after}" if labelled or self.indexed else value
 
@@ -249,19 +233,9 @@ class _Column:
             return None
         if not start and not end and (self.before, self.after) == (other.before, other.after):
             return ""  # the same field again (`app:` as a label and as a selector)
+        if not any(c.isalpha() for c in start + end):
+            return None  # punctuation around a number (`25,`) names nothing
         return self.cell(f"{start}{{{other.label or other.head()}}}{end}", labelled=True)
-
-
-def _shared_start(values: list[str]) -> str:
-    """The longest start all `values` share that ends with a separator (not a dot: a
-    version is read whole) and leaves each of them a value."""
-    first = values[0]
-    size = 0
-    while size < len(first) and all(len(value) > size + 1 and value[size] == first[size] for value in values):
-        size += 1
-    while size and (first[size - 1].isalnum() or first[size - 1] == "."):
-        size -= 1
-    return first[:size]
 
 
 def _short(value: str) -> str:
