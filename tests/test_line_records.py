@@ -105,3 +105,4 @@ def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
 def test_a_value_is_its_whole_word() -> None:
     assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
     assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
+    assert records.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])

@@ -55,6 +55,7 @@ def word_slots(line: str) -> tuple[list[str], list[str]]:
         while lead > 0 and before[lead - 1] in _WORD_BYTES:
             lead -= 1
         if merged_values and lead == 0:  # no constant between this value and the last
+            merged_constants.pop()
             merged_values[-1] += before + value
         else:
             merged_constants[-1] = before[:lead]
