@@ -682,7 +682,7 @@ def test_framed_records_show_one_example_and_list_every_location(config: Optimiz
 def test_frame_lines_of_different_records_never_fold_together() -> None:
     shown = render_preview(log.optimize(_lint_run(30), COARSE))
     group_lines = [line for line in shown.splitlines() if line.startswith("[×")]
-    assert len(group_lines) == 1 and group_lines[0].startswith("[×29] UP031 Use format specifiers {pkg/mod1.py:17:5")
+    assert len(group_lines) == 1 and group_lines[0].startswith("[×29] UP031 Use format specifiers --> {pkg/mod1.py:17:5")
 
 
 def test_a_framed_records_help_and_an_errors_notes_stay_below_its_folded_frame() -> None:

@@ -83,6 +83,7 @@ class Family:
 
     split: list[list[tuple[list[str], list[str]]]]
     varying: list[tuple[int, int]]
+    records: Sequence[Sequence[str]] = ()  # the records' lines as printed
 
     def rows(self) -> list[str]:
         """Each record's varying values, in the record's order, as one row: a field's value
@@ -102,20 +103,13 @@ class Family:
 
     def table(self, share: float = 0.7) -> str:
         """The records' varying values as one table for a group line, every value named:
-        a column that repeats another (`name=worker-7` beside `worker[7]`) said once as a
-        pattern (`name=worker-{worker}`); one holding the same value on `share` of the
+        a column repeating another said once; one holding the same value on `share` of the
         records or more said once, with the records that differ; the other columns named
         once, then one row per record, each value whole (as the signal check reads it) (`worker[#] region replicas: worker[1] eu-west-1 3;
         worker[2] us-east-1 4`)."""
         columns = [_Column.of(self.split, at, position) for at, position in self.varying]
         said: list[str] = []
-        kept: list[_Column] = []
-        for column in columns:
-            pattern = next((found for other in kept if (found := column.repeating(other)) is not None), None)
-            if pattern is None:
-                kept.append(column)
-            elif pattern:
-                said.append(pattern)
+        kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
         usual: dict[int, str] = {}
         for number, column in enumerate(kept):
             common = max(set(column.values), key=column.values.count)
@@ -141,7 +135,7 @@ class Family:
         themselves."""
         split = self.split[1:]
         varying = [(at, p) for at, p in self.varying if len({record[at][1][p] for record in split}) > 1]
-        return Family(split, varying)
+        return Family(split, varying, self.records[1:])
 
     def said(self, lines: Sequence[int] = ()) -> str | None:
         """The group line's text for the records after the first: the headline (with the
@@ -162,6 +156,13 @@ class Family:
             return " … ".join(self.headline(at).strip() for at in lines)
         constants, values = self.split[0][line]
         varying = {position for at, position in self.varying if at == line}
+        if self.records:
+            # Said by the slots the signal check reads (`for sku34: -34` holds `-` before
+            # `34`), when the records agree on them.
+            plain = [slots(record[line]) for record in self.records]
+            if all(split[0] == plain[0][0] for split in plain):
+                constants, values = plain[0]
+                varying = {p for p in range(len(values)) if any(split[1][p] != values[p] for split in plain)}
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
@@ -182,7 +183,7 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
             return None
     for at, (_, values) in enumerate(first):
         varying += [(at, p) for p in range(len(values)) if any(record[at][1][p] != values[p] for record in split[1:])]
-    return Family(split, varying)
+    return Family(split, varying, records)
 
 
 @dataclass(frozen=True)
@@ -220,23 +221,12 @@ class _Column:
     def head(self) -> str:
         return self.cell("#", labelled=True) if self.before else "value"
 
-    def repeating(self, other: _Column) -> str | None:
-        """How this column repeats `other` on every record: "" for the same values, a
-        pattern (`name: "worker-{worker[#]}"`) for the same values inside a constant text;
-        None if it does not."""
-        first, known = self.values[0], other.values[0]
-        if not known or known not in first:
-            return None
-        start, _, end = first.partition(known)
-        if (start and start[-1].isalnum()) or (end and end[0].isalnum()):
-            return None  # inside a word (`22.0` in `22.01`): no name of another's value
-        if any(value != f"{start}{shown}{end}" for value, shown in zip(self.values, other.values, strict=True)):
-            return None
-        if not start and not end and (self.before, self.after) == (other.before, other.after):
-            return ""  # the same field again (`app:` as a label and as a selector)
-        if not any(c.isalpha() for c in start + end):
-            return None  # punctuation around a number (`25,`) names nothing
-        return self.cell(f"{start}{{{other.label or other.head()}}}{end}", labelled=True)
+    def repeating(self, other: _Column) -> bool:
+        """Whether this column holds `other`'s values on every record (`app:` as a label
+        and as a selector, a test's id in its heading and in its `def` line): said once.
+        A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
+        column, as the signal check reads it."""
+        return self.values == other.values
 
 
 def _short(value: str) -> str:

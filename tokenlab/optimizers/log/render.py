@@ -203,7 +203,7 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
 def _framed_rows(group: Group, lines: Lines, limits: LogLimits) -> str | None:
     """Further framed records of one rule (`render` shows the first whole) as their header
     and one row each: its location and the header's values that differ, paired
-    (`warning: unused variable: `#` {src/main.rs:24:9 variable=unused_3, :44:9 …}`).
+    (`warning: unused variable: `#` --> {src/main.rs:24:9 unused_3, :44:9 unused_6}`).
     Every location is listed: a record is found by where it is. None unless every unit is
     a framed record and their headers share a skeleton."""
     units = _units(group, lines)
@@ -212,7 +212,7 @@ def _framed_rows(group: Group, lines: Lines, limits: LogLimits) -> str | None:
     found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
     if found is None:
         return None
-    return f"{found.headline(1)} {{{', '.join(found.rows())}}}"
+    return f"{found.headline(1)} --> {{{', '.join(found.rows())}}}"
 
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
