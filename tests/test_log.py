@@ -638,3 +638,64 @@ def test_grouped_errors_pass_their_own_signal_check_and_come_before_warnings(con
     assert line_shapes.not_shown(tuple(errors), shown) == ()
     group_lines = [line for line in shown.splitlines() if line.startswith("[×")]
     assert ": error: " in group_lines[0] and ": warning: " in group_lines[1]
+
+
+# --- framed records: header, pointer, `|` frame, help ------------------------------------
+
+
+def _framed_record(code: str, message: str, path: str, line: int, source: str, help_text: str) -> str:
+    gutter = " " * len(str(line))
+    return (
+        f"{code} {message}\n"
+        f"{gutter}--> {path}:{line}:5\n"
+        f"{gutter} |\n"
+        f"{line} |     {source}\n"
+        f"{gutter} |     ^^^^^^\n"
+        f"{gutter} |\n"
+        f"help: {help_text}\n"
+        "\n"
+    )
+
+
+def _lint_run(records: int) -> bytes:
+    text = "".join(
+        _framed_record("UP031", "Use format specifiers", f"pkg/mod{n % 4}.py", 10 + 7 * n, f'x{n} = "%s" % y{n}', "Replace with format specifiers")
+        for n in range(records)
+    )
+    text += _framed_record("E722", "Do not use bare `except`", "pkg/run.py", 88, "except:", "Catch a named exception")
+    return (text + f"Found {records + 1} errors.\n").encode()
+
+
+@CONFIGS
+def test_framed_records_show_one_example_and_list_every_location(config: OptimizerConfig) -> None:
+    data = _lint_run(30)
+    result = log.optimize(data, config)
+    shown = render_preview(result)
+    assert shown.count("UP031 Use format specifiers") == 2  # the example and its group line
+    assert "10 |     x0 = \"%s\" % y0" in shown and "help: Replace with format specifiers" in shown
+    pointers = [line.split("--> ")[1] for line in data.decode().splitlines() if "--> " in line]
+    assert line_shapes.not_shown(tuple(pointers), shown) == ()
+    assert "E722 Do not use bare `except`" in shown and "88 |     except:" in shown
+    assert_covered(data, result)
+
+
+def test_frame_lines_of_different_records_never_fold_together() -> None:
+    shown = render_preview(log.optimize(_lint_run(30), COARSE))
+    group_lines = [line for line in shown.splitlines() if line.startswith("[×")]
+    assert len(group_lines) == 1 and group_lines[0].startswith("[×29] UP031 Use format specifiers --> {pkg/mod1.py:17:5")
+
+
+def test_a_framed_records_help_and_an_errors_notes_stay_below_its_folded_frame() -> None:
+    long_frame = "".join(f"{n} |     line {n}\n" for n in range(10, 30))
+    record = "{header}\n  --> src/a.rs:10:5\n   |\n" + long_frame + "   = note: {note}\n   = help: {help}\n\n"
+    data = record.format(header="warning: value never read", note="warn by default", help="remove it") * 2
+    data += record.format(header="error[E0382]: use of moved value", note="move occurs here", help="clone it")
+    shown = render_preview(log.optimize((data + "error: could not compile\n").encode(), COARSE))
+    assert "= help: remove it" in shown and "= help: clone it" in shown and "= note: move occurs here" in shown
+    assert "warn by default" not in shown and "29 |     line 29" not in shown
+
+
+def test_a_source_line_quoted_in_a_frame_is_no_signal() -> None:
+    record = "B001 Do not raise here\n --> a.py:{n}:1\n  |\n{n} |     raise ValueError: exit status 2\n  |\n\n"
+    data = "".join(record.format(n=n) for n in range(1, 12)).encode()
+    assert not [signal for signal in log.optimize(data, COARSE).signals if "|" in signal]

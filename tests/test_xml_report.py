@@ -374,3 +374,30 @@ def test_real_reports_pass_the_signal_stage(path: Path) -> None:
         "surefire_TEST-com.example.calc.InterestTest.xml": 7,
     }
     assert len(signals) == expected.get(path.name, len(signals)), signals
+
+
+def _parametrised_failures(count: int) -> bytes:
+    cases = "".join(
+        f'<testcase classname="t" name="test_rate[{n}]" time="0.001"><failure message="assert {n} == {n + 1}">'
+        f"amount = {n}\n\n    def test_rate(amount):\n&gt;       assert convert(amount) == amount + 1\n"
+        f"E       assert {n} == {n + 1}\n\ntest_r.py:9: AssertionError</failure></testcase>"
+        for n in range(count)
+    )
+    other = '<testcase classname="t" name="test_other" time="0.1"><failure message="KeyError">boom\nline</failure></testcase>'
+    suite = f'<testsuite name="pytest" failures="{count + 1}" tests="{count + 1}">{cases}{other}</testsuite>'
+    return f'<?xml version="1.0" encoding="utf-8"?><testsuites>{suite}</testsuites>'.encode()
+
+
+def test_failing_cases_of_one_skeleton_show_the_first_and_one_line_for_the_rest() -> None:
+    data = _parametrised_failures(12)
+    result = xml_report.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert 'name="test_rate[0]"' in shown and "E       assert 0 == 1" in shown
+    assert "[×11 more like the one above" in shown and 'name="test_other"' in shown
+    assert all(f"test_rate[{n}]" in shown for n in range(12))
+    assert line_shapes.not_shown(result.signals, shown) == ()
+
+
+def test_a_few_failing_cases_each_stay_whole() -> None:
+    shown = render_preview(xml_report.optimize(_parametrised_failures(5), COARSE))
+    assert all(f"E       assert {n} == {n + 1}" in shown for n in range(5))

@@ -182,3 +182,14 @@ def test_generated_lists_round_trip_and_keep_failures(items: list[tuple[str, int
         assert f"- name: item-{n}\n" in shown
         if status in ("CrashLoopBackOff", "failed"):
             assert f"- name: item-{n}\n  status: {status}\n" in shown
+
+
+def test_a_stream_of_documents_of_one_shape_shows_the_first_and_one_line_for_the_rest() -> None:
+    docs = [
+        f"apiVersion: v1\nkind: Service\nmetadata:\n  name: shard-{n:02}\nspec:\n  ports:\n  - port: {8000 + n}\n"
+        for n in range(12)
+    ]
+    shown = preview("---\n".join(docs).encode())
+    assert docs[0] in shown
+    assert "shard-05" in shown and "8005" in shown
+    assert shown.count("kind: Service") == 1 and "[×11 more like the one above" in shown

@@ -17,8 +17,12 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.log.units import framed
 from tokenlab.optimizers.log.model import (
     FOLD,
+    HELP_LINE_RE,
+    KEEP,
+    NOTE_LINE_RE,
     POINTER_LINE_RE,
     Group,
     GroupKind,
@@ -74,8 +78,11 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
         body += 1
     source = next((lines.clean(i) for i in range(body, unit.stop) if _SOURCE_LINE_RE.match(lines.clean(i))), None)
     warning = not line_shapes.is_failure(lines.text(unit.start, limits.line_bytes))
+    # A framed record (header, pointer, frame, help) is its rule's one example: its frame
+    # shows whatever else the log holds.
+    hidden_warning = frames.failures and warning and not framed(lines, unit.start)
     cut = unit.start + limits.diagnostic_lines
-    if body < unit.stop and ((frames.failures and warning) or (source is not None and source in frames.sources)):
+    if body < unit.stop and (hidden_warning or (source is not None and source in frames.sources)):
         cut = body
     else:
         if source is not None:
@@ -84,7 +91,16 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
             cut = max(cut, _after_primary_label(lines, range(body, unit.stop)))
     if cut >= unit.stop:
         return unit
-    tail = array("q", range(cut, unit.stop))
+    # Its help lines (an error's notes too) stay below the folded frame.
+    tail = array("q")
+    for i in range(cut, unit.stop):
+        line = lines.clean(i)
+        if HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
+            plan.role[i] = KEEP
+        else:
+            tail.append(i)
+    if not tail:
+        return unit
     plan.groups.append(Group(GroupKind.TAIL, tail, inline=cut == body))
     for i in tail:
         plan.role[i] = FOLD

@@ -91,6 +91,14 @@ _TEXTS_AT_ONCE = 1024
 
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
+# The pointer that makes a record framed: a header (`CODE message`, `warning: …`), this
+# line, a `|`-prefixed source frame and help lines, up to a blank line.
+FRAMED_POINTER_RE = re.compile(rb"[ \t]*--> \S+:\d+")
+# A framed record's help (`help: Organize imports`, `  = help: for further information …`):
+# what to do about it, shown with the record's example even when its frame folds; for an
+# error, its notes too (`= note: \`#[deny(…)]\` on by default`): why it stops the build.
+HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
+NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
 
@@ -166,6 +174,7 @@ class GroupKind(Enum):
     LONG = "long"  # a line cut at `line_bytes`
     TAIL = "tail"  # the end of a long diagnostic shown in full
     LIBRARY = "library"  # consecutive frames of a chain in library code (`log_library`)
+    RECORDS = "records"  # failure sections of one skeleton after the first (`sections`)
 
 
 @dataclass
@@ -187,6 +196,8 @@ class Group:
     # For REPEAT: its heads' `varying_slots`, once found (pairing its values finds them
     # before it is rendered), with how many heads it had then.
     head_slots: tuple[int, VaryingSlots | None] | None = None
+    # For RECORDS: the group line's text, its records' headline and values (`lines.records`).
+    said: str = ""
 
     @property
     def count(self) -> int:
@@ -203,6 +214,9 @@ class Plan:
     groups: list[Group] = field(default_factory=list)
     anomalous: set[int] = field(default_factory=set)  # template numbers
     signals: tuple[str, ...] = ()  # failure and summary lines, as shown
+    # Lines of framed records after their headers: quoted source and help, never the
+    # tool's own status, so never failure lines (`except BaseException:` in a frame).
+    in_frames: set[int] = field(default_factory=set)
 
 
 def indent(line: bytes) -> int:

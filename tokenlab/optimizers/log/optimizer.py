@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice
 
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
+from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
@@ -62,9 +64,10 @@ from tokenlab.optimizers.log.sections import (
     condense_sections,
     failure_sections,
     fold_frame_context,
+    fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import unit_end
+from tokenlab.optimizers.log.units import framed, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -234,10 +237,13 @@ def _merge_located_and_quoted(templates: Templates) -> Templates:
 def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
+    plan.anomalous |= _framed_headers(lines, templates)
     sections = failure_sections(lines)
     if sections is not None:
+        fold_like_sections(lines, sections, plan, limits)
         for i in assertion_details(lines, sections, limits):
-            plan.role[i] = KEEP
+            if not plan.role[i]:
+                plan.role[i] = KEEP
     kept = _place_anomalies(lines, templates, plan, limits, sections)
     pair_repeats(plan, lines, limits)
     _mark_context(kept, templates, plan, limits)
@@ -273,6 +279,25 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     return plan
 
 
+# A framed record's pointer, at the start of a line (see `units.framed`).
+_POINTER_START_RE = re.compile(rb"^[ \t]*--> \S", re.MULTILINE)
+
+
+def _framed_headers(lines: Lines, templates: Templates) -> set[int]:
+    """The templates of framed records' headers (`I001 [*] Import block is un-sorted`,
+    `warning: unused variable`): a line at the margin followed by a pointer. A header
+    names no severity word a log line would, yet it starts a record whose lines are read
+    together; found by the pointers, which are few."""
+    found: set[int] = set()
+    for match in scan.matches(_POINTER_START_RE, lines.data):
+        header = bisect_right(lines.ends, match.start()) - 1
+        if header >= 0 and framed(lines, header):
+            text = lines.clean(header)
+            if text.strip() and not indent(text) and not _POINTER_START_RE.match(text):
+                found.add(templates.of_line[header])
+    return found
+
+
 def _by_record(parts: list[array[int]], records: array[int] | None) -> list[array[int]]:
     return parts if records is None else [piece for part in parts for piece in by_section(part, records)]
 
@@ -304,6 +329,8 @@ def _place_anomalies(
         traceback = _TRACEBACK in templates.key(start)
         unit = range(start, unit_end(lines, start, traceback, limits))
         covered = unit.stop
+        if framed(lines, start):
+            plan.in_frames.update(range(start + 1, unit.stop))
         # A traceback is known by all its lines; another anomaly by its first line alone.
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
         if sections is not None and sections[start]:
@@ -333,6 +360,10 @@ def _place_anomalies(
                     shown = 0
                 else:
                     shown = limits.diagnostic_repeats
+            if framed(lines, start):
+                # A framed record shows one example of its rule, frame and help included;
+                # its further records are listed by location (`render.framed_rows`).
+                shown = max(shown, limits.diagnostic_repeats)
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)
@@ -342,6 +373,13 @@ def _place_anomalies(
             group.lines.extend(unit)
             group.heads.append(unit.start)
             group.units += 1
+            if framed(lines, start) and unit.stop < len(lines) and not lines.clean(unit.stop).strip():
+                # The blank line closing a folded framed record goes with it, not into a
+                # run of the blank lines left between the folded records.
+                group.lines.append(unit.stop)
+                group.blanks += 1
+                plan.role[unit.stop] = FOLD
+                covered = unit.stop + 1
         else:
             if diagnostic:
                 unit = fold_frame(lines, unit, plan, frames, limits)
@@ -363,6 +401,8 @@ def _keep_summaries(lines: Lines, templates: Templates, plan: Plan, limits: LogL
         if not line_shapes.is_summary(first):
             continue
         for i in candidates:
+            if i in plan.in_frames:
+                continue  # a source line quoted in a frame counts nothing of the run
             if not plan.role[i]:  # an anomaly is kept, or folded with its values shown
                 plan.role[i] = KEEP
             shown.append(lines.text(i, limits.line_bytes).strip())
@@ -375,7 +415,7 @@ def _failure_lines(lines: Lines, templates: Templates, plan: Plan, limits: LogLi
     for number in sorted(plan.anomalous, key=lambda n: templates.members[n][0]):
         members = templates.members[number]
         if line_shapes.is_failure(lines.text(members[0], limits.line_bytes)):
-            found += [lines.text(i, limits.line_bytes).strip() for i in members]
+            found += [lines.text(i, limits.line_bytes).strip() for i in members if i not in plan.in_frames]
     return found
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
+from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
+    FRAMED_POINTER_RE,
     POINTER_LINE_RE,
     Group,
     GroupKind,
@@ -82,6 +84,8 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     elif group.kind is GroupKind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
+    elif group.kind is GroupKind.RECORDS:
+        label, shown = f"[×{group.count:,} more like the one above", group.said
     elif group.kind is GroupKind.REPEAT:
         shown = _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
@@ -163,6 +167,9 @@ _COUNTED_PATH_RE = re.compile(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     """Further repeats of an anomaly, by what varies: the first line of each, and each
     failure line inside them (a traceback's exception) where the units line up."""
+    rows = _framed_rows(group, lines, limits)
+    if rows is not None:
+        return rows
     heads = list(group.heads) or [group.lines[0]]
     first = lines.text(heads[0], limits.line_bytes)
     if line_shapes.is_failure(first):
@@ -191,6 +198,21 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
                 shown.append(with_values(texts, cap) or texts[0].strip())
     shown += _labelled_shown(units, lines, cap, limits)
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
+
+
+def _framed_rows(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+    """Further framed records of one rule (`render` shows the first whole) as their header
+    and one row each: its location and the header's values that differ, paired
+    (`warning: unused variable: `#` --> {src/main.rs:24:9 unused_3, :44:9 unused_6}`).
+    Every location is listed: a record is found by where it is. None unless every unit is
+    a framed record and their headers share a skeleton."""
+    units = _units(group, lines)
+    if not all(len(unit) > 1 and FRAMED_POINTER_RE.match(lines.clean(unit[1])) for unit in units):
+        return None
+    found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
+    if found is None:
+        return None
+    return f"{found.headline(1)} --> {{{', '.join(found.rows())}}}"
 
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
@@ -295,6 +317,8 @@ def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
         return f"one log line of {len(lines.raw(first)):,} bytes: {preview}"
     if group.kind is GroupKind.REPEAT:
         reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
+    elif group.kind is GroupKind.RECORDS:
+        reason = f"{group.units:,} more failure sections ({size:,} lines) like: {preview}"
     elif group.kind in (GroupKind.RUN, GroupKind.TAIL):
         reason = f"{size:,} distinct log lines, the first: {preview}"
     elif group.kind is GroupKind.LIBRARY:

@@ -29,7 +29,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 
-from tokenlab.optimizers.lines import scan
+from tokenlab.optimizers.lines import records, scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
 
@@ -180,6 +180,43 @@ def by_section(members: array[int], sections: array[int] | None) -> list[array[i
         parts.setdefault(sections[i], array("q")).append(i)
     return list(parts.values())
 
+
+
+def fold_like_sections(lines: Lines, sections: array[int], plan: Plan, limits: LogLimits) -> None:
+    """Failure sections of one skeleton (a parametrised test failing for each of its
+    values, with the same traceback), more than `sections_in_full`: the first stays, the
+    others become one group line where the second was, naming the heading and failure
+    lines once (`#` for what varies) and each section's values, paired (`lines.records`).
+    A section of another skeleton (another assertion, another error) is left alone."""
+    spans: dict[int, list[int]] = {}
+    for i, section in enumerate(sections):
+        if section:
+            spans.setdefault(section, []).append(i)
+    by_skeleton: dict[tuple[str, ...], list[list[int]]] = {}
+    texts: dict[int, list[str]] = {}
+    for members in spans.values():
+        while len(members) > 1 and not lines.clean(members[-1]).strip():
+            members.pop()  # the blank lines before the next heading are not the record's
+        texts[members[0]] = [lines.text(i, limits.line_bytes) for i in members]
+        by_skeleton.setdefault(records.skeleton(texts[members[0]]), []).append(members)
+    for family in by_skeleton.values():
+        if len(family) <= limits.sections_in_full:
+            continue  # a few failures are each read in full
+        found = records.family([texts[members[0]] for members in family])
+        # Its failure and assertion detail lines are named with the heading: what failed.
+        said = found and found.said([at for at, i in enumerate(family[0]) if _says_why(lines, i, limits)])
+        if not said:
+            continue
+        group = Group(GroupKind.RECORDS, array("q", [i for members in family[1:] for i in members]), said=said)
+        group.units = len(family) - 1
+        group.heads.extend(members[0] for members in family[1:])
+        plan.groups.append(group)
+        for i in group.lines:
+            plan.role[i] = FOLD
+
+
+def _says_why(lines: Lines, index: int, limits: LogLimits) -> bool:
+    return _DETAIL_RE.match(lines.clean(index)) is not None or line_shapes.is_failure(lines.text(index, limits.line_bytes))
 
 
 def condense_sections(lines: Lines, sections: array[int], plan: Plan, limits: LogLimits) -> None:

@@ -15,7 +15,7 @@ import re
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.model import Lines, LogLimits, indent
+from tokenlab.optimizers.log.model import FRAMED_POINTER_RE, Lines, LogLimits, indent
 
 # A line that starts a new record ends an exception message's continuation lines.
 _RECORD_START_RE = re.compile(
@@ -65,12 +65,25 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
     return start + 1
 
 
+def framed(lines: Lines, start: int) -> bool:
+    """Whether the line at `start` heads a framed record: the next line points at its
+    location (` --> src/a.rs:3:5`)."""
+    return start + 1 < len(lines) and FRAMED_POINTER_RE.match(lines.clean(start + 1)) is not None
+
+
 def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
     follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
     clean = lines.clean
     header = clean(start)
     base = indent(header)
+    if framed(lines, start):
+        # A framed record (header, pointer, frame, help) runs to its blank line: its
+        # frame's lines never stand apart, to be grouped with another record's.
+        end, stop = start + 2, min(len(lines), start + 1 + limits.note_lines)
+        while end < stop and clean(end).strip():
+            end += 1
+        return end
     if not traceback:
         # The header's location is looked for only when a line could be a note after it,
         # or the header could be wrapped: each diagnostic of a large build is read here.

@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
+from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.xml_report import checkstyle
 from tokenlab.optimizers.xml_report.scan import _FAILING_TAGS, _STATUS_ATTRS, Element, NotXml, _local, parse
 
@@ -33,6 +34,9 @@ class XmlReportConfig:
     min_fold_bytes: int = 160  # a shorter run of siblings costs less shown than as a marker
     generic_min_run: int = 8  # same-tag siblings needed before a generic run folds
     max_skipped_shown: int = 20  # skipped testcases shown whole, per document
+    # Failing testcases of one skeleton shown whole; past this many, the first stays and
+    # the others fold into one line naming their values (`lines.records`).
+    cases_in_full: int = 6
     body_max_lines: int = 16  # longer text bodies keep a head and a tail
     body_head_lines: int = 6
     body_tail_lines: int = 4
@@ -84,6 +88,7 @@ class _Layout:
         if not element.children:
             self.body(element.inner_start, element.inner_end)
             return
+        alike = self.like_cases(element.children)
         verdicts = [self.verdict(element, child, run) for child, run in _runs(element.children)]
         index = 0
         while index < len(verdicts):
@@ -96,8 +101,42 @@ class _Layout:
                 self.fold_siblings(group, label)
             else:
                 for child in group:
-                    self.element(child, depth + 1)
+                    if id(child) not in alike:
+                        self.element(child, depth + 1)
             index = stop
+
+    def like_cases(self, children: list[Element]) -> set[int]:
+        """Fold the failing testcases of one skeleton (a parametrised test failing for each
+        of its values), more than `cases_in_full`: the first stays whole, the others become
+        one line where the second was, naming each one's values, paired (`lines.records`);
+        a case of another skeleton (another assertion) stays. Returns the folded cases' ids."""
+        texts: dict[int, list[str]] = {}
+        by_skeleton: dict[tuple[str, ...], list[Element]] = {}
+        for child in children:
+            if _local(child.tag) == "testcase" and child.notable:
+                texts[id(child)] = visible(self.data[child.start : child.end]).splitlines()
+                by_skeleton.setdefault(records.skeleton(texts[id(child)]), []).append(child)
+        folded: set[int] = set()
+        for family in by_skeleton.values():
+            if len(family) <= self.config.cases_in_full:
+                continue
+            found = records.family([texts[id(case)] for case in family])
+            said = found and found.said()
+            if not said:
+                continue
+            others = family[1:]
+            text = f"{len(others)} more failing testcases like the one above"
+            start, end = others[0].start, others[0].end
+            prefix = f"<!-- [×{len(others)} more like the one above "
+            suffix = f"] {said} -->"
+            for case in others[1:]:
+                if self.data[end : case.start].strip():  # another element between: a fold of its own
+                    self.folds.append(Fold(start, end, prefix, suffix, text))
+                    start, prefix, suffix = case.start, "<!-- ", " -->"
+                end = case.end
+            self.folds.append(Fold(start, end, prefix, suffix, text))
+            folded.update(id(case) for case in others)
+        return folded
 
     def verdict(self, parent: Element, child: Element, run: list[Element]) -> str:
         """The fold label of `child` ("" to keep it), judged beside its run of same-tag siblings."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
 from tokenlab.optimizers.table import aligned as table_aligned
+from tokenlab.optimizers.lines.records import fold_records
 
 # The rest of a plain key grows by a byte, or by a whole run of blanks, at a time: a key
 # never ends inside a run of blanks, and from each blank of a long run the rest of the run
@@ -330,6 +331,9 @@ class _Layout:
 def optimize(
     data: bytes, config: OptimizerConfig, doc_config: YamlDocConfig = DEFAULT_CONFIG
 ) -> OptimizeResult:
+    folded = fold_records(data)
+    if folded is not None:  # a stream of documents of a few shapes: a dry-run manifest
+        return OptimizeResult(folded)
     lines = _Lines(data)
     stream = parse(lines)
     layout = _Layout(lines, doc_config)

@@ -1,0 +1,108 @@
+"""Records of one skeleton said once: rows pair each record's varying values."""
+
+from __future__ import annotations
+
+from tokenlab.optimizers import Omission
+from tokenlab.optimizers.lines import records
+
+
+def _plan_block(index: int, name: str, zone: str) -> list[str]:
+    return [
+        f"  # data.node[{index}] will be created",
+        f'      + name   = "{name}"',
+        '      + engine = "redis"',
+        f'      + zone   = "{zone}"',
+    ]
+
+
+def test_rows_pair_the_values_of_each_record() -> None:
+    found = records.family([_plan_block(0, "cache-0", "eu-1a"), _plan_block(7, "cache-7", "us-2c")])
+    assert found is not None
+    assert found.rows() == ["node[0] name=cache-0 zone=eu-1a", "node[7] name=cache-7 zone=us-2c"]
+    assert found.headline() == "# data.node[#] will be created"
+
+
+def test_constant_values_are_not_listed() -> None:
+    found = records.family([_plan_block(1, "a1", "z"), _plan_block(2, "a2", "z")])
+    assert found is not None
+    assert all("engine" not in row and "zone" not in row for row in found.rows())
+
+
+def test_another_skeleton_is_no_family() -> None:
+    other = [*_plan_block(3, "c3", "z")[:3], '      + size   = "3"']
+    assert records.family([_plan_block(1, "a1", "z"), other]) is None
+    assert records.family([_plan_block(1, "a1", "z"), _plan_block(2, "a2", "z")[:3]]) is None
+
+
+def test_a_file_named_on_the_row_before_is_left_out() -> None:
+    found = records.family(
+        [
+            ["--> src/a.rs:4:9", "warning: unused variable: `x1`"],
+            ["--> src/a.rs:24:9", "warning: unused variable: `x2`"],
+            ["--> src/b.rs:3:1", "warning: unused variable: `x3`"],
+        ]
+    )
+    assert found is not None
+    assert found.rows() == ["src/a.rs:4:9 x1", ":24:9 x2", "src/b.rs:3:1 x3"]
+    assert found.headline(1) == "warning: unused variable: `#`"
+
+
+def test_long_ids_show_their_first_digits() -> None:
+    found = records.family(
+        [
+            ["worker[15]: Creation complete [id=2a94559e-4f1c-8a2b-0c3d-1e2f3a4b5c6d]"],
+            ["worker[16]: Creation complete [id=013daf7f-4f1c-8a2b-0c3d-1e2f3a4b5c6d]"],
+        ]
+    )
+    assert found is not None
+    assert found.rows() == ["worker[15] id=2a94559e…", "worker[16] id=013daf7f…"]
+
+
+def _worker(index: int, region: str, tier: str) -> list[str]:
+    return [
+        f"  # data.worker[{index}] will be created",
+        f'      + name   = "worker-{index}"',
+        f'      + region = "{region}"',
+        f'      + tier   = "{tier}"',
+    ]
+
+
+def test_a_table_says_a_usual_value_once() -> None:
+    regions = ["eu-1", "us-2", "ap-3"]
+    found = records.family([_worker(n, regions[n % 3], "gpu" if n == 4 else "std") for n in range(1, 8)])
+    assert found is not None
+    assert found.table() == (
+        'tier = "std" unless shown; worker[#] | name = "#" | region = "#": '
+        'worker[1] worker-1 us-2; worker[2] worker-2 ap-3; worker[3] worker-3 eu-1; worker[4] worker-4 us-2 tier = "gpu"; '
+        "worker[5] worker-5 ap-3; worker[6] worker-6 eu-1; worker[7] worker-7 us-2"
+    )
+
+
+def _plan(workers: int) -> bytes:
+    regions = ["eu-1", "us-2", "ap-3"]
+    blocks = ["\n".join(_worker(n, regions[n % 3], "std")) + "\n" for n in range(workers)]
+    gateway = '  # data.gateway will be created\n      + name = "edge"\n'
+    return ("Plan for this run:\n\n" + "\n".join(blocks) + "\n" + gateway + "\nPlan: 9 to add.\n").encode()
+
+
+def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None:
+    parts = records.fold_records(_plan(12))
+    assert parts is not None
+    shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
+    assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
+    assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
+    assert "worker[11] worker-11 ap-3" in shown and '# data.gateway will be created\n      + name = "edge"' in shown
+    folded = [part for part in parts if isinstance(part, Omission)]
+    assert len(folded) == 1 and all(_plan(12)[a:b] in folded[0].data for a, b in folded[0].source)
+
+
+def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
+    prose = b"".join(b"A line of prose number %d that says something else.\n" % n for n in range(200))
+    assert records.fold_records(_plan(4) + prose) is None
+    assert records.fold_records(_plan(2)) is None
+
+
+def test_a_value_is_its_whole_word() -> None:
+    assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
+    assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
+    assert records.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])

@@ -1,0 +1,388 @@
+"""Multi-line records of one skeleton, said once: the values each record holds, paired.
+
+Tool output often repeats a record of several lines that differs only in a few values: a
+plan's block per resource, a parametrised test's failure per parameter, a linter's
+diagnostic per location. A record's *skeleton* is its lines' constant texts (`slots`:
+words holding a digit, short quoted names and locations are values); records with one
+skeleton are one shape. A family shows the first of them whole and the others as one
+*row* each, naming only the values that differ between them, in the record's own order,
+so that values that vary together stay together (`cache_node[9] name=cache-9`, never a
+list of indexes beside a list of names). A record of another skeleton (another error,
+another assertion) is another shape and stays whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tokenlab.optimizers import Omission, Part, Span, join_literals, visible
+from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location, slots
+
+# The word a value belongs to, read from the constant text before it (`name   = "`,
+# `unused variable: \``, `cache_node[`).
+_LABEL_RE = re.compile(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'`\[(]?)$")
+# Labels are looked for this far back: a search anchored at the end still starts at each byte.
+_LABEL_REACH = 64
+_SPACES_RE = re.compile(r"\s+")
+# A collection's name short enough to repeat on each row of its elements.
+_INDEXED_NAME = 16
+_CLOSING = {"[": "]", "(": ")"}
+# Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
+_LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
+
+
+def skeleton(lines: Sequence[str]) -> tuple[str, ...]:
+    """The record's constant texts, a line at a time, spacing and rules squeezed: records
+    with equal skeletons differ only in their values."""
+    return tuple("\0".join(map(_normal, word_slots(line)[0])) for line in lines)
+
+
+# What joins a value to the rest of its word (`EUR-10`, `orders-shard-01`, `v2.1`): a
+# word is read whole, so that a name varying in its letters too is one value.
+_WORD_BYTES = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/+")
+
+
+def word_slots(line: str) -> tuple[list[str], list[str]]:
+    """`slots(line)` with each value stretched to its whole word, and values left in one
+    word merged: `[EUR-10]` holds the value `EUR-10`, not `10` after a constant `EUR-`."""
+    constants, values = slots(line)
+    merged_constants, merged_values = [constants[0]], []
+    for value, after in zip(values, constants[1:], strict=True):
+        before = merged_constants[-1]
+        lead = len(before)
+        while lead > 0 and before[lead - 1] in _WORD_BYTES:
+            lead -= 1
+        if merged_values and lead == 0:  # no constant between this value and the last
+            merged_constants.pop()
+            merged_values[-1] += before + value
+        else:
+            merged_constants[-1] = before[:lead]
+            merged_values.append(before[lead:] + value)
+        trail = 0
+        while trail < len(after) and after[trail] in _WORD_BYTES:
+            trail += 1
+        merged_values[-1] += after[:trail]
+        merged_constants.append(after[trail:])
+    return merged_constants, merged_values
+
+
+# A rule's length follows the title it frames (`____ test[7] ____`): not part of a shape.
+_RULE_RUN_RE = re.compile(r"([_=\-─])\1{2,}")
+
+
+def _normal(text: str) -> str:
+    return _RULE_RUN_RE.sub(r"\1\1\1", " ".join(text.split()))
+
+
+@dataclass(frozen=True)
+class Family:
+    """Records of one skeleton: each line's slots, and the (line, slot) positions whose
+    values differ between the records."""
+
+    split: list[list[tuple[list[str], list[str]]]]
+    varying: list[tuple[int, int]]
+    records: Sequence[Sequence[str]] = ()  # the records' lines as printed
+
+    def rows(self) -> list[str]:
+        """Each record's varying values, in the record's order, as one row: a field's value
+        after its name (`name=cache-9`, from `name = "cache-9"` or `name: cache-9`), a value
+        after its label's opening bracket as `label[value]`, a location as it is (a file
+        already named on the row before is left out: `:44:9`), another value bare."""
+        shown: list[str] = []
+        previous_path = ""
+        for record in self.split:
+            words: list[str] = []
+            for at, position in self.varying:
+                constants, values = record[at]
+                word, previous_path = _word(constants[position], values[position], previous_path)
+                words.append(word)
+            shown.append(" ".join(words))
+        return shown
+
+    def table(self, share: float = 0.7) -> str:
+        """The records' varying values as one table for a group line, every value named:
+        a column repeating another said once; one holding the same value on `share` of the
+        records or more said once, with the records that differ; the other columns named
+        once, then one row per record, each value whole (as the signal check reads it) (`worker[#] region replicas: worker[1] eu-west-1 3;
+        worker[2] us-east-1 4`)."""
+        columns = [_Column.of(self.split, at, position) for at, position in self.varying]
+        said: list[str] = []
+        kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        usual: dict[int, str] = {}
+        for number, column in enumerate(kept):
+            common = max(set(column.values), key=column.values.count)
+            if len(kept) > 1 and number and column.values.count(common) >= share * len(column.values):
+                usual[number] = common
+                said.append(f"{column.cell(common, labelled=True)} unless shown")
+        heads = [column.head() for number, column in enumerate(kept) if number not in usual]
+        rows = []
+        for row in range(len(self.split)):
+            cells = []
+            for number, column in enumerate(kept):
+                value = column.values[row]
+                if number not in usual:
+                    cells.append(column.cell(value))
+                elif value != usual[number]:
+                    cells.append(column.cell(value, labelled=True))
+            rows.append(" ".join(cells))
+        lead = "; ".join(said)
+        return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + "; ".join(rows)
+
+    def others(self) -> Family:
+        """The records after the first (shown whole), with their values that vary among
+        themselves."""
+        split = self.split[1:]
+        varying = [(at, p) for at, p in self.varying if len({record[at][1][p] for record in split}) > 1]
+        return Family(split, varying, self.records[1:])
+
+    def said(self, lines: Sequence[int] = ()) -> str | None:
+        """The group line's text for the records after the first: the headline (with the
+        first record's `lines` too, as `#` templates) and the table of their values. None
+        when they are all alike: each family's own rules fold exact repeats."""
+        others = self.others()
+        if not others.varying:
+            return None
+        extra = [self.headline(at).strip() for at in lines if at]
+        return " … ".join([self.headline(), *dict.fromkeys(extra)]) + f" {{{others.table()}}}"
+
+    def headline(self, line: int | None = None) -> str:
+        """The first record's line `line` with the values that vary between records as `#`;
+        by default its first line, and the first line that varies when that one does not
+        (`apiVersion: v1 … name: orders-shard-#`)."""
+        if line is None:
+            lines = sorted({0, min((at for at, _ in self.varying), default=0)})
+            return " … ".join(self.headline(at).strip() for at in lines)
+        constants, values = self.split[0][line]
+        varying = {position for at, position in self.varying if at == line}
+        if self.records:
+            # Said by the slots the signal check reads (`for sku34: -34` holds `-` before
+            # `34`), when the records agree on them.
+            plain = [slots(record[line]) for record in self.records]
+            if all(split[0] == plain[0][0] for split in plain):
+                constants, values = plain[0]
+                varying = {p for p in range(len(values)) if any(split[1][p] != values[p] for split in plain)}
+        shown = [constants[0]]
+        for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
+            shown.append(("#" if position in varying else value) + after)
+        return "".join(shown)
+
+
+def family(records: Sequence[Sequence[str]]) -> Family | None:
+    """`records` as one family; None if their skeletons differ."""
+    split = [[word_slots(line) for line in record] for record in records]
+    first = split[0]
+    squeezed = [[_normal(text) for text in constants] for constants, _ in first]
+    varying: list[tuple[int, int]] = []
+    for record in split[1:]:
+        if len(record) != len(first) or any(
+            len(values) != len(first[at][1]) or [_normal(text) for text in constants] != squeezed[at]
+            for at, (constants, values) in enumerate(record)
+        ):
+            return None
+    for at, (_, values) in enumerate(first):
+        varying += [(at, p) for p in range(len(values)) if any(record[at][1][p] != values[p] for record in split[1:])]
+    return Family(split, varying, records)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One varying value of a family's records: the text around it that names it (`name:
+    "…"`, `worker[…]`, `orders-shard-…`), whether that text is shown on each row (an
+    element's index: `worker[7]`) and each record's value."""
+
+    before: str
+    after: str
+    indexed: bool
+    values: list[str]
+    label: str = ""
+
+    @classmethod
+    def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
+        constants = split[0][at][0]
+        before, after = constants[position][-_LABEL_REACH:], constants[position + 1]
+        values = [_short(record[at][1][position]) for record in split]
+        found = _LABEL_RE.search(before)
+        if found is None or is_location(values[0]):
+            return cls("", "", False, values)
+        opening = found[2][-1:] if found[2] else ""
+        name = found[1].rsplit(".", 1)[-1]
+        if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
+            # An element of a short-named collection shows its name on each row: `worker[7]`.
+            return cls(name + opening, after[:1], len(name) <= _INDEXED_NAME, values, name)
+        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`.
+        word_after = "" if after[:1].isspace() else after.split(" ", 1)[0]
+        return cls(_SPACES_RE.sub(" ", before[found.start() :]), word_after, False, values, name)
+
+    def cell(self, value: str, labelled: bool = False) -> str:
+        return f"{self.before}{value}{self.after}" if labelled or self.indexed else value
+
+    def head(self) -> str:
+        return self.cell("#", labelled=True) if self.before else "value"
+
+    def repeating(self, other: _Column) -> bool:
+        """Whether this column holds `other`'s values on every record (`app:` as a label
+        and as a selector, a test's id in its heading and in its `def` line): said once.
+        A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
+        column, as the signal check reads it."""
+        return self.values == other.values
+
+
+def _short(value: str) -> str:
+    """A long id by its first digits: it differs on every record."""
+    long_id = _LONG_ID_RE.fullmatch(value)
+    return long_id[1] + "…" if long_id else value
+
+
+def _word(before: str, value: str, previous_path: str) -> tuple[str, str]:
+    """One value as its row shows it, and the file a location on the row names."""
+    if is_location(value):
+        located = LOCATION_VALUE_RE.fullmatch(value)
+        path = located[1] if located else ""
+        return (value[len(path) :] if path and path == previous_path else value), path
+    long_id = _LONG_ID_RE.fullmatch(value)
+    if long_id:
+        value = long_id[1] + "…"
+    label = _LABEL_RE.search(before[-_LABEL_REACH:])
+    if label is None:
+        return value, previous_path
+    opening = label[2][-1:] if label[2] else ""
+    if opening in _CLOSING and label[2].strip() == opening:
+        # An element of a named collection (`terraform_data.worker[15]`): its last name is
+        # enough beside the group's headline, which names it whole.
+        name = label[1].rsplit(".", 1)[-1]
+        return f"{name}{opening}{value}{_CLOSING[opening]}", previous_path
+    if "=" in label[2] or label[2].strip() == ":":
+        return f"{label[1]}={value}", previous_path
+    return value, previous_path  # a word of the message, not a field's name
+
+
+@dataclass(frozen=True)
+class RecordLimits:
+    """When records fold: a shape seen this often, an input this small (every line is split
+    into slots), and folding that pays for itself."""
+
+    min_records: int = 3
+    max_input_bytes: int = 1 << 20
+    # Folded records must hold at least this share of the input: else the input is read
+    # by its family's own rules, and records are only part of it.
+    min_folded_share: float = 0.5
+    # A group line costs at most this share of the bytes it stands for.
+    max_line_share: float = 0.5
+
+
+DEFAULT_LIMITS = RecordLimits()
+
+# Lines between records: blank, or a document separator (`---`, `...`).
+_BETWEEN_RE = re.compile(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
+_ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Part, ...] | None:
+    """The input with each shape of multi-line record (blocks between blank lines or
+    document separators that are `_structured`, of one skeleton, seen `min_records` times
+    or more, not all alike) shown by its
+    first record whole and one group line where its second stood, listing every other
+    record's varying values as a row (`Family.rows`); the separators after a folded
+    record fold with it. None unless folded records make up most of the input."""
+    if len(data) > limits.max_input_bytes or b"\n" not in data:
+        return None
+    starts = [0, *(at + 1 for at in _newlines(data))]
+    ends = starts[1:] + [len(data)]
+    if ends[-1] == starts[-1]:
+        starts, ends = starts[:-1], ends[:-1]
+    blocks = _blocks(data, starts, ends)
+    if len(blocks) < limits.min_records:
+        return None
+    by_skeleton: dict[tuple[str, ...], list[int]] = {}
+    texts = [[_text(data[starts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
+    for number, lines in enumerate(texts):
+        if _structured(lines):
+            by_skeleton.setdefault(skeleton(lines), []).append(number)
+    groups: dict[int, tuple[str, list[int]]] = {}  # second record -> (group line, folded records)
+    folded_bytes = 0
+    for members in by_skeleton.values():
+        if len(members) < limits.min_records:
+            continue
+        found = family([texts[number] for number in members])
+        if found is None:
+            continue
+        folded, line = members[1:], found.said()
+        hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
+        if line is None or len(line.encode()) > limits.max_line_share * hidden:
+            continue
+        groups[folded[0]] = (line, folded)
+        folded_bytes += hidden
+    if folded_bytes < limits.min_folded_share * len(data):
+        return None
+    return _parts(data, starts, ends, blocks, groups)
+
+
+def _structured(lines: list[str]) -> bool:
+    """Whether a block reads as a record rather than a paragraph: three lines or more, some
+    indented under its first (a resource's fields, a document's keys, a traceback's frames)."""
+    if len(lines) < 3:
+        return False
+    base = len(lines[0]) - len(lines[0].lstrip())
+    return any(len(line) - len(line.lstrip()) > base for line in lines[1:] if line.strip())
+
+
+def _newlines(data: bytes) -> list[int]:
+    found: list[int] = []
+    at = data.find(b"\n")
+    while at >= 0:
+        found.append(at)
+        at = data.find(b"\n", at + 1)
+    return found
+
+
+def _text(line: bytes) -> str:
+    if b"\x1b" in line:
+        line = _ANSI_RE.sub(b"", line)
+    return visible(line.rstrip(b"\r\n"))
+
+
+def _blocks(data: bytes, starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
+    """Runs of lines [first, last) between blank lines and document separators."""
+    blocks: list[tuple[int, int]] = []
+    first = None
+    for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        between = _BETWEEN_RE.fullmatch(data, start, end - (data[end - 1 : end] == b"\n"))
+        if between and first is not None:
+            blocks.append((first, i))
+            first = None
+        elif not between and first is None:
+            first = i
+    if first is not None:
+        blocks.append((first, len(starts)))
+    return blocks
+
+
+def _parts(
+    data: bytes,
+    starts: list[int],
+    ends: list[int],
+    blocks: list[tuple[int, int]],
+    groups: dict[int, tuple[str, list[int]]],
+) -> tuple[Part, ...]:
+    """The input's text with each group's folded records (and the separators after each,
+    up to the next record) behind one omission, its line where its first folded record was."""
+    extent: dict[int, Span] = {}
+    for number, (first, _) in enumerate(blocks):
+        stop = starts[blocks[number + 1][0]] if number + 1 < len(blocks) else len(data)
+        extent[number] = (starts[first], stop)
+    folded = {number: second for second, (_, members) in groups.items() for number in members}
+    parts: list[Part] = []
+    at = 0
+    for number in sorted(folded):
+        start, stop = extent[number]
+        parts.append(visible(data[at:start]))
+        at = stop
+        if folded[number] == number:
+            line, members = groups[number]
+            spans = tuple(extent[member] for member in members)
+            omission = Omission(b"".join(data[a:b] for a, b in spans), f"{len(members)} records like: {line[:80]}", spans)
+            parts += [f"[×{len(members):,} more like the one above ", omission, f"] {line}\n"]
+    parts.append(visible(data[at:]))
+    return tuple(join_literals(parts))
