@@ -50,7 +50,16 @@ from tests.e2e.hosts import (
     tokens_bin,
     write_answers,
 )
-from tests.e2e.model_server import ModelServer, Record, Scenario, Step, ToolCall, ToolResult, shell_call
+from tests.e2e.model_server import (
+    FollowUp,
+    ModelServer,
+    Record,
+    Scenario,
+    Step,
+    ToolCall,
+    ToolResult,
+    shell_call,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -177,6 +186,49 @@ def test_claude_code_hooks_work_without_tokens_on_the_path(claude_project: tuple
     from tokenlab.counting.tokens import count
 
     print(f"\nNO-PATH build {count(build.text)}, failing {count(failing.text)}, report {count(report.text)}")
+
+
+# Under Claude Code's 30,000-character cap, so that the ref opened comes back whole.
+SMALL_BUILD_SH = """for i in $(seq 1 400); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "BUILD OK: 400 modules"
+"""
+SYSTEM_REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>", re.DOTALL)  # Claude Code's own
+HINT = re.compile(r"(?:\[open a ref: |; open a ref in part: )(.+?) show-ref ID ")
+
+
+def hinted_command(text: str) -> str:
+    """What a model would run to open the ref of `text`: the hint's own command, its ref, --raw."""
+    opener, ref = HINT.search(text), ORIGINAL_REF.search(text)
+    assert opener is not None and ref is not None, text
+    return f"{opener.group(1)} show-ref {ref.group(1)} --raw"
+
+
+def test_claude_code_the_hint_opens_a_ref_without_tokens_on_the_path(claude_no_rules: tuple[Path, Path]) -> None:
+    """Claude Code started with a PATH that has no `tokens`: the hint in a replaced output names
+    tokenlab by absolute path, and the model running exactly that command gets the original."""
+    home, project = claude_no_rules
+    (project / "small.sh").write_text(SMALL_BUILD_SH)
+    bare_path = "/usr/bin:/bin"
+    assert shutil.which("tokens", path=bare_path) is None
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [shell_call("sh small.sh"), FollowUp(lambda sent: shell_call(hinted_command(sent[-1].text)))]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash", extra_env={"PATH": bare_path}))
+    replaced, opened = results(server)
+
+    raw = subprocess.run(["sh", "small.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert len(replaced.text) < len(raw) // 10 and "BUILD OK: 400 modules" in replaced.text
+    opener = HINT.search(replaced.text)
+    assert opener is not None and "tokens show-ref" not in replaced.text
+    python, *module = shlex.split(opener.group(1))  # the launcher's form: `<python> -m tokenlab`
+    assert module == ["-m", "tokenlab"] and Path(python).is_absolute() and Path(python).parent != Path("/usr/bin")
+    ran = [r.answer["input"]["command"] for r in server.requests if r.answer.get("kind") == "tool_call"]
+    assert ran[1] == hinted_command(replaced.text)
+    assert not opened.is_error and SYSTEM_REMINDER.sub("", opened.text).encode() == raw.rstrip(b"\n")
+    from tokenlab.counting.tokens import count
+
+    named = SYSTEM_REMINDER.sub("", replaced.text)
+    print(f"\nHINT: visible {count(named)} tokens, {count(named.replace(opener.group(1), 'tokens'))} naming `tokens`")
 
 
 # --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
