@@ -917,11 +917,11 @@ FAILING_COMPOUNDS = (
 def test_claude_code_failing_compound_commands_stay_the_hosts_own(
     claude_project: tuple[Path, Path], approval: str
 ) -> None:
-    """Measured why no rewrite covers them. With rules allowing `sh failing.sh` and `sh build.sh`,
-    Claude Code itself asks about the loop's variable, the subshell and `exit`, so the hook must
-    not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which the rewrite leaves
-    alone. Approved with `--allowedTools`, all four fail into PostToolUseFailure: the model gets
-    Claude Code's cut output, the error at its end missing."""
+    """Measured why no rewrite covers three of them. With rules allowing `sh failing.sh` and
+    `sh build.sh`, Claude Code itself asks about the loop's variable, the subshell and `exit`,
+    so the hook must not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which
+    the rewrite therefore covers. Approved with `--allowedTools`, the other three fail into
+    PostToolUseFailure: the model gets Claude Code's cut output, the error at its end missing."""
     home, project = claude_project
     tokens(home, project, "hook", "install", "claude-code", "--user")
     extra = ("--allowedTools", "Bash") if approval.startswith("--") else ()
@@ -929,18 +929,53 @@ def test_claude_code_failing_compound_commands_stay_the_hosts_own(
         finished(run_claude(home, project, server.url, *extra))
     loop, conditional, subshell, exits = results(server)
 
-    for result in (loop, conditional, subshell, exits):
+    for result in (loop, subshell, exits):
         assert result.is_error and "#ref:" not in result.text and "frobnicate" not in result.text
+    # the rules allow every command of the `if`, with or without --allowedTools
+    assert conditional.is_error and f"[exit 3: {FAILING_COMPOUNDS[1]}]" in conditional.text
     if extra:
-        for result in (loop, conditional, subshell, exits):
+        for result in (loop, subshell, exits):
             assert result.text.startswith("Exit code 3\nINFO worker 1 ")
         return
     assert loop.text.startswith("A variable in this command can't be checked before it runs")
-    assert conditional.text.startswith("Exit code 3\nINFO worker 1 ")
     assert subshell.text.startswith("This command uses shell operators that require approval")
     assert exits.text.startswith(
         "This Bash command contains multiple operations. The following part requires approval: exit"
     )
+
+
+FAILING_IFS = (
+    "if [ -f failing.sh ]; then sh failing.sh; fi",
+    "if test -f failing.sh; then sh failing.sh; fi\n",
+    "if [ -f missing ]\nthen sh build.sh\nelif [ -f failing.sh ]; then sh failing.sh\nelse sh build.sh; fi",
+)
+
+
+def test_claude_code_rewrites_a_failing_if_whose_commands_its_rules_allow(claude_project: tuple[Path, Path]) -> None:
+    """Without tokenlab, Claude Code runs each `if` with rules for `sh failing.sh` and `sh build.sh`
+    alone (so `[ … ]` and `test` need none) and the model gets its own cut text, the error at
+    the end missing. With the hook, the same `if` runs whole through `tokens run`: the error,
+    the exit status and a ref that restores byte for byte."""
+    home, project = claude_project
+    with serving([shell_call(command) for command in FAILING_IFS]) as server:
+        finished(run_claude(home, project, server.url))
+    hosts_own = results(server)
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    with serving([shell_call(command) for command in FAILING_IFS]) as server:
+        finished(run_claude(home, project, server.url))
+    ours = results(server)
+
+    raw = subprocess.run(["sh", "failing.sh"], cwd=project, capture_output=True).stdout
+    from tokenlab.counting.tokens import count
+
+    for command, host, mine in zip(FAILING_IFS, hosts_own, ours, strict=True):
+        assert host.is_error and host.text.startswith("Exit code 3\nINFO worker 1 "), host.text[:300]
+        assert FAILING_SIGNALS[0] not in host.text and "#ref:" not in host.text
+        assert mine.is_error and mine.text.startswith("Exit code 3\n"), mine.text[:300]
+        assert FAILING_SIGNALS[0] in mine.text and "[exit 3: if " in mine.text
+        assert restore(home, project, mine.text) == raw
+        shown, host_shown = SYSTEM_REMINDER.sub("", mine.text), SYSTEM_REMINDER.sub("", host.text)
+        print(f"\nIF {command!r}: tokenlab {count(shown)}, host {count(host_shown)}, raw {count(raw.decode())}")
 
 
 # --- Gemini CLI: policies given on its command line, and partial reads --------------------------------
