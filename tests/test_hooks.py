@@ -252,7 +252,8 @@ def test_an_if_with_anything_not_allowed_or_not_understood_is_left_alone(command
 
 def test_an_if_with_a_denied_or_asked_command_is_left_alone_in_every_mode() -> None:
     command = "if [ -f x ]; then cat secret.txt; fi"
-    for settings_list in (rules(allow=("Bash",), deny=("Bash(cat secret.txt)",)), rules(ask=("Bash(cat:*)",))):
+    denied, asked = rules(allow=("Bash",), deny=("Bash(cat secret.txt)",)), rules(ask=("Bash(cat:*)",))
+    for settings_list in (denied, asked):
         assert rewritten(command, settings=settings_list) is None
         assert rewritten(command, "bypassPermissions", settings=settings_list) is None
     assert rewritten("if [ -d .git ]; then cat .git/config; fi", "bypassPermissions") is None

@@ -39,7 +39,8 @@ def test_the_footers_hint_can_name_tokenlab_as_the_agents_shell_runs_it() -> Non
     visible = body + markers.footer(20480, "ctx_abcdef", folded=True)
     named = markers.with_opener(visible, LAUNCHER)
     assert named.startswith(body)
-    assert named.endswith(f"#ref:ctx_abcdef; open a ref in part: {LAUNCHER} show-ref ID --grep RE | --lines A-B]\n")
+    hint = f"open a ref in part: {LAUNCHER} show-ref ID --grep RE | --lines A-B"
+    assert named.endswith(f"#ref:ctx_abcdef; {hint}]\n")
     assert markers.parse_footer(named) == (20480, "ctx_abcdef") and markers.has_expand_hint(named)
     assert markers.with_opener(visible, "tokens") == visible
 

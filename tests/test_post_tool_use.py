@@ -92,7 +92,8 @@ def test_the_hint_names_tokenlab_as_given_and_content_cannot_silence_it() -> Non
     hinted = with_hint(visible, LAUNCHER)
     lines = hinted.splitlines()
     assert lines[-2] == f"[open a ref: {LAUNCHER} show-ref ID --raw | --grep RE | --lines A-B]"
-    assert with_hint(visible).splitlines()[-2] == "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
+    plain = "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
+    assert with_hint(visible).splitlines()[-2] == plain
     assert markers.parse_footer(hinted) == (5000, "ctx_abcdef")
 
 

@@ -295,10 +295,10 @@ def test_without_tokens_on_the_path_the_footer_names_tokenlab_by_absolute_path(t
     assert f"{shlex.join([PY, '-m', 'tokenlab'])} show-ref ID --grep RE" in footer, footer
     ref = re.search(r"#ref:(ctx_[0-9a-f]+)", footer)
     assert ref is not None
+    opener = footer.split("open a ref in part: ")[1].split(" show-ref")[0]
     opened = subprocess.run(
-        [*shlex.split(footer.split("open a ref in part: ")[1].split(" show-ref")[0]), "show-ref", ref[1], "--raw"],
-        check=True, capture_output=True, env=env,
-    )  # fmt: skip
+        [*shlex.split(opener), "show-ref", ref[1], "--raw"], check=True, capture_output=True, env=env
+    )
     assert opened.stdout == subprocess.run(python(LOG_CHILD), check=False, capture_output=True).stdout
     (bin_folder := tmp_path / "bin").mkdir()
     (bin_folder / "tokens").symlink_to(Path(PY).parent / "tokens")
@@ -306,4 +306,5 @@ def test_without_tokens_on_the_path_the_footer_names_tokenlab_by_absolute_path(t
         [PY, "-m", "tokenlab", "run", "--", *python(LOG_CHILD.replace("declined", "expired"))],
         check=False, capture_output=True, env=env | {"PATH": str(bin_folder)},
     )  # fmt: skip
-    assert again.stdout.decode().splitlines()[-1].endswith("; open a ref in part: tokens show-ref ID --grep RE | --lines A-B]")
+    plain = "; open a ref in part: tokens show-ref ID --grep RE | --lines A-B]"
+    assert again.stdout.decode().splitlines()[-1].endswith(plain)

@@ -288,8 +288,10 @@ def decide(
             return None
         reason = "tokenlab: output compressed by `tokens run` (bypassPermissions mode)"
     else:
-        allowed = [_allowed(segment, rules.allow, read_only) or conditional and is_test(segment) for segment in segments]
-        if not all(allowed):
+        def allowed(segment: Segment) -> bool:
+            return _allowed(segment, rules.allow, read_only) or conditional and is_test(segment)
+
+        if not all(map(allowed, segments)):
             return None
         reason = "tokenlab: output compressed by `tokens run`; every part is allowed by your rules"
     return HookAnswer({**tool_input, "command": new_command}, reason)

@@ -10,8 +10,9 @@ Anything it does not fully understand raises `Unsure`: command or process substi
 an unterminated quote or here-document, an operator with nothing on one side. The caller
 then never auto-approves the line. One compound command is understood, by
 `split_conditional`: a line that is a single `if … then … [elif …] [else …] fi` whose
-parts are simple commands (Claude Code runs those when its rules allow every part). Erring towards `Unsure` costs a missed rewrite; erring
-the other way could let a command run without the prompt the user expected.
+parts are simple commands (Claude Code runs those when its rules allow every part).
+Erring towards `Unsure` costs a missed rewrite; erring the other way could let a command run
+without the prompt the user expected.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def split_conditional(line: str) -> list[Segment]:
         if index and (keyword not in expected or not in_part or after not in (";", "\n")):
             raise Unsure(f"{keyword!r} where the shell expects {expected}")
         if keyword == "fi":
-            if segment.words[1:] or segment.redirects or index != len(segments) - 1 or segment.connector not in ("", ";", "\n"):
+            last = index == len(segments) - 1 and segment.connector in ("", ";", "\n")
+            if segment.words[1:] or segment.redirects or not last:
                 raise Unsure("text after fi")
             return inner
         expected = ("then",) if keyword in ("if", "elif") else ("elif", "else", "fi")
