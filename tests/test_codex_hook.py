@@ -90,7 +90,7 @@ def test_a_large_mcp_result_is_replaced_through_block_and_recorded(isolated_stor
     found = answer(mcp(SERVICE_LOG))
     assert found is not None and found["decision"] == "block"
     visible = found["reason"]
-    assert "12:07:00 ERROR replica fell behind" in visible and "tokens show-ref" in visible
+    assert "12:07:00 ERROR replica fell behind" in visible and " show-ref ID " in visible
     assert count(visible) < count(SERVICE_LOG) // 5
     (row,) = ledger.records(isolated_store)
     assert (row.host, row.event, row.kind) == ("codex", "PostToolUse", ledger.Kind.HOOK)

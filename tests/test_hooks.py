@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from tokenlab.agent import claude_hook, claude_settings
 from tokenlab.agent.claude_settings import Change, hook_command, install, permission_settings, uninstall
 from tokenlab.agent.hooks import Rule, decide, parse_rule, rewrite, wrap
-from tokenlab.agent.shell_split import Unsure, split_command
+from tokenlab.agent.shell_split import Unsure, split_command, split_conditional
 from tokenlab.cli import app
 from tokenlab.errors import InputError
 
@@ -156,7 +156,7 @@ def test_rewrite_keeps_a_leading_cd_in_the_agents_shell(tmp_path: Path, stub_pat
         "ls 'unterminated",
         "echo $(whoami)",
         "(cd x && make)",
-        "if true; then ls; fi",
+        "if true; then cd x; fi",
         "ls &&",
     ],
 )
@@ -189,6 +189,82 @@ def test_splitter_respects_quotes_escapes_and_heredocs() -> None:
 def test_splitter_is_unsure_about_what_it_does_not_analyse(command: str) -> None:
     with pytest.raises(Unsure):
         split_command(command)
+
+
+# --- if … fi -----------------------------------------------------------------------------------
+
+CAT_AND_SH = rules(allow=("Bash(cat:*)", "Bash(sh failing.sh)"))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "if [ -f big.log ]; then cat big.log; fi",
+        "if [ -f x ]\nthen\n  cat big.log\nelif test -d y; then cat y/a; else sh failing.sh; fi\n",
+        "if cat a | cat -n && cat b; then cat c; fi",
+        "if cat fi; then cat 'fi'; fi",  # `fi` as an argument closes nothing
+        "if cat <<'EOF'\nfi\nEOF\nthen cat x; fi",  # nor inside a here-document
+    ],
+)
+def test_an_if_whose_every_command_is_allowed_is_rewritten_whole(command: str, stub_path: str) -> None:
+    assert rewritten(command, settings=CAT_AND_SH) == wrap(command)
+    assert run_sh(wrap(command), stub_path) == command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "if [ -f x ]; then rm x; fi",  # no rule for rm
+        "if rm x; then cat y; fi",
+        "if [ -f $(rm -rf ~) ]; then cat x; fi",  # command substitution in the condition
+        "if [ -f `rm x` ]; then cat x; fi",
+        "if [ -f $x ]; then cat x; fi",  # a variable: Claude Code asks about it
+        "if test -v 'a[$(rm x)]'; then cat x; fi",  # bash evaluates the subscript
+        "if test -v a[0]; then cat x; fi",
+        "if [ -f x ]; then cat x > out; fi",  # a redirection that writes
+        "if [ -f x ] > out; then cat x; fi",
+        "if [ -f x ]; then cat x; fi > out",
+        "if [ -f x ]; then cat x; \"fi\"",  # a quoted fi closes nothing
+        "if [ -f x ]; then echo 'fi'; rm y; fi",
+        "if [ -f x ]; then cat x; fi; rm y",  # text after fi
+        "if [ -f x ]; then cat x; fi && rm y",
+        "if [ -f x ]; then cat x; fi &",
+        "if [ -f x ]; then if [ -d y ]; then cat y; fi; fi",  # nested
+        "if [ -f x ]; then cat x; exit 3; fi",  # `; exit`: Claude Code asks about exit
+        "if [ -f x ]; then cd y; fi",
+        "if ! cat x; then cat y; fi",
+        "if [ -f x ]; then { cat x; }; fi",
+        "if [ -f x ]; then (cat x); fi",
+        "if [ -f x ]; then cat x; fi\nrm y",
+        "if [ -f x ]; then; cat x; fi",  # a syntax error in bash
+        "if [ -f x ]; then cat x; else fi",
+        "if [ -f x ]; then cat x",  # no fi
+        "if [ -f x ]; then cat <<EOF\n$(rm y)\nEOF\nfi",
+        "if [ -f x ]; then sh -c 'rm y'; fi",
+        "if [ -f x ]; then tokens run --shell 'cat x'; fi",
+        "then cat x; fi",
+        "[ -f x ] && cat x",  # outside an if, `[` needs a rule as before
+    ],
+)
+def test_an_if_with_anything_not_allowed_or_not_understood_is_left_alone(command: str) -> None:
+    assert rewritten(command, settings=CAT_AND_SH) is None
+
+
+def test_an_if_with_a_denied_or_asked_command_is_left_alone_in_every_mode() -> None:
+    command = "if [ -f x ]; then cat secret.txt; fi"
+    denied, asked = rules(allow=("Bash",), deny=("Bash(cat secret.txt)",)), rules(ask=("Bash(cat:*)",))
+    for settings_list in (denied, asked):
+        assert rewritten(command, settings=settings_list) is None
+        assert rewritten(command, "bypassPermissions", settings=settings_list) is None
+    assert rewritten("if [ -d .git ]; then cat .git/config; fi", "bypassPermissions") is None
+    assert rewritten("if [ -f x ]; then cat x; fi", "plan", settings=CAT_AND_SH) is None
+
+
+def test_the_parts_of_an_if_are_its_simple_commands() -> None:
+    parts = split_conditional("if [ -f x ] && cat a; then\n  cat b | wc -l\nelse cat c; fi")
+    assert [p.text for p in parts] == ["[ -f x ]", "cat a", "cat b", "wc -l", "cat c"]
+    with pytest.raises(Unsure):
+        split_command("if [ -f x ]; then cat b; fi")
 
 
 # --- permission modes -------------------------------------------------------------------------

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 
 import pytest
 
-from tokenlab.agent.launcher import runs_tokenlab, tokenlab_args, tokens_argv, tokens_command
+from tokenlab.agent.launcher import opener, runs_tokenlab, tokenlab_args, tokens_argv, tokens_command
 
 
 def test_tokenlab_is_named_by_this_pythons_absolute_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,3 +38,13 @@ def test_either_form_runs_tokenlab(argv: list[str], args: list[str]) -> None:
 )
 def test_other_commands_do_not(argv: list[str]) -> None:
     assert not runs_tokenlab(argv)
+
+
+def test_the_hint_names_tokens_only_where_the_path_finds_it(tmp_path: Path) -> None:
+    with_tokens = tmp_path / "bin"
+    with_tokens.mkdir()
+    (with_tokens / "tokens").write_text("#!/bin/sh\n")
+    (with_tokens / "tokens").chmod(0o755)
+    assert opener(f"/nonexistent:{with_tokens}") == "tokens"
+    without = opener(str(tmp_path))
+    assert without == tokens_command() and shlex.split(without) == tokens_argv()

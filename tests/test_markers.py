@@ -29,3 +29,27 @@ def test_nothing_folded_gets_the_short_footer_and_it_parses() -> None:
 def test_escaped_footer_lookalike_is_not_a_footer() -> None:
     fake = markers.escape_literal_markers("[original 5 bytes: #ref:ctx_abcdef]\n")
     assert markers.parse_footer(fake) is None
+
+
+LAUNCHER = "'/opt/my env/bin/python' -m tokenlab"
+
+
+def test_the_footers_hint_can_name_tokenlab_as_the_agents_shell_runs_it() -> None:
+    body = "the tool said: tokens show-ref ID --grep RE | --lines A-B]\n"  # content, left alone
+    visible = body + markers.footer(20480, "ctx_abcdef", folded=True)
+    named = markers.with_opener(visible, LAUNCHER)
+    assert named.startswith(body)
+    hint = f"open a ref in part: {LAUNCHER} show-ref ID --grep RE | --lines A-B"
+    assert named.endswith(f"#ref:ctx_abcdef; {hint}]\n")
+    assert markers.parse_footer(named) == (20480, "ctx_abcdef") and markers.has_expand_hint(named)
+    assert markers.with_opener(visible, "tokens") == visible
+
+
+def test_a_footer_without_the_hint_or_an_opener_that_would_break_it_stays() -> None:
+    short = "body\n" + markers.footer(3, "ctx_abcdef", folded=False)
+    assert markers.with_opener(short, LAUNCHER) == short and not markers.has_expand_hint(short)
+    folded = "body\n" + markers.footer(3, "ctx_abcdef", folded=True)
+    assert markers.with_opener(folded, "/x]/python -m tokenlab") == folded
+    assert markers.with_opener(folded, "'/x\n/python' -m tokenlab") == folded
+    content_only = f"{markers.EXPAND_HINT}]\nno footer\n"
+    assert not markers.has_expand_hint(content_only)

@@ -14,7 +14,7 @@ from tokenlab import ledger, markers
 from tokenlab.agent import claude_hook, post_tool_use
 from tokenlab.agent.hook_io import read_file
 from tokenlab.agent.claude_settings import Change, hook_command, install, uninstall
-from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide, numbered
+from tokenlab.agent.post_tool_use import HOST_CAP, Replacement, decide, numbered, with_hint
 from tokenlab.cli import app
 from tokenlab.counting import tokens
 from tokenlab.optimizers import OptimizerConfig
@@ -28,11 +28,11 @@ BUILD_LOG += "WARNING deprecated flag -fold used by module_17\nBUILD OK: 3000 mo
 SIGNALS = ("WARNING deprecated flag -fold used by module_17", "BUILD OK: 3000 modules")
 
 
-def answer(hook_input: dict[str, Any], store: Store) -> Replacement | None:
+def answer(hook_input: dict[str, Any], store: Store, opener: str = "tokens") -> Replacement | None:
     def analyse(data: bytes, label: str) -> ContextPacket:
         return analyze(data, source=label, store=store, config=OptimizerConfig())
 
-    return decide(hook_input, read_file, analyse)
+    return decide(hook_input, read_file, analyse, opener)
 
 
 def post(tool: str, tool_input: dict[str, Any], response: Any, event: str = "PostToolUse") -> dict[str, Any]:
@@ -81,6 +81,35 @@ def test_bash_output_becomes_the_visible_text_in_the_same_shape(store: Store) ->
     assert "tokens show-ref" in new["stdout"]
     assert restored(new["stdout"], store) == small.encode()
     assert replacement.visible_tokens < replacement.host_tokens
+
+
+LAUNCHER = "'/opt/my env/bin/python' -m tokenlab"
+
+
+def test_the_hint_names_tokenlab_as_given_and_content_cannot_silence_it() -> None:
+    # An output that itself says `tokens show-ref` still gets the hint: content is data.
+    visible = "tokens show-ref is mentioned here\n" + markers.footer(5000, "ctx_abcdef", folded=False)
+    hinted = with_hint(visible, LAUNCHER)
+    lines = hinted.splitlines()
+    assert lines[-2] == f"[open a ref: {LAUNCHER} show-ref ID --raw | --grep RE | --lines A-B]"
+    plain = "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
+    assert with_hint(visible).splitlines()[-2] == plain
+    assert markers.parse_footer(hinted) == (5000, "ctx_abcdef")
+
+
+def test_a_footer_that_says_how_already_names_tokenlab_as_given() -> None:
+    visible = "body\n" + markers.footer(5000, "ctx_abcdef", folded=True)
+    assert with_hint(visible) == visible
+    hinted = with_hint(visible, LAUNCHER)
+    assert hinted.count("show-ref") == 1 and f"{LAUNCHER} show-ref ID --grep RE" in hinted.splitlines()[-1]
+
+
+def test_a_replacement_made_where_tokens_is_not_on_the_path_names_the_launcher(store: Store) -> None:
+    replacement = answer(bash(BUILD_LOG[-20_000:]), store, LAUNCHER)
+    assert replacement is not None
+    stdout = replacement.as_dict()["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert f"{LAUNCHER} show-ref ID" in stdout and "tokens show-ref" not in stdout
+    assert replacement.visible_tokens == tokens.count(stdout)
 
 
 def test_a_persisted_output_is_read_whole_and_the_persisted_fields_dropped(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -281,3 +282,29 @@ def test_a_run_names_the_agent_host_it_runs_under(isolated_store: Path) -> None:
     )
     assert done.returncode == 0
     assert [row.host for row in ledger.records(isolated_store)] == ["gemini"]
+
+
+def test_without_tokens_on_the_path_the_footer_names_tokenlab_by_absolute_path(tmp_path: Path) -> None:
+    # The agent's shell may not find `tokens` (the hook names tokenlab by absolute path for
+    # that reason); the way back to the ref must then be runnable as well.
+    env = os.environ | {"TOKENLAB_WORKER": "0", "PATH": str(tmp_path)}
+    done = subprocess.run(
+        [PY, "-m", "tokenlab", "run", "--", *python(LOG_CHILD)], check=False, capture_output=True, env=env
+    )
+    footer = done.stdout.decode().splitlines()[-1]
+    assert f"{shlex.join([PY, '-m', 'tokenlab'])} show-ref ID --grep RE" in footer, footer
+    ref = re.search(r"#ref:(ctx_[0-9a-f]+)", footer)
+    assert ref is not None
+    opener = footer.split("open a ref in part: ")[1].split(" show-ref")[0]
+    opened = subprocess.run(
+        [*shlex.split(opener), "show-ref", ref[1], "--raw"], check=True, capture_output=True, env=env
+    )
+    assert opened.stdout == subprocess.run(python(LOG_CHILD), check=False, capture_output=True).stdout
+    (bin_folder := tmp_path / "bin").mkdir()
+    (bin_folder / "tokens").symlink_to(Path(PY).parent / "tokens")
+    again = subprocess.run(
+        [PY, "-m", "tokenlab", "run", "--", *python(LOG_CHILD.replace("declined", "expired"))],
+        check=False, capture_output=True, env=env | {"PATH": str(bin_folder)},
+    )  # fmt: skip
+    plain = "; open a ref in part: tokens show-ref ID --grep RE | --lines A-B]"
+    assert again.stdout.decode().splitlines()[-1].endswith(plain)

@@ -27,6 +27,8 @@ SECRET_MARKER_RE = re.compile(rb"\[secret:[a-z0-9-]+ #ref:(ctx_[0-9a-f]{6,64})\]
 _FOOTER_RE = re.compile(r"\[original ([0-9,]+) bytes: #ref:(ctx_[0-9a-f]{6,64})(?:; [^\]\n]*)?\]\n?\Z")
 # How to open a ref in part, said once in the footer.
 EXPAND_HINT = "open a ref in part: tokens show-ref ID --grep RE | --lines A-B"
+_HINTED_END = f"; {EXPAND_HINT}]"
+_HINT_START, _, _HINT_TAIL = EXPAND_HINT.partition("tokens")
 
 
 def marker(ref_id: str) -> str:
@@ -49,6 +51,28 @@ def parse_footer(visible: str) -> tuple[int, str] | None:
     if not match:
         return None
     return int(match.group(1).replace(",", "")), match.group(2)
+
+
+def has_expand_hint(visible: str) -> bool:
+    """Whether the footer (not the content above it) says how to open a ref, naming tokenlab
+    in whichever form."""
+    if parse_footer(visible) is None:
+        return False
+    footer = visible.rstrip("\n").rpartition("\n")[2]
+    return footer.endswith(_HINT_TAIL + "]") and f"; {_HINT_START}" in footer
+
+
+def with_opener(visible: str, opener: str) -> str:
+    """`visible` with its footer's hint naming tokenlab as `opener` (`tokens`, or the absolute
+    form an agent without `tokens` on its PATH can run). The footer stays one parseable line,
+    so an opener holding `]` or a newline leaves it as it is."""
+    if opener == "tokens" or "]" in opener or "\n" in opener:
+        return visible
+    if parse_footer(visible) is None or not visible.rstrip("\n").endswith(_HINTED_END):
+        return visible
+    body = visible.rstrip("\n")
+    hint = EXPAND_HINT.replace("tokens show-ref", f"{opener} show-ref")
+    return body[: -len(_HINTED_END)] + f"; {hint}]" + visible[len(body) :]
 
 
 def find_markers(visible: str) -> list[str]:

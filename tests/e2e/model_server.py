@@ -30,7 +30,7 @@ import gzip
 import json
 import threading
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -53,7 +53,15 @@ class ToolCall:
         return next(((name, args) for name, args in self.choices if name in offered), None)
 
 
-Step = ToolCall | str
+@dataclass(frozen=True)
+class FollowUp:
+    """A tool call made from the tool results the request carries: a model acting on what it
+    was sent (running the command a hint names, say)."""
+
+    make: Callable[[Sequence[ToolResult]], ToolCall]
+
+
+Step = ToolCall | FollowUp | str
 
 
 @dataclass
@@ -244,6 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _decide(self, api: str, body: Any, offered: Sequence[str]) -> tuple[str, str | tuple[str, Any]]:
         """Take the next step: a text, or (tool name, input) for a tool the request offers."""
         ident, step = self._next(offered)
+        if isinstance(step, FollowUp):
+            step = step.make(list(extract_tool_results(api, body)))
         if isinstance(step, ToolCall):
             picked = step.pick(offered)
             if picked is None:

@@ -50,7 +50,16 @@ from tests.e2e.hosts import (
     tokens_bin,
     write_answers,
 )
-from tests.e2e.model_server import ModelServer, Record, Scenario, Step, ToolCall, ToolResult, shell_call
+from tests.e2e.model_server import (
+    FollowUp,
+    ModelServer,
+    Record,
+    Scenario,
+    Step,
+    ToolCall,
+    ToolResult,
+    shell_call,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -177,6 +186,53 @@ def test_claude_code_hooks_work_without_tokens_on_the_path(claude_project: tuple
     from tokenlab.counting.tokens import count
 
     print(f"\nNO-PATH build {count(build.text)}, failing {count(failing.text)}, report {count(report.text)}")
+
+
+# Under Claude Code's 30,000-character cap, so that the ref opened comes back whole.
+SMALL_BUILD_SH = """for i in $(seq 1 400); do echo "INFO worker $i compiled module_$i.o in 12ms"; done
+echo "BUILD OK: 400 modules"
+"""
+SYSTEM_REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>", re.DOTALL)  # Claude Code's own
+HINT = re.compile(r"(?:\[open a ref: |; open a ref in part: )(.+?) show-ref ID ")
+
+
+def hinted_command(text: str) -> str:
+    """What a model would run to open the ref of `text`: the hint's own command, its ref, --raw."""
+    opener, ref = HINT.search(text), ORIGINAL_REF.search(text)
+    assert opener is not None and ref is not None, text
+    return f"{opener.group(1)} show-ref {ref.group(1)} --raw"
+
+
+def test_claude_code_the_hint_opens_a_ref_without_tokens_on_the_path(
+    claude_no_rules: tuple[Path, Path],
+) -> None:
+    """Claude Code started with a PATH that has no `tokens`: the hint in a replaced output names
+    tokenlab by absolute path, and the model running exactly that command gets the original."""
+    home, project = claude_no_rules
+    (project / "small.sh").write_text(SMALL_BUILD_SH)
+    bare_path = "/usr/bin:/bin"
+    assert shutil.which("tokens", path=bare_path) is None
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [shell_call("sh small.sh"), FollowUp(lambda sent: shell_call(hinted_command(sent[-1].text)))]
+    with serving(steps) as server:
+        bare = {"PATH": bare_path}
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash", extra_env=bare))
+    replaced, opened = results(server)
+
+    raw = subprocess.run(["sh", "small.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert len(replaced.text) < len(raw) // 10 and "BUILD OK: 400 modules" in replaced.text
+    opener = HINT.search(replaced.text)
+    assert opener is not None and "tokens show-ref" not in replaced.text
+    python, *module = shlex.split(opener.group(1))  # the launcher's form: `<python> -m tokenlab`
+    assert module == ["-m", "tokenlab"] and Path(python).is_absolute()
+    ran = [r.answer["input"]["command"] for r in server.requests if r.answer.get("kind") == "tool_call"]
+    assert ran[1] == hinted_command(replaced.text)
+    assert not opened.is_error and SYSTEM_REMINDER.sub("", opened.text).encode() == raw.rstrip(b"\n")
+    from tokenlab.counting.tokens import count
+
+    named = SYSTEM_REMINDER.sub("", replaced.text)
+    plain = named.replace(opener.group(1), "tokens")
+    print(f"\nHINT: visible {count(named)} tokens, {count(plain)} naming `tokens`")
 
 
 # --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
@@ -865,11 +921,11 @@ FAILING_COMPOUNDS = (
 def test_claude_code_failing_compound_commands_stay_the_hosts_own(
     claude_project: tuple[Path, Path], approval: str
 ) -> None:
-    """Measured why no rewrite covers them. With rules allowing `sh failing.sh` and `sh build.sh`,
-    Claude Code itself asks about the loop's variable, the subshell and `exit`, so the hook must
-    not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which the rewrite leaves
-    alone. Approved with `--allowedTools`, all four fail into PostToolUseFailure: the model gets
-    Claude Code's cut output, the error at its end missing."""
+    """Measured why no rewrite covers three of them. With rules allowing `sh failing.sh` and
+    `sh build.sh`, Claude Code itself asks about the loop's variable, the subshell and `exit`,
+    so the hook must not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which
+    the rewrite therefore covers. Approved with `--allowedTools`, the other three fail into
+    PostToolUseFailure: the model gets Claude Code's cut output, the error at its end missing."""
     home, project = claude_project
     tokens(home, project, "hook", "install", "claude-code", "--user")
     extra = ("--allowedTools", "Bash") if approval.startswith("--") else ()
@@ -877,18 +933,56 @@ def test_claude_code_failing_compound_commands_stay_the_hosts_own(
         finished(run_claude(home, project, server.url, *extra))
     loop, conditional, subshell, exits = results(server)
 
-    for result in (loop, conditional, subshell, exits):
+    for result in (loop, subshell, exits):
         assert result.is_error and "#ref:" not in result.text and "frobnicate" not in result.text
+    # the rules allow every command of the `if`, with or without --allowedTools
+    assert conditional.is_error and f"[exit 3: {FAILING_COMPOUNDS[1]}]" in conditional.text
     if extra:
-        for result in (loop, conditional, subshell, exits):
+        for result in (loop, subshell, exits):
             assert result.text.startswith("Exit code 3\nINFO worker 1 ")
         return
     assert loop.text.startswith("A variable in this command can't be checked before it runs")
-    assert conditional.text.startswith("Exit code 3\nINFO worker 1 ")
     assert subshell.text.startswith("This command uses shell operators that require approval")
     assert exits.text.startswith(
         "This Bash command contains multiple operations. The following part requires approval: exit"
     )
+
+
+FAILING_IFS = (
+    "if [ -f failing.sh ]; then sh failing.sh; fi",
+    "if test -f failing.sh; then sh failing.sh; fi\n",
+    "if [ -f missing ]\nthen sh build.sh\nelif [ -f failing.sh ]; then sh failing.sh\nelse sh build.sh; fi",
+)
+
+
+def test_claude_code_rewrites_a_failing_if_whose_commands_its_rules_allow(
+    claude_project: tuple[Path, Path],
+) -> None:
+    """Without tokenlab, Claude Code runs each `if` with rules for `sh failing.sh` and `sh build.sh`
+    alone (so `[ … ]` and `test` need none) and the model gets its own cut text, the error at
+    the end missing. With the hook, the same `if` runs whole through `tokens run`: the error,
+    the exit status and a ref that restores byte for byte."""
+    home, project = claude_project
+    with serving([shell_call(command) for command in FAILING_IFS]) as server:
+        finished(run_claude(home, project, server.url))
+    hosts_own = results(server)
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    with serving([shell_call(command) for command in FAILING_IFS]) as server:
+        finished(run_claude(home, project, server.url))
+    ours = results(server)
+
+    raw = subprocess.run(["sh", "failing.sh"], cwd=project, capture_output=True).stdout
+    from tokenlab.counting.tokens import count
+
+    for command, host, mine in zip(FAILING_IFS, hosts_own, ours, strict=True):
+        assert host.is_error and host.text.startswith("Exit code 3\nINFO worker 1 "), host.text[:300]
+        assert FAILING_SIGNALS[0] not in host.text and "#ref:" not in host.text
+        assert mine.is_error and mine.text.startswith("Exit code 3\n"), mine.text[:300]
+        assert FAILING_SIGNALS[0] in mine.text and "[exit 3: if " in mine.text
+        assert restore(home, project, mine.text) == raw
+        shown, host_shown = SYSTEM_REMINDER.sub("", mine.text), SYSTEM_REMINDER.sub("", host.text)
+        figures = f"tokenlab {count(shown)}, host {count(host_shown)}, raw {count(raw.decode())}"
+        print(f"\nIF {command!r}: {figures}")
 
 
 # --- Gemini CLI: policies given on its command line, and partial reads --------------------------------

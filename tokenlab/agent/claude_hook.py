@@ -44,18 +44,21 @@ def run(
 
         read_only, excludes = hook_options(args)
         if hook_input.get("hook_event_name") == "PostToolUse":
-            return answer_post_tool_use(hook_input, excludes)
+            return answer_post_tool_use(hook_input, excludes, environment)
         decided = decide(hook_input, permission_settings(hook_input, environment), excludes, read_only=read_only)
         return None if decided is None else decided.as_dict()
 
     return answer_one(answer, stdin, stdout)
 
 
-def answer_post_tool_use(hook_input: dict[str, Any], excludes: list[str]) -> dict[str, Any] | None:
+def answer_post_tool_use(
+    hook_input: dict[str, Any], excludes: list[str], env: Mapping[str, str]
+) -> dict[str, Any] | None:
     """The PostToolUse answer (None: leave the output), its ledger row written. The pipeline
     and the store are loaded only for an output worth analysing: this runs after every
     covered tool call, mostly small ones."""
     from tokenlab.agent.hooks import Rule
+    from tokenlab.agent.launcher import opener
     from tokenlab.agent.post_tool_use import decide as decide_post
 
     tool_input = hook_input.get("tool_input")
@@ -64,7 +67,7 @@ def answer_post_tool_use(hook_input: dict[str, Any], excludes: list[str]) -> dic
     if isinstance(command, str) and any(rule.matches(command, loose=True) for rule in rules):
         return None
     with store_analysis() as analyse:
-        replacement = decide_post(hook_input, read_file, analyse)
+        replacement = decide_post(hook_input, read_file, analyse, opener(env.get("PATH")))
         if replacement is None or not record_replacement(
             analyse,
             hook_input,

@@ -156,6 +156,7 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
     answers."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
     from tokenlab.agent.host_env import host_of
+    from tokenlab.agent.launcher import opener
 
     url = database_store(arguments["store"])
     if url is not None:  # no worker; the spool goes to the local state folder
@@ -185,6 +186,7 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, 
             "killed": capture.killed,
             "cwd": os.getcwd(),
             "host": host_of(os.environ),
+            "opener": opener(),
             **{
                 key: arguments[key]
                 for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")

@@ -50,7 +50,7 @@ def run(
         if event == "PreToolUse":
             return answer_pre_tool_use(hook_input, environment)
         if event == "PostToolUse":
-            return answer_post_tool_use(hook_input)
+            return answer_post_tool_use(hook_input, environment)
         return None
 
     return answer_one(answer, stdin, stdout)
@@ -83,15 +83,16 @@ def store_folder(env: Mapping[str, str]) -> str | None:
     return str(Path(value).expanduser().absolute())
 
 
-def answer_post_tool_use(hook_input: Mapping[str, Any]) -> dict[str, Any] | None:
+def answer_post_tool_use(hook_input: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any] | None:
     """`block` with the visible text of a large MCP result (None: leave it), its ledger row written."""
+    from tokenlab.agent.launcher import opener
     from tokenlab.agent.post_tool_use import replacement_for
 
     plan = mcp_plan(hook_input)
     if plan is None:
         return None
     with store_analysis() as analyse:
-        replacement = replacement_for(plan, analyse)
+        replacement = replacement_for(plan, analyse, opener(env.get("PATH")))
         if replacement is None or not record_replacement(
             analyse,
             hook_input,

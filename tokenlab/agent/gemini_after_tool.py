@@ -112,8 +112,11 @@ def answer(path: Path) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": "AfterTool", "tailToolCallRequest": request}}
 
 
-def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Replacement | None:
-    """The replacement for one AfterTool call, or None to leave the output as it is."""
+def decide(
+    hook_input: Mapping[str, Any], read: Read, analyse: Analyse, opener: str = "tokens"
+) -> Replacement | None:
+    """The replacement for one AfterTool call, or None to leave the output as it is; the
+    hint names tokenlab as `opener` (`launcher.opener`)."""
     from tokenlab.counting import tokens
 
     if hook_input.get("hook_event_name") != "AfterTool" or hook_input.get("original_request_name"):
@@ -124,7 +127,7 @@ def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Repla
     packet = analyse(plan.data, plan.label)
     if plan.data_only and packet.content_type not in DATA_TYPES:
         return None
-    visible = with_hint(packet.visible)
+    visible = with_hint(packet.visible, opener)
     if markers.parse_footer(visible) is None:
         return None
     text = plan.frame(visible)

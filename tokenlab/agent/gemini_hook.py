@@ -44,6 +44,7 @@ def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dic
     from tokenlab.agent import gemini_after_tool as after_tool
     from tokenlab.agent.gemini_settings import command_line_policies, read_file_refusable
     from tokenlab.agent.host_env import ancestors
+    from tokenlab.agent.launcher import opener
 
     done = after_tool.tail_file(hook_input, env)
     if done is not None:
@@ -58,7 +59,7 @@ def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dic
     if read_file_refusable(env, project, command_line_policies(processes)):
         return None  # the tail call's refusal would replace the output
     with store_analysis() as analyse:
-        replacement = after_tool.decide(hook_input, read_file, analyse)
+        replacement = after_tool.decide(hook_input, read_file, analyse, opener(env.get("PATH")))
         if replacement is None or not record_replacement(
             analyse,
             hook_input,

@@ -18,6 +18,10 @@ hook answers only for a command that would have run without a prompt anyway:
   touches what Claude Code still guards in that mode (`rm`/`rmdir`, `.git`, `.claude`,
   `.vscode`, `.idea`).
 
+An `if … fi` line is rewritten whole, on the same terms for each command inside it. Its
+`[ … ]` and `test` with literal operands need no rule: Claude Code 2.1.328 runs `if [ -f
+x ]; then sh x; fi` with a rule for `sh x` alone (measured).
+
 Everything else (plan and auto mode, an unknown or missing mode, syntax the splitter does
 not analyse, a settings file it cannot read) gets no answer, so Claude Code's own prompt
 and rules apply to the command as written.
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokenlab.agent.launcher import runs_tokenlab, tokens_command
-from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command
+from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command, split_conditional
 
 APPROVING_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 BYPASS = "bypassPermissions"
@@ -175,10 +179,13 @@ def collect_rules(settings: Iterable[Mapping[str, Any]]) -> Rules:
 def rewrite(command: str) -> str | None:
     """`command` as it runs through `tokens run`, or None when it must run as it is."""
     try:
-        segments = split_command(command)
+        return plan(command, split_command(command))
+    except Unsure:
+        pass
+    try:
+        return plan_conditional(command, split_conditional(command))
     except Unsure:
         return None
-    return plan(command, segments)
 
 
 def plan(
@@ -213,6 +220,17 @@ def plan(
     return command[:offset] + (wrapper or wrap)(command[offset:])
 
 
+def plan_conditional(command: str, segments: Sequence[Segment]) -> str | None:
+    """`command`, one `if … fi` whose simple commands are `segments`, run whole through
+    `tokens run`; None when a part must run in the agent's own shell (`cd`, `exit`, …), in
+    the background, or is tokenlab already."""
+    if any(segment.connector == "&" or _changes_state(segment) for segment in segments):
+        return None
+    if any(runs_tokenlab([word.value for word in segment.command_words]) for segment in segments):
+        return None
+    return wrap(command)
+
+
 def wrap(command: str) -> str:
     """`<python> -m tokenlab run --shell '<command>'`, tokenlab named by absolute path (see
     `launcher`) and quoted so that `sh` passes `command` on exactly."""
@@ -243,11 +261,15 @@ def decide(
     mode = hook_input.get("permission_mode")
     if mode not in APPROVING_MODES and mode != BYPASS:
         return None
+    conditional = False
     try:
         segments = split_command(command)
     except Unsure:
-        return None
-    new_command = plan(command, segments)
+        try:
+            segments, conditional = split_conditional(command), True
+        except Unsure:
+            return None
+    new_command = plan_conditional(command, segments) if conditional else plan(command, segments)
     if new_command is None:
         return None
     exclude_rules = [Rule(pattern.strip()) for pattern in excludes if pattern.strip()]
@@ -266,7 +288,10 @@ def decide(
             return None
         reason = "tokenlab: output compressed by `tokens run` (bypassPermissions mode)"
     else:
-        if not all(_allowed(segment, rules.allow, read_only) for segment in segments):
+        def allowed(segment: Segment) -> bool:
+            return _allowed(segment, rules.allow, read_only) or conditional and is_test(segment)
+
+        if not all(map(allowed, segments)):
             return None
         reason = "tokenlab: output compressed by `tokens run`; every part is allowed by your rules"
     return HookAnswer({**tool_input, "command": new_command}, reason)
@@ -281,6 +306,24 @@ def _allowed(segment: Segment, allow: Sequence[Rule], read_only: bool) -> bool:
     if any(rule.matches(segment.text) for rule in allow):
         return True
     return read_only and read_only_program(segment)
+
+
+def is_test(segment: Segment) -> bool:
+    """Whether the part is `[ … ]` or `test …` with literal operands and no redirection:
+    it only looks, and Claude Code asks no rule for it inside an `if`."""
+    words = segment.words
+    if not words or segment.redirects or any(word.expands or word.raw != word.value for word in words):
+        return False
+    if words[0].raw == "[":
+        operands = words[1:-1]
+        if len(words) < 2 or words[-1].raw != "]":
+            return False
+    elif words[0].raw == "test":
+        operands = words[1:]
+    else:
+        return False
+    # bash evaluates an array subscript (`test -v 'a[…]'`) as arithmetic, which can run code
+    return not any("[" in word.raw or "]" in word.raw for word in operands)
 
 
 def read_only_program(segment: Segment) -> bool:

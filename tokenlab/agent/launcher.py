@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 
@@ -25,6 +26,13 @@ def tokens_argv() -> list[str]:
 def tokens_command(*args: str) -> str:
     """`<python> -m tokenlab ARGS…`, quoted for a POSIX shell."""
     return shlex.join([*tokens_argv(), *args])
+
+
+def opener(path: str | None = None) -> str:
+    """How a hint tells the agent to run tokenlab: `tokens` where `path` (default: this
+    process's PATH, which a hook and `tokens run` share with the host's shell) finds it, else
+    the launcher form. Only then, because every compressed output pays for the hint's tokens."""
+    return "tokens" if shutil.which("tokens", path=path) else tokens_command()
 
 
 def runs_tokenlab(argv: Sequence[str]) -> bool:

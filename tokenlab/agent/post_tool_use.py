@@ -64,7 +64,7 @@ WHOLE_FILE = (
 )
 # tokenlab's footer anywhere in an output, also inside a JSON string (tokenlab's MCP server).
 OUR_FOOTER = re.compile(rb"\[original [0-9,]+ bytes: #ref:ctx_[0-9a-f]{6,64}")
-OPEN_HINT = "[open a ref: tokens show-ref ID --raw | --grep RE | --lines A-B]"
+OPEN_HINT = "[open a ref: {opener} show-ref ID --raw | --grep RE | --lines A-B]"
 # Read leaves these alone: code the agent may edit, whatever the classifier thinks of it.
 _CODE_WORDS = (
     "py pyi pyx js jsx mjs cjs ts tsx vue svelte go rs c h cc cpp cxx hpp hh java kt kts scala "
@@ -120,15 +120,18 @@ class Replacement:
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": self.output}}
 
 
-def decide(hook_input: Mapping[str, Any], read: Read, analyse: Analyse) -> Replacement | None:
-    """The replacement for one PostToolUse call, or None to leave the output as it is."""
+def decide(
+    hook_input: Mapping[str, Any], read: Read, analyse: Analyse, opener: str = "tokens"
+) -> Replacement | None:
+    """The replacement for one PostToolUse call, or None to leave the output as it is.
+    `opener` is how the hint names tokenlab (`launcher.opener`)."""
     if hook_input.get("hook_event_name") != "PostToolUse":
         return None
     plan = plan_for(hook_input, read)
-    return None if plan is None else replacement_for(plan, analyse)
+    return None if plan is None else replacement_for(plan, analyse, opener)
 
 
-def replacement_for(plan: Plan, analyse: Analyse) -> Replacement | None:
+def replacement_for(plan: Plan, analyse: Analyse, opener: str = "tokens") -> Replacement | None:
     """The visible text in place of the planned output, when it is shorter and fits the host's cap."""
     from tokenlab.counting import tokens
 
@@ -137,7 +140,7 @@ def replacement_for(plan: Plan, analyse: Analyse) -> Replacement | None:
     packet = analyse(plan.data, plan.label)
     if plan.data_only and packet.content_type not in DATA_TYPES:
         return None
-    visible = with_hint(packet.visible)
+    visible = with_hint(packet.visible, opener)
     raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
     visible_tokens = tokens.count(visible)
     cap = HOST_CAP if plan.cap is None else plan.cap
@@ -316,10 +319,17 @@ def host_view(text: str) -> str:
     )
 
 
-def with_hint(visible: str, hint: str = OPEN_HINT, unless: str = "tokens show-ref") -> str:
-    """`visible` with one `hint` line on opening refs before the footer, unless the text says `unless`."""
-    footer = markers.parse_footer(visible)
-    if footer is None or unless in visible:
+def with_hint(visible: str, opener: str = "tokens") -> str:
+    """`visible` with one line saying how to open a ref, naming tokenlab as `opener`, before
+    the footer; when the footer says it already, the footer names `opener` instead."""
+    if markers.has_expand_hint(visible):
+        return markers.with_opener(visible, opener)
+    return with_line_before_footer(visible, OPEN_HINT.format(opener=opener))
+
+
+def with_line_before_footer(visible: str, line: str) -> str:
+    """`visible` with `line` just above its footer; as it is when it has no footer."""
+    if markers.parse_footer(visible) is None:
         return visible
     cut = visible.rstrip("\n").rfind("\n") + 1
-    return visible[:cut] + hint + "\n" + visible[cut:]
+    return visible[:cut] + line + "\n" + visible[cut:]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tokenlab import markers
-from tokenlab.agent.post_tool_use import with_hint
+from tokenlab.agent.post_tool_use import with_line_before_footer
 from tokenlab.agent.proxy_rewrite import Api, ToolResult
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class ResultCompressor:
                 type(error).__name__,
             )
             raise _PipelineFailedError from None
-        visible = with_hint(packet.visible, OPEN_HINT, unless="expand_ref")
+        visible = with_line_before_footer(packet.visible, OPEN_HINT)
         raw_tokens = packet.raw_measure.tokens if packet.raw_measure else 0
         visible_tokens = tokens.count(visible)
         if markers.parse_footer(visible) is None or visible_tokens >= raw_tokens:

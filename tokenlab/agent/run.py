@@ -86,12 +86,14 @@ class Caller:
 
     cwd: str
     host: str | None
+    opener: str = "tokens"  # how the caller's shell runs tokenlab (`launcher.opener`)
 
     @classmethod
     def here(cls) -> Caller:
         from tokenlab.agent.host_env import host_of
+        from tokenlab.agent.launcher import opener
 
-        return cls(os.getcwd(), host_of(os.environ))
+        return cls(os.getcwd(), host_of(os.environ), opener())
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, byte
     )
     with open_store(request["store"]) as store:
         result = finish(command, capture, store, options)
-    caller = Caller(str(request["cwd"]), request["host"])
+    caller = Caller(str(request["cwd"]), request["host"], str(request["opener"]))
     answer = output(result, store.root, caller, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
     return answer.exit_code, answer.stdout, answer.stderr
 
@@ -203,6 +205,8 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
     from tokenlab import ledger
     from tokenlab.commands import Output, json_bytes
 
+    for stream in result.streams:
+        _name_opener(stream.packet, caller.opener)
     found = ledger.fingerprint(
         ledger.call_fingerprint(caller.cwd, *result.command.argv), [s.packet.raw for s in result.streams]
     )
@@ -295,6 +299,17 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
     packet.visible = body + line + "\n" + footer
     encoded = packet.visible.encode("utf-8", errors="surrogatepass")
     packet.visible_measure = Measurement(len(encoded), tokens.count(packet.visible))
+
+
+def _name_opener(packet: ContextPacket, opener: str) -> None:
+    """Make the footer's hint name tokenlab as the caller's shell can run it, and count it."""
+    from tokenlab.counting import tokens
+
+    named = markers.with_opener(packet.visible, opener)
+    if named != packet.visible:
+        packet.visible = named
+        encoded = named.encode("utf-8", errors="surrogatepass")
+        packet.visible_measure = Measurement(len(encoded), tokens.count(named))
 
 
 def _analyse(data: bytes, source: str, store: Store, granularity: Granularity, redact: bool) -> ContextPacket:

@@ -6,10 +6,13 @@ quotes and escapes, the list and pipe operators (`&&`, `||`, `;`, `|`, `|&`, `&`
 redirections, comments and here-documents (whose bodies are data, not commands).
 
 Anything it does not fully understand raises `Unsure`: command or process substitution
-(`$(…)`, backticks, `<(…)`), subshells and groups, compound commands (`if`, `for`, `case`…),
+(`$(…)`, backticks, `<(…)`), subshells and groups, compound commands (`for`, `case`…),
 an unterminated quote or here-document, an operator with nothing on one side. The caller
-then never auto-approves the line. Erring towards `Unsure` costs a missed rewrite; erring
-the other way could let a command run without the prompt the user expected.
+then never auto-approves the line. One compound command is understood, by
+`split_conditional`: a line that is a single `if … then … [elif …] [else …] fi` whose
+parts are simple commands (Claude Code runs those when its rules allow every part).
+Erring towards `Unsure` costs a missed rewrite; erring the other way could let a command run
+without the prompt the user expected.
 """
 
 from __future__ import annotations
@@ -89,15 +92,68 @@ class Segment:
 
 def split_command(line: str) -> list[Segment]:
     """The simple commands of `line`, in order; raises `Unsure` for syntax it does not analyse."""
+    segments = _scan(line)
+    for segment in segments:
+        _simple(segment)
+    return segments
+
+
+def split_conditional(line: str) -> list[Segment]:
+    """The simple commands inside `line` when it is one `if` command and nothing else, its
+    keywords taken off, in order; raises `Unsure` for any other line, and for an `if` holding
+    anything but simple commands (a nested `if`, a loop, `!`, a group) or text after `fi`.
+    Keywords count only unquoted at the start of a command, as the shell reads them, so a
+    quoted `"fi"` or an argument `fi` closes nothing."""
+    segments = _scan(line)
+    if not segments or _keyword(segments[0]) != "if":
+        raise Unsure("not an if command")
+    inner: list[Segment] = []
+    expected, in_part, after = ("then",), 0, ";"
+    for index, segment in enumerate(segments):
+        keyword = _keyword(segment)
+        if keyword is None:
+            inner.append(_simple(segment))
+            in_part += 1
+            after = segment.connector
+            continue
+        if index and (keyword not in expected or not in_part or after not in (";", "\n")):
+            raise Unsure(f"{keyword!r} where the shell expects {expected}")
+        if keyword == "fi":
+            last = index == len(segments) - 1 and segment.connector in ("", ";", "\n")
+            if segment.words[1:] or segment.redirects or not last:
+                raise Unsure("text after fi")
+            return inner
+        expected = ("then",) if keyword in ("if", "elif") else ("elif", "else", "fi")
+        if keyword == "else":
+            expected = ("fi",)
+        rest = Segment(segment.start, segment.words[1:], segment.redirects, segment.connector)
+        if rest.empty and segment.connector != "\n":
+            raise Unsure(f"{keyword!r} followed by {segment.connector!r}")
+        in_part, after = (0, ";") if rest.empty else (1, rest.connector)
+        if not rest.empty:
+            inner.append(_simple(rest))
+    raise Unsure("if without fi")
+
+
+def _keyword(segment: Segment) -> str | None:
+    """The `if` keyword that starts `segment`, unquoted, or None."""
+    first = segment.words[0].raw if segment.words else None
+    return first if first in ("if", "then", "elif", "else", "fi") else None
+
+
+def _simple(segment: Segment) -> Segment:
+    words = segment.command_words
+    if words and words[0].raw in COMPOUND_WORDS:
+        raise Unsure(f"compound command {words[0].raw!r}")
+    return segment
+
+
+def _scan(line: str) -> list[Segment]:
     scanner = _Scanner(line)
     scanner.run()
     segments = scanner.segments
     if segments and segments[-1].connector in ("&&", "||", "|", "|&"):
         raise Unsure("an operator with no command after it")
-    for segment in segments:
-        words = segment.command_words
-        if words and words[0].raw in COMPOUND_WORDS:
-            raise Unsure(f"compound command {words[0].raw!r}")
     return segments
 
 
