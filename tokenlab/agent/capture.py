@@ -16,9 +16,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.errors import TokenlabError
+
+if TYPE_CHECKING:
+    from typing import IO
 
 SHELL = "/bin/sh"  # what runs a `--shell` line, as `SHELL -c LINE`
 SPOOL_FOLDER = "spool"  # in the store folder: output spooled while a command runs

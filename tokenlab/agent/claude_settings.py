@@ -24,9 +24,12 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
+
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOK_COMMAND = "tokens hook claude-code"
 # The tools whose output the PostToolUse entry replaces (`hook install --tools`).

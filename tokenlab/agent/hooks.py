@@ -29,9 +29,12 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command
+
+if TYPE_CHECKING:
+    from typing import Any
 
 RUN_PREFIX = "tokens run --shell "
 APPROVING_MODES = frozenset({"default", "acceptEdits", "dontAsk"})

@@ -14,14 +14,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.errors import InputError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Change(str, Enum):
@@ -192,6 +194,8 @@ def write(path: Path, data: dict[str, Any], style: JsonStyle) -> None:
 
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace the file at `path` (through a symlink, its target) with `content`, keeping its mode."""
+    import tempfile  # here only: every hook call imports this module, few write settings
+
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
