@@ -24,9 +24,10 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
     from typing import Any

@@ -26,6 +26,7 @@ import os
 import socket
 import struct
 import sys
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:

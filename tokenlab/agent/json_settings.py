@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 from tokenlab.errors import InputError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
     from typing import Any
