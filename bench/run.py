@@ -22,6 +22,8 @@ Usage:
     .venv/bin/python bench/run.py --sizes 1,10 --repeat 5 --types log
     .venv/bin/python bench/run.py --gigabyte          # also the 1 GB log (one run)
     .venv/bin/python bench/run.py --write-results     # rewrite its sections of bench/RESULTS.md
+    .venv/bin/python bench/run.py --per-call --write-results   # only issue 25's per-call rows, in their section
+    .venv/bin/python bench/run.py --per-call --gigabyte        # and 1 GB of log, file list, diff, JSON lines
 """
 
 from __future__ import annotations
