@@ -154,10 +154,32 @@ def test_cli_install_and_uninstall(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert (tmp_path / "ch" / "hooks.json").exists()
     done = runner.invoke(app, ["hook", "install", "codex", "--project"])
     assert done.exit_code == 0 and (tmp_path / ".codex" / "hooks.json").exists()
-    assert "only when the project is trusted" in done.output
+    assert "only for a trusted project" in done.stderr
+    config = tmp_path / "ch" / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects.{json.dumps(str(tmp_path))}]\ntrust_level = "trusted"\n')
+    done = runner.invoke(app, ["hook", "install", "codex", "--project"])
+    assert done.exit_code == 0 and "trusted project" not in done.stderr
     assert runner.invoke(app, ["hook", "install", "codex", "--allow-read-only"]).exit_code == 2
     assert runner.invoke(app, ["hook", "install", "codex", "--user", "--project"]).exit_code == 2
     assert runner.invoke(app, ["hook", "uninstall", "codex", "--project"]).exit_code == 0
     done = runner.invoke(app, ["hook", "uninstall", "codex", "--user"])
     assert done.exit_code == 0 and "removed from" in done.output
-    assert not (tmp_path / "ch").exists() and not (tmp_path / ".codex").exists()
+    assert not (tmp_path / "ch" / "hooks.json").exists() and not (tmp_path / ".codex").exists()
+    assert "tokenlab" not in config.read_text() and 'trust_level = "trusted"' in config.read_text()
+
+
+@pytest.mark.parametrize(
+    ("config", "trusted"),
+    [
+        ('[projects."PROJECT"]\ntrust_level = "trusted"\n', True),
+        ('[projects."PROJECT"]\ntrust_level = "untrusted"\n', False),
+        ('[projects."PROJECT/sub"]\ntrust_level = "trusted"\n', False),
+        ("projects = 1\n", False),
+        ("not toml [", False),
+        ("", False),
+    ],
+)
+def test_project_trusted_reads_codexs_own_project_entry(config: str, trusted: bool, tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(config.replace("PROJECT", str(tmp_path)))
+    assert codex_config.project_trusted(path, tmp_path) is trusted

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from tokenlab.agent.gemini_settings import (
     DEFAULT_TOOLS,
     Change,
+    command_line_policies,
     distrust,
     hook_command,
     hook_key,
@@ -152,3 +153,21 @@ def test_settings_that_leave_read_file_out_are_seen(tmp_path: Path) -> None:
     extra.write_text('[[rule]]\ntoolName = "read_file"\ndecision = "deny"\npriority = 10\n')
     (tmp_path / ".gemini" / "settings.json").write_text(json.dumps({"policyPaths": [str(extra)]}))
     assert read_file_refusable(env, project)
+
+
+def test_policies_given_on_geminis_command_line_are_read(tmp_path: Path) -> None:
+    env, project = {"HOME": str(tmp_path)}, tmp_path / "project"
+    (tmp_path / "run").mkdir()
+    rule = '[[rule]]\ntoolName = "{}"\ndecision = "deny"\npriority = 9\n'
+    (tmp_path / "run" / "deny.toml").write_text(rule.format("read_file"))
+    (tmp_path / "ok.toml").write_text(rule.format("glob"))
+    shell = (["sh", "-c", "tokens hook gemini || exit 1"], tmp_path)
+    argv = ["node", "gemini.js", "-p", "go", "--policy", "deny.toml", "--admin-policy=/a.toml,/b"]
+    gemini = (argv, tmp_path / "run")
+    expected = [tmp_path / "run" / "deny.toml", Path("/a.toml"), Path("/b")]
+    assert command_line_policies([shell, gemini]) == expected
+    assert command_line_policies([(["gemini", "--policy"], tmp_path), (["node", "policy"], tmp_path)]) == []
+
+    assert not read_file_refusable(env, project, [tmp_path / "ok.toml"])
+    assert read_file_refusable(env, project, [tmp_path / "ok.toml", tmp_path / "run"])  # a folder: its *.toml
+    assert read_file_refusable(env, project, [tmp_path / "missing.toml"])

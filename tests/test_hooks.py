@@ -27,6 +27,9 @@ from tokenlab.errors import InputError
 
 runner = CliRunner()
 POST_MATCHER = "Bash|Read|Grep|Glob|WebFetch|mcp__.*"
+# What the rewrite puts in front of a command: this Python by absolute path, `-m tokenlab`.
+RUN = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell"])
+HOOK = shlex.join([sys.executable, "-m", "tokenlab", "hook", "claude-code"])
 
 
 @pytest.fixture(autouse=True)
@@ -87,14 +90,16 @@ HOSTILE = [
 
 
 @pytest.fixture
-def stub_path(tmp_path: Path) -> str:
-    """A PATH whose `tokens` prints its third argument (the command after `run --shell`)."""
-    folder = tmp_path / "stub-bin"
+def stub_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A PATH without `tokens`, and in place of this Python (in a folder whose name needs
+    quoting) a stub that prints its fifth argument: the command after `-m tokenlab run --shell`."""
+    folder = tmp_path / "stub bin"
     folder.mkdir()
-    stub = folder / "tokens"
-    stub.write_text('#!/bin/sh\nprintf "%s" "$3"\n')
+    stub = folder / "python3"
+    stub.write_text('#!/bin/sh\nprintf "%s" "$5"\n')
     stub.chmod(0o755)
-    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+    monkeypatch.setattr(sys, "executable", str(stub))
+    return "/usr/bin:/bin"
 
 
 def run_sh(command: str, path: str, cwd: Path | None = None) -> str:
@@ -112,7 +117,7 @@ def test_wrap_passes_any_command_through_sh_exactly(command: str, stub_path: str
 @settings(max_examples=300)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00")))
 def test_wrap_round_trips_through_posix_word_splitting(command: str) -> None:
-    assert shlex.split(wrap(command)) == ["tokens", "run", "--shell", command]
+    assert shlex.split(wrap(command)) == [sys.executable, "-m", "tokenlab", "run", "--shell", command]
 
 
 def test_rewrite_of_a_heredoc_runs_the_same_text(stub_path: str) -> None:
@@ -125,9 +130,11 @@ def test_rewrite_of_a_heredoc_runs_the_same_text(stub_path: str) -> None:
 def test_rewrite_keeps_a_leading_cd_in_the_agents_shell(tmp_path: Path, stub_path: str) -> None:
     (tmp_path / "sub").mkdir()
     result = rewrite("cd sub && make test 2>&1 | tail -5")
-    assert result == "cd sub && tokens run --shell 'make test 2>&1 | tail -5'"
+    run = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell"])
+    assert result == f"cd sub && {run} 'make test 2>&1 | tail -5'"
     assert run_sh(result, stub_path, cwd=tmp_path) == "make test 2>&1 | tail -5"
-    assert rewrite("export A=1; cd b; pytest -q\n") == "export A=1; cd b; tokens run --shell 'pytest -q\n'"
+    wrapped = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell", "pytest -q\n"])
+    assert rewrite("export A=1; cd b; pytest -q\n") == f"export A=1; cd b; {wrapped}"
 
 
 @pytest.mark.parametrize(
@@ -143,6 +150,7 @@ def test_rewrite_keeps_a_leading_cd_in_the_agents_shell(tmp_path: Path, stub_pat
         "sleep 10 &",  # background
         "make & wait",
         "tokens run --shell 'ls'",  # already wrapped
+        "/opt/venv/bin/python3 -m tokenlab run --shell 'ls'",
         "git diff | tokens analyze -",
         "",
         "ls 'unterminated",
@@ -191,7 +199,7 @@ ALLOW_ALL = rules(allow=("Bash",))
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "dontAsk"])
 def test_modes_that_follow_the_rules_rewrite_allowed_commands(mode: str) -> None:
     allowed = rules(allow=("Bash(git status:*)",))
-    assert rewritten("git status -s", mode, settings=allowed) == "tokens run --shell 'git status -s'"
+    assert rewritten("git status -s", mode, settings=allowed) == f"{RUN} 'git status -s'"
     assert rewritten("git push", mode, settings=allowed) is None  # would have prompted (or been denied)
 
 
@@ -201,7 +209,7 @@ def test_other_modes_never_rewrite(mode: str | None) -> None:
 
 
 def test_bypass_mode_rewrites_without_rules_but_not_denied_or_asked() -> None:
-    assert rewritten("make build", "bypassPermissions") == "tokens run --shell 'make build'"
+    assert rewritten("make build", "bypassPermissions") == f"{RUN} 'make build'"
     assert rewritten("make build", "bypassPermissions", settings=rules(deny=("Bash(make:*)",))) is None
     assert rewritten("make build", "bypassPermissions", settings=rules(ask=("Bash(make build)",))) is None
 
@@ -224,7 +232,7 @@ def test_answer_is_allow_with_the_full_tool_input() -> None:
     assert output["hookEventName"] == "PreToolUse"
     assert output["permissionDecision"] == "allow"
     assert output["updatedInput"] == {
-        "command": "tokens run --shell 'pytest -q'",
+        "command": f"{RUN} 'pytest -q'",
         "description": "Run tests",
         "timeout": 120000,
     }
@@ -345,9 +353,9 @@ def test_leading_cd_is_checked_like_every_other_part() -> None:
     assert rewritten("cd src && pytest", settings=rules(allow=("Bash(pytest:*)",))) is None
     assert (
         rewritten("cd src && pytest", settings=rules(allow=("Bash(pytest:*)", "Bash(cd:*)")))
-        == "cd src && tokens run --shell pytest"
+        == f"cd src && {RUN} pytest"
     )
-    assert rewritten("cd src && pytest", "bypassPermissions") == "cd src && tokens run --shell pytest"
+    assert rewritten("cd src && pytest", "bypassPermissions") == f"cd src && {RUN} pytest"
 
 
 def test_excluded_commands_are_left_alone() -> None:
@@ -453,7 +461,7 @@ def test_hook_entry_answers_with_json(project: Path) -> None:
     assert result.exit_code == 0
     answer = json.loads(result.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "allow"
-    assert answer["updatedInput"]["command"] == "tokens run --shell 'git log -3'"
+    assert answer["updatedInput"]["command"] == f"{RUN} 'git log -3'"
 
 
 @pytest.mark.parametrize(
@@ -506,7 +514,7 @@ def test_hook_process_never_prints_a_traceback(tmp_path: Path) -> None:
 def test_print_shows_the_rewrite() -> None:
     result = runner.invoke(app, ["hook", "print", "cd src && pytest -q"])
     assert result.exit_code == 0
-    assert result.stdout == "cd src && tokens run --shell 'pytest -q'\n"
+    assert result.stdout == f"cd src && {RUN} 'pytest -q'\n"
     result = runner.invoke(app, ["hook", "print", "cd src"])
     assert result.exit_code == 0
     assert result.stdout == "cd src\n"
@@ -579,7 +587,7 @@ def test_install_only_adds_lines(tmp_path: Path) -> None:
 def test_install_creates_a_missing_file_and_updates_options_in_place(tmp_path: Path) -> None:
     path = tmp_path / "project" / ".claude" / "settings.json"
     assert install(path, hook_command()) is Change.ADDED
-    entry = {"type": "command", "command": "tokens hook claude-code", "timeout": 10}
+    entry = {"type": "command", "command": HOOK, "timeout": 10}
     assert json.loads(path.read_text()) == {
         "hooks": {
             "PreToolUse": [{"matcher": "Bash", "hooks": [entry]}],
@@ -592,10 +600,20 @@ def test_install_creates_a_missing_file_and_updates_options_in_place(tmp_path: P
     for event in ("PreToolUse", "PostToolUse"):
         groups = json.loads(path.read_text())["hooks"][event]
         assert [h["command"] for g in groups for h in g["hooks"]] == [
-            "tokens hook claude-code --allow-read-only --exclude 'docker *'"
+            f"{HOOK} --allow-read-only --exclude 'docker *'"
         ]
     assert uninstall(path) is Change.REMOVED
     assert json.loads(path.read_text()) == {}
+
+
+def test_install_replaces_an_entry_that_runs_tokens_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    by_name = {"type": "command", "command": "tokens hook claude-code", "timeout": 10}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [by_name]}]}}) + "\n")
+    assert install(path, hook_command(), tools=()) is Change.UPDATED
+    (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert group["hooks"] == [{**by_name, "command": HOOK}]
+    assert shlex.split(HOOK)[0] == sys.executable  # found whatever PATH Claude Code has
 
 
 def test_uninstall_removes_only_our_entry_from_a_shared_group(tmp_path: Path) -> None:
@@ -644,7 +662,7 @@ def test_install_writes_through_a_symlink_and_keeps_the_mode(tmp_path: Path) -> 
     link.symlink_to(target)
     install(link, hook_command())
     assert link.is_symlink()
-    assert "tokens hook claude-code" in target.read_text()
+    assert json.dumps(HOOK)[1:-1] in target.read_text()
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 

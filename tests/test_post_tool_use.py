@@ -109,7 +109,12 @@ def test_a_persisted_file_that_is_not_this_output_is_not_used(store: Store, tmp_
 
 @pytest.mark.parametrize(
     "command",
-    ["tokens run --shell 'sh build.sh'", "/home/u/.venv/bin/tokens run -- make", "tokens analyze build.log"],
+    [
+        "tokens run --shell 'sh build.sh'",
+        "/home/u/.venv/bin/tokens run -- make",
+        "tokens analyze build.log",
+        "'/home/u/my env/bin/python3' -m tokenlab run --shell 'sh build.sh'",
+    ],
 )
 def test_output_of_tokens_itself_is_left_alone(command: str, store: Store) -> None:
     assert answer(bash(BUILD_LOG[-20_000:], command=command), store) is None

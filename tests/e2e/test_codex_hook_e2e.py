@@ -179,3 +179,55 @@ def test_codex_hook_runs_the_command_as_written_in_a_read_only_sandbox(
     assert "Process exited with code 0" in result.text
     assert "Traceback" not in result.text and "#ref:" not in result.text
     assert "INFO worker 1 compiled module_1.o in 12ms" in result.text  # the log itself, cut by Codex
+
+
+def cat_build_log(home: Path, project: Path, extra_env: dict[str, str]) -> ToolResult:
+    with ModelServer(Scenario([shell_call("cat build.log")], final="done")) as server:
+        done = run_codex(home, project, server.url, "--sandbox", "workspace-write", extra_env=extra_env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (result,) = server.tool_results()
+    return result
+
+
+def test_codex_project_install_runs_once_the_project_is_trusted(codex_project: tuple[Path, Path]) -> None:
+    """Codex 0.169.0 loads a project's .codex/hooks.json only for a project config.toml marks
+    trusted: before that, the hook (trusted itself) silently never runs."""
+    home, project = codex_project
+    config = home / ".codex" / "config.toml"
+    before = config.read_bytes()
+    repo = {"PYTHONPATH": str(REPO)}
+    installing = subprocess.run(
+        [sys.executable, "-m", "tokenlab", "hook", "install", "codex"],
+        env=env(home), cwd=project, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert (project / ".codex" / "hooks.json").exists()
+    assert "only for a trusted project" in installing.stderr
+    untrusted = cat_build_log(home, project, repo)
+    assert "#ref:" not in untrusted.text and "Warning: truncated output" in untrusted.text
+
+    trust = f'\n[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n'
+    with config.open("a", encoding="utf-8") as handle:
+        handle.write(trust)
+    trusted = cat_build_log(home, project, repo)
+    assert all(signal in trusted.text for signal in BUILD_SIGNALS)
+    assert restore(home, project, trusted.text) == build_log().encode()
+
+    tokens(home, project, "hook", "uninstall", "codex")
+    assert not (project / ".codex").exists()
+    assert config.read_bytes() == before + trust.encode()  # the user's own trust stays
+
+
+def test_codex_user_install_follows_codex_home(codex_project: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = codex_project
+    elsewhere = tmp_path / "codex-home"
+    elsewhere.mkdir()
+    (elsewhere / "config.toml").write_bytes((home / ".codex" / "config.toml").read_bytes())
+    moved = {"PYTHONPATH": str(REPO), "CODEX_HOME": str(elsewhere)}
+    subprocess.run(
+        [sys.executable, "-m", "tokenlab", "hook", "install", "codex", "--user"],
+        env=base_env(home, **moved), cwd=project, capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert (elsewhere / "hooks.json").exists() and not (home / ".codex" / "hooks.json").exists()
+    result = cat_build_log(home, project, moved)
+    assert all(signal in result.text for signal in BUILD_SIGNALS)
+    assert restore(home, project, result.text) == build_log().encode()

@@ -146,6 +146,39 @@ def test_claude_code_sends_tokenlabs_visible_text_for_a_command_a_rule_allows(
     assert failing.is_error and "frobnicate" not in failing.text
 
 
+def test_claude_code_hooks_work_without_tokens_on_the_path(claude_project: tuple[Path, Path]) -> None:
+    """Claude Code started with a PATH that has no `tokens`: the hook command and the rewritten
+    command name tokenlab by this Python's absolute path, so both still run."""
+    home, project = claude_project
+    (project / "report.json").write_text(report_json())
+    bare_path = "/usr/bin:/bin"
+    assert shutil.which("tokens", path=bare_path) is None
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    steps = [
+        shell_call("sh build.sh"),
+        shell_call("sh failing.sh"),
+        ToolCall.of("Read", {"file_path": str(project / "report.json")}),
+    ]
+    with serving(steps) as server:
+        finished(run_claude(home, project, server.url, extra_env={"PATH": bare_path}))
+    build, failing, report = results(server)
+
+    raw = subprocess.run(["sh", "build.sh"], cwd=project, capture_output=True, check=True).stdout
+    assert len(build.text) < len(raw) // 20
+    assert all(signal in build.text for signal in BUILD_SIGNALS)
+    assert restore(home, project, build.text) == raw
+    assert failing.is_error and failing.text.startswith("Exit code 3\n")
+    assert "[exit 3: sh failing.sh]" in failing.text and FAILING_SIGNALS[0] in failing.text
+    assert len(report.text) < len(report_json()) // 10
+    assert restore(home, project, report.text) == (project / "report.json").read_bytes()
+    status = json.loads(tokens(home, project, "hook", "status", "--json"))
+    (claude,) = [host for host in status["hosts"] if host["host"] == "claude-code"]
+    assert claude["installed"] and {"run", "PostToolUse"} <= set(claude["last_runs"])
+    from tokenlab.counting.tokens import count
+
+    print(f"\nNO-PATH build {count(build.text)}, failing {count(failing.text)}, report {count(report.text)}")
+
+
 # --- Claude Code: the PostToolUse path, with no settings rule -------------------------------------
 
 # A successful job whose problem is in the middle and whose summary is at the end: Claude
@@ -772,3 +805,123 @@ def test_gemini_project_hook_is_trusted_on_install_and_both_files_come_back_on_u
     assert "#ref:ctx_" in build.text and "BUILD OK: 3000 modules" in build.text
     tokens(home, project, "hook", "uninstall", "gemini", "--project")
     assert json.loads(settings.read_text()) == {} and not trusted.exists()
+
+
+# --- Claude Code: what a PostToolUseFailure hook can change -------------------------------------------
+
+FAILURE_ANSWERS = {
+    "one.sh": {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "updatedToolOutput": "REPLACED"}},
+    "two.sh": {"decision": "block", "reason": "REPLACED"},
+    "three.sh": {"exit": 2, "stderr": "REPLACED"},
+    "four.sh": {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "ADDED"}},
+}
+
+
+def test_claude_code_post_tool_use_failure_cannot_replace_a_failing_commands_output(tmp_path: Path) -> None:
+    """Each answer a PostToolUseFailure hook may give, for four failing commands (30 KB, exit 3):
+    none replaces what the model gets, and the hook's `error` is already cut, its end missing."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    log, answers = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
+    rules = []
+    for script, answer in FAILURE_ANSWERS.items():
+        (project / script).write_text(FAILING_SH)
+        rule = {"event": "PostToolUseFailure", "when": script}
+        rules.append({**rule, **answer} if "exit" in answer else {**rule, "answer": answer})
+    write_answers(answers, rules)
+    entry = {"matcher": "Bash", "hooks": [{"type": "command", "command": record_command(log, answers)}]}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PostToolUseFailure": [entry]}}))
+    with serving([shell_call(f"sh {script}") for script in FAILURE_ANSWERS]) as server:
+        finished(run_claude(home, project, server.url, "--allowedTools", "Bash"))
+    replaced, blocked, exited, added = results(server)
+    calls = [call for call in read_log(log) if call.get("hook_event_name") == "PostToolUseFailure"]
+
+    assert len(calls) == 4
+    for call, result in zip(calls, (replaced, blocked, exited, added), strict=True):
+        assert result.is_error and result.text.startswith("Exit code 3\n")
+        assert "frobnicate" not in call["error"] and "frobnicate" not in result.text  # cut before the end
+        assert "persistedOutputPath" not in json.dumps(call) and "tool_response" not in call
+        assert result.text.startswith(call["error"])
+    assert "REPLACED" not in replaced.text  # updatedToolOutput: ignored
+    for call, result in zip(calls[1:3], (blocked, exited), strict=True):  # a note after the host's own text
+        assert "PostToolUseFailure:Bash hook blocking error from command: " in result.text
+        assert result.text.find("REPLACED") > len(call["error"])
+    assert "PostToolUseFailure:Bash hook additional context: ADDED" in added.text
+    print("\nPOSTTOOLUSEFAILURE error given to the hook:", len(calls[0]["error"]), "characters")
+
+
+# --- Claude Code: compound commands that fail ---------------------------------------------------------
+
+FAILING_COMPOUNDS = (
+    "for s in failing.sh; do sh $s; done",
+    "if [ -f failing.sh ]; then sh failing.sh; fi",
+    "(sh failing.sh)",
+    "sh build.sh; exit 3",
+)
+
+
+@pytest.mark.parametrize("approval", ["settings rule", "--allowedTools Bash"])
+def test_claude_code_failing_compound_commands_stay_the_hosts_own(
+    claude_project: tuple[Path, Path], approval: str
+) -> None:
+    """Measured why no rewrite covers them. With rules allowing `sh failing.sh` and `sh build.sh`,
+    Claude Code itself asks about the loop's variable, the subshell and `exit`, so the hook must
+    not approve them; it runs the `if` (its `[ -f … ]` needs no rule), which the rewrite leaves
+    alone. Approved with `--allowedTools`, all four fail into PostToolUseFailure: the model gets
+    Claude Code's cut output, the error at its end missing."""
+    home, project = claude_project
+    tokens(home, project, "hook", "install", "claude-code", "--user")
+    extra = ("--allowedTools", "Bash") if approval.startswith("--") else ()
+    with serving([shell_call(command) for command in FAILING_COMPOUNDS]) as server:
+        finished(run_claude(home, project, server.url, *extra))
+    loop, conditional, subshell, exits = results(server)
+
+    for result in (loop, conditional, subshell, exits):
+        assert result.is_error and "#ref:" not in result.text and "frobnicate" not in result.text
+    if extra:
+        for result in (loop, conditional, subshell, exits):
+            assert result.text.startswith("Exit code 3\nINFO worker 1 ")
+        return
+    assert loop.text.startswith("A variable in this command can't be checked before it runs")
+    assert conditional.text.startswith("Exit code 3\nINFO worker 1 ")
+    assert subshell.text.startswith("This command uses shell operators that require approval")
+    assert exits.text.startswith(
+        "This Bash command contains multiple operations. The following part requires approval: exit"
+    )
+
+
+# --- Gemini CLI: policies given on its command line, and partial reads --------------------------------
+
+DENY_TAIL_READS = '[[rule]]\ntoolName = "read_file"\nargsPattern = "tokenlab"\ndecision = "deny"\npriority = 100\n'
+
+
+def test_gemini_hook_sees_policies_given_with_policy_and_leaves_partial_reads_alone(
+    gemini_project: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`--policy` files reach no hook input: the hook reads them from Gemini's command line.
+    Measured without that: a `--policy` rule refusing reads of tokenlab's tail file made the
+    model get "Tool execution denied by policy." instead of the build log. A read_file with
+    `start_line`/`end_line` is left as Gemini shows it."""
+    home, project = gemini_project
+    harmless, refusing = tmp_path / "harmless.toml", tmp_path / "refusing.toml"
+    harmless.write_text(GEMINI_POLICY)  # `--policy` replaces the user's policy folder
+    refusing.write_text(GEMINI_POLICY + "\n" + DENY_TAIL_READS)
+    part = ToolCall.of("read_file", {"file_path": "big.json", "start_line": 100, "end_line": 150})
+    with serving([shell_call("sh failing.sh"), part]) as server:
+        finished(run_gemini(home, project, server.url))
+    host_failing, host_part = results(server)
+    tokens(home, project, "hook", "install", "gemini", "--user")
+
+    with serving([shell_call("sh build.sh"), part]) as server:
+        finished(run_gemini(home, project, server.url, "--policy", str(harmless)))
+    build, partial = results(server)
+    assert all(signal in build.text for signal in BUILD_SIGNALS) and "#ref:ctx_" in build.text
+    assert partial.text == host_part.text and "Showing lines 100-150 of" in partial.text
+
+    # Not a repeat of a call just made, which would be left to Gemini anyway (the re-fetch escape hatch).
+    with serving([shell_call("sh failing.sh")]) as server:
+        finished(run_gemini(home, project, server.url, "--policy", str(refusing)))
+    (left,) = results(server)
+    assert not left.is_error and "denied by policy" not in left.text
+    assert gemini_stable(left.text) == gemini_stable(host_failing.text)

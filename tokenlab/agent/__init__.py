@@ -9,4 +9,6 @@ hooks.py            the rewrite rules: which commands go through `tokens run`
 shell_split.py      a shell command line read into its segments, for the rules
 claude_hook.py      Claude Code's PreToolUse hook entry
 claude_settings.py  Claude Code's settings: permission rules, install and uninstall
+launcher.py         how hooks and rewrites name tokenlab: this Python by absolute path
+host_env.py         which host a process runs under, and the command lines above it
 """

@@ -9,9 +9,11 @@ and from `~/.claude` when `CLAUDE_CONFIG_DIR` points elsewhere. A file that exis
 cannot be read as a JSON object counts as asking about every Bash command.
 
 Writing (`install`, `uninstall`) changes only our hook entries, recognised by their command
-(`tokens hook claude-code …`): one for PreToolUse (Bash, the rewrite) and one for
-PostToolUse (the tools whose output it replaces), the same command for both. The file is parsed with its key order kept and written back
-in the style it was read in (indent, ASCII escapes, line ends, final newline); when no
+(`<python> -m tokenlab hook claude-code …`, or `…/tokens hook claude-code …` as earlier
+versions wrote it; tokenlab is named by absolute path, see `launcher`): one for PreToolUse
+(Bash, the rewrite) and one for PostToolUse (the tools whose output it replaces), the same
+command for both. The file is parsed with its key order kept and written back in the style
+it was read in (indent, ASCII escapes, line ends, final newline); when no
 style reproduces the original bytes exactly, it is left alone with an error rather than
 reformatted. A call that changes nothing does not write; a write is a temp file in the
 same folder, fsynced, renamed over the original (through a symlink to its target).
@@ -21,18 +23,17 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
+from tokenlab.agent.launcher import tokens_command
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
     from typing import Any
 
-HOOK_COMMAND = "tokens hook claude-code"
 # The tools whose output the PostToolUse entry replaces (`hook install --tools`).
 DEFAULT_TOOLS = ("Bash", "Read", "Grep", "Glob", "WebFetch", "mcp__.*")
 HOOK_TIMEOUT = 10  # seconds; a hook that times out lets the command through unchanged
@@ -117,9 +118,10 @@ def settings_path(user: bool, env: Mapping[str, str], project: Path) -> Path:
 
 
 def hook_command(read_only: bool = False, excludes: tuple[str, ...] = ()) -> str:
-    parts = [HOOK_COMMAND] + (["--allow-read-only"] if read_only else [])
-    parts += [f"--exclude {shlex.quote(pattern)}" for pattern in excludes]
-    return " ".join(parts)
+    """`<python> -m tokenlab hook claude-code [--allow-read-only] [--exclude PATTERN]…`."""
+    options = ["--allow-read-only"] if read_only else []
+    options += [item for pattern in excludes for item in ("--exclude", pattern)]
+    return tokens_command("hook", "claude-code", *options)
 
 
 def is_ours(entry: object) -> bool:

@@ -239,6 +239,19 @@ def _make_folder(folder: Path) -> None:
         raise InputError(f"cannot create {folder}: {error.strerror}") from None
 
 
+def project_trusted(config_file: Path, project: Path) -> bool:
+    """Whether `config_file` marks `project` trusted (`[projects."<folder>"] trust_level =
+    "trusted"`): Codex loads a project's `.codex/hooks.json` only then (measured with 0.169.0;
+    an untrusted project's hook never ran, silently)."""
+    try:
+        data = tomllib.loads(_read_text(config_file))
+    except tomllib.TOMLDecodeError:
+        return False
+    projects = data.get("projects")
+    entry = projects.get(str(project.absolute())) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+
+
 def installed(hooks_file: Path) -> list[tuple[str, str]]:
     """Our entries in `hooks_file`: (event, matcher) each."""
     return entries_in(hooks_file, [event for event, _, _ in EVENTS], is_ours)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from tokenlab.agent.hook_io import answer_one, record_replacement, store_analysis
+from tokenlab.agent.launcher import tokens_argv
 
 if TYPE_CHECKING:
     from tokenlab.agent.post_tool_use import Plan
@@ -69,11 +69,6 @@ def answer_pre_tool_use(hook_input: Mapping[str, Any], env: Mapping[str, str]) -
     if store is not None:
         Path(store).mkdir(parents=True, exist_ok=True)  # the hook runs outside the sandbox
     return decide(hook_input, rules, wrapper(tokens_argv(), store))
-
-
-def tokens_argv() -> list[str]:
-    """tokenlab's command line by absolute paths: this Python, `-m tokenlab`."""
-    return [sys.executable, "-m", "tokenlab"]
 
 
 def store_folder(env: Mapping[str, str]) -> str | None:

@@ -4,9 +4,11 @@
 no BeforeTool rewrite). `gemini_after_tool.decide` owns every rule; this entry hands it the
 file reader and the pipeline into the user's store, writes the file the tail call reads and
 the ledger row of a replacement (unless a policy or setting might refuse the tail
-`read_file`: its refusal would then be all the model gets; or the same call printed the same
-just before, `hook_io`), and deletes that file when the tail call's own AfterTool comes back
-(which it never answers: answering it would loop).
+`read_file`: its refusal would then be all the model gets; policies given on Gemini's command
+line are read from the processes above the hook, and when those cannot be read it answers
+nothing; or the same call printed the same just before, `hook_io`), and deletes that file
+when the tail call's own AfterTool comes back (which it never answers: answering it would
+loop).
 
 Whatever goes wrong (bad JSON, an unwritable folder, a bug) it prints nothing and exits 0,
 so Gemini shows the tool's own output; exit 2 would block the tool's result, so options are
@@ -40,7 +42,8 @@ def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dic
     from pathlib import Path
 
     from tokenlab.agent import gemini_after_tool as after_tool
-    from tokenlab.agent.gemini_settings import read_file_refusable
+    from tokenlab.agent.gemini_settings import command_line_policies, read_file_refusable
+    from tokenlab.agent.host_env import ancestors
 
     done = after_tool.tail_file(hook_input, env)
     if done is not None:
@@ -48,7 +51,11 @@ def answer_after_tool(hook_input: dict[str, Any], env: Mapping[str, str]) -> dic
     if hook_input.get("original_request_name"):
         return None
     folder = after_tool.tail_folder(hook_input, env)
-    if folder is None or read_file_refusable(env, Path(str(hook_input.get("cwd") or os.getcwd()))):
+    processes = ancestors()
+    if folder is None or processes is None:
+        return None
+    project = Path(str(hook_input.get("cwd") or os.getcwd()))
+    if read_file_refusable(env, project, command_line_policies(processes)):
         return None  # the tail call's refusal would replace the output
     with store_analysis() as analyse:
         replacement = after_tool.decide(hook_input, read_file, analyse)

@@ -33,7 +33,7 @@ import json
 import shlex
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,9 +162,12 @@ def _our_key(key: str) -> bool:
 # --- what could refuse the tail read_file -----------------------------------------------------
 
 
-def read_file_refusable(env: Mapping[str, str], project: Path) -> bool:
-    """Whether a policy rule or a setting the hook can see might refuse a `read_file` call.
-    An unreadable file counts as refusing: the cost is only a missed replacement."""
+def read_file_refusable(env: Mapping[str, str], project: Path, given: Sequence[Path] = ()) -> bool:
+    """Whether a policy rule or a setting the hook can see might refuse a `read_file` call;
+    `given` are the policy files and folders Gemini was started with (`command_line_policies`).
+    An unreadable or missing file counts as refusing: the cost is only a missed replacement."""
+    if any(not path.exists() for path in given):
+        return True
     user = _json_object(gemini_dir(env) / "settings.json")
     project_settings = _json_object(project / ".gemini" / "settings.json")
     if user is None or project_settings is None:
@@ -174,8 +177,28 @@ def read_file_refusable(env: Mapping[str, str], project: Path) -> bool:
     extra = user.get("policyPaths")
     folders = [SYSTEM_POLICIES, gemini_dir(env) / "policies"]
     folders += [Path(str(path)).expanduser() for path in extra] if isinstance(extra, list) else []
-    files = [path for folder in folders for path in _policy_files(folder)]
+    files = [path for folder in [*folders, *given] for path in _policy_files(folder)]
     return any(_refuses_read_file(path) for path in files)
+
+
+POLICY_OPTIONS = ("--policy", "--admin-policy")
+
+
+def command_line_policies(processes: Iterable[tuple[Sequence[str], Path]]) -> list[Path]:
+    """The policy files and folders named by `--policy` or `--admin-policy` in the command
+    lines above the hook (`host_env.ancestors`): Gemini loads them beside its own folders and
+    tells hooks nothing of them. Each option is repeatable and comma-separated (its yargs
+    definition in 0.61.0); a relative path is taken from that process's folder."""
+    found: list[Path] = []
+    for argv, cwd in processes:
+        items = iter(argv)
+        for arg in items:
+            name, equals, value = arg.partition("=")
+            if name not in POLICY_OPTIONS:
+                continue
+            value = value if equals else next(items, "")
+            found += [cwd / Path(part).expanduser() for part in value.split(",") if part.strip()]
+    return found
 
 
 def _json_object(path: Path) -> dict[str, Any] | None:

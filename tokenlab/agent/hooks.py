@@ -2,7 +2,8 @@
 
 `decide` owns every rule and is pure: Claude Code's hook input, the parsed settings files
 and the user's exclude patterns in, a `HookAnswer` (or None: leave the command alone) out.
-`rewrite` owns the one rewrite, `tokens run --shell '<command>'`.
+`rewrite` owns the one rewrite, `<python> -m tokenlab run --shell '<command>'` (tokenlab by
+absolute path, so that it runs whatever PATH Claude Code's shell has; see `launcher`).
 
 The hook must never widen what the agent may do. In Claude Code a PreToolUse hook's
 `updatedInput` takes effect together with `permissionDecision: "allow"`, which skips the
@@ -30,6 +31,7 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from tokenlab.agent.launcher import runs_tokenlab, tokens_command
 from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
@@ -37,7 +39,6 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on ev
 if TYPE_CHECKING:
     from typing import Any
 
-RUN_PREFIX = "tokens run --shell "
 APPROVING_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 BYPASS = "bypassPermissions"
 # Builtins whose effect is the shell's own state: run through `tokens run` they would
@@ -192,8 +193,8 @@ def plan(
     part into the command that runs it (default: `wrap`)."""
     if not segments or any(segment.connector == "&" for segment in segments):
         return None  # nothing to run, or a background job
-    if any(_program(segment) == "tokens" for segment in segments):
-        return None  # already wrapped, or already piped through tokens
+    if any(runs_tokenlab([word.value for word in segment.command_words]) for segment in segments):
+        return None  # already wrapped, or already piped through tokenlab
     state = [_changes_state(segment) for segment in segments]
     prefix = 0
     while prefix < len(segments) and state[prefix]:
@@ -217,13 +218,9 @@ def plan(
 
 
 def wrap(command: str) -> str:
-    """`tokens run --shell '<command>'`, quoted so that `sh` passes `command` on exactly."""
-    return RUN_PREFIX + shlex.quote(command)
-
-
-def _program(segment: Segment) -> str:
-    words = segment.command_words
-    return posixpath.basename(words[0].value) if words else ""
+    """`<python> -m tokenlab run --shell '<command>'`, tokenlab named by absolute path (see
+    `launcher`) and quoted so that `sh` passes `command` on exactly."""
+    return f"{tokens_command('run', '--shell')} {shlex.quote(command)}"
 
 
 def _changes_state(segment: Segment) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from tokenlab.agent.launcher import runs_tokenlab, tokenlab_args
 from tokenlab.errors import InputError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
@@ -110,8 +111,7 @@ def runs_hook(entry: object, host: str) -> bool:
         argv = shlex.split(entry["command"])
     except ValueError:
         return False
-    by_name = bool(argv) and os.path.basename(argv[0]) == "tokens" and argv[1:3] == ["hook", host]
-    return by_name or argv[1:5] == ["-m", "tokenlab", "hook", host]
+    return runs_tokenlab(argv) and tokenlab_args(argv)[:2] == ["hook", host]
 
 
 def entries_in(path: Path, events: Iterable[str], is_ours: Ours) -> list[tuple[str, str]]:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tokenlab import markers
+from tokenlab.agent.launcher import runs_tokenlab
 from tokenlab.packet import ContentType
 
 if TYPE_CHECKING:
@@ -194,12 +195,12 @@ def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
 
 
 def by_tokens_run(command: str) -> bool:
-    """Whether the command is `tokens …` (the PreToolUse rewrite, or the agent's own call)."""
+    """Whether the command runs tokenlab (the PreToolUse rewrite, or the agent's own call)."""
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    return bool(words) and posixpath.basename(words[0]) == "tokens"
+    return runs_tokenlab(words)
 
 
 def _read(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read) -> Plan | None:

@@ -147,7 +147,9 @@ def install(
     typer.echo(
         "It rewrites a command to `tokens run --shell '…'` only when it would have run without a\n"
         "prompt: every part allowed by your permission rules (none denied or asked), or\n"
-        "bypassPermissions mode. Anything else runs as written, with Claude Code's own prompt."
+        "bypassPermissions mode. Anything else runs as written, with Claude Code's own prompt.\n"
+        "The hook and the rewrite name tokenlab by this Python's absolute path (`-m tokenlab`),\n"
+        "so they work whatever PATH Claude Code's shell has."
     )
     if covered:
         typer.echo(
@@ -157,23 +159,6 @@ def install(
             "is shown, never what may run."
         )
     _show_read_only(allow_read_only)
-    _warn_if_not_on_path()
-
-
-def _warn_if_not_on_path() -> None:
-    """Claude Code runs the hook, and the rewritten command, by the name `tokens` on the
-    user's PATH: say so when that name does not find this tokenlab."""
-    import shutil
-    import sys
-
-    ours = Path(sys.executable).with_name("tokens")
-    found = shutil.which("tokens")
-    if found is None or (ours.is_file() and Path(found).resolve() != ours.resolve()):
-        typer.echo(
-            f"warning: `tokens` on your PATH is {found or 'missing'}; Claude Code runs the hook by that "
-            f"name. Add {ours.parent} to PATH in the shell Claude Code starts from.",
-            err=True,
-        )
 
 
 def _install_gemini(user: bool, project: bool, tools: str | None, rewrite_options: bool) -> None:
@@ -217,7 +202,7 @@ def _show_read_only(accepted: bool) -> None:
 
 def _install_codex(user: bool, project: bool) -> None:
     from tokenlab.agent import codex_config
-    from tokenlab.agent.codex_hook import tokens_argv
+    from tokenlab.agent.launcher import tokens_argv
     from tokenlab.agent.hooks import READ_ONLY
 
     hooks_file, config_file = _codex_files(user, project)
@@ -239,8 +224,13 @@ def _install_codex(user: bool, project: bool) -> None:
         "Note: test runners on that list run the project's own code (in Codex's sandbox).\n"
         "PostToolUse replaces a large MCP tool result with tokenlab's visible text."
     )
-    if not user:
-        typer.echo("Codex loads a project's .codex/ folder only when the project is trusted.")
+    if not user and not codex_config.project_trusted(config_file, Path.cwd()):
+        typer.echo(
+            f"warning: Codex loads {hooks_file.parent} only for a trusted project, and {Path.cwd()} is\n"
+            f"not marked trusted in {config_file}: trust it when Codex asks, or add\n"
+            f'[projects."{Path.cwd()}"] trust_level = "trusted"',
+            err=True,
+        )
 
 
 @domain_errors
