@@ -559,7 +559,7 @@ class PerCall:
 
 def hook_call() -> tuple[Path, dict[str, str]]:
     """A recorded Claude Code PreToolUse call for `git status` in a project whose settings
-    allow it (so the hook does its usual work: the rewrite to `tokens run`), and the
+    allow it (so the hook does its usual work: the rewrite to tokenlab's `run`), and the
     environment the hook runs in (a home of its own, no user settings)."""
     project = WORK / "hook-project"
     (project / ".claude").mkdir(parents=True, exist_ok=True)
@@ -589,7 +589,7 @@ def per_call(repeat: int) -> list[PerCall]:
     call, hook_env = hook_call()
     hook = [str(TOKENS), "hook", "claude-code"]
     answer = run_child(hook, stdin=call, env=hook_env, cwd=call.parent).stdout
-    if b"tokens run" not in answer:
+    if b'"updatedInput"' not in answer:  # the rewrite to `tokens run` (or `python -m tokenlab run`)
         raise SystemExit(f"the hook did not rewrite the recorded call: {answer!r}")
     size = f"{log.stat().st_size:,} B log"
 
