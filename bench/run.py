@@ -22,6 +22,8 @@ Usage:
     .venv/bin/python bench/run.py --sizes 1,10 --repeat 5 --types log
     .venv/bin/python bench/run.py --gigabyte          # also the 1 GB log (one run)
     .venv/bin/python bench/run.py --write-results     # rewrite its sections of bench/RESULTS.md
+    .venv/bin/python bench/run.py --per-call --write-results   # only issue 25's per-call rows, in their section
+    .venv/bin/python bench/run.py --per-call --gigabyte        # and 1 GB of log, file list, diff, JSON lines
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ TOKENS = REPO / ".venv" / "bin" / "tokens"
 WORK = Path(os.environ.get("TOKENLAB_BENCH_DIR", "/tmp/tokenlab-bench"))
 MB = 1_000_000
 # Bump a type's version when its generator changes, so cached inputs are regenerated.
-GENERATOR_VERSION = {"log": 1, "json": 1, "diff": 1, "filelist": 2}
+GENERATOR_VERSION = {"log": 1, "json": 1, "diff": 1, "filelist": 2, "jsonl": 1}
 
 # ---------------------------------------------------------------------------------------
 # Deterministic inputs. Each generator yields blocks of bytes; `write_input` stops at the
@@ -168,6 +170,14 @@ def _json_blocks(rng: random.Random) -> Iterator[bytes]:
 
 
 _JSON_END = b"\n]\n"
+
+
+def _jsonl_blocks(rng: random.Random) -> Iterator[bytes]:
+    """The same records as JSON lines, one compact object per line (a job runner's event log)."""
+    index = 0
+    while True:
+        yield "".join(json.dumps(_json_record(rng, index + at)) + "\n" for at in range(200)).encode()
+        index += 200
 
 _CODE_LINES = (
     "    if not {name}.is_valid():",
@@ -297,7 +307,10 @@ INPUT_TYPES = {
     "json": InputType("json", ".json", _json_blocks, _JSON_END),
     "diff": InputType("diff", ".diff", _diff_blocks),
     "filelist": InputType("filelist", ".txt", _filelist_blocks),
+    "jsonl": InputType("jsonl", ".jsonl", _jsonl_blocks),
 }
+# The types a gigabyte input of which is analysed by `--gigabyte` (issue 25: flat memory).
+STREAMING_TYPES = ("log", "filelist", "diff", "jsonl")
 
 
 def input_path(kind: InputType, size: int) -> Path:
@@ -343,18 +356,27 @@ IN_PROCESS_ENV = {**os.environ, "TOKENLAB_WORKER": "0"}
 
 
 def run_child(
-    argv: list[str], *, stdout_to_null: bool = False, env: dict[str, str] | None = None
+    argv: list[str],
+    *,
+    stdout_to_null: bool = False,
+    env: dict[str, str] | None = None,
+    stdin: Path | None = None,
+    cwd: Path | None = None,
 ) -> ChildRun:
     stdout_target = subprocess.DEVNULL if stdout_to_null else subprocess.PIPE
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        open(stdin or os.devnull, "rb") as given,
+    ):
         start = time.perf_counter()
         proc = subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=given,
             stdout=stdout_target if stdout_to_null else out,
             stderr=err,
             env=IN_PROCESS_ENV if env is None else env,
-            cwd=WORK,
+            cwd=cwd or WORK,
         )
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
@@ -522,6 +544,202 @@ def warm_worker() -> Iterator[tuple[Path, dict[str, str]]]:
         worker.terminate()
         worker.wait(30)
         shutil.rmtree(store, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Per call (issue 25): what each command of the agent's loop costs as a process.
+
+
+@dataclass(frozen=True)
+class PerCall:
+    command: str
+    bare: str  # what the command stands in for, measured in the same rounds
+    seconds: float
+
+
+def hook_call() -> tuple[Path, dict[str, str]]:
+    """A recorded Claude Code PreToolUse call for `git status` in a project whose settings
+    allow it (so the hook does its usual work: the rewrite to tokenlab's `run`), and the
+    environment the hook runs in (a home of its own, no user settings)."""
+    project = WORK / "hook-project"
+    (project / ".claude").mkdir(parents=True, exist_ok=True)
+    settings = {"permissions": {"allow": ["Bash(git status)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    home = WORK / "hook-home"
+    home.mkdir(exist_ok=True)
+    call = WORK / "hook-pretooluse.json"
+    recorded = {
+        "session_id": "bench",
+        "transcript_path": str(home / "transcript.jsonl"),
+        "cwd": str(project),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status", "description": "Show the working tree status"},
+    }
+    call.write_text(json.dumps(recorded))
+    environment = {**IN_PROCESS_ENV, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    return call, environment
+
+
+def per_call(repeat: int) -> list[PerCall]:
+    """Medians of `repeat` rounds, each running every command once in turn, so the machine's
+    load falls alike on the commands and on `python -c pass` and the bare commands."""
+    log = small_log()
+    call, hook_env = hook_call()
+    hook = [str(TOKENS), "hook", "claude-code"]
+    answer = run_child(hook, stdin=call, env=hook_env, cwd=call.parent).stdout
+    if b'"updatedInput"' not in answer:  # the rewrite to `tokens run` (or `python -m tokenlab run`)
+        raise SystemExit(f"the hook did not rewrite the recorded call: {answer!r}")
+    size = f"{log.stat().st_size:,} B log"
+
+    def cold(command: str, *rest: str) -> float:
+        """`tokens COMMAND --store <fresh> REST…` in-process (no worker)."""
+        return run_child([str(TOKENS), command, "--store", str(fresh_store()), *rest], stdout_to_null=True).seconds
+
+    with warm_worker() as (store, env):
+        commands: dict[str, tuple[str, Callable[[], float]]] = {
+            "python -c pass": ("python -c pass", lambda: run_child([str(PYTHON), "-c", "pass"]).seconds),
+            "true": ("true", lambda: run_child(["true"]).seconds),
+            f"cat ({size})": (f"cat ({size})", lambda: run_child(["cat", str(log)], stdout_to_null=True).seconds),
+            "tokens run -- true, warm": (
+                "true",
+                lambda: run_child(
+                    [str(TOKENS), "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
+                ).seconds,
+            ),
+            "tokens run -- true, cold": ("true", lambda: cold("run", "--", "true")),
+            "tokens hook claude-code (PreToolUse)": (
+                "true",
+                lambda: run_child(hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True).seconds,
+            ),
+            f"tokens analyze ({size}), warm": (
+                f"cat ({size})",
+                lambda: run_child(
+                    [str(TOKENS), "analyze", str(log), "--store", str(store)], stdout_to_null=True, env=env
+                ).seconds,
+            ),
+            f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold("analyze", str(log))),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(repeat):
+            for name, (_, measure) in commands.items():
+                samples[name].append(measure())
+    shutil.rmtree(fresh_store(), ignore_errors=True)
+    return [PerCall(name, bare, statistics.median(samples[name])) for name, (bare, _) in commands.items()]
+
+
+def per_call_rows(calls: list[PerCall]) -> list[tuple[str, ...]]:
+    seconds = {call.command: call.seconds for call in calls}
+    return [
+        (
+            f"`{call.command}`",
+            f"{call.seconds * 1000:.1f}",
+            f"{call.seconds / seconds['python -c pass']:.2f}x",
+            f"{call.seconds / seconds[call.bare]:.2f}x (`{call.bare}`)",
+        )
+        for call in calls
+    ]
+
+
+PER_CALL_HEADER = ("COMMAND", "WALL ms", "/ python -c pass", "/ BARE")
+
+
+def per_call_verdicts(calls: list[PerCall]) -> list[str]:
+    """Issue 25's per-call goals, as ratios to `python -c pass` in the same rounds."""
+    seconds = {call.command: call.seconds for call in calls}
+    bare = seconds["python -c pass"]
+    goals = (
+        ("tokens run -- true, warm", 1.0),
+        ("tokens hook claude-code (PreToolUse)", 1.0),
+        ("tokens run -- true, cold", 5.0),
+    )
+    return [
+        f"- `{name}` at most {bound:.1f}x `python -c pass`: "
+        f"{'met' if seconds[name] / bare <= bound else 'NOT met'} ({seconds[name] / bare:.2f}x)."
+        for name, bound in goals
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# Gigabyte inputs (issue 25): peak RSS and time of one run each, from a file, from stdin
+# and through `tokens run`.
+
+
+@dataclass(frozen=True)
+class GigabyteRun:
+    kind: str
+    way: str
+    input_bytes: int
+    seconds: float
+    peak_rss_mb: float
+
+
+def gigabyte_runs(kinds: list[str], size: int) -> list[GigabyteRun]:
+    runs = []
+    for name in kinds:
+        path = write_input(INPUT_TYPES[name], size)
+        ways = {
+            "file": (["analyze", str(path)], None),
+            "stdin": (["analyze", "-"], path),
+            "tokens run": (["run", "--", "cat", str(path)], None),
+        }
+        for way, ((command, *rest), stdin) in ways.items():
+            argv = [str(TOKENS), command, "--store", str(fresh_store()), *rest]
+            run = run_child(argv, stdout_to_null=True, stdin=stdin)
+            if run.returncode != 0:
+                raise SystemExit(f"{name} {way} exited {run.returncode}:\n{run.stderr.decode()[-2000:]}")
+            runs.append(GigabyteRun(name, way, path.stat().st_size, run.seconds, run.peak_rss_kb * 1024 / MB))
+            print(f"{name:9} {way:11} {run.seconds:7.1f} s  peak RSS {runs[-1].peak_rss_mb:7,.0f} MB")
+    shutil.rmtree(fresh_store(), ignore_errors=True)
+    return runs
+
+
+def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteRun]) -> None:
+    """Replace this run's section of bench/RESULTS.md (after the other benchmarks' sections)."""
+    parts = [
+        _ISSUE25_TITLE,
+        "",
+        f"Written by `bench/run.py --per-call{' --gigabyte' if giga else ''} --write-results` "
+        f"on {time.strftime('%Y-%m-%d %H:%M %Z')}. Machine: {about}.",
+        "",
+    ]
+    if calls:
+        parts += [
+            "Per call: medians of rounds that run every command once in turn. Cold runs get a",
+            "fresh store and no warm worker; warm ones a worker serving the store. The hook",
+            "answers a recorded PreToolUse call for `git status` that the project allows (it",
+            "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
+            "",
+            markdown_table(PER_CALL_HEADER, per_call_rows(calls)),
+            "",
+            *per_call_verdicts(calls),
+            "",
+        ]
+    if giga:
+        parts += [
+            "Gigabyte inputs, one run each, a fresh store each:",
+            "",
+            markdown_table(
+                ("TYPE", "FROM", "BYTES", "TIME s", "PEAK RSS"),
+                [
+                    (g.kind, g.way, f"{g.input_bytes:,}", f"{g.seconds:.1f}", f"{g.peak_rss_mb:,.0f} MB")
+                    for g in giga
+                ],
+            ),
+            "",
+            f"- Peak RSS at most 300 MB: {'met' if all(g.peak_rss_mb <= 300 for g in giga) else 'NOT met'}.",
+            "",
+        ]
+    results = REPO / "bench" / "RESULTS.md"
+    text = results.read_text() if results.exists() else ""
+    before, _, after = text.partition(_ISSUE25_TITLE)
+    following = after.find("\n## ")
+    rest = after[following + 1 :] if after and following >= 0 else ""
+    results.write_text(before.rstrip("\n") + "\n\n" + "\n".join(parts) + ("\n" + rest if rest else ""))
+
+
+_ISSUE25_TITLE = "## Per call and gigabyte inputs (issue 25)"
 
 
 _FILL_STORE = """
@@ -705,7 +923,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--types", default=",".join(INPUT_TYPES))
+    parser.add_argument("--types", default="log,json,diff,filelist")
     parser.add_argument("--sizes", default="1,10,100", help="sizes in MB (1 MB = 10^6 bytes)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; medians are reported")
     parser.add_argument(
@@ -715,7 +933,17 @@ def main() -> None:
         help="runs per case under 100 MB (at least --repeat): one such run takes about a second, "
         "and the VM's noise is a larger share of it",
     )
-    parser.add_argument("--gigabyte", action="store_true", help="also analyze a 1 GB log (one run)")
+    parser.add_argument(
+        "--gigabyte",
+        action="store_true",
+        help="also a 1 GB log in the main table; with --per-call, 1 GB of each streaming type "
+        "(log, file list, diff, JSON lines) from a file, from stdin and through `tokens run` (one run each)",
+    )
+    parser.add_argument(
+        "--per-call",
+        action="store_true",
+        help="only the per-call rows (and with --gigabyte the gigabyte rows), in a section of their own",
+    )
     parser.add_argument("--no-startup", action="store_true")
     parser.add_argument("--no-store", action="store_true")
     parser.add_argument("--store-refs", default="1000,100000")
@@ -730,6 +958,13 @@ def main() -> None:
     about = machine()
     throughput_before = parallel_throughput()
     print(about, f"(parallel throughput {throughput_before:.2f}x)")
+    if args.per_call:
+        calls = per_call(max(args.repeat, 20))
+        print_table(PER_CALL_HEADER, per_call_rows(calls))
+        giga_runs = gigabyte_runs(list(STREAMING_TYPES), 1000 * MB) if args.gigabyte else []
+        if args.write_results:
+            write_issue25_section(about, calls, giga_runs)
+        return
     cases = []
     rows = []
     for size in (int(s) * MB for s in args.sizes.split(",")):

@@ -201,3 +201,23 @@ def test_a_call_is_recorded_with_how_it_repeats_the_last_one_like_it(tmp_path: P
     rows = ledger.records(tmp_path)
     assert [r.rerun for r in rows] == [False, True, True, False]
     assert [r.visible_tokens for r in rows] == [10, 100, 10, 10]  # the repeat shown as the host shows it
+
+
+def test_a_ledger_kept_open_keeps_its_log_between_calls(tmp_path: Path) -> None:
+    """Each call's own connection is then not the last one: closing it neither checkpoints
+    nor deletes the write-ahead log (fsyncs on every call otherwise)."""
+    log = ledger.ledger_path(tmp_path).with_name(ledger.LEDGER_NAME + "-wal")
+    assert ledger.record(tmp_path, row()) is None
+    assert not log.exists()  # the last connection closed: the log was checkpointed away
+    with ledger.kept_open(tmp_path):
+        assert ledger.record(tmp_path, row("git status", at=2000.0)) is None
+        assert log.exists()
+        assert [r.source for r in ledger.records(tmp_path)] == ["make test", "git status"]
+    assert not log.exists()
+    assert len(ledger.records(tmp_path)) == 2
+
+
+def test_a_ledger_that_cannot_be_opened_is_kept_open_without_failing(tmp_path: Path) -> None:
+    (tmp_path / ledger.LEDGER_NAME).mkdir()  # a folder where the database should be
+    with ledger.kept_open(tmp_path):
+        assert ledger.record(tmp_path, row()) is not None  # the call reports it, as without

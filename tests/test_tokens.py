@@ -1,4 +1,7 @@
 import hashlib
+import os
+import subprocess
+import sys
 import threading
 from itertools import pairwise
 from pathlib import Path
@@ -99,3 +102,22 @@ def test_fits_agrees_with_the_count_at_the_boundary() -> None:
     exact = tokens.count(text)
     assert tokens.fits(text, exact) and not tokens.fits(text, exact - 1)
     assert not tokens.fits("x" * (tokens.max_chars_per_token() * 3 + 1), 3)  # surely too long, not counted
+
+
+def test_an_empty_input_is_analysed_and_run_without_building_the_tokenizer(tmp_path: Path) -> None:
+    """Building o200k_base costs about 0.2 s, most of a cold `tokens run` of a command that
+    prints nothing; its counts are all zero without it. In a fresh process: this one's
+    tokenizer may be built already."""
+    script = (
+        "import sys\n"
+        "from tokenlab.counting import tokens\n"
+        "from tokenlab.entry import run\n"
+        f"store = {str(tmp_path / 'store')!r}\n"
+        "codes = [run(['run', '--store', store, '--', 'true']), run(['run', '--store', store, '--split', '--', 'true'])]\n"
+        "codes.append(run(['analyze', '/dev/null', '--store', store]))\n"
+        "assert tokens.count('') == 0\n"
+        "sys.stderr.write(f'{codes} {tokens._shared_encoding.cache_info().currsize}')\n"
+    )
+    environment = {**os.environ, "TOKENLAB_WORKER": "0"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True)
+    assert done.stderr.endswith("[0, 0, 0] 0")

@@ -16,9 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO
 
 from tokenlab.errors import TokenlabError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import IO
 
 SHELL = "/bin/sh"  # what runs a `--shell` line, as `SHELL -c LINE`
 SPOOL_FOLDER = "spool"  # in the store folder: output spooled while a command runs

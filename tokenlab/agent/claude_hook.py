@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, BinaryIO, TextIO
 
 from tokenlab.agent.hook_io import answer_one, read_file, record_replacement, store_analysis
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TextIO
 
 
 def run(

@@ -25,10 +25,14 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
 from tokenlab.agent.launcher import tokens_command
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # The tools whose output the PostToolUse entry replaces (`hook install --tools`).
 DEFAULT_TOOLS = ("Bash", "Read", "Grep", "Glob", "WebFetch", "mcp__.*")

@@ -14,7 +14,8 @@ by another version (an upgrade, an edited file in an editable install) answers `
 and exits, and the command runs in-process and starts a fresh worker, as with none.
 A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
-This module imports only the standard library: it runs before anything else is loaded.
+This module imports only the standard library, and of it only what a call answered by
+the worker needs (the rest where it is used): it runs before anything else is loaded.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ import json
 import os
 import socket
 import struct
-import subprocess
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "worker.sock"
 LOCK_NAME = "worker.lock"
@@ -275,6 +279,8 @@ def _read_signals(path: str) -> list[str]:
 def start_worker(root: str) -> None:
     """Start a worker for `root`, detached, without waiting for it. Two racing starts are
     fine: the worker that does not get the store's lock exits at once."""
+    import subprocess  # only here: a call that finds its worker never needs it
+
     try:
         subprocess.Popen(
             [sys.executable, "-m", "tokenlab.agent.worker", root],

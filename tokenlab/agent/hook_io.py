@@ -15,10 +15,12 @@ import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TextIO
+
     from tokenlab.packet import ContextPacket
     from tokenlab.store import Store
 
@@ -95,6 +97,8 @@ def record_replacement(
     and input, in the same folder) printed the same output just before: the agent wants more
     than the visible text showed, so the host's own output goes through this time (and is
     what the row counts)."""
+    from dataclasses import replace
+
     from tokenlab import ledger
 
     assert analysis.store is not None  # a replacement was analysed into it

@@ -34,10 +34,14 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from tokenlab.agent.launcher import runs_tokenlab, tokens_command
 from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command, split_conditional
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import Any
 
 APPROVING_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 BYPASS = "bypassPermissions"

@@ -14,15 +14,18 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 from tokenlab.agent.launcher import runs_tokenlab, tokenlab_args
 from tokenlab.errors import InputError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Change(str, Enum):
@@ -192,6 +195,8 @@ def write(path: Path, data: dict[str, Any], style: JsonStyle) -> None:
 
 def write_atomic(path: Path, content: bytes) -> None:
     """Replace the file at `path` (through a symlink, its target) with `content`, keeping its mode."""
+    import tempfile  # here only: every hook call imports this module, few write settings
+
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = target.stat().st_mode & 0o7777 if target.exists() else None

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tokenlab import ledger
 from tokenlab.agent.client import LOCK_NAME, code_stamp, receive_frame, send_frame, socket_path
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
@@ -225,7 +226,8 @@ def serve(
         if ready is not None:
             ready(worker)
         try:
-            worker.serve_forever(poll_interval=0.5)
+            with ledger.kept_open(Path(root)):  # each call's ledger row then costs no fsync
+                worker.serve_forever(poll_interval=0.5)
         finally:
             worker.server_close()
             worker.leave()

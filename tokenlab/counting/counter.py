@@ -105,7 +105,8 @@ class TokenCounter:
         """
         if self._raw is data:
             return
-        tokens.encoding()  # load the vocabulary here, not in a tokenizer thread
+        if data:  # an empty input is counted without a tokenizer
+            tokens.encoding()  # load the vocabulary here, not in a tokenizer thread
         self._raw = data
         self._index = RawIndex(data)
         # At least two blocks per thread when helpers may join, when there is room.

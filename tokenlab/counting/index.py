@@ -89,6 +89,8 @@ class RawIndex:
 
 def _encode_with_sentinels(text: str) -> memoryview:
     """Token ids of `text` as native uint32 bytes; `SENTINEL` in it is the special token."""
+    if not text:  # an empty input's index needs no tokenizer (building one costs ~0.2 s)
+        return memoryview(b"")
     encoder = _thread_encoding()
     core = getattr(encoder, "_core_bpe", None)
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
@@ -100,6 +102,8 @@ def _encode_with_sentinels(text: str) -> memoryview:
 
 def _count_one(text: str) -> int:
     """`tokens.count`, holding 4 bytes per token rather than a list of ints when it can."""
+    if not text:
+        return 0
     encoder = _thread_encoding()
     to_buffer = getattr(getattr(encoder, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
     if to_buffer is None:

@@ -211,6 +211,8 @@ def fits(text: str, budget: int) -> bool:
 
 def count(text: str) -> int:
     """Exact o200k_base token count; special-token text is counted as ordinary text."""
+    if not text:  # no tokenizer is built for nothing (an empty command output)
+        return 0
     return len(encoding().encode_ordinary(text))
 
 
