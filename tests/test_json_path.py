@@ -230,3 +230,14 @@ def test_deep_nesting_beyond_the_old_recursion_limit() -> None:
     shown = expand_data(data, RefQuery(json_path="[0]" * 3000))
     assert shown.raw == b"7"
     assert expand_data(data, RefQuery(json_path="[0]" * 10, budget_tokens=10**5)).raw == data[10:-10]
+
+
+def test_an_element_counted_from_the_end_of_a_damaged_array_gives_an_answer_or_an_input_error() -> None:
+    # Two arrays with no comma between them: the walk back from the end stops short of
+    # the element counted by the commas (found by hypothesis; it once raised AssertionError).
+    data = b"[1,[],[null,[null,null],false,[null]], [] \x00 [] ]"
+    for index in (-1, -2, -3, -4, 2):
+        try:
+            expand_data(data, RefQuery(json_path=f"$[{index}]"), ref_id="ctx_t")
+        except InputError as error:
+            assert "\n" not in str(error)

@@ -366,7 +366,8 @@ class Structure:
             return None, count
         if wanted == 0:
             return -1, count
-        assert commas is not None  # else the pattern had found the element
+        if commas is None:  # the walk from the end stopped short: damaged, e.g. `[] []`
+            commas = _top_commas(inside)
         return x + 1 + commas[wanted - 1], count
 
 
