@@ -601,15 +601,17 @@ def test_a_log_names_cut_paths_as_printed_not_as_a_folder() -> None:
 def test_a_log_commit_keeps_its_summary_and_largest_changes_as_printed() -> None:
     sizes = [3, 3, 3, 3, 3, 3, 3, 3, 3, 21, 17]
     stat = "".join(f" src/pkg/module_{i:02d}.py | {n:2d} {'+' * n}\n" for i, n in enumerate(sizes))
+    stat = stat.replace(" src/pkg/module_03.py |  3 +++", " ...=> module_03.py} |  0", 1)  # a rename git cut
     log = "".join(
         f"commit {n:040x}\nAuthor: Dana <d@x>\nDate:   Wed Dec 2 10:00:00 2026 +0000\n\n"
-        f"    Change {n}\n\n{stat} 11 files changed, 65 insertions(+)\n\n"
+        f"    Change {n}\n\n{stat} 11 files changed, 62 insertions(+)\n\n"
         for n in range(1, 6)
     )
     shown = render_preview(optimize_git_log(log.encode(), Granularity.COARSE, GitLogLimits(max_paths=4, detail_share=1.0)))
-    assert shown.count("[11 files changed, 65 insertions(+): src/") == 5  # the summary as printed
+    assert shown.count("[11 files changed, 62 insertions(+): src/") == 5  # the summary as printed
     largest = f"\n src/pkg/module_09.py | 21 {'+' * 21}\n src/pkg/module_10.py | 17 {'+' * 17}\n"
     assert shown.count(largest) == 5  # each commit's two largest rows, largest first
+    assert shown.count(f"{largest} ...=> module_03.py}} |  0\n") == 5  # then its renames
     assert "module_00.py | " not in shown
 
 

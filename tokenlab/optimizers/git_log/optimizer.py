@@ -11,7 +11,7 @@ richest of these levels whose lines fit in a fifth of the input's bytes: a `-p` 
 its paths, a `--stat` log of small commits keeps to the counts. Where paths or folders are
 shown, a stat's `N files changed, X insertions(+), Y deletions(-)` line stands as git printed
 it (what a person reads first), and a commit whose paths are not all named is followed by
-its largest changes, the stat rows as printed, when they stand out.
+its largest changes and its renames, the stat rows as printed.
 
 A single commit (`git show`, `git log -1 -p`) keeps its whole message and every path it
 names: a short header line, the message verbatim, the stat block verbatim or, when long,

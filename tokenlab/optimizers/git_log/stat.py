@@ -167,10 +167,13 @@ def standouts(listing: bytes) -> list[str]:
 
 
 def largest_rows(listing: bytes, count: int) -> list[str]:
-    """The `count` largest changes of a stat listing that stand out, as printed, largest first."""
+    """The `count` largest changes of a stat listing that stand out, as printed, largest
+    first, then its renames (`a => b`, at most `STAT_REMOVALS`) as printed."""
     lines = listing.splitlines()
-    sized, _ = _sized_rows(lines)
-    return [visible(lines[at].rstrip(b"\r")) for at in _largest(sized, count)]
+    sized, removals = _sized_rows(lines)
+    largest = _largest(sized, count)
+    renames = [at for at in removals if b"=> " in lines[at] and at not in largest][:STAT_REMOVALS]
+    return [visible(lines[at].rstrip(b"\r")) for at in largest + renames]
 
 
 def _sized_rows(lines: list[bytes]) -> tuple[list[tuple[int, int]], list[int]]:
@@ -184,7 +187,7 @@ def _sized_rows(lines: list[bytes]) -> tuple[list[tuple[int, int]], list[int]]:
         if found is None:
             continue
         graph = found.group(2) or b""
-        if (graph and b"+" not in graph) or b" => " in line[:bar]:
+        if (graph and b"+" not in graph) or b"=> " in line[:bar]:  # `...=> b}` when git cut it
             removals.append(at)
         sized.append((-int(found.group(1)), at))
     return sized, removals
