@@ -220,13 +220,13 @@ def test_log_line_names_hash_date_author_and_changes(small: Path) -> None:
     head = run_git(small, "rev-parse", "--short=7", "HEAD")
     assert shown.startswith("[git log: 12 commits, 2024-01-02 .. 2024-01-13; every commit in full: #ref:ctx_")
     assert (
-        f"2024-01-13:\n{head} (HEAD -> main) Test: Bump the version [2 files +2 -0: NOTES.md, VERSION]\n"
+        f"2024-01-13:\n{head} (HEAD -> main) Test: Bump the version [2 files changed, 2 insertions(+): NOTES.md, VERSION]\n"
         in shown
     )
-    assert "Zoë Ångström: Release notes for v1 — café [1 file +1 -0: NOTES.md]" in shown
-    assert "Test: parser: handle empty input … [1 file +1 -1: src/parser.py]" in shown
-    assert "Rename the parser to lexer [1 file: src/{parser.py => lexer.py}]" in shown
-    assert "[2 files +1 -0: docs/guide.md, docs/logo.png]" in shown  # the binary logo counts as a file
+    assert "Zoë Ångström: Release notes for v1 — café [1 file changed, 1 insertion(+): NOTES.md]" in shown
+    assert "Test: parser: handle empty input … [1 file changed, 1 insertion(+), 1 deletion(-): src/parser.py]" in shown
+    assert "Rename the parser to lexer [1 file changed, 0 insertions(+), 0 deletions(-): src/{parser.py => lexer.py}]" in shown
+    assert "[2 files changed, 1 insertion(+): docs/guide.md, docs/logo.png]" in shown  # the binary logo counts as a file
 
 
 def test_merge_commit_is_one_line(small: Path) -> None:
@@ -280,7 +280,7 @@ def test_log_stat_with_a_1500_file_commit_shows_every_subject(
     shown = analyzed(data, tmp_path, config)
     for subject in subjects(huge_commit):
         assert subject in shown
-    assert "[1500 files +1500 -0: pkg0/, pkg1/, pkg2/ …]" in shown
+    assert "[1500 files changed, 1500 insertions(+): pkg0/, pkg1/, pkg2/ …]" in shown
     assert "module_0000.py" not in shown
 
 
@@ -594,8 +594,25 @@ def test_a_log_names_cut_paths_as_printed_not_as_a_folder() -> None:
         + f"\n{stat} 10 files changed, 70 insertions(+)\n\n"
     )
     shown = render_preview(optimize((log * 5).encode(), COARSE))
-    assert "[10 files +70 -0: .../internal/InvoiceRepository0Test.java, .../internal/InvoiceRepository1Test.java" in shown
+    assert "[10 files changed, 70 insertions(+): .../internal/InvoiceRepository0Test.java, .../internal/InvoiceRepository1Test.java" in shown
     assert ": .../]" not in shown
+
+
+def test_a_log_commit_keeps_its_summary_and_largest_changes_as_printed() -> None:
+    sizes = [3, 3, 3, 3, 3, 3, 3, 3, 3, 21, 17]
+    stat = "".join(f" src/pkg/module_{i:02d}.py | {n:2d} {'+' * n}\n" for i, n in enumerate(sizes))
+    stat = stat.replace(" src/pkg/module_03.py |  3 +++", " ...=> module_03.py} |  0", 1)  # a rename git cut
+    log = "".join(
+        f"commit {n:040x}\nAuthor: Dana <d@x>\nDate:   Wed Dec 2 10:00:00 2026 +0000\n\n"
+        f"    Change {n}\n\n{stat} 11 files changed, 62 insertions(+)\n\n"
+        for n in range(1, 6)
+    )
+    shown = render_preview(optimize_git_log(log.encode(), Granularity.COARSE, GitLogLimits(max_paths=4, detail_share=1.0)))
+    assert shown.count("[11 files changed, 62 insertions(+): src/") == 5  # the summary as printed
+    largest = f"\n src/pkg/module_09.py | 21 {'+' * 21}\n src/pkg/module_10.py | 17 {'+' * 17}\n"
+    assert shown.count(largest) == 5  # each commit's two largest rows, largest first
+    assert shown.count(f"{largest} ...=> module_03.py}} |  0\n") == 5  # then its renames
+    assert "module_00.py | " not in shown
 
 
 def test_a_graph_log_is_a_git_log_and_keeps_every_merge_and_branch_tip() -> None:

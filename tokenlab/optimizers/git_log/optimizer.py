@@ -8,7 +8,10 @@ there is only one), the subject verbatim, `…` when the message goes on -- unde
 per day (YYYY-MM-DD). When the log lists changes, the line ends with the file count and
 the lines added and removed, plus the paths (up to 8) or else the top folders, at the
 richest of these levels whose lines fit in a fifth of the input's bytes: a `-p` log names
-its paths, a `--stat` log of small commits keeps to the counts.
+its paths, a `--stat` log of small commits keeps to the counts. Where paths or folders are
+shown, a stat's `N files changed, X insertions(+), Y deletions(-)` line stands as git printed
+it (what a person reads first), and a commit whose paths are not all named is followed by
+its largest changes and its renames, the stat rows as printed.
 
 A single commit (`git show`, `git log -1 -p`) keeps its whole message and every path it
 names: a short header line, the message verbatim, the stat block verbatim or, when long,
@@ -60,6 +63,7 @@ from tokenlab.optimizers.git_log.stat import (
     optimize_listing,
     is_cut,
     read_listing,
+    largest_rows,
     single_listing,
     standouts,
 )
@@ -80,6 +84,9 @@ class GitLogLimits:
     top_folders: int = 3
     detail_share: float = 0.2
     hash_digits: int = 7
+    # A commit line whose paths are not all named is followed by its largest changes, as
+    # printed (what a reviewer opens first), when they stand out: at most this many.
+    largest_rows: int = 2
     # A single commit keeps a stat block of at most this many lines verbatim.
     show_stat_lines: int = 40
     # Subjects declared as signals: those of the first this many commits.
@@ -404,13 +411,13 @@ def _commit_lines(data: bytes, commits: list[_Commit], limits: GitLogLimits, wit
     ]
     budget = limits.detail_share * len(data) - sum(len(day) + 2 for day in days) - len(commits)
     for detail in (_Detail.PATHS, _Detail.FOLDERS):
-        lines = [_commit_line(commit, limits, with_author, detail) for commit in commits]
+        lines = [_commit_line(data, commit, limits, with_author, detail) for commit in commits]
         if sum(map(len, lines)) <= budget:
             return lines
-    return [_commit_line(commit, limits, with_author, _Detail.COUNTS) for commit in commits]
+    return [_commit_line(data, commit, limits, with_author, _Detail.COUNTS) for commit in commits]
 
 
-def _commit_line(commit: _Commit, limits: GitLogLimits, with_author: bool, detail: _Detail) -> str:
+def _commit_line(data: bytes, commit: _Commit, limits: GitLogLimits, with_author: bool, detail: _Detail) -> str:
     words = [commit.hash[: limits.hash_digits]]
     if commit.decoration:
         words.append(commit.decoration)
@@ -421,16 +428,25 @@ def _commit_line(commit: _Commit, limits: GitLogLimits, with_author: bool, detai
     words.append(commit.subject if commit.subject or commit.message else "(no message)")
     if commit.body_lines:
         words.append("…")
-    if commit.changes:
-        words.append(f"[{_changes_text(commit.changes, limits, detail)}]")
-    return " ".join(words)
+    changes = commit.changes
+    if not changes:
+        return " ".join(words)
+    words.append(f"[{_changes_text(changes, limits, detail)}]")
+    named = detail is _Detail.PATHS and len(changes.paths) <= limits.max_paths
+    if detail is _Detail.COUNTS or named or not changes.stat:
+        return " ".join(words)
+    rows = largest_rows(data[changes.stat[0] : changes.stat[1]], limits.largest_rows)
+    return "\n".join([" ".join(words), *rows])
 
 
 def _changes_text(changes: Changes, limits: GitLogLimits, detail: _Detail) -> str:
     """File count, lines added and removed, and, as detail allows, the paths or top folders."""
-    text = f"{changes.files} file{'s' if changes.files != 1 else ''}"
-    if changes.added or changes.removed:
-        text += f" +{changes.added} -{changes.removed}"
+    if changes.summary and detail is not _Detail.COUNTS:  # as git printed it: what a person reads first
+        text = changes.summary
+    else:
+        text = f"{changes.files} file{'s' if changes.files != 1 else ''}"
+        if changes.added or changes.removed:
+            text += f" +{changes.added} -{changes.removed}"
     if detail is _Detail.PATHS and 0 < len(changes.paths) <= limits.max_paths:
         return text + ": " + ", ".join(changes.paths)
     where = list(dict.fromkeys(map(_top_folder, changes.paths)))

@@ -160,9 +160,26 @@ def _folder_line(folder: str, names: list[tuple[str, str]]) -> str:
 
 def standouts(listing: bytes) -> list[str]:
     """Stat lines shown as printed: removals only, renames, and the largest changes."""
+    lines = listing.splitlines()
+    sized, removals = _sized_rows(lines)
+    chosen = sorted(set(removals[:STAT_REMOVALS]) | set(_largest(sized, STAT_STANDOUTS)))
+    return [visible(lines[at].rstrip(b"\r")) for at in chosen]
+
+
+def largest_rows(listing: bytes, count: int) -> list[str]:
+    """The `count` largest changes of a stat listing that stand out, as printed, largest
+    first, then its renames (`a => b`, at most `STAT_REMOVALS`) as printed."""
+    lines = listing.splitlines()
+    sized, removals = _sized_rows(lines)
+    largest = _largest(sized, count)
+    renames = [at for at in removals if b"=> " in lines[at] and at not in largest][:STAT_REMOVALS]
+    return [visible(lines[at].rstrip(b"\r")) for at in largest + renames]
+
+
+def _sized_rows(lines: list[bytes]) -> tuple[list[tuple[int, int]], list[int]]:
+    """(-size, line index) of each stat row, and the rows that only remove lines or rename."""
     sized: list[tuple[int, int]] = []
     removals: list[int] = []
-    lines = listing.splitlines()
     for at, raw in enumerate(lines):
         line = raw.rstrip(b"\r")
         bar = line.rfind(b" | ")
@@ -170,14 +187,16 @@ def standouts(listing: bytes) -> list[str]:
         if found is None:
             continue
         graph = found.group(2) or b""
-        if (graph and b"+" not in graph) or b" => " in line[:bar]:
+        if (graph and b"+" not in graph) or b"=> " in line[:bar]:  # `...=> b}` when git cut it
             removals.append(at)
         sized.append((-int(found.group(1)), at))
-    # The largest changes, when they stand out: above the median (all equal, none do).
+    return sized, removals
+
+
+def _largest(sized: list[tuple[int, int]], count: int) -> list[int]:
+    """The largest changes, when they stand out: above the median (all equal, none do)."""
     median = sorted(sized)[len(sized) // 2][0] if sized else 0
-    largest = [at for size, at in sorted(sized)[:STAT_STANDOUTS] if size < median]
-    chosen = sorted(set(removals[:STAT_REMOVALS]) | set(largest))
-    return [visible(lines[at].rstrip(b"\r")) for at in chosen]
+    return [at for size, at in sorted(sized)[:count] if size < median]
 
 
 # How git marks a path it cut to fit the width: `.../tail` or `...tail`.
