@@ -329,7 +329,8 @@ def _place_anomalies(
         traceback = _TRACEBACK in templates.key(start)
         unit = range(start, unit_end(lines, start, traceback, limits))
         covered = unit.stop
-        if framed(lines, start):
+        record_framed = framed(lines, start)
+        if record_framed:
             plan.in_frames.update(range(start + 1, unit.stop))
         # A traceback is known by all its lines; another anomaly by its first line alone.
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
@@ -360,7 +361,7 @@ def _place_anomalies(
                     shown = 0
                 else:
                     shown = limits.diagnostic_repeats
-            if framed(lines, start):
+            if record_framed:
                 # A framed record shows one example of its rule, frame and help included;
                 # its further records are listed by location (`render.framed_rows`).
                 shown = max(shown, limits.diagnostic_repeats)
@@ -373,7 +374,7 @@ def _place_anomalies(
             group.lines.extend(unit)
             group.heads.append(unit.start)
             group.units += 1
-            if framed(lines, start) and unit.stop < len(lines) and not lines.clean(unit.stop).strip():
+            if record_framed and unit.stop < len(lines) and not lines.clean(unit.stop).strip():
                 # The blank line closing a folded framed record goes with it, not into a
                 # run of the blank lines left between the folded records.
                 group.lines.append(unit.stop)

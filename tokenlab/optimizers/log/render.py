@@ -167,7 +167,8 @@ _COUNTED_PATH_RE = re.compile(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     """Further repeats of an anomaly, by what varies: the first line of each, and each
     failure line inside them (a traceback's exception) where the units line up."""
-    rows = _framed_rows(group, lines, limits)
+    units = _units(group, lines)
+    rows = _framed_rows(units, lines, limits)
     if rows is not None:
         return rows
     heads = list(group.heads) or [group.lines[0]]
@@ -188,7 +189,6 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     if pointers:
         texts = [lines.text(i, limits.line_bytes) for i in pointers]
         shown.append(with_values(texts, cap, located) or texts[0].strip())
-    units = _units(group, lines)
     size = len(units[0])
     if size > 1 and all(len(unit) == size for unit in units):
         for position in range(1, size):
@@ -200,13 +200,12 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     return " … ".join(text.strip() if at else text for at, text in enumerate(shown))
 
 
-def _framed_rows(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+def _framed_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> str | None:
     """Further framed records of one rule (`render` shows the first whole) as their header
     and one row each: its location and the header's values that differ, paired
     (`warning: unused variable: `#` --> {src/main.rs:24:9 unused_3, :44:9 unused_6}`).
     Every location is listed: a record is found by where it is. None unless every unit is
     a framed record and their headers share a skeleton."""
-    units = _units(group, lines)
     if not all(len(unit) > 1 and FRAMED_POINTER_RE.match(lines.clean(unit[1])) for unit in units):
         return None
     found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
