@@ -49,6 +49,7 @@ class ContentType(str, Enum):
     TABLE = "table"
     DEPENDENCY_TREE = "deptree"
     SEARCH_RESULTS = "search"
+    DISASSEMBLY = "disassembly"
 
 
 class Granularity(str, Enum):
@@ -160,6 +161,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.BINARY, "binary"),
     Family(ContentType.JSON, "json_doc"),
     Family(ContentType.XML, "xml_report"),
+    Family(ContentType.DISASSEMBLY, "disassembly"),
     Family(ContentType.GIT_LOG, "git_log"),
     Family(ContentType.GIT_STATUS, "git_status"),
     Family(ContentType.DIFF, "diff", maps_input=True),
