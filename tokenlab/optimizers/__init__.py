@@ -50,6 +50,7 @@ class ContentType(str, Enum):
     DEPENDENCY_TREE = "deptree"
     SEARCH_RESULTS = "search"
     DISASSEMBLY = "disassembly"
+    CALL_TRACE = "calltrace"
 
 
 class Granularity(str, Enum):
@@ -167,6 +168,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.DIFF, "diff", maps_input=True),
     Family(ContentType.SEARCH_RESULTS, "search_results"),
     Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
+    Family(ContentType.CALL_TRACE, "call_trace"),
     Family(ContentType.TABLE, "table"),
     Family(ContentType.FILELIST, "file_list"),
     Family(ContentType.YAML, "yaml_doc"),
