@@ -80,6 +80,7 @@ def test_other_calls_fold_with_counts_per_name() -> None:
 def test_a_write_resumed_after_another_process_stays() -> None:
     lines = ["[pid 11] write(1, \"up\\n\", 3 <unfinished ...>", "[pid 12] getpid( <unfinished ...>"]
     lines += ["[pid 12] <... getpid resumed>) = 12", "[pid 11] <... write resumed>) = 3"]
+    lines += [f"[pid 12] brk(NULL) = 0x{n:x}" for n in range(20)]
     data = (trace().decode() + "\n".join(lines) + "\n").encode()
     shown = preview(data)
     assert "[pid 11] <... write resumed>) = 3\n" in shown
