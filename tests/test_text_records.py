@@ -80,7 +80,7 @@ def test_a_sorted_size_listing_keeps_its_large_end_and_path_words_are_no_failure
 
 def test_a_listing_sorted_by_a_hex_column_keeps_its_largest_rows_and_counts_the_others() -> None:
     kinds = "TTTtDb"
-    rows = [f"{0x24F6D0 + 97 * i:016x} {1 + i // 60:016x} {kinds[i % 6]} symbol_{i}" for i in range(400)]
+    rows = [f"{0x24F6D0 + (7919 * i) % 99991:016x} {1 + i // 60:016x} {kinds[i % 6]} symbol_{i}" for i in range(400)]
     data = ("\n".join(rows) + "\n").encode()
     assert records_shape(data.decode()) is Shape.SORTED
     result = optimize(data, COARSE)
