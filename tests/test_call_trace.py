@@ -34,7 +34,7 @@ def trace() -> bytes:
     lines.append('openat(AT_FDCWD, "/etc/svc.conf", O_RDONLY) = -1 ENOENT (No such file or directory)')
     lines.append('write(2, "svc: no config\\n", 15svc: no config')
     lines.append(") = 15")
-    lines += [f"read(4, \"\", 4096)                        = {n}" for n in range(30)]
+    lines += [f'read(4, "", 4096)                        = {n}' for n in range(30)]
     lines.append("svc: serving on :8080")
     lines += [f"futex(0x7f{n:04x}, FUTEX_WAKE_PRIVATE, 1) = 0" for n in range(20)]
     lines += ["exit_group(0)                           = ?", "+++ exited with 0 +++", ""]
@@ -78,7 +78,7 @@ def test_other_calls_fold_with_counts_per_name() -> None:
 
 
 def test_a_write_resumed_after_another_process_stays() -> None:
-    lines = ["[pid 11] write(1, \"up\\n\", 3 <unfinished ...>", "[pid 12] getpid( <unfinished ...>"]
+    lines = ['[pid 11] write(1, "up\\n", 3 <unfinished ...>', "[pid 12] getpid( <unfinished ...>"]
     lines += ["[pid 12] <... getpid resumed>) = 12", "[pid 11] <... write resumed>) = 3"]
     lines += [f"[pid 12] brk(NULL) = 0x{n:x}" for n in range(20)]
     data = (trace().decode() + "\n".join(lines) + "\n").encode()

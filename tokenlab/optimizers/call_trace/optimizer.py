@@ -54,7 +54,9 @@ _CLOSING_RE = re.compile(r"^\) += ")  # the end of a call whose arguments printe
 _FAILED_RE = re.compile(r"\) += -1 (E[A-Z0-9]+)\b|= -1 (E[A-Z0-9]+) \(")
 _OUTPUT_RE = re.compile(rf"^{_LEAD}(?:write|writev|pwrite64)\([12],")
 _PID_RE = re.compile(r"^\[pid +(\d+)\] ")
-_PROCESS_CALLS = frozenset({"execve", "execveat", "clone", "clone3", "fork", "vfork", "exit_group", "kill", "tgkill"})
+_PROCESS_CALLS = frozenset(
+    {"execve", "execveat", "clone", "clone3", "fork", "vfork", "exit_group", "kill", "tgkill"}
+)
 MAX_LINE = 4096
 
 
@@ -147,7 +149,9 @@ def _run_label(lines: list[_Line], names_listed: int) -> str:
     return f"… {count:,} call{'s' if count != 1 else ''}: {listed}"
 
 
-def _render(data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TraceLimits) -> OptimizeResult:
+def _render(
+    data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TraceLimits
+) -> OptimizeResult:
     body: list[Part] = []
     folded: list[tuple[int, int]] = []
     index = 0
@@ -183,7 +187,9 @@ def _render(data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limit
     else:
         parts = [head + "]\n"]
     signals = tuple(
-        line.text for line, kept in zip(lines, keep) if kept and (_FAILED_RE.search(line.text) or line.call == "+++")
+        line.text
+        for line, kept in zip(lines, keep)
+        if kept and (_FAILED_RE.search(line.text) or line.call == "+++")
     )
     return OptimizeResult(tuple(join_literals(parts + body)), tuple(dict.fromkeys(signals)))
 
@@ -197,5 +203,9 @@ def _census(lines: list[_Line]) -> str:
     )
     census = f"[call trace: {calls:,} calls"
     if errors:
-        census += f", {sum(errors.values()):,} failed (" + ", ".join(f"{code} ×{n}" for code, n in errors.most_common()) + ")"
+        census += (
+            f", {sum(errors.values()):,} failed ("
+            + ", ".join(f"{code} ×{n}" for code, n in errors.most_common())
+            + ")"
+        )
     return census

@@ -5,8 +5,8 @@
     parse.py       the model: each line's kind, function and instruction fields
     optimizer.py   every function header with its instruction count; the `=>` marker with
                    its neighbours, source lines, calls and jumps to named targets and
-                   constant stores through pointers; the rest folded per function; alike
-                   stub functions folded as one group
+                   constant stores through pointers; the rest folded per function; a
+                   stub alike others shows its header only
 """
 
 from __future__ import annotations

@@ -17,9 +17,7 @@ from enum import Enum
 from itertools import accumulate
 
 _OBJDUMP_RE = re.compile(r"^ *([0-9a-f]+):\t((?:[0-9a-f]{2,8} ?)+)[ ]*(?:\t([^\t\s]+)(.*))?$")
-_GDB_RE = re.compile(
-    r"^(=>|  ) (0x[0-9a-f]+)(?: <[^>\n]*>)?:\t(?:(?:[0-9a-f]{2} )+\t)?([^\t\s]+)(.*)$"
-)
+_GDB_RE = re.compile(r"^(=>|  ) (0x[0-9a-f]+)(?: <[^>\n]*>)?:\t(?:(?:[0-9a-f]{2} )+\t)?([^\t\s]+)(.*)$")
 _HEADER_RE = re.compile(r"^(?:[0-9a-f]+ <(.+)>:|Dump of assembler code for function (.+):)$")
 # A jump or call's target as both tools print it: `1030 <free@plt>`, `0x5555… <main+42>`.
 _TARGET_RE = re.compile(r"^\s*(?:0x)?[0-9a-f]+ <([^>+]+)(\+[0-9a-fx]+)?>")
