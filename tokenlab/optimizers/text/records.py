@@ -467,8 +467,12 @@ def _sort_key(lines: list[str], limits: RecordsConfig) -> tuple[int, list[float]
     values = _leading_values(lines)
     if values is not None and _in_order(values, limits):
         return 0, values
+    first = lines[0].split()[: limits.sorted_columns] if lines else []
+    candidates = [column for column, cell in enumerate(first) if _number(cell) is not None or _is_wide_hex(cell)]
+    if not candidates:  # prose and most listings stop here, before any other line is split
+        return None
     rows = [line.split() for line in lines]
-    for column in range(limits.sorted_columns):
+    for column in candidates:
         values = _column_values(rows, column)
         if values is not None and _in_order(values, limits):
             return column, values
@@ -490,7 +494,7 @@ def _column_values(rows: list[list[str]], column: int) -> list[float] | None:
     if not rows or len(rows[0]) <= column:
         return None
     width = len(rows[0][column])
-    hexadecimal = width >= 8 and _HEX_RE.fullmatch(rows[0][column]) is not None
+    hexadecimal = _is_wide_hex(rows[0][column])
     values = []
     for row in rows:
         if len(row) <= column:
@@ -506,6 +510,10 @@ def _column_values(rows: list[list[str]], column: int) -> list[float] | None:
             return None
         values.append(number)
     return values
+
+
+def _is_wide_hex(cell: str) -> bool:
+    return len(cell) >= 8 and _HEX_RE.fullmatch(cell) is not None
 
 
 def _in_order(values: list[float], limits: RecordsConfig) -> bool:
