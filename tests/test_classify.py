@@ -23,7 +23,7 @@ EXPECTED = {
     "real/release.diff": ContentType.DIFF,
     "real/find_listing.txt": ContentType.FILELIST,
     "real/pydoc_render.txt": ContentType.TEXT,
-    "real/objdump_d_true.txt": ContentType.TEXT,  # a column dump keyed by address: never YAML
+    "real/objdump_d_true.txt": ContentType.DISASSEMBLY,  # a column dump keyed by address: never YAML
     "real/pytest_hypothesis_statistics.log": ContentType.LOG,  # a test run, whatever else it holds
 }
 

@@ -78,6 +78,27 @@ def test_a_sorted_size_listing_keeps_its_large_end_and_path_words_are_no_failure
     _covered(data, result)
 
 
+def test_a_listing_sorted_by_a_hex_column_keeps_its_largest_rows_and_counts_the_others() -> None:
+    kinds = "TTTtDb"
+    rows = [f"{0x24F6D0 + (7919 * i) % 99991:016x} {1 + i // 60:016x} {kinds[i % 6]} symbol_{i}" for i in range(400)]
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.SORTED
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert rows[-1] + "\n" in shown and rows[-30] in shown  # the largest sizes
+    assert "symbol_200 " not in shown
+    assert "column 3: T ×" in shown and "t ×" in shown and "column 2:" not in shown  # not the key
+    _covered(data, result)
+
+
+def test_a_long_listing_sorted_by_size_keeps_its_largest_files() -> None:
+    rows = [f"-rw-r--r-- 1 root root {90000 - 37 * i:6} Jan  3  2023 file_{i}.so" for i in range(200)]
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.SORTED
+    shown = render_preview(optimize(data, COARSE))
+    assert rows[0] in shown and rows[10] in shown and rows[150] not in shown
+
+
 def test_a_table_keeps_its_header_the_largest_rows_and_names_the_folded_rows() -> None:
     rows = ["USER       PID  PPID STAT %CPU   RSS COMMAND"]
     rows += [f"root     {100 + i:5} {1:5} S     0.0 {900 - i:5} worker{i}" for i in range(80)]

@@ -49,6 +49,8 @@ class ContentType(str, Enum):
     TABLE = "table"
     DEPENDENCY_TREE = "deptree"
     SEARCH_RESULTS = "search"
+    DISASSEMBLY = "disassembly"
+    CALL_TRACE = "calltrace"
 
 
 class Granularity(str, Enum):
@@ -160,11 +162,13 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.BINARY, "binary"),
     Family(ContentType.JSON, "json_doc"),
     Family(ContentType.XML, "xml_report"),
+    Family(ContentType.DISASSEMBLY, "disassembly"),
     Family(ContentType.GIT_LOG, "git_log"),
     Family(ContentType.GIT_STATUS, "git_status"),
     Family(ContentType.DIFF, "diff", maps_input=True),
     Family(ContentType.SEARCH_RESULTS, "search_results"),
     Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
+    Family(ContentType.CALL_TRACE, "call_trace"),
     Family(ContentType.TABLE, "table"),
     Family(ContentType.FILELIST, "file_list"),
     Family(ContentType.YAML, "yaml_doc"),

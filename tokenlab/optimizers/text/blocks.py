@@ -225,11 +225,12 @@ _COLUMNS_READ = 8
 _PRESENT_SHARE = 0.9  # a column must be present in this share of the rows
 
 
-def column_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
+def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[str, list[int]]:
     """Counts per value of a listing's few-valued columns (`ii ×724`, `amd64 ×500, all
     ×224`), and the rows holding a value of such a column that at most `rare` rows hold
     (the one package in a bad state among 724 installed ones) in a column where one value
-    is usual. Columns are whitespace-separated words."""
+    is usual. Columns are whitespace-separated words; column `skip` (a listing's sort key)
+    is not summarised."""
     split = [row.split() for row in rows]
     parts: list[str] = []
     rare_rows: set[int] = set()
@@ -238,7 +239,7 @@ def column_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
         if len(values) < _PRESENT_SHARE * len(rows):
             break
         counts = Counter(values)
-        if not _states(counts):
+        if column == skip or not _states(counts):
             continue
         listed = ", ".join(f"{value.decode(errors='replace')} ×{count}" for value, count in counts.most_common())
         parts.append(f"column {column + 1}: {listed}")

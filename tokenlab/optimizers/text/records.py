@@ -13,9 +13,9 @@ read as records when one of these shapes covers most of its lines (checked in or
   `few_lines` records shows its first and last records and those with its smallest and
   largest numbers; the folded ones are named by their numbers (`SVC_{11…59}_URL`), so
   every key can still be read and asked for.
-- *sorted numeric listing* (`du -h | sort -h`, `sort -n`, `wc -l * | sort -n`): a
-  number with an optional unit leads every line and the numbers only rise (or only
-  fall). The first `sorted_head` lines and the `sorted_extremes` at the large end stay.
+- *sorted numeric listing* (`du -h | sort -h`, `sort -n`, `wc -l * | sort -n`, `nm
+  --size-sort`, `ls -lS`): a number with an optional unit leads every line, or fills one
+  of the first columns on every line, and the numbers only rise (or only fall). The first `sorted_head` lines and the `sorted_extremes` at the large end stay.
 - *table with a header row* (`ps`, `docker ps`, `df`, `|`-separated reports such as
   `python -X importtime`): the header stays, and the rows holding the `table_top`
   largest values of each numeric column, the outermost rows of a column indented to show
@@ -59,6 +59,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers.lines import numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.text.blocks import column_summary
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class RecordsConfig:
     sorted_head: int = 3  # lines kept at the small end of a sorted listing
     sorted_extremes: int = 60  # lines kept at the large end of a sorted listing
     sorted_order_share: float = 0.97  # neighbours in order, of all pairs
+    sorted_columns: int = 6  # columns tried as the sort key (`nm --size-sort`, `ls -lS`)
     table_top: int = 3  # rows kept per numeric column: those with its largest values
     names_listed: int = 60  # distinct names listed for the folded rows, then `… +N`
     template_share: float = 0.75  # lines sharing a shape with two others, for templated records
@@ -93,6 +95,7 @@ class Shape(Enum):
 _KEY_VALUE_RE = re.compile(r"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*=(?!=)")
 # A number with an optional size unit, then whitespace: `4.0K\t/usr`, `  12 file.c`.
 _LEADING_NUMBER_RE = re.compile(r"^[ \t]*(\d+(?:[.,]\d+)?)([KMGTPE]i?B?|[kmgtp]B?|B)?\s")
+_HEX_RE = re.compile(r"[0-9a-fA-F]+")
 _UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 # A header word: `USER`, `%CPU`, `PID`, `CONTAINER ID` (each word upper case).
 _HEADER_WORD_RE = re.compile(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
@@ -178,6 +181,7 @@ class _Listing:
         self.cut: dict[int, str] = {}  # kept lines shown shortened
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
+        self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
         self.templates = [template(line) for line in lines]
         # Each line's key family and number when it is a record of a numbered key (`SVC_12_URL=…`).
@@ -253,9 +257,10 @@ class _Listing:
 
     def keep_extremes(self) -> None:
         records = [index for index, line in enumerate(self.lines) if line.strip()]
-        values = _sorted_values([self.lines[index] for index in records], self.limits)
-        if values is None:
+        key = _sort_key([self.lines[index] for index in records], self.limits)
+        if key is None:
             return
+        self.sort_column, values = key
         rising = values[-1] >= values[0]
         head, extremes = self.limits.sorted_head, self.limits.sorted_extremes
         small_end, large_end = (head, extremes) if rising else (extremes, head)
@@ -311,7 +316,10 @@ class _Listing:
                 end += 1
             run = b"\n".join(self.raw_lines[index:end]) + (b"\n" if end < count else b"")
             runs += 1
-            shown = f"[… {_plural(end - index, 'line')}{self._run_keys(index, end) or self._run_values(index, end)}"
+            said = self._run_keys(index, end) or self._run_values(index, end)
+            if shape is Shape.SORTED:
+                said += self._run_columns(index, end)
+            shown = f"[… {_plural(end - index, 'line')}{said}"
             reason = f"{_plural(end - index, 'folded line')} of a {shape.value}"
             parts += [f"{shown}: ", Omission(run, reason), "]\n"] if fine else [f"{shown}]\n"]
             folded.append(run)
@@ -340,6 +348,12 @@ class _Listing:
             families.setdefault(key[0], []).append(key[1])
         cap = self.limits.values_listed
         return ": " + ", ".join(numbered.spelled(family, numbers, cap) for family, numbers in families.items())
+
+    def _run_columns(self, start: int, end: int) -> str:
+        """``; column 2: T ×455, W ×3`` for a sorted listing's folded rows: the counts of
+        their few-valued columns, which the rows kept at its ends cannot tell."""
+        summary, _ = column_summary(self.raw_lines[start:end], 0, skip=self.sort_column)
+        return f"; {summary}" if summary else ""
 
     def _run_values(self, start: int, end: int) -> str:
         """`` like the one above: calc_0_2, calc_0_3, …`` when the folded lines share the
@@ -441,7 +455,31 @@ def _number(cell: str) -> float | None:
 
 
 def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | None:
-    """Each line's leading number, when every line has one and they only rise or fall."""
+    key = _sort_key(lines, limits)
+    return key[1] if key is not None else None
+
+
+def _sort_key(lines: list[str], limits: RecordsConfig) -> tuple[int, list[float]] | None:
+    """The listing's sort key (its whitespace-separated column and its values): its
+    leading number, or else the first of its `sorted_columns` whitespace-separated columns
+    that holds a number on every line (hex numbers of one width ≥ 8 digits count, as `nm`
+    prints sizes) and only rises or falls."""
+    values = _leading_values(lines)
+    if values is not None and _in_order(values, limits):
+        return 0, values
+    first = lines[0].split()[: limits.sorted_columns] if lines else []
+    candidates = [column for column, cell in enumerate(first) if _number(cell) is not None or _is_wide_hex(cell)]
+    if not candidates:  # prose and most listings stop here, before any other line is split
+        return None
+    rows = [line.split() for line in lines]
+    for column in candidates:
+        values = _column_values(rows, column)
+        if values is not None and _in_order(values, limits):
+            return column, values
+    return None
+
+
+def _leading_values(lines: list[str]) -> list[float] | None:
     values = []
     for line in lines:
         match = _LEADING_NUMBER_RE.match(line)
@@ -449,12 +487,42 @@ def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | Non
             return None
         unit = (match[2] or "").rstrip("iB").upper()
         values.append(float(match[1].replace(",", ".")) * 1024.0 ** _UNIT_POWERS.get(unit, 0))
+    return values
+
+
+def _column_values(rows: list[list[str]], column: int) -> list[float] | None:
+    if not rows or len(rows[0]) <= column:
+        return None
+    width = len(rows[0][column])
+    hexadecimal = _is_wide_hex(rows[0][column])
+    values = []
+    for row in rows:
+        if len(row) <= column:
+            return None
+        cell = row[column]
+        if hexadecimal:
+            if len(cell) != width or _HEX_RE.fullmatch(cell) is None:
+                return None
+            values.append(float(int(cell, 16)))
+            continue
+        number = _number(cell)
+        if number is None:
+            return None
+        values.append(number)
+    return values
+
+
+def _is_wide_hex(cell: str) -> bool:
+    return len(cell) >= 8 and _HEX_RE.fullmatch(cell) is not None
+
+
+def _in_order(values: list[float], limits: RecordsConfig) -> bool:
     pairs = list(pairwise(values))
     rising = sum(1 for a, b in pairs if b >= a)
     falling = sum(1 for a, b in pairs if b <= a)
     steps = sum(1 for a, b in pairs if a != b)
     need = limits.sorted_order_share * len(pairs)
-    return values if steps and max(rising, falling) >= need else None
+    return steps > 0 and max(rising, falling) >= need
 
 
 def _numbered_key(line: str) -> tuple[str, str] | None:
