@@ -49,6 +49,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = REPO / ".venv" / "bin" / "python"
 TOKENS = REPO / ".venv" / "bin" / "tokens"
+# How hooks and their rewrites run tokenlab (`agent/launcher.tokens_argv`): no `site`.
+LAUNCHER = [str(PYTHON), "-S", str(REPO / "tokenlab" / "__main__.py")]
 WORK = Path(os.environ.get("TOKENLAB_BENCH_DIR", "/tmp/tokenlab-bench"))
 MB = 1_000_000
 # Bump a type's version when its generator changes, so cached inputs are regenerated.
@@ -588,9 +590,11 @@ def per_call(repeat: int) -> list[PerCall]:
     log = small_log()
     call, hook_env = hook_call()
     hook = [str(TOKENS), "hook", "claude-code"]
-    answer = run_child(hook, stdin=call, env=hook_env, cwd=call.parent).stdout
-    if b'"updatedInput"' not in answer:  # the rewrite to `tokens run` (or `python -m tokenlab run`)
-        raise SystemExit(f"the hook did not rewrite the recorded call: {answer!r}")
+    installed_hook = [*LAUNCHER, "hook", "claude-code"]
+    for argv in (hook, installed_hook):
+        answer = run_child(argv, stdin=call, env=hook_env, cwd=call.parent).stdout
+        if b'"updatedInput"' not in answer:  # the rewrite to tokenlab's `run`
+            raise SystemExit(f"{argv} did not rewrite the recorded call: {answer!r}")
     size = f"{log.stat().st_size:,} B log"
 
     def cold(command: str, *rest: str) -> float:
@@ -608,10 +612,28 @@ def per_call(repeat: int) -> list[PerCall]:
                     [str(TOKENS), "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
                 ).seconds,
             ),
+            "python -S entry run -- true, warm (as rewritten)": (
+                "true",
+                lambda: run_child(
+                    [*LAUNCHER, "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
+                ).seconds,
+            ),
             "tokens run -- true, cold": ("true", lambda: cold("run", "--", "true")),
+            "python -S entry run -- true, cold (as rewritten)": (
+                "true",
+                lambda: run_child(
+                    [*LAUNCHER, "run", "--store", str(fresh_store()), "--", "true"], stdout_to_null=True
+                ).seconds,
+            ),
             "tokens hook claude-code (PreToolUse)": (
                 "true",
                 lambda: run_child(hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True).seconds,
+            ),
+            "python -S entry hook claude-code (PreToolUse, as installed)": (
+                "true",
+                lambda: run_child(
+                    installed_hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True
+                ).seconds,
             ),
             f"tokens analyze ({size}), warm": (
                 f"cat ({size})",
@@ -651,8 +673,11 @@ def per_call_verdicts(calls: list[PerCall]) -> list[str]:
     bare = seconds["python -c pass"]
     goals = (
         ("tokens run -- true, warm", 1.0),
+        ("python -S entry run -- true, warm (as rewritten)", 1.0),
         ("tokens hook claude-code (PreToolUse)", 1.0),
+        ("python -S entry hook claude-code (PreToolUse, as installed)", 1.0),
         ("tokens run -- true, cold", 5.0),
+        ("python -S entry run -- true, cold (as rewritten)", 5.0),
     )
     return [
         f"- `{name}` at most {bound:.1f}x `python -c pass`: "
@@ -710,6 +735,9 @@ def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteR
             "fresh store and no warm worker; warm ones a worker serving the store. The hook",
             "answers a recorded PreToolUse call for `git status` that the project allows (it",
             "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
+            "`python -S entry` is `<python> -S <repo>/tokenlab/__main__.py`, the form hooks are",
+            "installed with and the PreToolUse rewrite runs (`agent/launcher.py`); `tokens` is the",
+            "console script a user types (editable install: its finder is part of `site`).",
             "",
             markdown_table(PER_CALL_HEADER, per_call_rows(calls)),
             "",
