@@ -597,9 +597,11 @@ def per_call(repeat: int) -> list[PerCall]:
             raise SystemExit(f"{argv} did not rewrite the recorded call: {answer!r}")
     size = f"{log.stat().st_size:,} B log"
 
-    def cold(command: str, *rest: str) -> float:
-        """`tokens COMMAND --store <fresh> REST…` in-process (no worker)."""
-        return run_child([str(TOKENS), command, "--store", str(fresh_store()), *rest], stdout_to_null=True).seconds
+    def cold(tokens: list[str], command: str, *rest: str) -> float:
+        """`tokens COMMAND --store <fresh> REST…` in-process, starting no worker: the worker a
+        first call starts would build its tokenizer beside the next commands of the round."""
+        argv = [*tokens, command, "--store", str(fresh_store()), *rest]
+        return run_child(argv, stdout_to_null=True, env=IN_PROCESS_ENV).seconds
 
     with warm_worker() as (store, env):
         commands: dict[str, tuple[str, Callable[[], float]]] = {
@@ -618,13 +620,8 @@ def per_call(repeat: int) -> list[PerCall]:
                     [*LAUNCHER, "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
                 ).seconds,
             ),
-            "tokens run -- true, cold": ("true", lambda: cold("run", "--", "true")),
-            "python -S entry run -- true, cold (as rewritten)": (
-                "true",
-                lambda: run_child(
-                    [*LAUNCHER, "run", "--store", str(fresh_store()), "--", "true"], stdout_to_null=True
-                ).seconds,
-            ),
+            "tokens run -- true, cold": ("true", lambda: cold([str(TOKENS)], "run", "--", "true")),
+            "python -S entry run -- true, cold (as rewritten)": ("true", lambda: cold(LAUNCHER, "run", "--", "true")),
             "tokens hook claude-code (PreToolUse)": (
                 "true",
                 lambda: run_child(hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True).seconds,
@@ -641,7 +638,7 @@ def per_call(repeat: int) -> list[PerCall]:
                     [str(TOKENS), "analyze", str(log), "--store", str(store)], stdout_to_null=True, env=env
                 ).seconds,
             ),
-            f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold("analyze", str(log))),
+            f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold([str(TOKENS)], "analyze", str(log))),
         }
         samples: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeat):
@@ -732,7 +729,8 @@ def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteR
     if calls:
         parts += [
             "Per call: medians of rounds that run every command once in turn. Cold runs get a",
-            "fresh store and no warm worker; warm ones a worker serving the store. The hook",
+            "fresh store and no warm worker (and start none: TOKENLAB_WORKER=0); warm ones a",
+            "worker serving the store. The hook",
             "answers a recorded PreToolUse call for `git status` that the project allows (it",
             "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
             "`python -S entry` is `<python> -S <repo>/tokenlab/__main__.py`, the form hooks are",
