@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -106,3 +107,21 @@ def test_the_launcher_sets_up_site_for_a_command_that_needs_it(tmp_path: Path) -
     assert b"Usage: tokens hook" in done.stdout
     assert {"site", "typer"} <= imported(done.stderr)
 
+
+
+def test_the_hint_does_not_name_a_tokens_that_cannot_run(tmp_path: Path) -> None:
+    """As `shutil.which`: a file without the execute bit, or a folder, named `tokens` is not it."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "tokens").write_text("#!/bin/sh\n")
+    (tmp_path / "folder" / "tokens").mkdir(parents=True)
+    assert opener(f"{tmp_path / 'plain'}:{tmp_path / 'folder'}") == module_command()
+
+
+def test_a_run_answered_by_the_worker_imports_neither_shutil_nor_pathlib() -> None:
+    code = (
+        "import sys; from tokenlab.agent.launcher import opener; from tokenlab.agent.host_env import host_of; "
+        "opener(); host_of({}); print(sorted(sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(tokenlab.__file__).parent.parent)}
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert "'shutil'" not in done.stdout and "'pathlib'" not in done.stdout
