@@ -49,6 +49,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = REPO / ".venv" / "bin" / "python"
 TOKENS = REPO / ".venv" / "bin" / "tokens"
+# How hooks and their rewrites run tokenlab (`agent/launcher.tokens_argv`): no `site`.
+LAUNCHER = [str(PYTHON), "-S", str(REPO / "tokenlab" / "__main__.py")]
 WORK = Path(os.environ.get("TOKENLAB_BENCH_DIR", "/tmp/tokenlab-bench"))
 MB = 1_000_000
 # Bump a type's version when its generator changes, so cached inputs are regenerated.
@@ -588,14 +590,18 @@ def per_call(repeat: int) -> list[PerCall]:
     log = small_log()
     call, hook_env = hook_call()
     hook = [str(TOKENS), "hook", "claude-code"]
-    answer = run_child(hook, stdin=call, env=hook_env, cwd=call.parent).stdout
-    if b'"updatedInput"' not in answer:  # the rewrite to `tokens run` (or `python -m tokenlab run`)
-        raise SystemExit(f"the hook did not rewrite the recorded call: {answer!r}")
+    installed_hook = [*LAUNCHER, "hook", "claude-code"]
+    for argv in (hook, installed_hook):
+        answer = run_child(argv, stdin=call, env=hook_env, cwd=call.parent).stdout
+        if b'"updatedInput"' not in answer:  # the rewrite to tokenlab's `run`
+            raise SystemExit(f"{argv} did not rewrite the recorded call: {answer!r}")
     size = f"{log.stat().st_size:,} B log"
 
-    def cold(command: str, *rest: str) -> float:
-        """`tokens COMMAND --store <fresh> REST…` in-process (no worker)."""
-        return run_child([str(TOKENS), command, "--store", str(fresh_store()), *rest], stdout_to_null=True).seconds
+    def cold(tokens: list[str], command: str, *rest: str) -> float:
+        """`tokens COMMAND --store <fresh> REST…` in-process, starting no worker: the worker a
+        first call starts would build its tokenizer beside the next commands of the round."""
+        argv = [*tokens, command, "--store", str(fresh_store()), *rest]
+        return run_child(argv, stdout_to_null=True, env=IN_PROCESS_ENV).seconds
 
     with warm_worker() as (store, env):
         commands: dict[str, tuple[str, Callable[[], float]]] = {
@@ -608,10 +614,23 @@ def per_call(repeat: int) -> list[PerCall]:
                     [str(TOKENS), "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
                 ).seconds,
             ),
-            "tokens run -- true, cold": ("true", lambda: cold("run", "--", "true")),
+            "python -S entry run -- true, warm (as rewritten)": (
+                "true",
+                lambda: run_child(
+                    [*LAUNCHER, "run", "--store", str(store), "--", "true"], stdout_to_null=True, env=env
+                ).seconds,
+            ),
+            "tokens run -- true, cold": ("true", lambda: cold([str(TOKENS)], "run", "--", "true")),
+            "python -S entry run -- true, cold (as rewritten)": ("true", lambda: cold(LAUNCHER, "run", "--", "true")),
             "tokens hook claude-code (PreToolUse)": (
                 "true",
                 lambda: run_child(hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True).seconds,
+            ),
+            "python -S entry hook claude-code (PreToolUse, as installed)": (
+                "true",
+                lambda: run_child(
+                    installed_hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True
+                ).seconds,
             ),
             f"tokens analyze ({size}), warm": (
                 f"cat ({size})",
@@ -619,7 +638,7 @@ def per_call(repeat: int) -> list[PerCall]:
                     [str(TOKENS), "analyze", str(log), "--store", str(store)], stdout_to_null=True, env=env
                 ).seconds,
             ),
-            f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold("analyze", str(log))),
+            f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold([str(TOKENS)], "analyze", str(log))),
         }
         samples: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeat):
@@ -651,8 +670,11 @@ def per_call_verdicts(calls: list[PerCall]) -> list[str]:
     bare = seconds["python -c pass"]
     goals = (
         ("tokens run -- true, warm", 1.0),
+        ("python -S entry run -- true, warm (as rewritten)", 1.0),
         ("tokens hook claude-code (PreToolUse)", 1.0),
+        ("python -S entry hook claude-code (PreToolUse, as installed)", 1.0),
         ("tokens run -- true, cold", 5.0),
+        ("python -S entry run -- true, cold (as rewritten)", 5.0),
     )
     return [
         f"- `{name}` at most {bound:.1f}x `python -c pass`: "
@@ -707,9 +729,13 @@ def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteR
     if calls:
         parts += [
             "Per call: medians of rounds that run every command once in turn. Cold runs get a",
-            "fresh store and no warm worker; warm ones a worker serving the store. The hook",
+            "fresh store and no warm worker (and start none: TOKENLAB_WORKER=0); warm ones a",
+            "worker serving the store. The hook",
             "answers a recorded PreToolUse call for `git status` that the project allows (it",
             "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
+            "`python -S entry` is `<python> -S <repo>/tokenlab/__main__.py`, the form hooks are",
+            "installed with and the PreToolUse rewrite runs (`agent/launcher.py`); `tokens` is the",
+            "console script a user types (editable install: its finder is part of `site`).",
             "",
             markdown_table(PER_CALL_HEADER, per_call_rows(calls)),
             "",

@@ -1,9 +1,11 @@
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tokenlab.classify import classify
-from tokenlab.optimizers import ContentType
+from tokenlab.optimizers import FAMILIES, ContentType, detector_for
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -82,3 +84,20 @@ def test_a_listing_keyed_by_numbers_is_not_yaml_but_a_document_with_a_few_is() -
     assert classify(dump).content_type is not ContentType.YAML
     spec = b"paths:\n  /orders:\n    get:\n      summary: list orders\n      responses:\n        200:\n          description: ok\n        404:\n          description: missing\n      tags:\n        - orders\n"
     assert classify(spec).content_type is ContentType.YAML
+
+
+def test_an_empty_input_is_text_as_every_detector_would_say() -> None:
+    """`classify` asks only the text family about an empty input: every other detector must
+    decline it, or the shortcut would hide what that detector says."""
+    for family in FAMILIES[:-1]:
+        assert detector_for(family)(b"", b"") is None, family.folder
+    found = classify(b"")
+    assert (found.content_type, found.reason) == (ContentType.TEXT, detector_for(FAMILIES[-1])(b"", b""))
+
+
+def test_an_empty_input_imports_no_other_family() -> None:
+    code = "import sys; from tokenlab.classify import classify; classify(b''); print(sorted(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout
+    assert "tokenlab.optimizers.text" in loaded
+    assert not [family.folder for family in FAMILIES[:-1] if f"'{family.package}'" in loaded]

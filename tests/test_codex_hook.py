@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import tokenlab
 from tokenlab import ledger
 from tokenlab.agent import codex_hook, codex_rules
 from tokenlab.agent.codex_rewrite import wrapper
@@ -66,7 +67,8 @@ def test_pre_tool_use_names_tokenlab_and_the_store_by_absolute_path(
     found = answer(pre("cat app.log", tmp_path))
     assert found is not None
     command = found["hookSpecificOutput"]["updatedInput"]["command"]
-    assert command == wrapper([sys.executable, "-m", "tokenlab"], str(isolated_store))("cat app.log")
+    entry_file = str(Path(tokenlab.__file__).with_name("__main__.py"))
+    assert command == wrapper([sys.executable, "-S", entry_file], str(isolated_store))("cat app.log")
     assert isolated_store.is_dir()  # made by the hook, outside Codex's sandbox
 
 

@@ -21,15 +21,17 @@ from typer.testing import CliRunner
 from tokenlab.agent import claude_hook, claude_settings
 from tokenlab.agent.claude_settings import Change, hook_command, install, permission_settings, uninstall
 from tokenlab.agent.hooks import Rule, decide, parse_rule, rewrite, wrap
+from tokenlab.agent.launcher import tokens_argv
 from tokenlab.agent.shell_split import Unsure, split_command, split_conditional
 from tokenlab.cli import app
 from tokenlab.errors import InputError
 
 runner = CliRunner()
 POST_MATCHER = "Bash|Read|Grep|Glob|WebFetch|mcp__.*"
-# What the rewrite puts in front of a command: this Python by absolute path, `-m tokenlab`.
-RUN = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell"])
-HOOK = shlex.join([sys.executable, "-m", "tokenlab", "hook", "claude-code"])
+# What the rewrite puts in front of a command: this Python and tokenlab's entry file by
+# absolute path, without `site` (`launcher.tokens_argv`).
+RUN = shlex.join([*tokens_argv(), "run", "--shell"])
+HOOK = shlex.join([*tokens_argv(), "hook", "claude-code"])
 
 
 @pytest.fixture(autouse=True)
@@ -117,7 +119,7 @@ def test_wrap_passes_any_command_through_sh_exactly(command: str, stub_path: str
 @settings(max_examples=300)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00")))
 def test_wrap_round_trips_through_posix_word_splitting(command: str) -> None:
-    assert shlex.split(wrap(command)) == [sys.executable, "-m", "tokenlab", "run", "--shell", command]
+    assert shlex.split(wrap(command)) == [*tokens_argv(), "run", "--shell", command]
 
 
 def test_rewrite_of_a_heredoc_runs_the_same_text(stub_path: str) -> None:
@@ -130,10 +132,10 @@ def test_rewrite_of_a_heredoc_runs_the_same_text(stub_path: str) -> None:
 def test_rewrite_keeps_a_leading_cd_in_the_agents_shell(tmp_path: Path, stub_path: str) -> None:
     (tmp_path / "sub").mkdir()
     result = rewrite("cd sub && make test 2>&1 | tail -5")
-    run = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell"])
+    run = shlex.join([*tokens_argv(), "run", "--shell"])
     assert result == f"cd sub && {run} 'make test 2>&1 | tail -5'"
     assert run_sh(result, stub_path, cwd=tmp_path) == "make test 2>&1 | tail -5"
-    wrapped = shlex.join([sys.executable, "-m", "tokenlab", "run", "--shell", "pytest -q\n"])
+    wrapped = shlex.join([*tokens_argv(), "run", "--shell", "pytest -q\n"])
     assert rewrite("export A=1; cd b; pytest -q\n") == f"export A=1; cd b; {wrapped}"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokenlab.errors import StoreCorruptionError
-from tokenlab.optimizers import ContentType, Granularity, OptimizerConfig
+from tokenlab.optimizers import ContentType, Granularity, OptimizeResult, OptimizerConfig, optimizer_for
 from tokenlab.packet import Status
 from tokenlab.pipeline import STAGES, analyze
 from tokenlab.restore import restore
@@ -236,3 +238,21 @@ def test_failure_lines_with_a_secret_or_a_marker_look_alike_are_checked_as_shown
     assert "ERROR stale #ref:ctx_abcdef in cache" in packet.automatic_signals
     assert packet.signal_status is Status.PASS
     assert "hunter2secret" not in packet.visible
+
+
+def test_an_empty_input_is_optimized_as_the_text_optimizer_would(store: Store) -> None:
+    """The Optimize stage answers an empty input (text, as `classify` says) itself, without
+    importing the text optimizer: it must answer the same."""
+    config = OptimizerConfig(Granularity.COARSE)
+    assert optimizer_for(ContentType.TEXT)(b"", config) == OptimizeResult(())
+    packet = analyze(b"", source="<stdin>", store=store)
+    assert packet.visible == "" and packet.recovery_status is not Status.FAIL
+
+
+def test_an_empty_input_imports_no_optimizer(tmp_path: Path) -> None:
+    code = (
+        "import sys; from pathlib import Path; from tokenlab.pipeline import analyze; from tokenlab.store import FolderStore; "
+        f"analyze(b'', source='<stdin>', store=FolderStore(Path({str(tmp_path)!r}))); print(sorted(sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "optimizer'" not in done.stdout

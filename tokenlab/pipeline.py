@@ -46,6 +46,7 @@ from tokenlab.optimizers import (
     ContentType,
     Excerpt,
     Omission,
+    OptimizeResult,
     OptimizerConfig,
     Part,
     Span,
@@ -116,6 +117,8 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
         run.counter.start_raw(packet.raw, plan.input_cuts())  # counts while the rest is planned
         result = plan.render()
+    elif not packet.raw and packet.content_type is ContentType.TEXT:
+        result = OptimizeResult(())  # what text's optimizer answers (see `classify`), unimported
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
     packet.automatic_signals = result.signals

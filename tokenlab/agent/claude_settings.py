@@ -9,8 +9,8 @@ and from `~/.claude` when `CLAUDE_CONFIG_DIR` points elsewhere. A file that exis
 cannot be read as a JSON object counts as asking about every Bash command.
 
 Writing (`install`, `uninstall`) changes only our hook entries, recognised by their command
-(`<python> -m tokenlab hook claude-code …`, or `…/tokens hook claude-code …` as earlier
-versions wrote it; tokenlab is named by absolute path, see `launcher`): one for PreToolUse
+(`<python> -S <folder>/tokenlab/__main__.py hook claude-code …`, or `<python> -m tokenlab …`
+and `…/tokens hook claude-code …` as earlier versions wrote it; tokenlab is named by absolute path, see `launcher`): one for PreToolUse
 (Bash, the rewrite) and one for PostToolUse (the tools whose output it replaces), the same
 command for both. The file is parsed with its key order kept and written back in the style
 it was read in (indent, ASCII escapes, line ends, final newline); when no
@@ -118,7 +118,7 @@ def settings_path(user: bool, env: Mapping[str, str], project: Path) -> Path:
 
 
 def hook_command(read_only: bool = False, excludes: tuple[str, ...] = ()) -> str:
-    """`<python> -m tokenlab hook claude-code [--allow-read-only] [--exclude PATTERN]…`."""
+    """`<python> -S <entry file> hook claude-code [--allow-read-only] [--exclude PATTERN]…`."""
     options = ["--allow-read-only"] if read_only else []
     options += [item for pattern in excludes for item in ("--exclude", pattern)]
     return tokens_command("hook", "claude-code", *options)

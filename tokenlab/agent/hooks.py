@@ -2,8 +2,9 @@
 
 `decide` owns every rule and is pure: Claude Code's hook input, the parsed settings files
 and the user's exclude patterns in, a `HookAnswer` (or None: leave the command alone) out.
-`rewrite` owns the one rewrite, `<python> -m tokenlab run --shell '<command>'` (tokenlab by
-absolute path, so that it runs whatever PATH Claude Code's shell has; see `launcher`).
+`rewrite` owns the one rewrite, `<python> -S <folder>/tokenlab/__main__.py run --shell
+'<command>'` (tokenlab by absolute path, so that it runs whatever PATH Claude Code's shell
+has, and without `site`; see `launcher`).
 
 The hook must never widen what the agent may do. In Claude Code a PreToolUse hook's
 `updatedInput` takes effect together with `permissionDecision: "allow"`, which skips the
@@ -33,7 +34,6 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from tokenlab.agent.launcher import runs_tokenlab, tokens_command
 from tokenlab.agent.shell_split import ASSIGNMENT, Segment, Unsure, split_command, split_conditional
@@ -90,12 +90,15 @@ READ_ONLY: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
 class HookAnswer:
-    """Allow the command, rewritten: Claude Code's `hookSpecificOutput` for PreToolUse."""
+    """Allow the command, rewritten: Claude Code's `hookSpecificOutput` for PreToolUse.
+    (Plain classes here: see `shell_split.Word`.)"""
 
-    updated_input: dict[str, Any]
-    reason: str
+    __slots__ = ("updated_input", "reason")
+
+    def __init__(self, updated_input: dict[str, Any], reason: str) -> None:
+        self.updated_input = updated_input
+        self.reason = reason
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -108,11 +111,13 @@ class HookAnswer:
         }
 
 
-@dataclass(frozen=True)
 class Rule:
     """One `Bash(…)` permission rule; `pattern` None matches every command."""
 
-    pattern: str | None
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str | None) -> None:
+        self.pattern = pattern
 
     def matches(self, text: str, *, loose: bool = False) -> bool:
         """Whether `text` matches. `loose` drops word boundaries, for deny and ask rules,
@@ -159,11 +164,13 @@ def parse_rule(entry: object) -> Rule | None:
     return None
 
 
-@dataclass(frozen=True)
 class Rules:
-    allow: tuple[Rule, ...]
-    ask: tuple[Rule, ...]
-    deny: tuple[Rule, ...]
+    __slots__ = ("allow", "ask", "deny")
+
+    def __init__(self, allow: tuple[Rule, ...], ask: tuple[Rule, ...], deny: tuple[Rule, ...]) -> None:
+        self.allow = allow
+        self.ask = ask
+        self.deny = deny
 
 
 def collect_rules(settings: Iterable[Mapping[str, Any]]) -> Rules:
@@ -236,7 +243,7 @@ def plan_conditional(command: str, segments: Sequence[Segment]) -> str | None:
 
 
 def wrap(command: str) -> str:
-    """`<python> -m tokenlab run --shell '<command>'`, tokenlab named by absolute path (see
+    """`<python> -S <entry file> run --shell '<command>'`, tokenlab named by absolute path (see
     `launcher`) and quoted so that `sh` passes `command` on exactly."""
     return f"{tokens_command('run', '--shell')} {shlex.quote(command)}"
 

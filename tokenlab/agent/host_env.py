@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _MARKERS = (
     ("CLAUDECODE", "claude-code"),
@@ -28,6 +32,8 @@ def ancestors(limit: int = 32) -> list[tuple[list[str], Path]] | None:
     from /proc: how a hook sees the options its host was started with (Gemini's `--policy`
     reaches hooks no other way). [] where there is no /proc to ask; None when /proc exists
     but a process in the chain cannot be read, so the caller cannot know what it missed."""
+    from pathlib import Path  # only here: `host_of` runs on every `tokens run`, this in one hook
+
     if not Path("/proc/self/stat").exists():
         return []
     found: list[tuple[list[str], Path]] = []

@@ -15,7 +15,6 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -132,13 +131,20 @@ def entries_in(path: Path, events: Iterable[str], is_ours: Ours) -> list[tuple[s
     ]
 
 
-@dataclass(frozen=True)
 class JsonStyle:
-    indent: str | None
-    ensure_ascii: bool
-    leading: str = ""
-    trailing: str = "\n"
-    crlf: bool = False
+    """How a settings file was written, so a rewrite keeps it. (A plain class: see
+    `shell_split.Word`.)"""
+
+    __slots__ = ("indent", "ensure_ascii", "leading", "trailing", "crlf")
+
+    def __init__(
+        self, indent: str | None, ensure_ascii: bool, leading: str = "", trailing: str = "\n", crlf: bool = False
+    ) -> None:
+        self.indent = indent
+        self.ensure_ascii = ensure_ascii
+        self.leading = leading
+        self.trailing = trailing
+        self.crlf = crlf
 
     def dump(self, data: Any) -> str:
         separators = (",", ": ") if self.indent is not None else (", ", ": ")

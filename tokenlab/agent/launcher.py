@@ -4,42 +4,73 @@ A host runs the hook command, and the command a PreToolUse rewrite puts in place
 agent's, with whatever PATH its shell has: Codex's login shell resets it, and Claude Code's
 is the one it was started with. Named `tokens`, a missing executable makes every hook and
 every rewritten command fail, silently for the user. So installs and rewrites name this
-Python by its absolute path with `-m tokenlab`, which needs no PATH and always runs the
-tokenlab that wrote the command. `runs_tokenlab` recognises both forms, for settings written
-by earlier versions and for commands the agent types itself.
+Python by its absolute path, which needs no PATH and always runs the tokenlab that wrote
+the command, and run tokenlab's `__main__.py` by its absolute path with `-S`: these run
+before and for every shell command, and skipping `site` (set up later only if the command
+needs it, see `tokenlab/__main__.py`) halves Python's start-up. A hint the agent reads
+names it as `tokens`, or `<python> -m tokenlab` (`opener`): shorter to read and to type,
+and a drill-down is not paid on every command. `runs_tokenlab` recognises every form, for
+settings written by earlier versions and for commands the agent types itself.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shlex
-import shutil
 import sys
 from collections.abc import Sequence
 
 
+# The package's entry file, run by path: `<folder>/tokenlab/__main__.py`.
+_ENTRY_FILE = posixpath.join(posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__))), "__main__.py")
+_ENTRY_SUFFIX = "/tokenlab/__main__.py"
+
+
 def tokens_argv() -> list[str]:
-    """tokenlab's command line by absolute paths: this Python, `-m tokenlab`."""
-    return [sys.executable, "-m", "tokenlab"]
+    """tokenlab's command line for hooks and rewrites, by absolute paths: this Python, `-S`,
+    the package's `__main__.py`."""
+    return [sys.executable, "-S", _ENTRY_FILE]
 
 
 def tokens_command(*args: str) -> str:
-    """`<python> -m tokenlab ARGS…`, quoted for a POSIX shell."""
+    """`<python> -S <folder>/tokenlab/__main__.py ARGS…`, quoted for a POSIX shell."""
     return shlex.join([*tokens_argv(), *args])
+
+
+def module_command() -> str:
+    """`<python> -m tokenlab`, quoted for a POSIX shell: how a hint names tokenlab where
+    `tokens` is not on the PATH."""
+    return shlex.join([sys.executable, "-m", "tokenlab"])
 
 
 def opener(path: str | None = None) -> str:
     """How a hint tells the agent to run tokenlab: `tokens` where `path` (default: this
     process's PATH, which a hook and `tokens run` share with the host's shell) finds it, else
-    the launcher form. Only then, because every compressed output pays for the hint's tokens."""
-    return "tokens" if shutil.which("tokens", path=path) else tokens_command()
+    `<python> -m tokenlab`. Only then, because every compressed output pays for the hint's tokens."""
+    return "tokens" if _on_path("tokens", path) else module_command()
+
+
+def _on_path(name: str, path: str | None) -> bool:
+    """Whether `name` is an executable file in a folder of `path` (default: $PATH), as
+    `shutil.which` finds it on POSIX. Not `shutil` itself: it imports its compression
+    modules, about 4 ms of every `tokens run`."""
+    folders = (os.environ.get("PATH", os.defpath) if path is None else path).split(os.pathsep)
+    for folder in folders:
+        candidate = os.path.join(folder, name)
+        if os.path.exists(candidate) and os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return True
+    return False
 
 
 def runs_tokenlab(argv: Sequence[str]) -> bool:
-    """Whether `argv` runs tokenlab: `…/tokens …` or `<python> -m tokenlab …`."""
+    """Whether `argv` runs tokenlab: `…/tokens …`, `<python> -m tokenlab …` or
+    `<python> -S …/tokenlab/__main__.py …`."""
     if not argv:
         return False
-    return posixpath.basename(argv[0]) == "tokens" or list(argv[1:3]) == ["-m", "tokenlab"]
+    if posixpath.basename(argv[0]) == "tokens" or list(argv[1:3]) == ["-m", "tokenlab"]:
+        return True
+    return len(argv) > 2 and argv[1] == "-S" and argv[2].endswith(_ENTRY_SUFFIX)
 
 
 def tokenlab_args(argv: Sequence[str]) -> list[str]:

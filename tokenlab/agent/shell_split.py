@@ -18,7 +18,6 @@ without the prompt the user expected.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 # Words that open or close a compound command when they stand where a command starts.
 _COMPOUND = "if then else elif fi for while until do done case esac select function coproc time { } [[ ]] !"
@@ -34,18 +33,26 @@ class Unsure(Exception):
     """The line uses shell syntax this splitter does not analyse."""
 
 
-@dataclass(frozen=True)
+# Plain classes rather than dataclasses here, in `hooks` and in `json_settings`: importing
+# `dataclasses` (and with it `inspect`) is a fifth of a PreToolUse hook's start-up.
+
+
 class Word:
-    raw: str  # as typed, quotes and escapes included
-    value: str  # after quote removal (expansions left as typed)
-    expands: bool  # holds a `$` expansion outside single quotes
+    __slots__ = ("raw", "value", "expands")
+
+    def __init__(self, raw: str, value: str, expands: bool) -> None:
+        self.raw = raw  # as typed, quotes and escapes included
+        self.value = value  # after quote removal (expansions left as typed)
+        self.expands = expands  # holds a `$` expansion outside single quotes
 
 
-@dataclass(frozen=True)
 class Redirect:
-    fd: str
-    op: str
-    target: Word
+    __slots__ = ("fd", "op", "target")
+
+    def __init__(self, fd: str, op: str, target: Word) -> None:
+        self.fd = fd
+        self.op = op
+        self.target = target
 
     @property
     def writes_file(self) -> bool:
@@ -57,14 +64,22 @@ class Redirect:
         return False
 
 
-@dataclass
 class Segment:
     """One simple command: its words, redirections, and the operator that follows it."""
 
-    start: int = -1
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    connector: str = ""
+    __slots__ = ("start", "words", "redirects", "connector")
+
+    def __init__(
+        self,
+        start: int = -1,
+        words: list[Word] | None = None,
+        redirects: list[Redirect] | None = None,
+        connector: str = "",
+    ) -> None:
+        self.start = start
+        self.words = [] if words is None else words
+        self.redirects = [] if redirects is None else redirects
+        self.connector = connector
 
     @property
     def empty(self) -> bool:

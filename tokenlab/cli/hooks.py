@@ -148,8 +148,8 @@ def install(
         "It rewrites a command to `tokens run --shell '…'` only when it would have run without a\n"
         "prompt: every part allowed by your permission rules (none denied or asked), or\n"
         "bypassPermissions mode. Anything else runs as written, with Claude Code's own prompt.\n"
-        "The hook and the rewrite name tokenlab by this Python's absolute path (`-m tokenlab`),\n"
-        "so they work whatever PATH Claude Code's shell has."
+        "The hook and the rewrite name tokenlab by this Python's absolute path (with `-S` and\n"
+        "tokenlab's __main__.py), so they work whatever PATH Claude Code's shell has."
     )
     if covered:
         typer.echo(
