@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from tokenlab.counting.runs import InputSlices
 from tokenlab.counting.tokens import estimate
 from tokenlab.optimizers import ContentType
 
@@ -28,7 +29,7 @@ class StoredRef:
 
     id: str
     reason: str
-    data: bytes
+    data: bytes | InputSlices  # input ranges, for an omission held as them (`Omission.content`)
     source: tuple[tuple[int, int], ...] = ()  # input ranges whose bytes, joined, are `data`
 
     @property

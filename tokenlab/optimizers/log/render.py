@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
 from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
@@ -47,10 +48,11 @@ def render(
     where = f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else ""
     parts: list[Part] = []
     if coarse:
+        # Held as ranges of the input: most of a large log, which is not copied again.
         runs = _FOLDED_RUN_RE.finditer(plan.role)
-        data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
+        folded = InputSlices(lines.data, [(lines.start(run.start()), lines.ends[run.end() - 1]) for run in runs])
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
-        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(data, reason), "]\n"]
+        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(folded, reason), "]\n"]
     else:
         plural = "s" if groups > 1 else ""
         parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural}{where}]\n")
