@@ -172,11 +172,11 @@ class TokenCounter:
             owner, found = self._prefetched.get(id(text), (None, None))
             if owner is text and found is not None:
                 pending[position] = found
-            elif isinstance(text, (MappedText, InputSlices)) or len(text) >= self.limits.min_aligned_bytes:
+            elif isinstance(text, MappedText) or len(text) >= self.limits.min_aligned_bytes:
                 pending[position] = self._start(text)
-            else:
+            else:  # small ranges of the input are joined: counted with the other small texts
                 small.append(position)
-                small_texts.append(text)
+                small_texts.append(bytes(text))
         self._prefetched.clear()
         counts = [0] * len(texts)
         batches = self._batches(small_texts, small)  # queued behind the raw count's blocks

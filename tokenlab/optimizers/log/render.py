@@ -305,10 +305,12 @@ def _abbreviate_ids(shown: str) -> str:
     return _LONG_ID_RE.sub(r"\1…", shown)
 
 
-def _group_bytes(group: Group, lines: Lines) -> bytes:
+def _group_bytes(group: Group, lines: Lines) -> InputSlices:
+    """The group's lines as ranges of the input: together, the groups hold most of a large
+    log, which is not copied again."""
     if group.contiguous:
-        return bytes(lines.span(group.lines[0], group.lines[-1]))
-    return b"".join([lines.raw(i) for i in group.lines])
+        return InputSlices(lines.data, [(lines.start(group.lines[0]), lines.ends[group.lines[-1]])])
+    return InputSlices(lines.data, [(lines.start(i), lines.ends[i]) for i in group.lines])
 
 
 def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
