@@ -302,7 +302,8 @@ def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [
-        MappedText(bytes(ref.data), _source_runs(ref.source)) if ref.source else ref.data for ref in packet.refs
+        MappedText(bytes(ref.data), _source_runs(ref.source)) if ref.source else ref.data
+        for ref in packet.refs
     ]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
     # Mapping the texts onto the input needs only its bytes: it runs while the raw count does.

@@ -143,7 +143,12 @@ class Store(ABC):
         Returns the ref id and why it does not reload as exactly `data` (None if it does)."""
 
     def put_stream_and_reload(
-        self, blocks: Callable[[], Iterable[bytes | memoryview]], *, source: str, content_type: str, reason: str
+        self,
+        blocks: Callable[[], Iterable[bytes | memoryview]],
+        *,
+        source: str,
+        content_type: str,
+        reason: str,
     ) -> tuple[str, str | None]:
         """`put_and_reload` of the bytes `blocks()` yields, joined. A backend that writes
         block by block never joins them (`blocks` may be called more than once)."""

@@ -142,7 +142,12 @@ class FolderStore(Store):
         return ref_id, None
 
     def put_stream_and_reload(
-        self, blocks: Callable[[], Iterable[bytes | memoryview]], *, source: str, content_type: str, reason: str
+        self,
+        blocks: Callable[[], Iterable[bytes | memoryview]],
+        *,
+        source: str,
+        content_type: str,
+        reason: str,
     ) -> tuple[str, str | None]:
         """`put_and_reload` block by block: the bytes are hashed in one pass over `blocks()`
         and written in another, and the file is checked by hashing it again (it must hold
@@ -195,7 +200,13 @@ class FolderStore(Store):
         raise StoreCorruptionError(f"every id prefix of {sha} names other bytes; store is corrupt")
 
     def _claim(
-        self, hex_id: str, sha: str, header: bytes, blocks: Iterable[bytes | memoryview], *, verify: bool = False
+        self,
+        hex_id: str,
+        sha: str,
+        header: bytes,
+        blocks: Iterable[bytes | memoryview],
+        *,
+        verify: bool = False,
     ) -> bool:
         """True if `hex_id` now names `sha` (newly or already); False if it names other bytes.
         With `verify`, the blocks must hash to `sha` before the ref is linked into place."""

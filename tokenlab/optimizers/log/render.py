@@ -50,7 +50,8 @@ def render(
     if coarse:
         # Held as ranges of the input: most of a large log, which is not copied again.
         runs = _FOLDED_RUN_RE.finditer(plan.role)
-        folded = InputSlices(lines.data, [(lines.start(run.start()), lines.ends[run.end() - 1]) for run in runs])
+        spans = [(lines.start(run.start()), lines.ends[run.end() - 1]) for run in runs]
+        folded = InputSlices(lines.data, spans)
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
         parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(folded, reason), "]\n"]
     else:
