@@ -152,7 +152,7 @@ def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
         return bool(packet.refs)
     if omits or not packet.secrets_masked:
         return True
-    secrets = {ref.id: bytes(ref.data) for ref in packet.refs}
+    secrets = {ref.id: ref.data for ref in packet.refs}
     return unmasked(shown, lambda ref_id: secrets.get(ref_id, b"")) != packet.raw
 
 
@@ -270,7 +270,7 @@ def _settled(packet: ContextPacket, job: Future[Stored]) -> StoredRef:
 
 def _reload_failure(run: RunSettings, ref: StoredRef) -> str | None:
     try:
-        return None if run.store.holds(ref.id, bytes(ref.data)) else f"{ref.id}: reloaded bytes differ"
+        return None if run.store.holds(ref.id, ref.data) else f"{ref.id}: reloaded bytes differ"
     except TokenlabError as error:
         return str(error)
 
@@ -302,7 +302,7 @@ def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [
-        MappedText(bytes(ref.data), _source_runs(ref.source)) if ref.source else ref.data
+        MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.content
         for ref in packet.refs
     ]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
