@@ -135,6 +135,24 @@ def test_empty_and_multi_chunk_refs(store: Store, monkeypatch: pytest.MonkeyPatc
         store.check(ref_id)
 
 
+def test_a_ref_written_block_by_block_is_the_ref_of_its_joined_bytes(store: Store) -> None:
+    blocks = [os.urandom(1500), b"", memoryview(os.urandom(3000))[100:2100], b"tail\n"]
+    joined = b"".join(blocks)
+    ref_id, failure = store.put_stream_and_reload(lambda: iter(blocks), **META)
+    assert failure is None
+    assert ref_id == "ctx_" + hashlib.sha256(joined).hexdigest()[:6]
+    assert store.load(ref_id).data == joined
+    assert store.put_and_reload(joined, **META) == (ref_id, None)
+
+
+def test_a_ref_written_block_by_block_over_damaged_bytes_says_so(store: Store, backend: Backend) -> None:
+    blocks = [b"folded line\n" * 200, b"another\n" * 300]
+    ref_id, _ = store.put_stream_and_reload(lambda: iter(blocks), **META)
+    backend.damage(ref_id, "flip")
+    again, failure = store.put_stream_and_reload(lambda: iter(blocks), **META)
+    assert again == ref_id and failure is not None and ref_id.removeprefix("ctx_") in failure
+
+
 def test_prefix_collision_grows_the_id_and_never_replaces(store: Store, backend: Backend) -> None:
     second_sha = hashlib.sha256(b"second").hexdigest()
     backend.forge(second_sha[:6], b"first")

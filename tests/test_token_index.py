@@ -19,7 +19,7 @@ from tokenlab.counting import tokens
 from tokenlab.counting.counter import TokenCounter
 from tokenlab.counting.crew import _lane
 from tokenlab.counting.index import SENTINEL, IndexLimits, count_each
-from tokenlab.counting.runs import MappedText
+from tokenlab.counting.runs import InputSlices, MappedText
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
@@ -98,6 +98,39 @@ def test_counts_from_the_index_equal_tokenizing_each_text(
             counter.prefetch(texts[:2])
         assert counter.count_texts(texts) == [exact(text) for text in texts]
         assert counter.raw_index().total == exact(raw)
+
+
+@st.composite
+def raw_and_slices(draw: st.DrawFn) -> tuple[bytes, InputSlices]:
+    """An input and ranges of it cut anywhere (inside lines, between them, adjacent, empty)."""
+    raw_lines = [line.encode() for line in draw(st.lists(lines, min_size=1, max_size=60))]
+    raw = b"".join(raw_lines) + draw(st.binary(max_size=3))
+    offsets = sorted(draw(st.lists(st.integers(0, len(raw)), max_size=16)))
+    spans = list(zip(offsets[::2], offsets[1::2]))
+    return raw, InputSlices(raw, spans)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_and_slices(), st.booleans(), st.sampled_from([TINY, IndexLimits()]))
+def test_input_slices_count_as_their_joined_bytes(
+    case: tuple[bytes, InputSlices], early: bool, limits: IndexLimits
+) -> None:
+    raw, slices = case
+    joined = b"".join(raw[start:end] for start, end in slices.spans)
+    assert bytes(slices) == joined and len(slices) == len(joined)
+    with TokenCounter(limits) as counter:
+        counter.start_raw(raw)
+        if early:
+            counter.prefetch([slices])
+        assert counter.count_texts([slices]) == [exact(joined)]
+
+
+def test_slices_of_another_input_are_tokenized_whole() -> None:
+    other = b"error: one\nerror: two\n" * 50
+    slices = InputSlices(other, [(0, 11), (22, 33)])
+    with TokenCounter(TINY) as counter:
+        counter.start_raw(b"something else\n" * 20)
+        assert counter.count_texts([slices]) == [exact(bytes(slices))]
 
 
 def test_texts_are_counted_without_a_raw_count_too() -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from tokenlab.counting.runs import InputSlices
 from tokenlab.counting.tokens import estimate
 from tokenlab.optimizers import ContentType
 
@@ -28,8 +29,13 @@ class StoredRef:
 
     id: str
     reason: str
-    data: bytes
+    content: bytes | InputSlices  # the bytes, or input ranges holding them (`Omission.content`)
     source: tuple[tuple[int, int], ...] = ()  # input ranges whose bytes, joined, are `data`
+
+    @property
+    def data(self) -> bytes:
+        """The exact bytes (joined, when held as input ranges)."""
+        return self.content if isinstance(self.content, bytes) else bytes(self.content)
 
     @property
     def marker(self) -> str:
@@ -109,7 +115,7 @@ class ContextPacket:
             "referenced_tokens": self.referenced_tokens,
             "saved_pct": round(self.saved_pct, 2),
             "refs": [
-                {"id": ref.id, "reason": ref.reason, "bytes": len(ref.data)} for ref in self.unique_refs
+                {"id": ref.id, "reason": ref.reason, "bytes": len(ref.content)} for ref in self.unique_refs
             ],
             "secrets_masked": self.secrets_masked,
             "signal": {

@@ -39,7 +39,7 @@ from operator import add, itemgetter, sub
 from tokenlab import markers
 from tokenlab.classify import classify
 from tokenlab.counting.counter import TokenCounter
-from tokenlab.counting.runs import MappedText, Run
+from tokenlab.counting.runs import InputSlices, MappedText, Run
 from tokenlab.errors import TokenlabError
 from tokenlab.optimizers import (
     MAPS_INPUT,
@@ -131,7 +131,7 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     """Store the omissions behind markers, mask the rest, and add the footer if needed."""
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    run.counter.prefetch([part.data for part in parts if isinstance(part, Omission) and not part.source])
+    run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and not part.source])
     original = Omission(packet.raw, "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
@@ -243,7 +243,7 @@ def _masked(
 
 def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> StoredRef:
     ref_id = run.store.put(omission.data, **_ref_meta(packet, omission))
-    return StoredRef(ref_id, omission.reason, omission.data, omission.source)
+    return StoredRef(ref_id, omission.reason, omission.content, omission.source)
 
 
 # A stored ref, and why it failed to reload byte-exactly (None: it reloaded).
@@ -252,8 +252,12 @@ Stored = tuple[StoredRef, str | None]
 
 def _store_and_reload(packet: ContextPacket, run: RunSettings, omission: Omission) -> Stored:
     """Store an omission and check at once that it reloads (RECOVERY reports the result)."""
-    ref_id, failure = run.store.put_and_reload(omission.data, **_ref_meta(packet, omission))
-    return StoredRef(ref_id, omission.reason, omission.data, omission.source), failure
+    content = omission.content
+    if isinstance(content, InputSlices):  # written from the input, never joined
+        ref_id, failure = run.store.put_stream_and_reload(content.blocks, **_ref_meta(packet, omission))
+    else:
+        ref_id, failure = run.store.put_and_reload(content, **_ref_meta(packet, omission))
+    return StoredRef(ref_id, omission.reason, content, omission.source), failure
 
 
 def _ref_meta(packet: ContextPacket, omission: Omission) -> dict[str, str]:
@@ -300,7 +304,10 @@ def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
 def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
-    refs = [MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.data for ref in packet.refs]
+    refs = [
+        MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.content
+        for ref in packet.refs
+    ]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]
     # Mapping the texts onto the input needs only its bytes: it runs while the raw count does.
     counts = run.counter.count_texts([shown, *refs, *marker_text])

@@ -51,7 +51,14 @@ from tokenlab.counting.index import (
     _index_block,
     count_each,
 )
-from tokenlab.counting.runs import MappedText, _aligned_segments, _careful_spans, _find_runs
+from tokenlab.counting.runs import (
+    InputSlices,
+    MappedText,
+    _aligned_segments,
+    _careful_spans,
+    _find_runs,
+    _slice_interiors,
+)
 
 _REPEATED_GAP_BYTES = 256
 
@@ -79,7 +86,7 @@ class TokenCounter:
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
         self._hint = 0  # where the last text's last run ended in the raw input
-        self._prefetched: dict[int, tuple[bytes, _Pending]] = {}
+        self._prefetched: dict[int, tuple[bytes | InputSlices, _Pending]] = {}
 
     def __enter__(self) -> Self:
         return self
@@ -152,7 +159,7 @@ class TokenCounter:
             self._index.extend(*self._raw_blocks.popleft().result())
         return self._index
 
-    def count_texts(self, texts: Sequence[bytes | MappedText]) -> list[int]:
+    def count_texts(self, texts: Sequence[bytes | MappedText | InputSlices]) -> list[int]:
         """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index.
 
         Texts given to `prefetch` before are not decomposed again: their counting started then.
@@ -167,9 +174,9 @@ class TokenCounter:
                 pending[position] = found
             elif isinstance(text, MappedText) or len(text) >= self.limits.min_aligned_bytes:
                 pending[position] = self._start(text)
-            else:
+            else:  # small ranges of the input are joined: counted with the other small texts
                 small.append(position)
-                small_texts.append(text)
+                small_texts.append(bytes(text))
         self._prefetched.clear()
         counts = [0] * len(texts)
         batches = self._batches(small_texts, small)  # queued behind the raw count's blocks
@@ -187,19 +194,24 @@ class TokenCounter:
             for batch in _batched(list(map(len, texts)), self.limits.block_bytes)
         ]
 
-    def prefetch(self, texts: Sequence[bytes]) -> None:
+    def prefetch(self, texts: Sequence[bytes | InputSlices]) -> None:
         """Start counting texts now (they must stay unchanged); `count_texts` collects them."""
         for text in texts:
             if id(text) not in self._prefetched:
                 self._prefetched[id(text)] = (text, self._start(text))
 
-    def _start(self, text: bytes | MappedText) -> _Pending:
+    def _start(self, text: bytes | MappedText | InputSlices) -> _Pending:
         """Find the text's long runs of raw bytes and submit the rest to be tokenized.
 
         Needs only the raw bytes, not their index: it may run while the raw count does.
         """
         if isinstance(text, MappedText):
             return self._start_mapped(text)
+        if isinstance(text, InputSlices):
+            if text.raw is not self._raw:  # not ranges of the input counted: tokenized whole
+                return _Pending([], [], self._tokenize([memoryview(bytes(text))]))
+            starts, ends, between = _slice_interiors(text)
+            return _Pending(starts, ends, self._tokenize(list(map(memoryview, between))))
         raw = self._raw if self._raw is not None and len(text) >= self.limits.min_aligned_bytes else None
         view = memoryview(text)
         if raw is None:

@@ -6,7 +6,7 @@ Names with a leading underscore are the `counting` package's own: `counter.py` u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tokenlab.counting import tokens
@@ -119,3 +119,97 @@ def _aligned_segments(text: bytes, runs: list[Run], limits: IndexLimits) -> list
             continue
         segments.append((first, last, raw_start + first - start))
     return segments
+
+
+Span = tuple[int, int]  # [start, end) of the raw input
+
+
+class InputSlices:
+    """Ranges of the raw input that, joined, make a text: held as offsets, never joined.
+
+    An omission that is most of a large input (a log's folded lines) is stored and counted
+    from these ranges, so the analysis does not hold a second copy of the input. `bytes()`
+    joins them, for callers that need the text itself.
+    """
+
+    __slots__ = ("raw", "spans")
+
+    def __init__(self, raw: bytes, spans: Sequence[Span]) -> None:
+        self.raw = raw
+        self.spans = _merged(spans)
+
+    def __len__(self) -> int:
+        return sum(end - start for start, end in self.spans)
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.blocks())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, InputSlices):
+            other = bytes(other)
+        return isinstance(other, bytes) and bytes(self) == other
+
+    def __hash__(self) -> int:
+        return hash(bytes(self))
+
+    def blocks(self, size: int = 1 << 20) -> Iterator[memoryview]:
+        """The text in input order, in pieces of at most `size` bytes, without copying."""
+        view = memoryview(self.raw)
+        for start, end in self.spans:
+            for at in range(start, end, size):
+                yield view[at : min(end, at + size)]
+
+
+def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:
+    """Non-empty spans, each adjacent pair joined into one."""
+    merged: list[Span] = []
+    for start, end in spans:
+        if end <= start:
+            continue
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
+def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[bytes]]:
+    """The joined text as interiors of its ranges (counted from the raw count's index) and
+    the bytes between them (tokenized), so that counts add up.
+
+    An interior runs from a range's first safe cut to its last, both checked inside the
+    range (look-behind and look-ahead included), so they are safe cuts of the joined text
+    too: the text's count is the interiors' counts plus the counts of the joined bytes
+    between them.
+    """
+    raw = slices.raw
+    starts: list[int] = []
+    ends: list[int] = []
+    between: list[bytes] = []
+    pending: list[bytes] = []
+    for start, end in slices.spans:
+        found = tokens.SAFE_CUT_RE.search(raw, start + 1, end)
+        first = found.start() + 1 if found else None
+        last = _last_safe_cut_within(raw, first, end) if first is not None else None
+        if first is None or last is None or last <= first:
+            pending.append(raw[start:end])
+            continue
+        pending.append(raw[start:first])
+        between.append(b"".join(pending))
+        starts.append(first)
+        ends.append(last)
+        pending = [raw[last:end]]
+    between.append(b"".join(pending))
+    return starts, ends, [piece for piece in between if piece]
+
+
+def _last_safe_cut_within(raw: bytes, low: int, end: int) -> int | None:
+    """The last safe cut of `raw` in [low, end) whose look-ahead does not pass `end`."""
+    at = raw.rfind(b"\n", low - 1, end)
+    for _ in range(64):  # a few lines back at most; then the range has no interior
+        if at < max(low - 1, 0):
+            return None
+        if tokens.SAFE_CUT_RE.match(raw, at, end) is not None:
+            return at + 1
+        at = raw.rfind(b"\n", low - 1, at)
+    return None

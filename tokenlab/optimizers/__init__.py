@@ -32,6 +32,8 @@ from importlib import import_module
 from types import ModuleType
 from typing import Protocol
 
+from tokenlab.counting.runs import InputSlices
+
 
 class ContentType(str, Enum):
     """What an input is: one member per family in `FAMILIES`; the value is `--json`'s `type`."""
@@ -68,11 +70,20 @@ Span = tuple[int, int]  # [start, end) of the input bytes
 
 @dataclass(frozen=True)
 class Omission:
-    """Exact original bytes left out of the visible text, and why."""
+    """Exact original bytes left out of the visible text, and why.
 
-    data: bytes
+    `content` is the bytes, or the input ranges that hold them (`InputSlices`): an omission
+    that is most of a large input is stored and counted from the input, never copied.
+    """
+
+    content: bytes | InputSlices
     reason: str
     source: tuple[Span, ...] = ()  # input ranges whose bytes, joined, are `data`, if known
+
+    @property
+    def data(self) -> bytes:
+        """The omitted bytes themselves (joined, when held as input ranges)."""
+        return self.content if isinstance(self.content, bytes) else bytes(self.content)
 
 
 # (offset in the UTF-8 bytes of a text, offset in the input, length): equal bytes

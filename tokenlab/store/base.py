@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -141,6 +141,19 @@ class Store(ABC):
     ) -> tuple[str, str | None]:
         """`put`, then reload the ref and compare it with `data` byte for byte.
         Returns the ref id and why it does not reload as exactly `data` (None if it does)."""
+
+    def put_stream_and_reload(
+        self,
+        blocks: Callable[[], Iterable[bytes | memoryview]],
+        *,
+        source: str,
+        content_type: str,
+        reason: str,
+    ) -> tuple[str, str | None]:
+        """`put_and_reload` of the bytes `blocks()` yields, joined. A backend that writes
+        block by block never joins them (`blocks` may be called more than once)."""
+        data = b"".join(blocks())
+        return self.put_and_reload(data, source=source, content_type=content_type, reason=reason)
 
     @abstractmethod
     def load(self, ref_id: str) -> RefRecord:

@@ -25,7 +25,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -141,25 +141,72 @@ class FolderStore(Store):
             return ref_id, str(error)
         return ref_id, None
 
+    def put_stream_and_reload(
+        self,
+        blocks: Callable[[], Iterable[bytes | memoryview]],
+        *,
+        source: str,
+        content_type: str,
+        reason: str,
+    ) -> tuple[str, str | None]:
+        """`put_and_reload` block by block: the bytes are hashed in one pass over `blocks()`
+        and written in another, and the file is checked by hashing it again (it must hold
+        as many bytes as were given, under a header naming their sha256)."""
+        digest, size = hashlib.sha256(), 0
+        for block in blocks():
+            digest.update(block)
+            size += len(block)
+        sha = digest.hexdigest()
+        ref_id = self._claim_first(sha, size, blocks, source=source, content_type=content_type, reason=reason)
+        try:
+            path = self.ref_path(ref_id)
+            _stream_check(path, self.root, None)
+            if _header_sha(path) != sha:
+                raise mismatch(path.name)
+        except TokenlabError as error:
+            return ref_id, str(error)
+        return ref_id, None
+
     def _put(self, data: bytes, *, source: str, content_type: str, reason: str) -> tuple[str, str]:
         sha = hashlib.sha256(data).hexdigest()
+        meta = {"source": source, "content_type": content_type, "reason": reason}
+        return self._claim_first(sha, len(data), lambda: (data,), **meta), sha
+
+    def _claim_first(
+        self,
+        sha: str,
+        size: int,
+        blocks: Callable[[], Iterable[bytes | memoryview]],
+        *,
+        source: str,
+        content_type: str,
+        reason: str,
+    ) -> str:
+        """The ref id of the bytes `blocks()` yields (sha256 `sha`), written if new: the
+        shortest id prefix that names no other bytes."""
         header = orjson.dumps(
             {
                 "sha256": sha,
                 "source": source,
                 "type": content_type,
                 "reason": reason,
-                "bytes": len(data),
+                "bytes": size,
                 "created": time.time(),
             }
         )
         for digits in range(MIN_ID_DIGITS, len(sha) + 1):
-            if self._claim(sha[:digits], sha, header, (data,)):
-                return ID_PREFIX + sha[:digits], sha
+            if self._claim(sha[:digits], sha, header, blocks()):
+                return ID_PREFIX + sha[:digits]
         raise StoreCorruptionError(f"every id prefix of {sha} names other bytes; store is corrupt")
 
     def _claim(
-        self, hex_id: str, sha: str, header: bytes, blocks: Iterable[bytes], *, verify: bool = False
+        self,
+        hex_id: str,
+        sha: str,
+        header: bytes,
+        blocks: Iterable[bytes | memoryview],
+        *,
+        verify: bool = False,
     ) -> bool:
         """True if `hex_id` now names `sha` (newly or already); False if it names other bytes.
         With `verify`, the blocks must hash to `sha` before the ref is linked into place."""

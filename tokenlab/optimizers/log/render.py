@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
 from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
@@ -47,10 +48,12 @@ def render(
     where = f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else ""
     parts: list[Part] = []
     if coarse:
+        # Held as ranges of the input: most of a large log, which is not copied again.
         runs = _FOLDED_RUN_RE.finditer(plan.role)
-        data = b"".join([lines.span(run.start(), run.end() - 1) for run in runs])
+        spans = [(lines.start(run.start()), lines.ends[run.end() - 1]) for run in runs]
+        folded = InputSlices(lines.data, spans)
         reason = f"all {folded_count:,} folded log lines, concatenated in original order"
-        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(data, reason), "]\n"]
+        parts += [f"[log: {len(lines):,} lines, {folded_count:,} folded{where}: ", Omission(folded, reason), "]\n"]
     else:
         plural = "s" if groups > 1 else ""
         parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural}{where}]\n")
@@ -302,10 +305,12 @@ def _abbreviate_ids(shown: str) -> str:
     return _LONG_ID_RE.sub(r"\1…", shown)
 
 
-def _group_bytes(group: Group, lines: Lines) -> bytes:
+def _group_bytes(group: Group, lines: Lines) -> InputSlices:
+    """The group's lines as ranges of the input: together, the groups hold most of a large
+    log, which is not copied again."""
     if group.contiguous:
-        return bytes(lines.span(group.lines[0], group.lines[-1]))
-    return b"".join([lines.raw(i) for i in group.lines])
+        return InputSlices(lines.data, [(lines.start(group.lines[0]), lines.ends[group.lines[-1]])])
+    return InputSlices(lines.data, [(lines.start(i), lines.ends[i]) for i in group.lines])
 
 
 def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
