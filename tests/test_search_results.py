@@ -159,6 +159,7 @@ def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
         ("parse_config: Callable = make()", "a.py"),
         ("export default function parse_config() {", "a.ts"),
         ("export { parse_config } from './x'", "a.ts"),
+        ("const parse_config = require('./x')", "a.js"),
         ("var parse_config;", "a.go"),
         ("  parse_config(text) {", "a.js"),
         ("pub fn parse_config(s: &str) -> Config {", "a.rs"),
@@ -256,23 +257,13 @@ def test_spare_budget_shows_more_of_the_first_files() -> None:
     assert "* 29" not in shown
 
 
-def test_a_declaration_comes_before_imports_of_the_name() -> None:
+def test_a_declaration_comes_before_bindings_of_the_name() -> None:
     hits = [(f"lib/f{i}.js", "const SemVer = require('../classes/semver')") for i in range(5)]
     shown = preview(
         grep_n([*hits, ("lib/classes/semver.js", "class SemVer {"), ("lib/x.js", "new SemVer(v)")])
     )
     assert shown.index("class SemVer {") < shown.index("const SemVer = require")
-    assert "defined on 1 line" in shown
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["const npa = require('npm-package-arg')", "let npa = await import('npm-package-arg')", "npa = require ('x')"],
-)
-def test_an_import_bound_to_the_name_is_no_definition(text: str) -> None:
-    definitions = Definitions.of(SearchedName("npa", ignore_case=False))
-    assert definitions.strength(text, "lib/a.js") is Strength.MENTION
-    assert definitions.strength("const npa = parse(arg)", "lib/a.js") is Strength.BINDING
+    assert "defined on 6 lines" in shown
 
 
 def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None:

@@ -51,8 +51,6 @@ _AFTER_NAME = r"(?![\w$])"
 _EXPORT_LIST = rf"(?:{_VARIABLE}[ \t]+)?@?(?:module\.)?(?:exports?|EXPORT(?:_OK|_TAGS)?)\b"
 # Assignment (not `==` or `=>`), Go's `:=`, a method or shell function `X(…) {`, `X: function`.
 _ASSIGNED = r"[ \t]*(?:(?::[^=\n]*)?=(?![=>])|\([^)\n]*\)[ \t]*\{|:[ \t]*(?:async[ \t]+)?function\b)"
-# What follows `X =` or `const X` when the assignment imports X from another module.
-_IMPORTED = re.compile(r"(?:[ \t]*=)?[ \t]*(?:await[ \t]+)?(?:require|import)[ \t]*\(")
 # Words before a name that make `word X(` a call or expression, not a C declarator.
 _NOT_DECLARATOR = frozenset(
     "return else case goto throw new delete await yield typeof sizeof not and or in do if while "
@@ -129,10 +127,10 @@ def searched_name(texts: Sequence[str]) -> SearchedName | None:
 
 class Strength(IntEnum):
     """How surely a line defines the name: a declaration keyword says so more surely than
-    an assignment (`SemVer = make()`); an import (`const SemVer = require(…)`) only mentions it."""
+    an assignment (`const SemVer = require(…)` binds a name `class SemVer` defines)."""
 
     USE = 0
-    MENTION = 1  # declares another name and mentions this one (`class Path(PurePath):`), or imports it
+    MENTION = 1  # declares another name and mentions this one: `class Path(PurePath):`
     BINDING = 2
     DECLARATION = 3
 
@@ -167,11 +165,8 @@ class Definitions:
     def strength(self, text: str, path: str) -> Strength:
         if self.declaration.match(text) or self._declarator(text, path):
             return Strength.DECLARATION
-        bound = self.binding.match(text)
-        if bound:
-            # `const X = require(…)` imports X, as `import X from …` does: a use of what another
-            # file defines, ranked above plain uses in its file but never counted a definition.
-            return Strength.MENTION if _IMPORTED.match(text, bound.end()) else Strength.BINDING
+        if self.binding.match(text):
+            return Strength.BINDING
         return Strength.MENTION if self.mention.match(text) else Strength.USE
 
     def defines(self, text: str, path: str) -> bool:
