@@ -277,6 +277,9 @@ DEFAULT_LIMITS = RecordLimits()
 # Lines between records: blank, or a document separator (`---`, `...`).
 _BETWEEN_RE = re.compile(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
 _ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+# A line between records after the first line (the last line separates nothing); asked once
+# of the whole input before it is split.
+_INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 
 
 def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Part, ...] | None:
@@ -288,6 +291,8 @@ def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Pa
     record fold with it. None unless folded records make up most of the input."""
     if len(data) > limits.max_input_bytes or b"\n" not in data:
         return None
+    if limits.min_records > 2 and _INNER_SEPARATOR_RE.search(data) is None:
+        return None  # one block, or two after a leading separator: no record repeats
     starts = [0, *(at + 1 for at in _newlines(data))]
     ends = starts[1:] + [len(data)]
     if ends[-1] == starts[-1]:
