@@ -28,13 +28,12 @@ from itertools import accumulate
 
 from tokenlab.optimizers import (
     Granularity,
-    Omission,
     OptimizerConfig,
     OptimizeResult,
-    Part,
     join_literals,
     visible,
 )
+from tokenlab.optimizers.lines.folds import fold_unkept, headed
 
 
 @dataclass(frozen=True)
@@ -152,40 +151,15 @@ def _run_label(lines: list[_Line], names_listed: int) -> str:
 def _render(
     data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TraceLimits
 ) -> OptimizeResult:
-    body: list[Part] = []
-    folded: list[tuple[int, int]] = []
-    index = 0
-    while index < len(lines):
-        if keep[index]:
-            body.append(visible(data[lines[index].start : lines[index].end]))
-            index += 1
-            continue
-        stop = index
-        while stop < len(lines) and not keep[stop]:
-            stop += 1
-        start, end = lines[index].start, lines[stop - 1].end
-        label = _run_label(lines[index:stop], limits.names_listed)
-        if stop - index == 1 or end - start <= 2 * len(label.encode()):  # as costly as a marker
-            body.append(visible(data[start:end]))
-        else:
-            folded.append((start, end))
-            if fine:
-                body += [label + " ", Omission(data[start:end], "trace lines", ((start, end),)), "\n"]
-            else:
-                body.append(label + "\n")
-        index = stop
-    if body and isinstance(body[-1], str) and not body[-1].endswith("\n"):
-        body.append("\n")
-    head = _census(lines)
-    if folded and not fine:
-        joined = b"".join(data[start:end] for start, end in folded)
-        parts: list[Part] = [
-            head + "; folded lines, in order: ",
-            Omission(joined, "folded trace lines, in order", tuple(folded)),
-            "]\n",
-        ]
-    else:
-        parts = [head + "]\n"]
+    body, folded = fold_unkept(
+        data,
+        [(line.start, line.end) for line in lines],
+        keep,
+        lambda first, stop: _run_label(lines[first:stop], limits.names_listed),
+        fine,
+        "trace lines",
+    )
+    parts = headed(_census(lines), data, folded, fine, "trace lines")
     signals = tuple(
         line.text
         for line, kept in zip(lines, keep)

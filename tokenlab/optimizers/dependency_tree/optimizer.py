@@ -34,13 +34,12 @@ from itertools import accumulate
 
 from tokenlab.optimizers import (
     Granularity,
-    Omission,
     OptimizerConfig,
     OptimizeResult,
-    Part,
     join_literals,
     visible,
 )
+from tokenlab.optimizers.lines.folds import fold_unkept, headed
 from tokenlab.optimizers.lines.shapes import is_failure
 
 
@@ -190,42 +189,13 @@ def _kept(lines: list[_Line], limits: TreeLimits) -> list[bool]:
 def _render(
     data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TreeLimits
 ) -> OptimizeResult:
-    body: list[Part] = []
-    folded: list[tuple[int, int]] = []
-    index = 0
-    while index < len(lines):
-        if keep[index]:
-            body.append(visible(data[lines[index].start : lines[index].end]))
-            index += 1
-            continue
-        stop = index
-        while stop < len(lines) and not keep[stop]:
-            stop += 1
-        start, end = lines[index].start, lines[stop - 1].end
-        label = f"{lines[index].draw}… {stop - index:,} line{'s' if stop - index > 1 else ''}"
-        if stop - index == 1 or end - start <= 2 * len(label.encode()):  # as costly as a marker
-            body.append(visible(data[start:end]))
-            index = stop
-            continue
-        folded.append((start, end))
-        if fine:
-            body += [label + " ", Omission(data[start:end], "dependency tree lines", ((start, end),)), "\n"]
-        else:
-            body.append(label + "\n")
-        index = stop
-    if body and isinstance(body[-1], str) and not body[-1].endswith("\n"):
-        body.append("\n")
-    head = _census(lines, limits)
-    if folded and not fine:
-        joined = b"".join(data[start:end] for start, end in folded)
-        reason = "folded dependency tree lines, in order"
-        parts: list[Part] = [
-            head + "; folded lines, in order: ",
-            Omission(joined, reason, tuple(folded)),
-            "]\n",
-        ]
-    else:
-        parts = [head + "]\n"]
+    def label(first: int, stop: int) -> str:
+        return f"{lines[first].draw}… {stop - first:,} line{'s' if stop - first > 1 else ''}"
+
+    body, folded = fold_unkept(
+        data, [(line.start, line.end) for line in lines], keep, label, fine, "dependency tree lines"
+    )
+    parts = headed(_census(lines, limits), data, folded, fine, "dependency tree lines")
     signals = [
         line.text
         for line, kept in zip(lines, keep)

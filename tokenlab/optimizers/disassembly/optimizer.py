@@ -38,6 +38,7 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.disassembly.parse import Kind, Line, header_name, named_target, parse
+from tokenlab.optimizers.lines.folds import headed
 
 
 @dataclass(frozen=True)
@@ -200,16 +201,7 @@ def _render(
             elif not stub_body:
                 body.append(label + "\n")
         index = stop
-    head = _census(lines, keep, len(grouped))
-    if folded_spans and not fine:
-        joined = b"".join(data[start:end] for start, end in folded_spans)
-        parts: list[Part] = [
-            head + "; folded lines, in order: ",
-            Omission(joined, "folded disassembly lines, in order", tuple(folded_spans)),
-            "]\n",
-        ]
-    else:
-        parts = [head + "]\n"]
+    parts = headed(_census(lines, keep, len(grouped)), data, folded_spans, fine, "disassembly lines")
     signals = tuple(line.text for line, kept in zip(lines, keep) if kept and line.marked)
     return OptimizeResult(tuple(join_literals(parts + body)), signals)
 
