@@ -34,7 +34,7 @@ COARSE = OptimizerConfig()
 CAPTURES = sorted(
     path.name
     for path in [*REAL.glob("*.txt"), *REAL.glob("*.json")]
-    if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_"))
+    if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_", "cscope_"))
 )
 # Hits of `parse_config` in a small tree: one definition among uses, tests and docs.
 TREE = [
@@ -101,6 +101,14 @@ GIT_GREP_W = (
     + b"--\napp/config.py:12:def parse_config(path: str) -> dict:\napp/config.py-13-    return {}\n"
 )
 
+# `cscope -L -0 X`: `path scope line text`, the scope an enclosing function or `<global>`.
+CSCOPE = (
+    b"include/app.h <global> 12 typedef struct app_config AppConfig;\n"
+    b"src/main.c main 40 AppConfig *config = load(argv[1]);\n"
+    b"src/main.c run 77 static void run(AppConfig *config)\n"
+    b"tests/test_load.c test_load 9 AppConfig *c = load(\"x\");\n"
+)
+
 
 def rg_message(kind: str, path: str, number: int = 0, text: str = "") -> str:
     if kind in ("begin", "end"):
@@ -147,6 +155,7 @@ RG_JSON = (
         ),
         (GIT_GREP_W, Form.NUMBERED),
         (RG_JSON, Form.MESSAGES),
+        (CSCOPE, Form.SCOPED),
     ],
     ids=[
         "grep-n",
@@ -159,6 +168,7 @@ RG_JSON = (
         "binary-notices",
         "git-grep-W",
         "rg-json",
+        "cscope-L",
     ],
 )
 def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None:
@@ -382,6 +392,16 @@ def test_a_message_cut_short_is_other_output_not_a_failure() -> None:
     assert rg_message("match", "app/x.py", 3, "parse_config(1)")[:40] in shown
 
 
+def test_scoped_hits_show_scope_and_number_under_their_file_and_a_typedef_defines() -> None:
+    shown = preview(CSCOPE)
+    assert "`AppConfig` defined on 1 line" in shown
+    assert "include/app.h\n<global> 12 typedef struct app_config AppConfig;\n" in shown
+    assert "src/main.c (2 hits)\nmain 40 AppConfig *config = load(argv[1]);\n" in shown
+    flat = ("include/app.h <global> 12 typedef struct app_config AppConfig;", "src/main.c run 77 static void run(")
+    assert not_shown(flat, shown) == ()
+    assert not_shown(("src/main.c main 77 static void run(",), shown) != ()
+
+
 def test_counts_keep_files_with_hits_and_fold_the_rest() -> None:
     data = b"".join(f"src/m{i}.py:0\n".encode() for i in range(300)) + GREP_COUNTS
     result = optimize(data, COARSE)
@@ -446,6 +466,7 @@ def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> No
         "grep_rn_C2_make_archive_stdlib.txt",
         "git_grep_n_W_read_input_tokenlab.txt",
         "rg_json_open_store_tokenlab.json",
+        "cscope_L0_X509_STORE_CTX_openssl.txt",
     ],
 )
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)

@@ -351,9 +351,9 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     missing = [text for text in missing if not any(shown_by(text, line, folder) for line in group_lines)]
     listed = [found for line in lines if (found := folder_list(line))]
     missing = [text for text in missing if not any(_listed_in(text, found) for found in listed)]
-    if missing and any(_SEARCH_LINE_RE.match(text) for text in missing):
+    if missing:
         flat = hits_under_headings(lines)
-        missing = [text for text in missing if text not in flat]
+        missing = [text for text in missing if not any(text in line for line in flat)]
     return tuple(missing)
 
 
@@ -361,20 +361,24 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
 # for a context line, `path=12=text` for the enclosing function's line (git grep -p/-W).
 # A grouped listing prints it under its file's heading (`path` or `path (3 hits)`), as
 # `12:text`, `12-text` or `12=text`.
-_SEARCH_LINE_RE = re.compile(r"[^\n]+?([:=-])\d+\1")
 _HEADED_LINE_RE = re.compile(r"(\d+)([:=-])")
 _HEADING_COUNT_RE = re.compile(r" \(\d[\d,]* hits?\)$")
+# A hit printed as `path scope 12 text` (cscope's line-oriented output) shows `scope 12 text`.
+_SCOPED_LINE_RE = re.compile(r"[^ \[]\S* \d+ ")
 
 
 def hits_under_headings(lines: Sequence[str]) -> set[str]:
     """Every `N:text` / `N-text` / `N=text` line shown under a file heading, as the flat
-    listing prints it (`path-N-text`), and as `path:N:text`: the heading is the nearest line above that is
+    listing prints it (`path-N-text`), and as `path:N:text`; a `scope N text` line as
+    `path scope N text`. The heading is the nearest line above that is
     neither a numbered line nor a fold marker (`[… 3 more hits: …]`)."""
     found: set[str] = set()
     heading = ""
     for line in lines:
         numbered = _HEADED_LINE_RE.match(line)
-        if numbered:
+        if heading and _SCOPED_LINE_RE.match(line):
+            found.add(f"{heading} {line}")
+        elif numbered:
             if heading:
                 number, text = numbered[1], line[numbered.end() :]
                 found.add(f"{heading}:{number}:{text}")  # how a hit list names any line it shows

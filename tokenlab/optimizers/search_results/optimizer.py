@@ -167,8 +167,7 @@ def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     others.sort(key=lambda at: (-strengths[at], -_score(found.hits[at].line.text, searched)))
     sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
     near = [_near_lines(hit) for hit in found.hits]
-    # A JSON message is shown whole: a window of it would be neither JSON nor the line.
-    widths = [max(0 if line.message else len(line.shown) for line in lines) for lines in near]
+    widths = [max(0 if line.shown_as else len(line.shown) for line in lines) for lines in near]
     # A mention orders a file's own hits, not the files.
     strongest = max((strength for strength in strengths if strength >= Strength.BINDING), default=Strength.USE)
     return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths, near)
@@ -210,7 +209,7 @@ def _name_at(text: str, searched: SearchedName) -> int:
 
 
 def _shown_printed(line: Printed, searched: SearchedName | None, limits: SearchLimits) -> str:
-    return line.message or _shown_line(line.shown, searched, limits)
+    return line.shown_as or _shown_line(line.shown, searched, limits)
 
 
 def _shown_line(line: str, searched: SearchedName | None, limits: SearchLimits) -> str:

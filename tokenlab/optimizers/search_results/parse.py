@@ -11,6 +11,8 @@ Search tools print the same few shapes:
   default on a terminal, `rg --heading`, `git grep --heading`, `ag --group`);
 - counts: `path:3` per file (`grep -c`, `rg -c`, `git grep -c`);
 - messages: one JSON object per line (`rg --json`), read in `messages.py`;
+- scoped: `path scope 12 text`, the enclosing function or `<global>` before the number
+  (cscope's line-oriented `-L` output);
 - and, in any of them, binary-file notices (`grep: x.pyc: binary file matches`,
   `Binary file x matches`).
 
@@ -40,6 +42,7 @@ class Form(str, Enum):
     HEADING = "heading"  # path, then 12:text
     COUNTS = "counts"  # path:3
     MESSAGES = "JSON message"  # {"type":"match","data":{"path":…,"line_number":12,…}}
+    SCOPED = "scoped"  # path scope 12 text
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ PARSED_SHARE = 0.9
 _NUMBER_BETWEEN_COLONS_RE = re.compile(r":(\d+):")  # the first one ends a hit's path
 _SPACE_RE = re.compile(r"\s")
 _COUNT_RE = re.compile(r"(.+):(\d+)")
+_SCOPED_RE = re.compile(r"(\S+) (\S+) (\d+) ")
 _NUMBER_RE = re.compile(r"(\d+)([:=-])")
 _CONTEXT_RE = re.compile(r"([-=])(\d+)\1")  # a context line, or the enclosing function's
 _GROUP_PATHS_MAX = 8  # a `--`-bounded group naming more hit files gives none for context
@@ -80,14 +84,16 @@ class Printed:
     number: str  # the line number (`12`, or `12:5` with a column) as printed, "" without `-n`
     mark: str  # ":" a hit, "-" a context line, "=" the enclosing function's line
     text: str  # the file's line, after the path and number
-    message: str = ""  # the JSON message that printed it, when the tool printed messages
+    # How it is shown under its file's heading when not as `12:text`: the whole JSON message
+    # (`rg --json`), or the line after its path (`scope 12 text`); shown whole, never a window.
+    shown_as: str = ""
 
     @property
     def shown(self) -> str:
-        """The line under its file's heading: `12:text`, `12-text`, the text alone, or the
-        message as printed."""
-        if self.message:
-            return self.message
+        """The line under its file's heading: `12:text`, `12-text`, the text alone, or
+        `shown_as`."""
+        if self.shown_as:
+            return self.shown_as
         return f"{self.number}{self.mark}{self.text}" if self.number else self.text
 
 
@@ -182,6 +188,9 @@ def form_of(printed: list[str]) -> Form | None:
         columned = [column[1] for text in numbered if (column := _column(text))]
         if len(columned) >= PARSED_SHARE * len(numbered) and _hit_texts(columned):
             return Form.COLUMNS
+    scoped = [line[found.end() :] for line in lines if (found := _scoped(line))]
+    if len(scoped) >= need and _hit_texts(scoped):
+        return Form.SCOPED
     if _heading_lines(lines) >= need:
         return Form.HEADING
     plain = [text for line in lines if (text := _plain_text(line)) is not None]
@@ -196,6 +205,12 @@ def _numbered(line: str) -> tuple[str, str, str, str] | None:
     if found is None or not looks_like_path(line[: found.start()]):
         return None
     return line, line[: found.start()], found[1], line[found.end() :]
+
+
+def _scoped(line: str) -> re.Match[str] | None:
+    """`path scope 12 text`, when `path` reads as one."""
+    found = _SCOPED_RE.match(line)
+    return found if found and looks_like_path(found[1]) else None
 
 
 def _column(text: str) -> tuple[str, str] | None:
@@ -305,7 +320,8 @@ def _parse_flat(lines: list[tuple[Span, str]], listing: Listing) -> None:
             continue
         if hit is not None:
             path, number, rest = hit
-            printed = Printed(span, number, ":", rest)
+            shown_as = text[len(path) + 1 :] if listing.form is Form.SCOPED else ""
+            printed = Printed(span, number, ":", rest, shown_as)
             found = files.setdefault(path, FileHits(path))
             found.hits.append(Hit(printed, [*pending.pop(path, []), printed]))
             last_path = path
@@ -332,6 +348,9 @@ def _flat_hit(line: str, form: Form) -> tuple[str, str, str] | None:
         return found[1], found[2], found[3]
     if form is Form.COUNTS:
         return None
+    if form is Form.SCOPED:
+        found = _scoped(line)
+        return (found[1], found[3], line[found.end() :]) if found else None
     text = _plain_text(line)
     return (line[: line.find(":")], "", text) if text is not None else None
 
