@@ -68,13 +68,22 @@ def _worker(index: int, region: str, tier: str) -> list[str]:
 
 
 def test_a_table_says_a_usual_value_once() -> None:
-    regions = ["eu-1", "us-2", "ap-3"]
-    found = records.family([_worker(n, regions[n % 3], "gpu" if n == 4 else "std") for n in range(1, 8)])
+    picked = [(1, "eu-1"), (4, "us-2"), (9, "us-2"), (10, "eu-1"), (15, "ap-3"), (22, "us-2"), (23, "eu-1")]
+    found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
     assert found is not None
     assert found.table() == (
         'tier = "std" unless shown; worker[#] | name = "#" | region = "#": '
-        'worker[1] worker-1 us-2; worker[2] worker-2 ap-3; worker[3] worker-3 eu-1; worker[4] worker-4 us-2 tier = "gpu"; '
-        "worker[5] worker-5 ap-3; worker[6] worker-6 eu-1; worker[7] worker-7 us-2"
+        'worker[1] worker-1 eu-1; worker[4] worker-4 us-2; worker[9] worker-9 us-2; worker[10] worker-10 eu-1 tier = "gpu"; '
+        "worker[15] worker-15 ap-3; worker[22] worker-22 us-2; worker[23] worker-23 eu-1"
+    )
+
+
+def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> None:
+    regions = ["eu-1", "us-2", "ap-3"]
+    found = records.family([_worker(n, regions[n % 3], "gpu" if n > 4 else "std") for n in range(1, 9)])
+    assert found is not None
+    assert found.table() == (
+        'worker[1–8]; name = "worker-1–8"; region = "#" cycling us-2, ap-3, eu-1; tier = "#" std ×4 then gpu ×4'
     )
 
 
@@ -91,7 +100,8 @@ def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None
     shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
     assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
     assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
-    assert "worker[11] worker-11 ap-3" in shown and '# data.gateway will be created\n      + name = "edge"' in shown
+    assert "{worker[1–11]; name = \"worker-1–11\"; region = \"#\" cycling us-2, ap-3, eu-1}" in shown
+    assert '# data.gateway will be created\n      + name = "edge"' in shown
     folded = [part for part in parts if isinstance(part, Omission)]
     assert len(folded) == 1 and all(_plan(12)[a:b] in folded[0].data for a, b in folded[0].source)
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, Part, Span, join_literals, visible
+from tokenlab.optimizers.lines import columns as columns_rules
 from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location, slots
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
@@ -103,24 +104,32 @@ class Family:
 
     def table(self, share: float = 0.7) -> str:
         """The records' varying values as one table for a group line, every value named:
-        a column repeating another said once; one holding the same value on `share` of the
-        records or more said once, with the records that differ; the other columns named
-        once, then one row per record, each value whole (as the signal check reads it) (`worker[#] region replicas: worker[1] eu-west-1 3;
-        worker[2] us-east-1 4`)."""
+        a column repeating another said once; one that follows a rule (`lines.columns`:
+        numbered records, values in turn, stretches of one value) said once by its rule;
+        one holding the same value on `share` of the records or more said once, with the records that
+        differ; the other columns named once, then one row per record, each value whole
+        (as the signal check reads it) (`worker[1–7]; region = "#" cycling eu-1, us-2;
+        replicas = #: 3; 4; …`)."""
         columns = [_Column.of(self.split, at, position) for at, position in self.varying]
-        said: list[str] = []
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        ruled = [(column, column.rule()) for column in kept]
+        said = [rule for _, rule in ruled if rule is not None]
+        listed = [column for column, rule in ruled if rule is None]
         usual: dict[int, str] = {}
-        for number, column in enumerate(kept):
+        for number, column in enumerate(listed):
             common = max(set(column.values), key=column.values.count)
-            if len(kept) > 1 and number and column.values.count(common) >= share * len(column.values):
+            if len(listed) > 1 and column.values.count(common) >= share * len(column.values):
                 usual[number] = common
-                said.append(f"{column.cell(common, labelled=True)} unless shown")
-        heads = [column.head() for number, column in enumerate(kept) if number not in usual]
+        if usual and len(usual) == len(listed):
+            del usual[0]  # rows name something of each record
+        said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
+        heads = [column.head() for number, column in enumerate(listed) if number not in usual]
+        if not heads:
+            return "; ".join(said)
         rows = []
         for row in range(len(self.split)):
             cells = []
-            for number, column in enumerate(kept):
+            for number, column in enumerate(listed):
                 value = column.values[row]
                 if number not in usual:
                     cells.append(column.cell(value))
@@ -220,6 +229,19 @@ class _Column:
 
     def head(self) -> str:
         return self.cell("#", labelled=True) if self.before else "value"
+
+    def rule(self) -> str | None:
+        """The column said once by the rule its values follow (`lines.columns`), or None."""
+        numbered = columns_rules.progression(self.values)
+        if numbered is not None:
+            return self.cell(numbered, labelled=True) if self.before else numbered
+        dealt = columns_rules.cycle(self.values)
+        if dealt is not None:
+            return f"{self.head()} cycling {', '.join(dealt)}"
+        runs = columns_rules.stretches(self.values)
+        if runs is not None:
+            return f"{self.head()} " + " then ".join(f"{value} ×{count}" for value, count in runs)
+        return None
 
     def repeating(self, other: _Column) -> bool:
         """Whether this column holds `other`'s values on every record (`app:` as a label
