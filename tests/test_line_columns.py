@@ -41,3 +41,9 @@ def test_stretches_of_one_value() -> None:
     assert columns.stretches(["s"] * 4 + ["g"] * 3) == [("s", 4), ("g", 3)]
     assert columns.stretches(["s", "s", "g", "s", "s"]) is None  # a stretch of one
     assert columns.stretches(["a", "a", "b", "b", "c", "c", "d", "d"]) is None  # too many
+
+
+def test_signed_numbers_are_no_runs() -> None:
+    assert columns.progression(["-13", "-16", "-19"]) is None
+    assert columns.progression(["at -13", "at -16", "at -19"]) is None
+    assert columns.progression(["a-13", "a-16", "a-19"]) == "a-13,16,…,19"

@@ -15,15 +15,27 @@ from collections.abc import Sequence
 
 # A value with one run of digits between a prefix and a suffix: `worker-7`, `[10-DE]`.
 _NUMBERED_RE = re.compile(r"(\D*?)(\d+)(\D*)")
+# A sign before the number (`-34`, `= +5`): runs would read as `-13,16,…,34`.
+_SIGN_RE = re.compile(r"(?:^|[^\w])[-+]$")
 # A column of so many records or more is worth a rule; fewer are as short listed.
 MIN_ROWS = 3
 
 
-def progression(values: Sequence[str]) -> str | None:
+def sorted_order(values: Sequence[str]) -> list[int] | None:
+    """The rows in the order of their numbers, when the values are out of order and,
+    sorted, are a `progression` (each once): records numbered by a run, listed in the
+    order they finished."""
+    if len(set(values)) != len(values) or progression(values) is not None or progression(values, any_order=True) is None:
+        return None
+    numbers = [int(match[2]) for value in values if (match := _NUMBERED_RE.fullmatch(value))]
+    return sorted(range(len(values)), key=numbers.__getitem__)
+
+
+def progression(values: Sequence[str], any_order: bool = False) -> str | None:
     """The values as runs of one step between their constant prefix and suffix
     (`orders-shard-02–16,18–24`, `net = 10,17,…,150`), when each holds one number,
     printed alike (the same zero padding), and the numbers advance by one step in a few
-    runs; None otherwise."""
+    runs (once sorted, with `any_order`); None otherwise."""
     if len(values) < MIN_ROWS:
         return None
     found = [_NUMBERED_RE.fullmatch(value) for value in values]
@@ -31,12 +43,14 @@ def progression(values: Sequence[str]) -> str | None:
         return None
     prefixes = {match[1] for match in found if match}
     suffixes = {match[3] for match in found if match}
-    if len(prefixes) != 1 or len(suffixes) != 1:
+    if len(prefixes) != 1 or len(suffixes) != 1 or _SIGN_RE.search(next(iter(prefixes))):
         return None
     digits = [match[2] for match in found if match]
     width = len(digits[0]) if digits[0].startswith("0") and len(digits[0]) > 1 else 0
     numbers = [int(text) for text in digits]
-    if any(_printed(number, width) != text for number, text in zip(numbers, digits, strict=True)):
+    if any_order:
+        numbers.sort()
+    if any(_printed(int(text), width) != text for text in digits):
         return None
     steps = Counter(b - a for a, b in zip(numbers, numbers[1:]))
     step = steps.most_common(1)[0][0]
@@ -46,7 +60,7 @@ def progression(values: Sequence[str]) -> str | None:
             runs[-1].append(number)
         else:
             runs.append([number])
-    if step <= 0 or len(runs) > 1 + len(values) // 8:
+    if step <= 0 or len(runs) > 1 + len(values) // 10:
         return None
     said = ",".join(_run(run, step, width) for run in runs)
     return f"{prefixes.pop()}{said}{suffixes.pop()}"
