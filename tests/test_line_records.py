@@ -72,8 +72,8 @@ def test_a_table_says_a_usual_value_once() -> None:
     found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
     assert found is not None
     assert found.table() == (
-        'tier = "std" unless shown; worker[#] | name = "#" | region = "#": '
-        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 tier = "gpu"; '
+        '+ tier = "std" unless shown; worker[#] | + name = "#" | + region = "#": '
+        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 + tier = "gpu"; '
         "15 worker-15 ap-3; 22 worker-22 us-2; 23 worker-23 eu-1"
     )
 
@@ -83,7 +83,7 @@ def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> No
     found = records.family([_worker(n, regions[n % 3], "gpu" if n > 4 else "std") for n in range(1, 9)])
     assert found is not None
     assert found.table() == (
-        'worker[1–8]; name = "worker-1–8"; region = "#" cycling us-2, ap-3, eu-1; tier = "#" std ×4 then gpu ×4'
+        'worker[1–8]; + name = "worker-1–8"; + region = "#" cycling us-2, ap-3, eu-1; + tier = "#" std ×4 then gpu ×4'
     )
 
 
@@ -100,7 +100,7 @@ def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None
     shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
     assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
     assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
-    assert "{worker[1–11]; name = \"worker-1–11\"; region = \"#\" cycling us-2, ap-3, eu-1}" in shown
+    assert "{worker[1–11]; + name = \"worker-1–11\"; + region = \"#\" cycling us-2, ap-3, eu-1}" in shown
     assert '# data.gateway will be created\n      + name = "edge"' in shown
     folded = [part for part in parts if isinstance(part, Omission)]
     assert len(folded) == 1 and all(_plan(12)[a:b] in folded[0].data for a, b in folded[0].source)
@@ -151,3 +151,9 @@ def test_coarse_folding_holds_every_folded_record_in_one_ref() -> None:
     assert len(folded) == 1 and str(parts[0]).startswith("[records: ")
     assert folded[0].data == b"".join(data[a:b] for a, b in folded[0].source)
     assert "[×7 more like the one above] data.node[#]: Creating..." in "".join(p for p in parts if isinstance(p, str))
+
+
+def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
+    found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
+    assert found is not None
+    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"

@@ -49,3 +49,8 @@ def test_a_value_said_by_a_columns_runs_counts_as_shown() -> None:
     assert line_shapes.not_shown(expected, shards) == expected[1:]
     steps = "[×21 more like the one above] gross(#, 'DE') {gross(10,17,…,150,}"
     assert line_shapes.not_shown(("gross(24, 'DE')", "gross(23, 'DE')"), steps) == ("gross(23, 'DE')",)
+
+
+def test_a_count_after_its_noun_behind_an_info_sign_is_a_summary() -> None:
+    assert line_shapes.is_summary("ℹ fail 24") and line_shapes.is_summary("# tests 10")
+    assert not line_shapes.is_summary("ℹ duration_ms 757.26")

@@ -28,6 +28,8 @@ _LABEL_RE = re.compile(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'
 # Labels are looked for this far back: a search anchored at the end still starts at each byte.
 _LABEL_REACH = 64
 _SPACES_RE = re.compile(r"\s+")
+# A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
+_LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
@@ -232,9 +234,12 @@ class _Column:
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
             # An element of a collection is named by its collection's last name: `worker[#]`.
             return cls(name + opening, after[:1], values, name)
-        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`.
+        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`, with
+        # the marks that lead the line when nothing else does (`- --tenant=#`, `+ port = #`).
         word_after = "" if after[:1].isspace() else after.split(" ", 1)[0]
-        return cls(_SPACES_RE.sub(" ", before[found.start() :]), word_after, values, name)
+        marks = _LEADING_MARKS_RE.fullmatch(before[: found.start()])
+        start = marks.start(1) if marks else found.start()
+        return cls(_SPACES_RE.sub(" ", before[start:]), word_after, values, name)
 
     def cell(self, value: str, labelled: bool = False) -> str:
         return f"{self.before}{value}{self.after}" if labelled else value
@@ -248,6 +253,11 @@ class _Column:
         numbered = columns_rules.progression(self.values)
         if numbered is not None:
             return (self.cell(numbered, labelled=True) if self.before else numbered) + (" (sorted)" if self.resorted else "")
+        but = columns_rules.progression_but(self.values)
+        if but is not None and self.before:
+            said, rows = but
+            standing_out = ", ".join(f"{self.cell(self.values[row], labelled=True)} as record {row + 1}" for row in rows)
+            return f"{self.cell(said, labelled=True)} but {standing_out}"
         dealt = columns_rules.cycle(self.values)
         if dealt is not None:
             return f"{self.head()} cycling {', '.join(dealt)}"
