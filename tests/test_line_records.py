@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from tokenlab.optimizers import Granularity, Omission
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import shapes as line_shapes
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 
 
 def _plan_block(index: int, name: str, zone: str) -> list[str]:
@@ -157,3 +166,28 @@ def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place
     found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
     assert found is not None
     assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
+
+
+# Real captures of records repeated with a few values changed (issue 24, class 4): a plan
+# and an apply, a dry-run manifest, a parametrised failure in text and JUnit XML, and a
+# node test run failing one way for many inputs.
+RECORD_CAPTURES = [
+    "terraform_plan_30_ingest_12_queues.log",
+    "terraform_apply_30_ingest_12_queues.log",
+    "kubectl_create_job_dry_run_30_tenants.yaml",
+    "pytest_parametrize_25_zone_b.log",
+    "pytest_parametrize_25_zone_b_junit.xml",
+    "node_test_spec_24_same_failure.log",
+]
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", RECORD_CAPTURES)
+def test_record_captures_golden_with_every_signal_shown(name: str, granularity: Granularity, golden: Golden) -> None:
+    data = (FIXTURES / name).read_bytes()
+    content_type = classify(data).content_type
+    result = optimizer_for(content_type)(data, OptimizerConfig(granularity))
+    shown = render_preview(result)
+    golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
+    signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
+    assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()
