@@ -107,10 +107,11 @@ class Family:
         """The records' varying values as one table for a group line, every value named:
         a column repeating another said once; one that follows a rule (`lines.columns`:
         numbered records, values in turn, stretches of one value) said once by its rule;
-        one holding the same value on `share` of the records or more said once, with the records that
-        differ; the other columns named once, then one row per record, each value whole
-        (as the signal check reads it) (`worker[1–7]; region = "#" cycling eu-1, us-2;
-        replicas = #: 3; 4; …`)."""
+        one holding the same value on `share` of the records or more said once, with the
+        records that differ; the other columns named once, then one row per record, each
+        value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
+        eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
+        their numbers (`columns.sorted_order`)."""
         columns = [_Column.of(self.split, at, position) for at, position in self.varying]
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
         for number, column in enumerate(kept):
@@ -354,7 +355,9 @@ def fold_records(
     for number, lines in enumerate(texts):
         if _structured(lines):
             by_skeleton.setdefault(skeleton(lines), []).append(number)
-    extent = [(starts[first], starts[blocks[number + 1][0]] if number + 1 < len(blocks) else len(data)) for number, (first, _) in enumerate(blocks)]
+    # A record's bytes, with the separators after it up to the next record.
+    extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
+    extent.append((starts[blocks[-1][0]], len(data)))
     groups: list[_Group] = []
     said_whole: set[int] = set()  # blocks folded, or shown whole as the first of their family
     for members in by_skeleton.values():
@@ -464,27 +467,29 @@ def _blocks(data: bytes, starts: list[int], ends: list[int]) -> list[tuple[int, 
 def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:
     """The input's text with each group's folded spans left out and its line where it goes."""
     coarse = granularity is Granularity.COARSE
-    cuts = sorted([(group.at, 0, number) for number, group in enumerate(groups)] + [(span[0], 1, span[1]) for group in groups for span in group.spans])
+    folded = sorted(span for group in groups for span in group.spans)
+    lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
     if coarse:
-        spans = sorted(span for group in groups for span in group.spans)
-        folded = sum(len(group.spans) for group in groups)
-        reason = f"all {folded:,} folded records, concatenated in original order"
-        parts += [f"[records: {folded:,} folded: ", Omission(InputSlices(data, spans), reason, tuple(spans)), "]\n"]
+        reason = f"all {len(folded):,} folded records, concatenated in original order"
+        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
-    for start, kind, value in cuts:
-        parts.append(visible(data[at:start]))
-        at = max(at, start)
-        if kind:
-            at = value
-            continue
-        group = groups[value]
-        shown = f" {group.line}" if group.line is not None else ""
-        if coarse:
-            parts.append(f"[×{len(group.spans):,} more like the one above]{shown}\n")
-            continue
-        label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
-        omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
-        parts += [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]
+    stops = dict(folded)
+    for place in sorted({*lines_at, *stops}):
+        parts.append(visible(data[at:place]))
+        group = lines_at.get(place)
+        if group is not None:
+            parts += _group_line(data, group, coarse)
+        at = stops.get(place, place)
     parts.append(visible(data[at:]))
     return tuple(join_literals(parts))
+
+
+def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:
+    """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
+    shown = f" {group.line}" if group.line is not None else ""
+    if coarse:
+        return [f"[×{len(group.spans):,} more like the one above]{shown}\n"]
+    label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
+    omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
+    return [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]
