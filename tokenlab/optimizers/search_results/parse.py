@@ -51,6 +51,8 @@ class SearchLimits:
     budget_share: float = 0.12  # the visible text aims at this share of the input's bytes
     budget_floor: int = 2048  # ... and may always use this many bytes
     max_shown: int = 3  # hits shown per file besides definitions, at most
+    min_import_files: int = 6  # files importing the name alike before imports are shown apart
+    max_import_forms: int = 8  # import lines (number and text) shown once each, at most
     fold_min_bytes: int = 120  # a file's further hits smaller than this are shown, not folded
     max_line_chars: int = 240  # a shown line longer than this is a window around the name
     max_other_lines: int = 20  # lines of other output (errors) shown before the hits
