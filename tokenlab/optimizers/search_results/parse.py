@@ -72,9 +72,10 @@ _CONTEXT_RE = re.compile(r"([-=])(\d+)\1")  # a context line, or the enclosing f
 _GROUP_PATHS_MAX = 8  # a `--`-bounded group naming more hit files gives none for context
 # A path's last part ends in an extension, as source files' do.
 _EXTENSION_RE = re.compile(r"\.[A-Za-z0-9_+-]{1,10}")
-# Linters and compilers print `path:12:5: message` and `path:12: error: …`: not hit lists.
+# Linters and compilers print `path:12:5: message`, `path:12: error: …` and
+# `path:12: [C0301(line-too-long), f] …` (pylint's parseable format): not hit lists.
 _COLUMN_RE = re.compile(r"\d+:")
-_DIAGNOSTIC_RE = re.compile(r" [A-Za-z]")
+_DIAGNOSTIC_RE = re.compile(r" \[?[A-Za-z]")
 _BINARY_NOTICE = ": binary file matches"
 
 
