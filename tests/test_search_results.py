@@ -332,6 +332,19 @@ def test_definitions_come_first_then_sources_tests_docs() -> None:
     assert shown.index("tests/test_config.py") < shown.index("README.md")
 
 
+def test_a_file_shows_its_lines_in_line_order_and_the_header_names_the_first_file_printed() -> None:
+    hits = [
+        ("docs/guide.md", "Call parse_config(path) first."),
+        ("app/config.py", "    return parse_config_text(text)"),
+        ("app/config.py", "def parse_config(path):"),
+    ]
+    lines = [f"{path}:{number}:{text}" for number, (path, text) in zip((4, 12, 30), hits)]
+    shown = preview(("\n".join(lines) + "\n").encode())
+    assert "printed first: docs/guide.md;" in shown
+    assert shown.index("12:    return parse_config_text") < shown.index("30:def parse_config(path):")
+    assert shown.index("app/config.py") < shown.index("[docs]\ndocs/guide.md")  # sources before docs
+
+
 def test_spare_budget_shows_more_of_the_first_files() -> None:
     hits = [
         (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(30) for j in range(6)

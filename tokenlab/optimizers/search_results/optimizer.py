@@ -7,12 +7,15 @@ lines that define X among call sites and folds files with one hit while dozens o
 test files stay. So the hits are grouped by file and the files are reordered: files that
 define the searched name (see `names.py`) come first, then the other sources, then tests,
 then docs, each kind in the order the tool printed them (a declaration, `class X`, ranks
-before a binding, `const X = require(…)`). Under its heading (`path (12 hits)`) a file
-shows its definition lines, then its best other hits (whole-word uses of the name before
-partial matches and comments); the rest of its hits, with their context lines, go behind
-one ref that says how many they are. Neighbouring files that show no line share one line
-per folder and one ref (`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A
-file is never dropped, and a definition is never folded.
+before a binding); the header names the file the tool printed first. Under its heading
+(`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
+uses of the name before partial matches and comments), in line order; the rest of its
+hits, with their context lines, go behind one ref that says how many they are. When many
+files import the name alike, each import line is shown once, with the number of files
+that print it, after the files that define the name (see `_imports_shared`).
+Neighbouring files that show no line share one line per folder and one ref
+(`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A file is never dropped,
+and a definition is never folded.
 
 How many hits each file shows is the largest number, alike for every file (every hit,
 then `max_shown` down to none), whose rendering fits a share of the input's bytes; what
@@ -295,14 +298,14 @@ class _FileView:
 def _view(
     plan: _FilePlan, cap: int | None, fold_min_bytes: int, searched: SearchedName | None, limits: SearchLimits
 ) -> _FileView:
-    """Definitions, then up to `cap` best other hits, in line order; the rest folded,
+    """Definitions and up to `cap` best other hits, in line order; the rest folded,
     unless it is smaller than `fold_min_bytes`. Imports shown apart are always folded."""
     hits = plan.found.hits
-    chosen = plan.definitions + sorted(plan.ranked if cap is None else plan.ranked[:cap])
+    chosen = sorted(plan.definitions + (plan.ranked if cap is None else plan.ranked[:cap]))
     shown_at = set(chosen)
     folded = [at for at in range(len(hits)) if at not in shown_at]
     if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
-        chosen = plan.definitions + sorted(plan.ranked)
+        chosen = sorted(plan.definitions + plan.ranked)
         folded = [at for at in range(len(hits)) if plan.strengths[at] is Strength.IMPORT]
     shown = [_shown_printed(line, searched, limits) for at in chosen for line in plan.near[at]]
     clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
@@ -423,9 +426,11 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePl
         name = f"`{searched.name}`, not defined in these hits"
     else:
         name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
+    first = listing.files[0].path if listing.files else ""
+    printed = f"; printed first: {first}" if plans and plans[0].found.path != first else ""
     return (
         f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}; {name}; "
-        "then sources, tests, docs; other hits behind each file's ref]\n"
+        f"then sources, tests, docs{printed}; other hits behind each file's ref]\n"
     )
 
 
