@@ -29,7 +29,7 @@ def shown(data: bytes) -> str:
     [
         (b"click/__init__.py:10:1: F401 '.core.Argument' imported but unused", "F401"),
         (b"jsonschema/cli.py:15:0: E0401: Unable to import 'attrs' (import-error)", "E0401"),
-        (b"pkg/a.py:28: [R1705(no-else-return), f] Unnecessary \"else\" after \"return\"", "R1705"),
+        (b'pkg/a.py:28: [R1705(no-else-return), f] Unnecessary "else" after "return"', "R1705"),
         (b"Dockerfile:3 DL3008 warning: Pin versions in apt get install", "DL3008"),
         (b"src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.", "TS2322"),
         (b"x.sh:3:6: note: Double quote to prevent globbing and word splitting. [SC2086]", "SC2086"),
@@ -125,7 +125,9 @@ def test_codes_that_differ_only_in_digits_are_counted_apart() -> None:
 def test_no_census_when_every_diagnostic_is_shown() -> None:
     """Lines of progress fold; the six diagnostics stay whole and count themselves."""
     progress = "".join(f"12:00:{i:02} building module {i}\n" for i in range(40))
-    diagnostics = "".join(f"src/m{i}.ts({i + 1},5): error TS2{300 + i % 2}: Type 'x{i}' is wrong.\n" for i in range(6))
+    diagnostics = "".join(
+        f"src/m{i}.ts({i + 1},5): error TS2{300 + i % 2}: Type 'x{i}' is wrong.\n" for i in range(6)
+    )
     visible = shown((progress + diagnostics).encode())
     assert "building module" in visible and "[×" in visible  # the progress lines fold
     assert "src/m5.ts(6,5): error TS2301" in visible

@@ -187,11 +187,13 @@ def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None
         b'{"level":"info","msg":"start"}\n{"level":"info","msg":"ready"}\n{"level":"error","msg":"x"}\n',
         # `path-12-` lines whose path no hit names are no context, however many.
         b"app/cli.py:40:x = 1\n" + b"".join(f"lib/other.py-{n}-y\n".encode() for n in range(30)),
-        b"app/a.py:3: [C0301(line-too-long), ] Line too long (120/100)\n"
-        b"app/a.py:16: [C0301(line-too-long), ] Line too long (104/100)\n"
-        b"app/b.py:59: [R0913(too-many-arguments), load] Too many arguments (6/5)\n",
+        (
+            b"app/a.py:3: [C0301(line-too-long), ] Line too long (120/100)\n"
+            b"app/a.py:16: [C0301(line-too-long), ] Line too long (104/100)\n"
+            b"app/b.py:59: [R0913(too-many-arguments), load] Too many arguments (6/5)\n"
+        ),
     ],
-    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l", "json-log", "dashes-of-another-file", "pylint-parseable"],
+    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l", "json-log", "dashes-of-another-file", "pylint"],
 )
 def test_other_outputs_are_not_search_results(data: bytes) -> None:
     assert classify(data).content_type is not ContentType.SEARCH_RESULTS

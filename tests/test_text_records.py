@@ -93,7 +93,10 @@ def test_a_listing_sorted_by_a_hex_column_keeps_its_largest_rows_and_counts_the_
 
 def _symbols(kinds: str, names: list[str]) -> list[str]:
     """An `nm -S --size-sort` listing: address, size, type letter, symbol name."""
-    return [f"{0x44C000 + 0x1A0 * i:016x} {8 + i // 40:016x} {kinds[i % len(kinds)]} {name}" for i, name in enumerate(names)]
+    return [
+        f"{0x44C000 + 0x1A0 * i:016x} {8 + i // 40:016x} {kinds[i % len(kinds)]} {name}"
+        for i, name in enumerate(names)
+    ]
 
 
 def test_a_name_column_is_no_status_position() -> None:
@@ -111,7 +114,10 @@ def test_a_name_column_is_no_status_position() -> None:
 
 def test_a_few_valued_status_column_still_reports_failures() -> None:
     rows = ["STATE    TRIES  SECONDS  JOB"]
-    rows += [f"DONE     1      {100 + i:7}  Export{chr(65 + i % 26)}{chr(97 + i // 26)}Error" for i in range(60)]
+    rows += [
+        f"DONE     1      {100 + i:7}  Export{chr(65 + i % 26)}{chr(97 + i // 26)}Error"
+        for i in range(60)
+    ]
     rows[31] = "FAILED   3          130  ExportEbError"
     data = ("\n".join(rows) + "\n").encode()
     assert records_shape(data.decode()) is Shape.TABLE
@@ -129,7 +135,15 @@ def test_a_sorted_listing_counts_its_few_valued_columns_over_all_rows() -> None:
     assert "; all 600 rows: column 3: T ×300, t ×100, D ×100, b ×100;" in shown
 
 
-@pytest.mark.parametrize("name", ["nm_D_size_sort_libpython311_so.txt", "readelf_syms_libpython311_so.txt", "objdump_T_libpython311_so.txt", "ctags_x_pyerrors_h.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nm_D_size_sort_libpython311_so.txt",
+        "readelf_syms_libpython311_so.txt",
+        "objdump_T_libpython311_so.txt",
+        "ctags_x_pyerrors_h.txt",
+    ],
+)
 def test_symbol_tables_show_no_symbol_as_a_failure(name: str) -> None:
     result = optimize((FIXTURES / "real" / name).read_bytes(), COARSE)
     assert not any("PyExc_" in signal for signal in result.signals)

@@ -117,7 +117,9 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     searched = searched_name(texts)
     definitions = Definitions.of(searched) if searched else None
     strengths = [
-        [definitions.strength(hit.line.text, found.path) if definitions else Strength.USE for hit in found.hits]
+        [definitions.strength(hit.line.text, found.path) for hit in found.hits]
+        if definitions
+        else [Strength.USE] * len(found.hits)
         for found in listing.files
     ]
     shared = _imports_shared(listing.files, strengths, limits)
@@ -201,7 +203,6 @@ def _import_in_place(strength: Strength, text: str, definitions: Definitions) ->
 def _plan(found: FileHits, strengths: list[Strength], searched: SearchedName | None) -> _FilePlan:
     defining = [at for at, strength in enumerate(strengths) if strength >= Strength.BINDING]
     defining.sort(key=lambda at: -strengths[at])
-    imports = [at for at, strength in enumerate(strengths) if strength is Strength.IMPORT]
     others = [at for at, strength in enumerate(strengths) if strength < Strength.IMPORT]
     others.sort(key=lambda at: (-strengths[at], -_score(found.hits[at].line.text, searched)))
     sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
@@ -237,7 +238,9 @@ def _imports_block(plans: list[_FilePlan], searched: SearchedName | None, limits
     every file keeps its own imports behind its ref."""
     files: Counter[str] = Counter()
     for plan in plans:
-        imports = (hit for hit, strength in zip(plan.found.hits, plan.strengths) if strength is Strength.IMPORT)
+        imports = (
+            hit for hit, strength in zip(plan.found.hits, plan.strengths) if strength is Strength.IMPORT
+        )
         files.update({_shown_printed(hit.line, searched, limits) for hit in imports})
     importing = sum(1 for plan in plans if Strength.IMPORT in plan.strengths)
     forms = files.most_common(limits.max_import_forms)

@@ -36,8 +36,9 @@ phrase like `undefined reference`, `cannot`, `not found`; words inside paths set
 so a folder named `error_prone` is no failure) stays. In a sorted listing or a table, a
 column whose values are nearly all distinct names its rows (a symbol, an address, a
 file): it holds no status, so its words are set aside too (`nm`'s `D PyExc_ValueError`
-is a symbol, not a failure; a `STATUS` column of few values still reports one). Failure lines shown are declared
-signals.
+is a symbol, not a failure; a `STATUS` column of few values still reports one). Failure
+lines shown are declared signals. A sorted listing's last line counts its few-valued
+columns over all its rows.
 Folded runs leave a `[… N lines]` line in place. COARSE: one ref holds the whole
 listing, named on the last line with what was folded. FINE: one ref per folded run (and
 the whole listing when values were cut).
@@ -200,7 +201,8 @@ class _Listing:
     @property
     def failures(self) -> tuple[str, ...]:
         """The failure lines shown: declared as signals."""
-        shown = (line.strip() for index, line in enumerate(self.lines) if self.kept[index] and self._fails(line))
+        lines = enumerate(self.lines)
+        shown = (line.strip() for index, line in lines if self.kept[index] and self._fails(line))
         return tuple(dict.fromkeys(line for line in shown if line))
 
     def set_name_columns(self) -> None:
