@@ -35,6 +35,9 @@ _LOG_LINE_RE = re.compile(
       |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
       |\xe2\x94\x81                                     # progress bar
       |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
+      |\d+\ +\xe2\x94\x82(?:\ |$)                        # a code frame's gutter drawn with a box line
+      |\^[-~^]*\ +\S                                  # a caret with its label under a source line
+      |In\ \S+\ line\ \d+:$                            # a location said in words
       |\^[\^~]*\s*$                                     # a caret under a source line (javac, mypy)
       |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
       |\S+:\ line\ \d+,\ col(?:umn)?\ \d+,                # path: line N, col M, (eslint compact)

@@ -67,6 +67,7 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
+from tokenlab.optimizers.log.codeframes import plan_records
 from tokenlab.optimizers.log.units import framed, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
@@ -238,6 +239,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     plan.anomalous |= _framed_headers(lines, templates)
+    plan_records(lines, plan, limits)
     sections = failure_sections(lines)
     if sections is not None:
         fold_like_sections(lines, sections, plan, limits)
