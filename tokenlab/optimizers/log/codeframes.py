@@ -14,7 +14,8 @@ merge into templates no one can read (`[×305]     |`). Here each record is a wh
 - the others fold into one group line per rule, which lists every further location with
   the values of the message that vary, paired, and how many there are.
 
-The `-->` shape (a pointer line under the header, rustc's) is read by `units.framed`.
+The `-->` shape (a header without its location, a pointer line under it: rustc's, ruff's)
+is read by `units.framed`.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from tokenlab.optimizers.lines import records
-from tokenlab.optimizers.log.model import FOLD, KEEP, FRAMED_POINTER_RE, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan
 
 # A line starting a paragraph at the margin: after a blank line (or the input's start).
-_PARAGRAPH_START_RE = re.compile(rb"\n[ \t]*\r?\n(?=\S)")
+_PARAGRAPH_START_RE = re.compile(rb"(?:\A|\n)[ \t]*\r?\n(?=\S)")
 # A record's header: a location first (`src/a.js:3:5 rule`), last (`… at src/a.js:3:5:`),
 # or said in words (`In FILE line 3:`). Matched on one line only.
 _HEADER_RE = re.compile(
@@ -88,7 +89,7 @@ def plan_records(lines: Lines, plan: Plan, limits: LogLimits) -> None:
         first = records.skeleton(record.diagnostics[0].title)
         stop = record.stop
         while stop < len(lines) and not lines.clean(stop).strip() and plan.role[stop] == 0:
-            stop += 1  # the blank lines after a folded record go with it
+            stop += 1  # its blank lines go with it: else, between folded records, they pile up
         carets = {d.caret: records.skeleton(d.title) for d in record.diagnostics if d.caret is not None}
         for i in range(record.start, stop):
             owner[i] = carets.get(i, first)
@@ -111,7 +112,7 @@ def _said(titles: list[tuple[str, ...]], locations: list[str]) -> str:
     family = records.family(titles)
     if family is None:  # one skeleton, so one family; kept total on any input
         return f"{titles[0][0].strip()} {{{', '.join(locations)}}}"
-    headline = " … ".join(family.headline(at).strip() for at in range(len(titles[0])))
+    headline = " … ".join(" ".join(family.headline(at).split()) for at in range(len(titles[0])))
     values = family.rows()[1:]  # the values that differ from the example's too
     rows: list[str] = []
     previous = ""
@@ -122,15 +123,16 @@ def _said(titles: list[tuple[str, ...]], locations: list[str]) -> str:
     return f"{headline} {{{', '.join(rows)}}}"
 
 
-_PLACE_RE = re.compile(r"(:\d+(?::\d+)?| line \d+)$")
+_PLACE_RE = re.compile(r":\d+(?::\d+)?$| line (\d+)$")
 
 
 def _split_location(location: str) -> tuple[str, str]:
-    """(file, place in it): `src/a.js`, `:3:5`; `zgrep`, `line 3`."""
+    """(file, place in it as a row after another of the file shows it): `src/a.js`,
+    `:3:5`; `zgrep`, `3` (after `zgrep line 2`)."""
     place = _PLACE_RE.search(location)
     if place is None:
         return location, location
-    return location[: place.start()], place[1].strip()
+    return location[: place.start()], place[1] or place[0]
 
 
 def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
@@ -139,7 +141,7 @@ def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
     data = lines.data
     starts = [0] if data[:1].strip() else []
     starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
-    headers = [(i, header) for i in starts if i < len(lines) and (header := _header(lines, i)) is not None]
+    headers = [(i, header) for i in starts if i < len(lines) and (header := _HEADER_RE.match(lines.clean(i))) is not None]
     if not headers:
         return []
     bounds = [*(i for i, _ in headers[1:]), len(lines)]  # a record ends where the next begins
@@ -150,15 +152,6 @@ def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
         if record is not None:
             found.append(record)
     return found
-
-
-def _header(lines: Lines, index: int) -> re.Match[bytes] | None:
-    """The header's match at `index`, unless the next line is a `-->` pointer (read as
-    that shape by `units.framed`)."""
-    header = _HEADER_RE.match(lines.clean(index))
-    if header is None or (index + 1 < len(lines) and FRAMED_POINTER_RE.match(lines.clean(index + 1))):
-        return None
-    return header
 
 
 def _extent(

@@ -90,7 +90,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     elif group.kind is GroupKind.RECORDS:
         label, shown = f"[×{group.count:,} more like the one above", group.said
     elif group.kind is GroupKind.FRAMED:
-        label, shown = f"[×{group.units:,} more of this rule", group.said
+        label, shown = f"[×{group.units:,} more of this rule, {group.units + 1:,} in all", group.said
     elif group.kind is GroupKind.REPEAT:
         shown = _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
