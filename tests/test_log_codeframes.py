@@ -5,11 +5,13 @@ line with another record's lines."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import render_preview
+from tests.conftest import Golden, render_preview
 from tests.test_log import COARSE, FINE, assert_covered, assert_in_order, omissions
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType
@@ -18,6 +20,27 @@ from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.codeframes import find_records
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
 from tokenlab.optimizers.log.optimizer import _split
+
+REAL = Path(__file__).parent.parent / "fixtures" / "real"
+# Real captures of three linters, each printing 130 to 340 framed diagnostics.
+REAL_FIXTURES = ("biome_lint_arborist.log", "eslint_codeframe_arborist_lib.log", "shellcheck_tty_apt_key_bashbug_more.log")
+
+
+@pytest.mark.parametrize("name", REAL_FIXTURES)
+def test_real_framed_output_golden(name: str, golden: Golden) -> None:
+    golden.check(f"log/real__{name}.coarse.txt", render_preview(log.optimize((REAL / name).read_bytes(), COARSE)))
+
+
+@pytest.mark.parametrize("name", REAL_FIXTURES)
+def test_real_framed_output_keeps_its_signals_and_every_line(name: str) -> None:
+    data = (REAL / name).read_bytes()
+    result = log.optimize(data, FINE)
+    shown = render_preview(result)
+    signals = (REAL / f"{name}.signals").read_text(encoding="utf-8").splitlines()
+    assert line_shapes.not_shown((*filter(None, signals), *result.signals), shown) == ()
+    assert_covered(data, result)
+    assert len(shown) < 0.35 * len(data)
+
 
 # --- the shapes of three tools, written out --------------------------------------------
 
@@ -133,9 +156,9 @@ def test_several_diagnostics_at_one_location_are_each_listed_under_their_rule() 
     shown = render_preview(log.optimize(data, COARSE))
     groups = _group_lines(shown)
     assert [group.split("] ")[1].split(" {")[0] for group in groups] == [_QUOTE, _BACKTICKS]
-    assert groups[0].startswith("[×19 more of this rule, 20 in all]") and "{script1 line 11, script2 line 12, script0 line 13" in groups[0]
-    assert "{script0 line 11, 12, 13," in _group_lines(render_preview(log.optimize(_caret_run(20, files=1).encode(), COARSE)))[0]
-    assert groups[1].startswith("[×9 more of this rule, 10 in all]") and "script0 line 13" in groups[1]
+    assert groups[0].startswith("[×19 more of this rule, 20 in all]") and "{In script1 line 11, In script2 line 12, In script0 line 13" in groups[0]
+    assert "{In script0 line 11, 12, 13," in _group_lines(render_preview(log.optimize(_caret_run(20, files=1).encode(), COARSE)))[0]
+    assert groups[1].startswith("[×9 more of this rule, 10 in all]") and "In script0 line 13" in groups[1]
     # The first record of each rule is whole: its source, carets and suggested fix.
     assert "In script1 line 11:\n  exit $r $s\n       ^-- " + _QUOTE + "\n       ^-- " + _BACKTICKS in shown
     assert 'Did you mean: \n  exit "$r"' in shown

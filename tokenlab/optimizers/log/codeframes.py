@@ -35,12 +35,14 @@ _PARAGRAPH_START_RE = re.compile(rb"(?:\A|\n)[ \t]*\r?\n(?=\S)")
 _HEADER_RE = re.compile(
     rb"(?P<first>[^\s:]+:\d+(?::\d+)?)(?=[\s:]|$)"
     rb"|.*\sat\s(?P<last>[^\s:]+:\d+(?::\d+)?):?\s*$"
-    rb"|In\s(?P<words>\S+\sline\s\d+):\s*$"
+    rb"|(?P<words>In\s\S+\sline\s\d+):\s*$"
 )
 # A source frame's line: a numbered gutter (`  12 |`, `> 12 │`) or a caret line with its
 # label under a source line (`     ^-- SC2086 (info): …`). A bare caret line is no frame:
 # a traceback draws them too.
-_FRAME_LINE_RE = re.compile(rb"^[ \t]*(?:>[ \t]*)?\d+[ \t]*(?:\||\xe2\x94\x82)|^[ \t]*\^[-~^]*[ \t]+\S", re.MULTILINE)
+_FRAME_LINE_RE = re.compile(
+    rb"^[ \t]*(?:>[ \t]*)?\d+[ \t]*(?:\||\xe2\x94\x82)|^[ \t]*\^[-~^]*[ \t]+\S", re.MULTILINE
+)
 _CARET_RE = re.compile(rb"[ \t]*(?:(?:\||\xe2\x94\x82)[ \t]*)?\^[-~^]*(?:[ \t]+(?P<label>\S.*))?$")
 # A rule drawn after a header (`━━━━`): its length follows the path's, so it is no part
 # of the header's shape.
@@ -100,7 +102,8 @@ def plan_records(lines: Lines, plan: Plan, limits: LogLimits) -> None:
         if rule not in folded:
             continue  # its other records are shown, as examples of other rules
         group = Group(GroupKind.FRAMED, array("q", sorted(folded[rule])), units=len(members) - 1)
-        group.said = _said([diagnostic.title for _, diagnostic in members], [record.location for record, _ in members[1:]])
+        titles = [diagnostic.title for _, diagnostic in members]
+        group.said = _said(titles, [record.location for record, _ in members[1:]])
         plan.groups.append(group)
         for i in group.lines:
             plan.role[i] = FOLD
@@ -110,8 +113,7 @@ def _said(titles: list[tuple[str, ...]], locations: list[str]) -> str:
     """A rule's group line: its title with the values that vary as `#`, then each further
     record's location and varying values (`{src/a.js:3:5 prefix, :9:2 spec}`)."""
     family = records.family(titles)
-    if family is None:  # one skeleton, so one family; kept total on any input
-        return f"{titles[0][0].strip()} {{{', '.join(locations)}}}"
+    assert family is not None  # the titles share a skeleton: they are one family
     headline = " … ".join(" ".join(family.headline(at).split()) for at in range(len(titles[0])))
     values = family.rows()[1:]  # the values that differ from the example's too
     rows: list[str] = []
@@ -128,7 +130,7 @@ _PLACE_RE = re.compile(r":\d+(?::\d+)?$| line (\d+)$")
 
 def _split_location(location: str) -> tuple[str, str]:
     """(file, place in it as a row after another of the file shows it): `src/a.js`,
-    `:3:5`; `zgrep`, `3` (after `zgrep line 2`)."""
+    `:3:5`; `In zgrep`, `3` (after `In zgrep line 2`)."""
     place = _PLACE_RE.search(location)
     if place is None:
         return location, location
@@ -141,11 +143,13 @@ def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
     data = lines.data
     starts = [0] if data[:1].strip() else []
     starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
-    headers = [(i, header) for i in starts if i < len(lines) and (header := _HEADER_RE.match(lines.clean(i))) is not None]
+    matches = ((i, _HEADER_RE.match(lines.clean(i))) for i in starts if i < len(lines))
+    headers = [(i, header) for i, header in matches if header is not None]
     if not headers:
         return []
     bounds = [*(i for i, _ in headers[1:]), len(lines)]  # a record ends where the next begins
-    recurring = _recurring_paragraphs([_extent(lines, i, bound, limits)[0] for (i, _), bound in zip(headers, bounds)])
+    margins = [_extent(lines, i, bound, limits)[0] for (i, _), bound in zip(headers, bounds, strict=True)]
+    recurring = _recurring_paragraphs(margins)
     found: list[Record] = []
     for (start, header), bound in zip(headers, bounds, strict=True):
         record = _record(lines, start, _extent(lines, start, bound, limits, recurring)[1], header)

@@ -40,6 +40,7 @@ from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
+from tokenlab.optimizers.log.codeframes import plan_records
 from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log.library import fold_library_frames
 from tokenlab.optimizers.log.model import (
@@ -67,7 +68,6 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.codeframes import plan_records
 from tokenlab.optimizers.log.units import framed, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
