@@ -132,6 +132,14 @@ def test_a_box_drawn_frame_shows_one_example_per_rule_with_its_fix() -> None:
     assert "Found 31 infos." in shown
 
 
+def test_records_in_colour_are_found_by_their_text_without_escapes() -> None:
+    data = "".join(f"\x1b[0m{line}\x1b[0m\n" for line in _box_run(30).splitlines()).encode()
+    result = log.optimize(data, COARSE)
+    (group,) = _group_lines(render_preview(result))
+    assert group.startswith("[×29 more of this rule, 30 in all] lint/style/useTemplate FIXABLE")
+    assert_covered(data, result)
+
+
 def test_a_header_ending_with_its_location_lists_each_location_with_its_values() -> None:
     data = _codeframe_run(40).encode()
     result = log.optimize(data, COARSE)

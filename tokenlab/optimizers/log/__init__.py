@@ -8,6 +8,8 @@
     units.py       where an anomaly ends: the lines that belong to it
     sections.py    a test run's failure sections and why each failed
     frames.py      how much of a diagnostic's code frame is shown
+    codeframes.py  framed records set apart by blank lines (a header holding the location,
+                   a numbered gutter or labelled carets): one example per rule, the rest listed
     library.py     frames in library code, folded
     pairs.py       values that vary together, kept together
     variants.py    groups whose shapes differ in one word, as one line

@@ -140,10 +140,7 @@ def _split_location(location: str) -> tuple[str, str]:
 def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
     """The framed records, in order. Only paragraph starts at the margin are read, and
     the lines of the records they head: a build's lines without a frame are not."""
-    data = lines.data
-    starts = [0] if data[:1].strip() else []
-    starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
-    matches = ((i, _HEADER_RE.match(lines.clean(i))) for i in starts if i < len(lines))
+    matches = ((i, _HEADER_RE.match(lines.clean(i))) for i in _paragraph_starts(lines))
     headers = [(i, header) for i, header in matches if header is not None]
     if not headers:
         return []
@@ -156,6 +153,24 @@ def find_records(lines: Lines, limits: LogLimits) -> list[Record]:
         if record is not None:
             found.append(record)
     return found
+
+
+def _paragraph_starts(lines: Lines) -> list[int]:
+    """The lines at the margin after a blank line or at the start. In colour, escapes make
+    blank lines look full: each line's text without them is read."""
+    if lines.stripped is not None:
+        texts = lines.stripped
+        return [i for i, text in enumerate(texts) if text[:1].strip() and (i == 0 or not texts[i - 1].strip())]
+    data = lines.data
+    starts = [0] if data[:1].strip() else []
+    starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
+    return [i for i in starts if i < len(lines)]
+
+
+def _has_frame(lines: Lines, start: int, stop: int) -> bool:
+    if lines.stripped is not None:
+        return any(_FRAME_LINE_RE.match(lines.stripped[i]) for i in range(start, stop))
+    return _FRAME_LINE_RE.search(lines.data, lines.start(start), lines.ends[stop - 1]) is not None
 
 
 def _extent(
@@ -199,8 +214,7 @@ def _recurring_paragraphs(margins: list[list[bytes]]) -> frozenset[bytes]:
 def _record(lines: Lines, start: int, stop: int, header: re.Match[bytes]) -> Record | None:
     """The record over `start`..`stop`, if it holds a source frame and no other header at
     the margin (a run of diagnostics without blank lines between them is not one record)."""
-    data = lines.data
-    if stop - start < 2 or _FRAME_LINE_RE.search(data, lines.start(start + 1), lines.ends[stop - 1]) is None:
+    if stop - start < 2 or not _has_frame(lines, start + 1, stop):
         return None
     for i in range(start + 1, stop):
         line = lines.clean(i)
