@@ -132,8 +132,7 @@ def _split_location(location: str) -> tuple[str, str]:
     """(file, place in it as a row after another of the file shows it): `src/a.js`,
     `:3:5`; `In zgrep`, `3` (after `In zgrep line 2`)."""
     place = _PLACE_RE.search(location)
-    if place is None:
-        return location, location
+    assert place is not None  # a header's location ends with its place (`_HEADER_RE`)
     return location[: place.start()], place[1] or place[0]
 
 
