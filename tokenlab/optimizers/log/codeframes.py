@@ -29,7 +29,8 @@ from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan
 
 # A line starting a paragraph at the margin: after a blank line (or the input's start).
-_PARAGRAPH_START_RE = re.compile(rb"(?:\A|\n)[ \t]*\r?\n(?=\S)")
+_PARAGRAPH_START_RE = re.compile(rb"\n[ \t]*\r?\n(?=\S)")
+_FIRST_PARAGRAPH_RE = re.compile(rb"[ \t]*\r?\n(?=\S)")  # after blank first line
 # A record's header: a location first (`src/a.js:3:5 rule`), last (`… at src/a.js:3:5:`),
 # or said in words (`In FILE line 3:`). Matched on one line only.
 _HEADER_RE = re.compile(
@@ -161,7 +162,7 @@ def _paragraph_starts(lines: Lines) -> list[int]:
         texts = lines.stripped
         return [i for i, text in enumerate(texts) if text[:1].strip() and (i == 0 or not texts[i - 1].strip())]
     data = lines.data
-    starts = [0] if data[:1].strip() else []
+    starts = [0] if data[:1].strip() else [1] if _FIRST_PARAGRAPH_RE.match(data) else []
     starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
     return [i for i in starts if i < len(lines)]
 
