@@ -9,6 +9,8 @@
     sections.py    a test run's failure sections and why each failed
     frames.py      how much of a diagnostic's code frame is shown
     codes.py       a linter's diagnostics counted by rule code, in one line under the header
+    codeframes.py  framed records set apart by blank lines (a header holding the location,
+                   a numbered gutter or labelled carets): one example per rule, the rest listed
     library.py     frames in library code, folded
     pairs.py       values that vary together, kept together
     variants.py    groups whose shapes differ in one word, as one line
@@ -36,6 +38,9 @@ _LOG_LINE_RE = re.compile(
       |.*\b\w*(?:Warning|Error|Exception)\b:           # UserWarning: / ValueError:
       |\xe2\x94\x81                                     # progress bar
       |\d+\ +\|(?:\ |$)|-->\ |:::\ |=\ (?:note|help):   # code frames (rustc, gcc, ruff)
+      |\d+\ +\xe2\x94\x82(?:\ |$)                        # a code frame's gutter drawn with a box line
+      |\^[-~^]*\ +\S                                  # a caret with its label under a source line
+      |In\ \S+\ line\ \d+:$                            # a location said in words
       |\^[\^~]*\s*$                                     # a caret under a source line (javac, mypy)
       |\S+\(\d+,\d+\):                                  # path(line,col): diagnostics
       |\S+:\ line\ \d+,\ col(?:umn)?\ \d+,                # path: line N, col M, (eslint compact)

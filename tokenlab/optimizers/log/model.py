@@ -175,6 +175,7 @@ class GroupKind(Enum):
     TAIL = "tail"  # the end of a long diagnostic shown in full
     LIBRARY = "library"  # consecutive frames of a chain in library code (`log_library`)
     RECORDS = "records"  # failure sections of one skeleton after the first (`sections`)
+    FRAMED = "framed"  # framed records of one rule after its example (`codeframes`)
 
 
 @dataclass
@@ -196,7 +197,8 @@ class Group:
     # For REPEAT: its heads' `varying_slots`, once found (pairing its values finds them
     # before it is rendered), with how many heads it had then.
     head_slots: tuple[int, VaryingSlots | None] | None = None
-    # For RECORDS: the group line's text, its records' headline and values (`lines.records`).
+    # For RECORDS and FRAMED: the group line's text, its records' headline and values
+    # (`lines.records`).
     said: str = ""
 
     @property

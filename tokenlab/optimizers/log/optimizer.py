@@ -41,6 +41,7 @@ from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log.codes import code_counts
+from tokenlab.optimizers.log.codeframes import plan_records
 from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log.library import fold_library_frames
 from tokenlab.optimizers.log.model import (
@@ -241,6 +242,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     plan.anomalous |= _framed_headers(lines, templates)
+    plan_records(lines, plan, limits)
     sections = failure_sections(lines)
     if sections is not None:
         fold_like_sections(lines, sections, plan, limits)

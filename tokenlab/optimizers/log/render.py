@@ -91,6 +91,8 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         shown = lines.text(first, limits.line_bytes)
     elif group.kind is GroupKind.RECORDS:
         label, shown = f"[×{group.count:,} more like the one above", group.said
+    elif group.kind is GroupKind.FRAMED:
+        label, shown = f"[×{group.units:,} more of this rule, {group.units + 1:,} in all", group.said
     elif group.kind is GroupKind.REPEAT:
         shown = _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
@@ -325,6 +327,8 @@ def _reason(group: Group, lines: Lines, limits: LogLimits) -> str:
         reason = f"{group.units:,} more occurrences ({size:,} lines) of the anomaly: {preview}"
     elif group.kind is GroupKind.RECORDS:
         reason = f"{group.units:,} more failure sections ({size:,} lines) like: {preview}"
+    elif group.kind is GroupKind.FRAMED:
+        reason = f"{group.units:,} more diagnostics of one rule ({size:,} lines), the first: {preview}"
     elif group.kind in (GroupKind.RUN, GroupKind.TAIL):
         reason = f"{size:,} distinct log lines, the first: {preview}"
     elif group.kind is GroupKind.LIBRARY:
