@@ -46,4 +46,4 @@ def test_stretches_of_one_value() -> None:
 def test_signed_numbers_are_no_runs() -> None:
     assert columns.progression(["-13", "-16", "-19"]) is None
     assert columns.progression(["at -13", "at -16", "at -19"]) is None
-    assert columns.progression(["a-13", "a-16", "a-19"]) == "a-13,16,…,19"
+    assert columns.progression(["a-13", "a-16", "a-19", "a-22"]) == "a-13,16,…,22"

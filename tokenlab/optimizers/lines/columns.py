@@ -74,8 +74,8 @@ def _run(run: list[int], step: int, width: int) -> str:
     first, last = _printed(run[0], width), _printed(run[-1], width)
     if len(run) == 1:
         return first
-    if len(run) == 2:
-        return f"{first},{last}"
+    if len(run) == 2 or len(run) == 3 and step != 1:
+        return ",".join(_printed(number, width) for number in run)
     if step == 1:
         return f"{first}–{last}"
     return f"{first},{_printed(run[1], width)},…,{last}"

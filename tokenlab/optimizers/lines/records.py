@@ -183,7 +183,8 @@ class Family:
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
-        return "".join(shown)
+        # Spacing inside a line aligns columns in a record, not in one line: said once.
+        return _SPACES_RE.sub(" ", "".join(shown).strip())
 
 
 def family(records: Sequence[Sequence[str]]) -> Family | None:
