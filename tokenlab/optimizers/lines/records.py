@@ -21,7 +21,7 @@ from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location, slots
+from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_failure, is_location, slots
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
@@ -448,7 +448,7 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             found = fold([texts[number] for number in members])
             if found is None:
                 continue
-            folded, line = members[1:], found.said(_naming_lines(found) if fold is kin_family else ())
+            folded, line = members[1:], found.said(_telling_lines(found, named=fold is kin_family))
             hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
             if line is None or len(line.encode()) > limits.max_line_share * hidden:
                 continue
@@ -458,10 +458,28 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
     return _Folding(blocks, texts, groups, said_whole, folded_bytes)
 
 
-def _naming_lines(found: Family) -> list[int]:
-    """The lines of a family's first record whose varying values hold a name (no digit):
-    shown with the headline, so that `at #: bump_req_get (race.c:#)` is read whole."""
-    return sorted({at for at, p in found.varying if not any(c.isdigit() for c in found.split[0][at][1][p])})
+def _telling_lines(found: Family, named: bool) -> list[int]:
+    """The lines of a family's first record shown as templates with its headline, so that
+    each record's values are read in their line: its failure lines that vary (`assertion
+    failed: max_err <= 3 (max_err=# at sample #)`) and, with `named`, its lines whose
+    varying values hold a name (no digit: `at #: bump_req_get (race.c:#)`)."""
+    first = found.split[0]
+    varying = {at for at, _ in found.varying}
+    failing = {at for at in varying if _tells_why("".join(_joined(*first[at])))}
+    naming = {at for at, p in found.varying if named and not any(c.isdigit() for c in first[at][1][p])}
+    return sorted(failing | naming)
+
+
+# A failed check's line, beside the failure lines of `shapes.is_failure`.
+_ASSERTION_RE = re.compile(r"\bassert(?:ion)?\b", re.IGNORECASE)
+
+
+def _tells_why(line: str) -> bool:
+    return is_failure(line) or _ASSERTION_RE.search(line) is not None
+
+
+def _joined(constants: list[str], values: list[str]) -> list[str]:
+    return [text for pair in zip(constants, [*values, ""], strict=True) for text in pair]
 
 
 def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[_Group]:
@@ -510,11 +528,12 @@ class _Group:
 
 def _structured(lines: list[str]) -> bool:
     """Whether a block reads as a record rather than a paragraph: three lines or more, some
-    indented under its first (a resource's fields, a document's keys, a traceback's frames)."""
+    indented otherwise than its first (a resource's fields, a document's keys, a
+    traceback's frames under it; a test's output under its indented `Start` line)."""
     if len(lines) < 3:
         return False
     base = len(lines[0]) - len(lines[0].lstrip())
-    return any(len(line) - len(line.lstrip()) > base for line in lines[1:] if line.strip())
+    return any(len(line) - len(line.lstrip()) != base for line in lines[1:] if line.strip())
 
 
 def _newlines(data: bytes) -> list[int]:
