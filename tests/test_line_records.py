@@ -151,3 +151,75 @@ def test_coarse_folding_holds_every_folded_record_in_one_ref() -> None:
     assert len(folded) == 1 and str(parts[0]).startswith("[records: ")
     assert folded[0].data == b"".join(data[a:b] for a, b in folded[0].source)
     assert "[×7 more like the one above] data.node[#]: Creating..." in "".join(p for p in parts if isinstance(p, str))
+
+
+def _race(kind: str, address: int, name: str) -> list[str]:
+    return [
+        "==7== ----------------------------------------",
+        "==7== ",
+        f"==7== Possible data race during {kind} of size 8 at 0x{address:X} by thread #3",
+        "==7== Locks held: none",
+        f"==7==    at 0x{address + 16:X}: bump_{name} (race.c:10)",
+        "==7==    by 0x1093: handler (race.c:18)",
+        "==7== ",
+        "==7== This conflicts with a previous write of size 8 by thread #2",
+        f"==7==    at 0x{address + 32:X}: bump_{name} (race.c:10)",
+        f'==7==  Address 0x{address:x} is 0 bytes inside data symbol "{name}"',
+        "==7== ",
+    ]
+
+
+_COUNTERS = ["req_total", "req_get", "req_put", "bytes_in", "bytes_out", "cache_hits"]
+
+
+def _race_log(tail: list[str]) -> bytes:
+    lines = ["==7== Helgrind, a thread error detector", "==7== "]
+    for number, name in enumerate(_COUNTERS):
+        lines += _race("read", 0x10C0C8 + 8 * number, name)
+    lines += ["==7== ----------------------------------------", "==7== ", *tail]
+    return ("\n".join(lines) + "\n").encode()
+
+
+_LOCK_ORDER = [
+    '==7== Thread #4: lock order "0x10C060 before 0x10C0A0" violated',
+    "==7== ",
+    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
+    "==7==    by 0x1094: handler (race.c:25)",
+    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
+    "==7==    by 0x1094: handler (race.c:23)",
+    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
+    "==7==    by 0x1095: handler (race.c:23)",
+    "==7== ERROR SUMMARY: 85 errors from 29 contexts",
+]
+
+
+def test_records_between_rules_fold_through_the_prefix_and_another_shape_stays_whole() -> None:
+    data = _race_log(_LOCK_ORDER)
+    parts = records.fold_records(data)
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    assert shown.count("Possible data race") == 2  # the first record whole, and the group line
+    group = next(line for line in shown.splitlines() if line.startswith("[×5 more"))
+    assert "at #: # (race.c:10)" in group  # a line naming the varying function, as a template
+    assert all(name in group for name in _COUNTERS[1:])
+    for line in _LOCK_ORDER:
+        assert line + "\n" in shown  # another shape: whole, its frames not folded as lines
+
+
+def test_records_of_one_kin_differ_in_names_under_one_headline() -> None:
+    found = records.kin_family(
+        [
+            ["Race at 0x10", "   at 0x11: bump_req_get (race.c:10)", "   by 0x12: handler (race.c:18)"],
+            ["Race at 0x20", "   at 0x21: bump_req_put (race.c:10)", "   by 0x22: handler (race.c:18)"],
+            ["Race at 0x30", "   at 0x31: bump_cache_hits (race.c:11)", "   by 0x32: handler (race.c:19)"],
+        ]
+    )
+    assert found is not None
+    assert found.headline(1).strip() == "at #: # (race.c:#)"
+    assert records.kin(["Race at 0x10", "  at 0x11: bump_a (x.c:1)"]) == records.kin(["Race at 0x20", "  at 0x21: bump_b (x.c:2)"])
+
+
+def test_another_headline_or_another_line_shape_is_another_kin() -> None:
+    assert records.kin(["Race during read", "  at f"]) != records.kin(["Race during write", "  at f"])
+    assert records.kin_family([["Race at 1", "  at f (a.c:1)"], ["Race at 2", "  at g h (a.c:1)"]]) is None
+    assert records.kin_family([["Race at 1", "  at f"], ["Leak at 2", "  at f"]]) is None
