@@ -62,9 +62,9 @@ def test_a_rule_is_part_of_a_blank_bounded_block() -> None:
 
 
 def test_a_titled_rule_is_a_rule_and_a_short_one_is_not() -> None:
-    text = "a\n---Thread-Announcement---\nb\n=========\nc\n---x--\nd\n"
+    text = "a\n---Thread-Announcement---\nb\n=========\nc\n---x---\nd\n"
     lines = _lines(text)
-    assert _texts(lines, text, lines.ruled_blocks()) == [["a"], ["b"], ["c", "---x--", "d"]]
+    assert _texts(lines, text, lines.ruled_blocks()) == [["a"], ["b"], ["c", "---x---", "d"]]
 
 
 def test_fewer_than_two_rules_make_no_ruled_blocks() -> None:

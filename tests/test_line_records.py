@@ -183,12 +183,18 @@ def _race_log(tail: list[str]) -> bytes:
 _LOCK_ORDER = [
     '==7== Thread #4: lock order "0x10C060 before 0x10C0A0" violated',
     "==7== ",
-    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
+    "==7== Observed (incorrect) order is: acquisition of lock at 0x10C0A0",
     "==7==    by 0x1094: handler (race.c:25)",
-    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
-    "==7==    by 0x1094: handler (race.c:23)",
-    "==7==    at 0x4849: ??? (in /usr/libexec/vgpreload.so)",
-    "==7==    by 0x1095: handler (race.c:23)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
+    "==7==  followed by a later acquisition of lock at 0x10C060",
+    "==7==    by 0x1095: handler (race.c:25)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
+    "==7== Required order was established by acquisition of lock at 0x10C060",
+    "==7==    by 0x1096: handler (race.c:23)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
     "==7== ERROR SUMMARY: 85 errors from 29 contexts",
 ]
 
@@ -204,6 +210,7 @@ def test_records_between_rules_fold_through_the_prefix_and_another_shape_stays_w
     assert all(name in group for name in _COUNTERS[1:])
     for line in _LOCK_ORDER:
         assert line + "\n" in shown  # another shape: whole, its frames not folded as lines
+    assert shown.count("start_thread") == 3  # a line in each of its paragraphs
 
 
 def test_records_of_one_kin_differ_in_names_under_one_headline() -> None:
@@ -223,3 +230,19 @@ def test_another_headline_or_another_line_shape_is_another_kin() -> None:
     assert records.kin(["Race during read", "  at f"]) != records.kin(["Race during write", "  at f"])
     assert records.kin_family([["Race at 1", "  at f (a.c:1)"], ["Race at 2", "  at g h (a.c:1)"]]) is None
     assert records.kin_family([["Race at 1", "  at f"], ["Leak at 2", "  at f"]]) is None
+
+
+def test_a_block_under_an_indented_first_line_is_a_record() -> None:
+    blocks = [
+        f"      Start {n}: roundtrip_q{10 + 2 * n}\n"
+        f"{n}/9 Test #{n}: roundtrip_q{10 + 2 * n} ....***Failed    0.01 sec\n"
+        f"roundtrip.c:17: assertion failed: max_err <= 3 (max_err={30 - n} at sample {n * 7 % 5})\n"
+        f"quality={10 + 2 * n} step={25 - n}\n"
+        for n in range(1, 9)
+    ]
+    parts = records.fold_records("\n".join(blocks).encode())
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    group = next(line for line in shown.splitlines() if line.startswith("[×7 more"))
+    assert "assertion failed: max_err <= 3 (max_err=# at sample #)" in group  # its failure line, as a template
+    assert "roundtrip_q26" in group and "max_err" in group
