@@ -13,6 +13,7 @@ it. The prefix must hold a digit (a process id, a time): a bracketed word withou
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 # A line's prefix: `==1234==`/`--1234--`/`**1234**`, a bracketed field, a date-time or a
@@ -92,16 +93,75 @@ class Lines:
             blocks.append((first, last + 1))
         return blocks
 
+    def headline_blocks(self, data: bytes, shape: Callable[[int], Hashable], least: int) -> list[tuple[int, int]]:
+        """The input cut at a repeated headline: a line with lines indented under it whose
+        `shape` (of the line's number) is seen at one indentation `least` times or more,
+        the shape whose lines hold most lines under them. Each record runs from its
+        headline to the next (the last to the end of what is indented under it); the
+        lines before the first and after the last are blocks of their own. None (empty)
+        when no headline repeats."""
+        ends = self._node_ends(data)
+        by_shape: dict[tuple[int, Hashable], list[int]] = {}
+        for at, end in enumerate(ends):
+            if end > at + 1:
+                by_shape.setdefault((self._indent(data, at), shape(at)), []).append(at)
+        heads = max(
+            (found for found in by_shape.values() if len(found) >= least),
+            key=lambda found: sum(ends[at] - at for at in found),
+            default=[],
+        )
+        if not heads:
+            return []
+        cuts = [0, *heads, ends[heads[-1]], len(self.kinds)]
+        blocks = [self._trimmed(first, last) for first, last in zip(cuts, cuts[1:], strict=False)]
+        return [block for block in blocks if block[0] < block[1]]
+
+    def _trimmed(self, first: int, last: int) -> tuple[int, int]:
+        """Lines [first, last) without the blank lines at their edges."""
+        while first < last and self.kinds[first] == _BLANK:
+            first += 1
+        while last > first and self.kinds[last - 1] == _BLANK:
+            last -= 1
+        return first, last
+
+    def _indent(self, data: bytes, at: int) -> int:
+        start, end = self.texts[at], self.ends[at]
+        text = data[start:end]
+        return len(text) - len(text.lstrip(b" \t"))
+
+    def _node_ends(self, data: bytes) -> list[int]:
+        """For each line, the line after the last one indented under it (itself + 1 when
+        none is): a stack of open lines, each closed by the next line indented as far or
+        less; blank lines close nothing."""
+        ends = [at + 1 for at in range(len(self.kinds))]
+        open_lines: list[tuple[int, int]] = []  # (indent, line)
+        last_text = -1
+        for at, kind in enumerate(self.kinds):
+            if kind == _BLANK:
+                continue
+            indent = self._indent(data, at)
+            while open_lines and open_lines[-1][0] >= indent:
+                ends[open_lines.pop()[1]] = last_text + 1
+            open_lines.append((indent, at))
+            last_text = at
+        for _, line in open_lines:
+            ends[line] = last_text + 1
+        return ends
+
 
 # A line between records after the first line (the last line separates nothing).
 _INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 
 
+# A line indented under another: where a headline may head a record.
+_INDENTED_RE = re.compile(rb"\n[ \t]++[^ \t\r\n]")
+
+
 def may_hold_records(data: bytes) -> bool:
     """Whether the input may hold several records: a separator line after its first line,
-    or a prefix on its first line (through which a blank line is not empty). Asked once of
-    the whole input before it is split into lines."""
-    if _INNER_SEPARATOR_RE.search(data) is not None:
+    an indented line (under a headline), or a prefix on its first line (through which a
+    blank line is not empty). Asked once of the whole input before it is split into lines."""
+    if _INNER_SEPARATOR_RE.search(data) is not None or _INDENTED_RE.search(data) is not None:
         return True
     first = _PREFIX_RE.match(data)
     return first is not None and _DIGIT_RE.search(first[0]) is not None

@@ -389,7 +389,10 @@ def fold_records(
         return None  # one block, or two after a leading separator: no record repeats
     lines = bounds.split_lines(data, _newlines(data))
     best: _Folding | None = None
-    for blocks in (lines.blank_blocks(), lines.ruled_blocks()):
+    def headline(at: int) -> tuple[str, ...]:
+        return skeleton([_text(data[lines.texts[at] : lines.ends[at]])])
+
+    for blocks in (lines.blank_blocks(), lines.ruled_blocks(), lines.headline_blocks(data, headline, limits.min_records)):
         found = _folding(data, lines, blocks, limits)
         if found is not None and (best is None or found.cost < best.cost):
             best = found
