@@ -49,3 +49,11 @@ def test_a_value_said_by_a_columns_runs_counts_as_shown() -> None:
     assert line_shapes.not_shown(expected, shards) == expected[1:]
     steps = "[×21 more like the one above] gross(#, 'DE') {gross(10,17,…,150,}"
     assert line_shapes.not_shown(("gross(24, 'DE')", "gross(23, 'DE')"), steps) == ("gross(23, 'DE')",)
+
+
+def test_a_group_line_of_records_differing_in_a_name_shows_each_name_in_its_line() -> None:
+    group = "[×3 more like the one above] - apiVersion: v1 … name: # {name: #: catalog search shipping}"
+    assert line_shapes.shown_by("name: search", group)
+    assert not line_shapes.shown_by("name: billing", group)  # a name the group does not list
+    assert not line_shapes.shown_by("kind: search", group)  # a line the group has no template of
+    assert not line_shapes.shown_by("name: sea", group)  # a name is read whole
