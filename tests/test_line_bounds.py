@@ -77,3 +77,29 @@ def test_an_input_may_hold_records_after_a_separator_or_with_a_prefix() -> None:
     assert bounds.may_hold_records(PREFIXED.encode())
     assert not bounds.may_hold_records(b"a\nb\nc\n")
     assert not bounds.may_hold_records(b"[INFO] a\n[INFO] \n[INFO] b\n")
+    assert not bounds.may_hold_records(b"a\n  b\nc\n")
+    assert bounds.may_hold_records(b"a\n  b\nc\n", by_headline=True)
+
+
+def _skeleton(text: str):  # type: ignore[no-untyped-def]
+    return lambda at: "".join("#" if c.isdigit() else c for c in text.splitlines()[at].strip())
+
+
+TRACE = "Reading\n  rules\nBuild 1\n  consider a1\n  ok\ncc a1\nBuild 2\n  consider a2\n  ok\ncc a2\nBuild 3\n  consider a3\n  ok\ncc a3\ndone\n"
+
+
+def test_a_repeated_headline_heads_each_record_up_to_the_next() -> None:
+    lines = _lines(TRACE)
+    blocks = lines.headline_blocks(TRACE.encode(), _skeleton(TRACE), 3)
+    assert _texts(lines, TRACE, blocks) == [
+        ["Reading", "  rules"],
+        ["Build 1", "  consider a1", "  ok", "cc a1"],
+        ["Build 2", "  consider a2", "  ok", "cc a2"],
+        ["Build 3", "  consider a3", "  ok"],  # the last: what is indented under it
+        ["cc a3", "done"],
+    ]
+
+
+def test_a_headline_seen_too_few_times_heads_nothing() -> None:
+    lines = _lines(TRACE)
+    assert lines.headline_blocks(TRACE.encode(), _skeleton(TRACE), 4) == []

@@ -246,3 +246,30 @@ def test_a_block_under_an_indented_first_line_is_a_record() -> None:
     group = next(line for line in shown.splitlines() if line.startswith("[×7 more"))
     assert "assertion failed: max_err <= 3 (max_err=# at sample #)" in group  # its failure line, as a template
     assert "roundtrip_q26" in group and "max_err" in group
+
+
+def _make_trace(objects: int) -> bytes:
+    lines = ["GNU Make 4.3", "Reading makefiles...", "Updating goal targets...."]
+    for n in range(1, objects + 1):
+        lines += [
+            f"    Considering target file 'build/codec_{n:03}.o'.",
+            f"     File 'build/codec_{n:03}.o' does not exist.",
+            f"     Trying pattern rule with stem 'codec_{n:03}'.",
+            f"     Trying implicit prerequisite 'src/codec_{n:03}.c'.",
+            f"    Must remake target 'build/codec_{n:03}.o'.",
+            f"cc -O2 -c src/codec_{n:03}.c -o build/codec_{n:03}.o",
+            f"Reaping winning child 0x55{n:04x} PID {3000 + 7 * n * n % 97}",
+        ]
+    lines += ["make: Target 'all' not remade because of errors."]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_plain_text_records_may_be_headed_by_a_repeated_headline_without_blank_lines() -> None:
+    data = _make_trace(12)
+    assert records.fold_records(data) is None  # a structured document's family keeps its own rules
+    parts = records.fold_records(data, Granularity.FINE, records.TEXT_LIMITS)
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    assert "    Considering target file 'build/codec_001.o'.\n" in shown
+    assert "codec_005" not in shown.split("[×")[0]  # folded after the first record
+    assert "make: Target 'all' not remade because of errors." in shown

@@ -377,7 +377,9 @@ def test_failure_lines_stay_and_are_declared_but_not_words_in_paths() -> None:
 
 
 def test_a_quoted_source_line_is_code_whatever_words_it_holds() -> None:
-    lines = [f">> Issue: [B{i:03d}] finding {i}\n   Location: app/m{i}.py:{i}:4\n{i}\timport x{i}" for i in range(80)]
+    # `Location:` at the margin: no headline heads the findings as records (an indented
+    # one would, and finding 7, of another shape, would be shown whole).
+    lines = [f">> Issue: [B{i:03d}] finding {i}\nLocation: app/m{i}.py:{i}:4\n{i}\timport x{i}" for i in range(80)]
     lines[7] += "\n2227\t    fail = True\n2228\t    raise SystemExit('load failed')"
     text = render_preview(optimize(_report(lines), COARSE))
     assert "fail = True" not in text and "load failed" not in text

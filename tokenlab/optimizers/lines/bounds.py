@@ -96,7 +96,8 @@ class Lines:
     def headline_blocks(self, data: bytes, shape: Callable[[int], Hashable], least: int) -> list[tuple[int, int]]:
         """The input cut at a repeated headline: a line with lines indented under it whose
         `shape` (of the line's number) is seen at one indentation `least` times or more,
-        the shape whose lines hold most lines under them. Each record runs from its
+        the shape whose records span most lines (the one that starts first, of shapes
+        that alternate: `Considering target` before `Reaping child`). Each record runs from its
         headline to the next (the last to the end of what is indented under it); the
         lines before the first and after the last are blocks of their own. None (empty)
         when no headline repeats."""
@@ -107,7 +108,7 @@ class Lines:
                 by_shape.setdefault((self._indent(data, at), shape(at)), []).append(at)
         heads = max(
             (found for found in by_shape.values() if len(found) >= least),
-            key=lambda found: sum(ends[at] - at for at in found),
+            key=lambda found: ends[found[-1]] - found[0],
             default=[],
         )
         if not heads:
@@ -157,11 +158,14 @@ _INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 _INDENTED_RE = re.compile(rb"\n[ \t]++[^ \t\r\n]")
 
 
-def may_hold_records(data: bytes) -> bool:
+def may_hold_records(data: bytes, by_headline: bool = False) -> bool:
     """Whether the input may hold several records: a separator line after its first line,
-    an indented line (under a headline), or a prefix on its first line (through which a
-    blank line is not empty). Asked once of the whole input before it is split into lines."""
-    if _INNER_SEPARATOR_RE.search(data) is not None or _INDENTED_RE.search(data) is not None:
+    with `by_headline` an indented line (under a headline), or a prefix on its first line
+    (through which a blank line is not empty). Asked once of the whole input before it is
+    split into lines."""
+    if _INNER_SEPARATOR_RE.search(data) is not None:
+        return True
+    if by_headline and _INDENTED_RE.search(data) is not None:
         return True
     first = _PREFIX_RE.match(data)
     return first is not None and _DIGIT_RE.search(first[0]) is not None

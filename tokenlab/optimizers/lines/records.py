@@ -365,9 +365,15 @@ class RecordLimits:
     min_folded_share: float = 0.5
     # A group line costs at most this share of the bytes it stands for.
     max_line_share: float = 0.5
+    # Records may also be headed by a repeated headline, with no blank line between them
+    # (`Lines.headline_blocks`): for plain text; a structured document's family (YAML's
+    # list of objects) has its own rules for its items.
+    by_headline: bool = False
 
 
 DEFAULT_LIMITS = RecordLimits()
+# Plain text: records between blank lines or rules, or headed by a repeated headline.
+TEXT_LIMITS = RecordLimits(by_headline=True)
 
 _ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
@@ -385,14 +391,15 @@ def fold_records(
     COARSE: one ref, on a first line, holds every folded line; FINE: one ref per group."""
     if len(data) > limits.max_input_bytes or b"\n" not in data:
         return None
-    if limits.min_records > 2 and not bounds.may_hold_records(data):
+    if limits.min_records > 2 and not bounds.may_hold_records(data, limits.by_headline):
         return None  # one block, or two after a leading separator: no record repeats
     lines = bounds.split_lines(data, _newlines(data))
     best: _Folding | None = None
     def headline(at: int) -> tuple[str, ...]:
         return skeleton([_text(data[lines.texts[at] : lines.ends[at]])])
 
-    for blocks in (lines.blank_blocks(), lines.ruled_blocks(), lines.headline_blocks(data, headline, limits.min_records)):
+    headed = lines.headline_blocks(data, headline, limits.min_records) if limits.by_headline else []
+    for blocks in (lines.blank_blocks(), lines.ruled_blocks(), headed):
         found = _folding(data, lines, blocks, limits)
         if found is not None and (best is None or found.cost < best.cost):
             best = found
