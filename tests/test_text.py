@@ -68,8 +68,14 @@ REPORT_CAPTURES = [
 ]
 
 
+# Repeated multi-line records under a prefix the tool puts on every line (`==pid== `),
+# between rules or blank lines, differing in names and line numbers: valgrind's memcheck
+# leak records and drd's conflicts.
+RECORD_CAPTURES = ["real/memcheck_leak_full_request_pool.log", "real/drd_race_method_counters.log"]
+
+
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES, *RECORD_CAPTURES])
 def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -77,8 +83,14 @@ def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) ->
     golden.check(f"text/{stem}_{granularity.value}.txt", render_preview(result))
 
 
+# Repeated multi-line records under a prefix the tool puts on every line (`==pid== `),
+# between rules or blank lines, differing in names and line numbers: valgrind's memcheck
+# leak records and drd's conflicts.
+RECORD_CAPTURES = ["real/memcheck_leak_full_request_pool.log", "real/drd_race_method_counters.log"]
+
+
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES, *RECORD_CAPTURES])
 def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))

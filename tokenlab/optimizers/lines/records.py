@@ -471,13 +471,25 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
 def _telling_lines(found: Family, named: bool) -> list[int]:
     """The lines of a family's first record shown as templates with its headline, so that
     each record's values are read in their line: its failure lines that vary (`assertion
-    failed: max_err <= 3 (max_err=# at sample #)`) and, with `named`, its lines whose
+    failed: max_err <= 3 (max_err=# at sample #)`), its lines whose location varies (`at
+    #: worker (racy.c:#)`: where each record is) and, with `named`, its lines whose
     varying values hold a name (no digit: `at #: bump_req_get (race.c:#)`)."""
     first = found.split[0]
     varying = {at for at, _ in found.varying}
     failing = {at for at in varying if _tells_why("".join(_joined(*first[at])))}
     naming = {at for at, p in found.varying if named and not any(c.isdigit() for c in first[at][1][p])}
-    return sorted(failing | naming)
+    locating = {at for at, p in found.varying if _locates(*first[at], p)}
+    return sorted(failing | naming | locating)
+
+
+# A file's name right before a value: the value is its line (`(racy.c:` then `6`).
+_FILE_BEFORE_RE = re.compile(r"[\w./\-]\.[A-Za-z]\w{0,9}:$")
+
+
+def _locates(constants: list[str], values: list[str], position: int) -> bool:
+    """Whether a line's value at `position` is a location, or the line number of the file
+    named right before it."""
+    return is_location(values[position]) or _FILE_BEFORE_RE.search(constants[position][-32:]) is not None
 
 
 # A failed check's line, beside the failure lines of `shapes.is_failure`.

@@ -316,10 +316,13 @@ _NAME_WORD_RE = re.compile(r"[A-Za-z_][\w.\-]*")
 
 def _name_shown(line: str, squeezed: str, group_line: str) -> bool:
     """Whether a group line of records that differ in a name (`name: #` … `search`) shows
-    `line` by one of its words: the line with that word as `#`, and the word."""
+    `line` by one of its words: the line with that word as `#` (its constant texts and
+    values, as `shown_by` reads them), and the word."""
     for word in _NAME_WORD_RE.finditer(line):
-        template = _squeezed(line[: word.start()] + "#" + line[word.end() :])
-        if template in squeezed and re.search(rf"(?<![\w.\-]){re.escape(word[0])}(?![\w\-])", group_line):
+        constants, values = slots(line[: word.start()] + "#" + line[word.end() :])
+        if _slots_shown(constants, values, squeezed, group_line, "") and re.search(
+            rf"(?<![\w.\-]){re.escape(word[0])}(?![\w\-])", group_line
+        ):
             return True
     return False
 
