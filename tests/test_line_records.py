@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from tokenlab.optimizers import Granularity, Omission
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import shapes as line_shapes
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 
 
 def _plan_block(index: int, name: str, zone: str) -> list[str]:
@@ -72,8 +81,8 @@ def test_a_table_says_a_usual_value_once() -> None:
     found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
     assert found is not None
     assert found.table() == (
-        'tier = "std" unless shown; worker[#] | name = "#" | region = "#": '
-        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 tier = "gpu"; '
+        '+ tier = "std" unless shown; worker[#] | + name = "#" | + region = "#": '
+        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 + tier = "gpu"; '
         "15 worker-15 ap-3; 22 worker-22 us-2; 23 worker-23 eu-1"
     )
 
@@ -83,7 +92,7 @@ def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> No
     found = records.family([_worker(n, regions[n % 3], "gpu" if n > 4 else "std") for n in range(1, 9)])
     assert found is not None
     assert found.table() == (
-        'worker[1–8]; name = "worker-1–8"; region = "#" cycling us-2, ap-3, eu-1; tier = "#" std ×4 then gpu ×4'
+        'worker[1–8]; + name = "worker-1–8"; + region = "#" cycling us-2, ap-3, eu-1; + tier = "#" std ×4 then gpu ×4'
     )
 
 
@@ -100,7 +109,7 @@ def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None
     shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
     assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
     assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
-    assert "{worker[1–11]; name = \"worker-1–11\"; region = \"#\" cycling us-2, ap-3, eu-1}" in shown
+    assert "{worker[1–11]; + name = \"worker-1–11\"; + region = \"#\" cycling us-2, ap-3, eu-1}" in shown
     assert '# data.gateway will be created\n      + name = "edge"' in shown
     folded = [part for part in parts if isinstance(part, Omission)]
     assert len(folded) == 1 and all(_plan(12)[a:b] in folded[0].data for a, b in folded[0].source)
@@ -273,3 +282,34 @@ def test_plain_text_records_may_be_headed_by_a_repeated_headline_without_blank_l
     assert "    Considering target file 'build/codec_001.o'.\n" in shown
     assert "codec_005" not in shown.split("[×")[0]  # folded after the first record
     assert "make: Target 'all' not remade because of errors." in shown
+
+
+def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
+    found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
+    assert found is not None
+    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
+
+
+# Real captures of records repeated with a few values changed (issue 24, class 4): a plan
+# and an apply, a dry-run manifest, a parametrised failure in text and JUnit XML, and a
+# node test run failing one way for many inputs.
+RECORD_CAPTURES = [
+    "terraform_plan_30_ingest_12_queues.log",
+    "terraform_apply_30_ingest_12_queues.log",
+    "kubectl_create_job_dry_run_30_tenants.yaml",
+    "pytest_parametrize_25_zone_b.log",
+    "pytest_parametrize_25_zone_b_junit.xml",
+    "node_test_spec_24_same_failure.log",
+]
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", RECORD_CAPTURES)
+def test_record_captures_golden_with_every_signal_shown(name: str, granularity: Granularity, golden: Golden) -> None:
+    data = (FIXTURES / name).read_bytes()
+    content_type = classify(data).content_type
+    result = optimizer_for(content_type)(data, OptimizerConfig(granularity))
+    shown = render_preview(result)
+    golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
+    signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
+    assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()

@@ -31,6 +31,22 @@ def sorted_order(values: Sequence[str]) -> list[int] | None:
     return sorted(range(len(values)), key=numbers.__getitem__)
 
 
+def progression_but(values: Sequence[str]) -> tuple[str, list[int]] | None:
+    """`progression` of all values but a few that are printed otherwise (`Migrate-Tenant-22`
+    among `migrate-tenant-NN`), and those rows; None unless one in ten rows or fewer
+    (at least one) stands out and the others are a progression."""
+    found = [_NUMBERED_RE.fullmatch(value) for value in values]
+    shapes = Counter((match[1], match[3]) for match in found if match)
+    if not shapes:
+        return None
+    usual = shapes.most_common(1)[0][0]
+    others = [row for row, match in enumerate(found) if match is None or (match[1], match[3]) != usual]
+    if not 0 < len(others) <= max(1, len(values) // 10):
+        return None
+    said = progression([value for row, value in enumerate(values) if row not in others])
+    return (said, others) if said is not None else None
+
+
 def progression(values: Sequence[str], any_order: bool = False) -> str | None:
     """The values as runs of one step between their constant prefix and suffix
     (`orders-shard-02–16,18–24`, `net = 10,17,…,150`), when each holds one number,

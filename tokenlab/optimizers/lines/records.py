@@ -29,6 +29,8 @@ _LABEL_RE = re.compile(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'
 # Labels are looked for this far back: a search anchored at the end still starts at each byte.
 _LABEL_REACH = 64
 _SPACES_RE = re.compile(r"\s+")
+# A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
+_LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
@@ -106,10 +108,11 @@ class Family:
         """The records' varying values as one table for a group line, every value named:
         a column repeating another said once; one that follows a rule (`lines.columns`:
         numbered records, values in turn, stretches of one value) said once by its rule;
-        one holding the same value on `share` of the records or more said once, with the records that
-        differ; the other columns named once, then one row per record, each value whole
-        (as the signal check reads it) (`worker[1–7]; region = "#" cycling eu-1, us-2;
-        replicas = #: 3; 4; …`)."""
+        one holding the same value on `share` of the records or more said once, with the
+        records that differ; the other columns named once, then one row per record, each
+        value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
+        eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
+        their numbers (`columns.sorted_order`)."""
         columns = [_Column.of(self.split, at, position) for at, position in self.varying]
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
         for number, column in enumerate(kept):
@@ -292,9 +295,12 @@ class _Column:
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
             # An element of a collection is named by its collection's last name: `worker[#]`.
             return cls(name + opening, after[:1], values, name)
-        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`.
+        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`, with
+        # the marks that lead the line when nothing else does (`- --tenant=#`, `+ port = #`).
         word_after = "" if after[:1].isspace() else after.split(" ", 1)[0]
-        return cls(_SPACES_RE.sub(" ", before[found.start() :]), word_after, values, name)
+        marks = _LEADING_MARKS_RE.fullmatch(before[: found.start()])
+        start = marks.start(1) if marks else found.start()
+        return cls(_SPACES_RE.sub(" ", before[start:]), word_after, values, name)
 
     def cell(self, value: str, labelled: bool = False) -> str:
         return f"{self.before}{value}{self.after}" if labelled else value
@@ -308,6 +314,11 @@ class _Column:
         numbered = columns_rules.progression(self.values)
         if numbered is not None:
             return (self.cell(numbered, labelled=True) if self.before else numbered) + (" (sorted)" if self.resorted else "")
+        but = columns_rules.progression_but(self.values)
+        if but is not None and self.before:
+            said, rows = but
+            standing_out = ", ".join(f"{self.cell(self.values[row], labelled=True)} as record {row + 1}" for row in rows)
+            return f"{self.cell(said, labelled=True)} but {standing_out}"
         dealt = columns_rules.cycle(self.values)
         if dealt is not None:
             return f"{self.head()} cycling {', '.join(dealt)}"
@@ -443,7 +454,9 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
         return None
     starts, ends = lines.starts, lines.ends
     texts = [[_text(data[lines.texts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
-    extent = [(starts[first], starts[blocks[number + 1][0]] if number + 1 < len(blocks) else len(data)) for number, (first, _) in enumerate(blocks)]
+    # A record's bytes, with the separators after it up to the next record.
+    extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
+    extent.append((starts[blocks[-1][0]], len(data)))
     groups: list[_Group] = []
     said_whole: set[int] = set()
     structured = [number for number, block in enumerate(texts) if _structured(block)]
@@ -576,27 +589,29 @@ def _text(line: bytes) -> str:
 def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:
     """The input's text with each group's folded spans left out and its line where it goes."""
     coarse = granularity is Granularity.COARSE
-    cuts = sorted([(group.at, 0, number) for number, group in enumerate(groups)] + [(span[0], 1, span[1]) for group in groups for span in group.spans])
+    folded = sorted(span for group in groups for span in group.spans)
+    lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
     if coarse:
-        spans = sorted(span for group in groups for span in group.spans)
-        folded = sum(len(group.spans) for group in groups)
-        reason = f"all {folded:,} folded records, concatenated in original order"
-        parts += [f"[records: {folded:,} folded: ", Omission(InputSlices(data, spans), reason, tuple(spans)), "]\n"]
+        reason = f"all {len(folded):,} folded records, concatenated in original order"
+        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
-    for start, kind, value in cuts:
-        parts.append(visible(data[at:start]))
-        at = max(at, start)
-        if kind:
-            at = value
-            continue
-        group = groups[value]
-        shown = f" {group.line}" if group.line is not None else ""
-        if coarse:
-            parts.append(f"[×{len(group.spans):,} more like the one above]{shown}\n")
-            continue
-        label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
-        omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
-        parts += [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]
+    stops = dict(folded)
+    for place in sorted({*lines_at, *stops}):
+        parts.append(visible(data[at:place]))
+        group = lines_at.get(place)
+        if group is not None:
+            parts += _group_line(data, group, coarse)
+        at = stops.get(place, place)
     parts.append(visible(data[at:]))
     return tuple(join_literals(parts))
+
+
+def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:
+    """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
+    shown = f" {group.line}" if group.line is not None else ""
+    if coarse:
+        return [f"[×{len(group.spans):,} more like the one above]{shown}\n"]
+    label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
+    omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
+    return [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]

@@ -51,7 +51,7 @@ SUMMARY_RE = re.compile(
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
     r"|\baborting due to\b|\bexit(?:ed)?(?: with)? (?:code|status):? -?\d"
     r"|^\W*(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
-    rf"|^\W*(?:{_COUNT_NOUNS}|pass|fail)\s+\d[\d,]*\s*$"  # a count after its noun: TAP's `# tests 10`
+    rf"|^[\Wℹ]*(?:{_COUNT_NOUNS}|pass|fail)\s+\d[\d,]*\s*$"  # a count after its noun: TAP's `# tests 10`, node's `ℹ fail 2`
 )
 
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
