@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
+from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.text.optimizer import TextConfig, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -83,14 +84,8 @@ def test_golden_fixtures(golden: Golden, name: str, granularity: Granularity) ->
     golden.check(f"text/{stem}_{granularity.value}.txt", render_preview(result))
 
 
-# Repeated multi-line records under a prefix the tool puts on every line (`==pid== `),
-# between rules or blank lines, differing in names and line numbers: valgrind's memcheck
-# leak records and drd's conflicts.
-RECORD_CAPTURES = ["real/memcheck_leak_full_request_pool.log", "real/drd_race_method_counters.log"]
-
-
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
-@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES, *RECORD_CAPTURES])
+@pytest.mark.parametrize("name", ["design_notes.md", "real/pydoc_render.txt", *FIELD_CAPTURES, *REPORT_CAPTURES])
 def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Granularity) -> None:
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
@@ -98,6 +93,15 @@ def test_fixture_signals_survive_and_view_is_honest(name: str, granularity: Gran
     signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
     assert [signal for signal in signals if signal not in text] == []
     _assert_honest(data, result)
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", RECORD_CAPTURES)
+def test_record_captures_show_every_signal_as_itself_or_by_a_group_line(name: str, granularity: Granularity) -> None:
+    data = (FIXTURES / name).read_bytes()
+    result = optimize(data, OptimizerConfig(granularity))
+    signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text().splitlines() if line)
+    assert line_shapes.not_shown(signals, render_preview(result)) == ()
 
 
 def _padded(text: str) -> bytes:
