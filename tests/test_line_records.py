@@ -162,6 +162,128 @@ def test_coarse_folding_holds_every_folded_record_in_one_ref() -> None:
     assert "[×7 more like the one above] data.node[#]: Creating..." in "".join(p for p in parts if isinstance(p, str))
 
 
+def _race(kind: str, address: int, name: str) -> list[str]:
+    return [
+        "==7== ----------------------------------------",
+        "==7== ",
+        f"==7== Possible data race during {kind} of size 8 at 0x{address:X} by thread #3",
+        "==7== Locks held: none",
+        f"==7==    at 0x{address + 16:X}: bump_{name} (race.c:10)",
+        "==7==    by 0x1093: handler (race.c:18)",
+        "==7== ",
+        "==7== This conflicts with a previous write of size 8 by thread #2",
+        f"==7==    at 0x{address + 32:X}: bump_{name} (race.c:10)",
+        f'==7==  Address 0x{address:x} is 0 bytes inside data symbol "{name}"',
+        "==7== ",
+    ]
+
+
+_COUNTERS = ["req_total", "req_get", "req_put", "bytes_in", "bytes_out", "cache_hits"]
+
+
+def _race_log(tail: list[str]) -> bytes:
+    lines = ["==7== Helgrind, a thread error detector", "==7== "]
+    for number, name in enumerate(_COUNTERS):
+        lines += _race("read", 0x10C0C8 + 8 * number, name)
+    lines += ["==7== ----------------------------------------", "==7== ", *tail]
+    return ("\n".join(lines) + "\n").encode()
+
+
+_LOCK_ORDER = [
+    '==7== Thread #4: lock order "0x10C060 before 0x10C0A0" violated',
+    "==7== ",
+    "==7== Observed (incorrect) order is: acquisition of lock at 0x10C0A0",
+    "==7==    by 0x1094: handler (race.c:25)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
+    "==7==  followed by a later acquisition of lock at 0x10C060",
+    "==7==    by 0x1095: handler (race.c:25)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
+    "==7== Required order was established by acquisition of lock at 0x10C060",
+    "==7==    by 0x1096: handler (race.c:23)",
+    "==7==    by 0x48ED: start_thread (pthread_create.c:442)",
+    "==7== ",
+    "==7== ERROR SUMMARY: 85 errors from 29 contexts",
+]
+
+
+def test_records_between_rules_fold_through_the_prefix_and_another_shape_stays_whole() -> None:
+    data = _race_log(_LOCK_ORDER)
+    parts = records.fold_records(data)
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    assert shown.count("Possible data race") == 2  # the first record whole, and the group line
+    group = next(line for line in shown.splitlines() if line.startswith("[×5 more"))
+    assert "at #: # (race.c:10)" in group  # a line naming the varying function, as a template
+    assert all(name in group for name in _COUNTERS[1:])
+    for line in _LOCK_ORDER:
+        assert line + "\n" in shown  # another shape: whole, its frames not folded as lines
+    assert shown.count("start_thread") == 3  # a line in each of its paragraphs
+
+
+def test_records_of_one_kin_differ_in_names_under_one_headline() -> None:
+    found = records.kin_family(
+        [
+            ["Race at 0x10", "   at 0x11: bump_req_get (race.c:10)", "   by 0x12: handler (race.c:18)"],
+            ["Race at 0x20", "   at 0x21: bump_req_put (race.c:10)", "   by 0x22: handler (race.c:18)"],
+            ["Race at 0x30", "   at 0x31: bump_cache_hits (race.c:11)", "   by 0x32: handler (race.c:19)"],
+        ]
+    )
+    assert found is not None
+    assert found.headline(1).strip() == "at #: # (race.c:#)"
+    assert records.kin(["Race at 0x10", "  at 0x11: bump_a (x.c:1)"]) == records.kin(["Race at 0x20", "  at 0x21: bump_b (x.c:2)"])
+
+
+def test_another_headline_or_another_line_shape_is_another_kin() -> None:
+    assert records.kin(["Race during read", "  at f"]) != records.kin(["Race during write", "  at f"])
+    assert records.kin_family([["Race at 1", "  at f (a.c:1)"], ["Race at 2", "  at g h (a.c:1)"]]) is None
+    assert records.kin_family([["Race at 1", "  at f"], ["Leak at 2", "  at f"]]) is None
+
+
+def test_a_block_under_an_indented_first_line_is_a_record() -> None:
+    blocks = [
+        f"      Start {n}: roundtrip_q{10 + 2 * n}\n"
+        f"{n}/9 Test #{n}: roundtrip_q{10 + 2 * n} ....***Failed    0.01 sec\n"
+        f"roundtrip.c:17: assertion failed: max_err <= 3 (max_err={30 - n} at sample {n * 7 % 5})\n"
+        f"quality={10 + 2 * n} step={25 - n}\n"
+        for n in range(1, 9)
+    ]
+    parts = records.fold_records("\n".join(blocks).encode())
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    group = next(line for line in shown.splitlines() if line.startswith("[×7 more"))
+    assert "assertion failed: max_err <= 3 (max_err=# at sample #)" in group  # its failure line, as a template
+    assert "roundtrip_q26" in group and "max_err" in group
+
+
+def _make_trace(objects: int) -> bytes:
+    lines = ["GNU Make 4.3", "Reading makefiles...", "Updating goal targets...."]
+    for n in range(1, objects + 1):
+        lines += [
+            f"    Considering target file 'build/codec_{n:03}.o'.",
+            f"     File 'build/codec_{n:03}.o' does not exist.",
+            f"     Trying pattern rule with stem 'codec_{n:03}'.",
+            f"     Trying implicit prerequisite 'src/codec_{n:03}.c'.",
+            f"    Must remake target 'build/codec_{n:03}.o'.",
+            f"cc -O2 -c src/codec_{n:03}.c -o build/codec_{n:03}.o",
+            f"Reaping winning child 0x55{n:04x} PID {3000 + 7 * n * n % 97}",
+        ]
+    lines += ["make: Target 'all' not remade because of errors."]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_plain_text_records_may_be_headed_by_a_repeated_headline_without_blank_lines() -> None:
+    data = _make_trace(12)
+    assert records.fold_records(data) is None  # a structured document's family keeps its own rules
+    parts = records.fold_records(data, Granularity.FINE, records.TEXT_LIMITS)
+    assert parts is not None
+    shown = "".join(part for part in parts if isinstance(part, str))
+    assert "    Considering target file 'build/codec_001.o'.\n" in shown
+    assert "codec_005" not in shown.split("[×")[0]  # folded after the first record
+    assert "make: Target 'all' not remade because of errors." in shown
+
+
 def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
     found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
     assert found is not None

@@ -60,6 +60,14 @@ def test_a_value_said_by_a_columns_runs_counts_as_shown() -> None:
     assert line_shapes.not_shown(("gross(24, 'DE')", "gross(23, 'DE')"), steps) == ("gross(23, 'DE')",)
 
 
+def test_a_group_line_of_records_differing_in_a_name_shows_each_name_in_its_line() -> None:
+    group = "[×3 more like the one above] - apiVersion: v1 … name: # {name: #: catalog search shipping}"
+    assert line_shapes.shown_by("name: search", group)
+    assert not line_shapes.shown_by("name: billing", group)  # a name the group does not list
+    assert not line_shapes.shown_by("kind: search", group)  # a line the group has no template of
+    assert not line_shapes.shown_by("name: sea", group)  # a name is read whole
+
+
 def test_a_count_after_its_noun_behind_an_info_sign_is_a_summary() -> None:
     assert line_shapes.is_summary("ℹ fail 24") and line_shapes.is_summary("# tests 10")
     assert not line_shapes.is_summary("ℹ duration_ms 757.26")

@@ -277,3 +277,21 @@ def test_a_thread_record_keeps_its_frames_and_locks_under_its_header() -> None:
     for n in range(1, 8):
         assert f'"worker-{n}" #{n} prio=5\n   java.lang.Thread.State: BLOCKED\n\tat App.run{n}(App.java:{n})\n' in shown
         assert f"\t- waiting to lock <0x{n:x}> (a java.lang.Object)" in shown
+
+
+def _tap_diagnostics(dates: list[tuple[str, int, int]]) -> str:
+    out = []
+    for date, got, expected in dates:
+        out += ["", f"#   Failed test 'iso_week({date})'", "#   at t/iso_week.t line 16.", f"#          got: '{got}'", f"#     expected: '{expected}'"]
+    out += ["# Looks like you failed 9 tests of 20.", "t/iso_week.t .. ", "Result: FAIL"]
+    return "\n".join(out) + "\n"
+
+
+def test_failed_tap_diagnostics_fold_as_records_with_their_values_paired() -> None:
+    got = [52, 53, 1, 1, 16, 53, 1, 52, 1]
+    expected = [1, 1, 53, 52, 17, 52, 53, 1, 52]
+    dates = [(f"20{10 + n}-12-31", got[n], expected[n]) for n in range(9)]
+    visible = shown(_tap_diagnostics(dates))
+    group = next(line for line in visible.splitlines() if line.startswith("[×"))
+    assert "iso_week(2015-12-31) 53 52" in group  # the date, what it got and what was expected, together
+    assert "got: ×" not in visible  # never a census of one column

@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
+from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location, slots
+from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_failure, is_location, slots
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
@@ -206,6 +207,65 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
     return Family(split, varying, records)
 
 
+# A word of a line's constant text: where records of one kind differ in a name without a
+# digit (`bump_req_get` / `bump_req_put`, `read` / `write`).
+_NAME_RE = re.compile(r"([A-Za-z_]\w*)")
+
+
+def kin(lines: Sequence[str]) -> tuple[str, ...]:
+    """What records of one kind share: their first line's skeleton (the error, the
+    assertion, the event), and the shape of the lines under it with every name a word
+    (`by #: handler (race.c:#)` and `by #: worker (race.c:#)` are one shape)."""
+    head = skeleton(lines[:1])
+    return head + tuple(_NAME_RE.sub("w", text) for text in skeleton(lines[1:]))
+
+
+def kin_family(records: Sequence[Sequence[str]]) -> Family | None:
+    """`records` of one `kin` shape as one family, the names that differ between them under
+    their first line read as values; None if they differ in anything else."""
+    split = [[word_slots(line) for line in record] for record in records]
+    if any(len(record) != len(split[0]) for record in split) or len({skeleton(record[:1]) for record in records}) > 1:
+        return None
+    lines = [_named_values([record[at] for record in split]) for at in range(len(split[0]))]
+    if any(line is None for line in lines):
+        return None
+    named = [[line[number] for line in lines if line is not None] for number in range(len(records))]
+    varying = [
+        (at, p) for at, (_, values) in enumerate(named[0]) for p in range(len(values)) if any(record[at][1][p] != values[p] for record in named[1:])
+    ]
+    return Family(named, varying, records)
+
+
+def _named_values(line: list[tuple[list[str], list[str]]]) -> list[tuple[list[str], list[str]]] | None:
+    """One line of each record, as `word_slots` splits it, with the names in which their
+    constant texts differ made values; None unless they differ in names only."""
+    if any(len(constants) != len(line[0][0]) for constants, _ in line):
+        return None
+    shown: list[tuple[list[str], list[str]]] = [([""], []) for _ in line]
+    for position in range(len(line[0][0])):
+        pieces = [constants[position] for constants, _ in line]
+        if len({_normal(piece) for piece in pieces}) == 1:
+            cut = [[piece] for piece in pieces]
+        else:
+            cut = [_NAME_RE.split(piece) for piece in pieces]
+            if any(len(tokens) != len(cut[0]) or tokens[::2] != cut[0][::2] for tokens in cut):
+                return None
+        for token in range(len(cut[0])):
+            texts = [tokens[token] for tokens in cut]
+            if token % 2 and len(set(texts)) > 1:
+                for (constants, values), text in zip(shown, texts, strict=True):
+                    values.append(text)
+                    constants.append("")
+            else:
+                for (constants, _), text in zip(shown, texts, strict=True):
+                    constants[-1] += text
+        if position < len(line[0][1]):
+            for (constants, values), (_, old) in zip(shown, line, strict=True):
+                values.append(old[position])
+                constants.append("")
+    return shown
+
+
 @dataclass(frozen=True)
 class _Column:
     """One varying value of a family's records: the text around it that names it (`name:
@@ -316,16 +376,17 @@ class RecordLimits:
     min_folded_share: float = 0.5
     # A group line costs at most this share of the bytes it stands for.
     max_line_share: float = 0.5
+    # Records may also be headed by a repeated headline, with no blank line between them
+    # (`Lines.headline_blocks`): for plain text; a structured document's family (YAML's
+    # list of objects) has its own rules for its items.
+    by_headline: bool = False
 
 
 DEFAULT_LIMITS = RecordLimits()
+# Plain text: records between blank lines or rules, or headed by a repeated headline.
+TEXT_LIMITS = RecordLimits(by_headline=True)
 
-# Lines between records: blank, or a document separator (`---`, `...`).
-_BETWEEN_RE = re.compile(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
 _ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
-# A line between records after the first line (the last line separates nothing); asked once
-# of the whole input before it is split.
-_INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 
 
 def fold_records(
@@ -341,43 +402,119 @@ def fold_records(
     COARSE: one ref, on a first line, holds every folded line; FINE: one ref per group."""
     if len(data) > limits.max_input_bytes or b"\n" not in data:
         return None
-    if limits.min_records > 2 and _INNER_SEPARATOR_RE.search(data) is None:
+    if limits.min_records > 2 and not bounds.may_hold_records(data, limits.by_headline):
         return None  # one block, or two after a leading separator: no record repeats
-    starts = [0, *(at + 1 for at in _newlines(data))]
-    ends = starts[1:] + [len(data)]
-    if ends[-1] == starts[-1]:
-        starts, ends = starts[:-1], ends[:-1]
-    blocks = _blocks(data, starts, ends)
+    lines = bounds.split_lines(data, _newlines(data))
+    best: _Folding | None = None
+    def headline(at: int) -> tuple[str, ...]:
+        return skeleton([_text(data[lines.texts[at] : lines.ends[at]])])
+
+    headed = lines.headline_blocks(data, headline, limits.min_records) if limits.by_headline else []
+    for blocks in (lines.blank_blocks(), lines.ruled_blocks(), headed):
+        found = _folding(data, lines, blocks, limits)
+        if found is not None and (best is None or found.cost < best.cost):
+            best = found
+    if best is None or best.folded < limits.min_folded_share * len(data):
+        return None
+    groups = list(best.groups)
+    for number, (first, last) in enumerate(best.blocks):
+        if number in best.said_whole:
+            continue
+        for low, high in lines.paragraphs(first, last):  # a ruled record's paragraphs apart
+            texts = best.texts[number][low - first : high - first]
+            groups += _line_groups(texts, lines.starts[low:high], lines.ends[low:high], limits)
+    return _parts(data, groups, granularity)
+
+
+@dataclass(frozen=True)
+class _Folding:
+    """The input's blocks, their texts (read through the lines' prefix), the groups their
+    families fold into, the blocks folded or shown whole as the first of their family, and
+    the bytes folded."""
+
+    blocks: list[tuple[int, int]]
+    texts: list[list[str]]
+    groups: list[_Group]
+    said_whole: set[int]
+    folded: int
+
+    @property
+    def cost(self) -> int:
+        """What is left to read, less the input's length (the same for every way of cutting
+        it into blocks): the group lines' bytes, less the bytes folded."""
+        return sum(len(group.line.encode()) for group in self.groups if group.line) - self.folded
+
+
+def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], limits: RecordLimits) -> _Folding | None:
+    """The families of `blocks` that fold (`_structured` blocks of one skeleton, seen
+    `min_records` times or more, not all alike, their group line short enough); None
+    when there are too few blocks. A folded record's extent runs to the next block, so
+    that the separators after it fold with it."""
     if len(blocks) < limits.min_records:
         return None
-    by_skeleton: dict[tuple[str, ...], list[int]] = {}
-    texts = [[_text(data[starts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
-    for number, lines in enumerate(texts):
-        if _structured(lines):
-            by_skeleton.setdefault(skeleton(lines), []).append(number)
+    starts, ends = lines.starts, lines.ends
+    texts = [[_text(data[lines.texts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
     # A record's bytes, with the separators after it up to the next record.
     extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
     extent.append((starts[blocks[-1][0]], len(data)))
     groups: list[_Group] = []
-    said_whole: set[int] = set()  # blocks folded, or shown whole as the first of their family
-    for members in by_skeleton.values():
-        if len(members) < limits.min_records:
-            continue
-        found = family([texts[number] for number in members])
-        if found is None:
-            continue
-        folded, line = members[1:], found.said()
-        hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
-        if line is None or len(line.encode()) > limits.max_line_share * hidden:
-            continue
-        groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
-        said_whole.update(members)
-    if sum(end - start for group in groups for start, end in group.spans) < limits.min_folded_share * len(data):
-        return None
-    for number, (first, last) in enumerate(blocks):
-        if number not in said_whole:
-            groups += _line_groups(texts[number], starts[first:last], ends[first:last], limits)
-    return _parts(data, groups, granularity)
+    said_whole: set[int] = set()
+    structured = [number for number, block in enumerate(texts) if _structured(block)]
+    for shape, fold in ((skeleton, family), (kin, kin_family)):
+        by_shape: dict[tuple[str, ...], list[int]] = {}
+        for number in structured:
+            if number not in said_whole:
+                by_shape.setdefault(shape(texts[number]), []).append(number)
+        for members in by_shape.values():
+            if len(members) < limits.min_records:
+                continue
+            found = fold([texts[number] for number in members])
+            if found is None:
+                continue
+            folded, line = members[1:], found.said(_telling_lines(found, named=fold is kin_family))
+            hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
+            if line is None or len(line.encode()) > limits.max_line_share * hidden:
+                continue
+            groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
+            said_whole.update(members)
+    folded_bytes = sum(end - start for group in groups for start, end in group.spans)
+    return _Folding(blocks, texts, groups, said_whole, folded_bytes)
+
+
+def _telling_lines(found: Family, named: bool) -> list[int]:
+    """The lines of a family's first record shown as templates with its headline, so that
+    each record's values are read in their line: its failure lines that vary (`assertion
+    failed: max_err <= 3 (max_err=# at sample #)`), its lines whose location varies (`at
+    #: worker (racy.c:#)`: where each record is) and, with `named`, its lines whose
+    varying values hold a name (no digit: `at #: bump_req_get (race.c:#)`)."""
+    first = found.split[0]
+    varying = {at for at, _ in found.varying}
+    failing = {at for at in varying if _tells_why("".join(_joined(*first[at])))}
+    naming = {at for at, p in found.varying if named and not any(c.isdigit() for c in first[at][1][p])}
+    locating = {at for at, p in found.varying if _locates(*first[at], p)}
+    return sorted(failing | naming | locating)
+
+
+# A file's name right before a value: the value is its line (`(racy.c:` then `6`).
+_FILE_BEFORE_RE = re.compile(r"[\w./\-]\.[A-Za-z]\w{0,9}:$")
+
+
+def _locates(constants: list[str], values: list[str], position: int) -> bool:
+    """Whether a line's value at `position` is a location, or the line number of the file
+    named right before it."""
+    return is_location(values[position]) or _FILE_BEFORE_RE.search(constants[position][-32:]) is not None
+
+
+# A failed check's line, beside the failure lines of `shapes.is_failure`.
+_ASSERTION_RE = re.compile(r"\bassert(?:ion)?\b", re.IGNORECASE)
+
+
+def _tells_why(line: str) -> bool:
+    return is_failure(line) or _ASSERTION_RE.search(line) is not None
+
+
+def _joined(constants: list[str], values: list[str]) -> list[str]:
+    return [text for pair in zip(constants, [*values, ""], strict=True) for text in pair]
 
 
 def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[_Group]:
@@ -426,11 +563,12 @@ class _Group:
 
 def _structured(lines: list[str]) -> bool:
     """Whether a block reads as a record rather than a paragraph: three lines or more, some
-    indented under its first (a resource's fields, a document's keys, a traceback's frames)."""
+    indented otherwise than its first (a resource's fields, a document's keys, a
+    traceback's frames under it; a test's output under its indented `Start` line)."""
     if len(lines) < 3:
         return False
     base = len(lines[0]) - len(lines[0].lstrip())
-    return any(len(line) - len(line.lstrip()) > base for line in lines[1:] if line.strip())
+    return any(len(line) - len(line.lstrip()) != base for line in lines[1:] if line.strip())
 
 
 def _newlines(data: bytes) -> list[int]:
@@ -446,22 +584,6 @@ def _text(line: bytes) -> str:
     if b"\x1b" in line:
         line = _ANSI_RE.sub(b"", line)
     return visible(line.rstrip(b"\r\n"))
-
-
-def _blocks(data: bytes, starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
-    """Runs of lines [first, last) between blank lines and document separators."""
-    blocks: list[tuple[int, int]] = []
-    first = None
-    for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
-        between = _BETWEEN_RE.fullmatch(data, start, end - (data[end - 1 : end] == b"\n"))
-        if between and first is not None:
-            blocks.append((first, i))
-            first = None
-        elif not between and first is None:
-            first = i
-    if first is not None:
-        blocks.append((first, len(starts)))
-    return blocks
 
 
 def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:

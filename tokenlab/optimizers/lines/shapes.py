@@ -306,7 +306,25 @@ def shown_by(line: str, group_line: str, folder: str = "") -> bool:
     # A group line lists a word holding several values whole (`{tests/a.py::t1, …}`).
     for first, last in reversed(_word_runs(constants, list(range(len(values))))):
         constants, values = _merged(constants, values, first, last)
-    return _slots_shown(constants, values, squeezed, group_line, folder)
+    if _slots_shown(constants, values, squeezed, group_line, folder):
+        return True
+    return _name_shown(line, squeezed, group_line)
+
+
+_NAME_WORD_RE = re.compile(r"[A-Za-z_][\w.\-]*")
+
+
+def _name_shown(line: str, squeezed: str, group_line: str) -> bool:
+    """Whether a group line of records that differ in a name (`name: #` … `search`) shows
+    `line` by one of its words: the line with that word as `#` (its constant texts and
+    values, as `shown_by` reads them), and the word."""
+    for word in _NAME_WORD_RE.finditer(line):
+        constants, values = slots(line[: word.start()] + "#" + line[word.end() :])
+        if _slots_shown(constants, values, squeezed, group_line, "") and re.search(
+            rf"(?<![\w.\-]){re.escape(word[0])}(?![\w\-])", group_line
+        ):
+            return True
+    return False
 
 
 def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_line: str, folder: str) -> bool:

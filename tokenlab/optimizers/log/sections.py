@@ -35,14 +35,15 @@ from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
-# a failed TAP test, Go's and unittest's failure lines, a numbered failure.
+# a failed TAP test and its diagnostic (`#   Failed test 'name'`, read through the `#`
+# comment lead), Go's and unittest's failure lines, a numbered failure.
 _HEADING_RE = re.compile(
-    rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|(?:\xe2\x97\x8f|\xe2\x9c\x96) \S|not ok \d+\b|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
+    rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|(?:\xe2\x97\x8f|\xe2\x9c\x96) \S|not ok \d+\b|#\s+Failed test '|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
 )
 _TITLED_RULE_RE = re.compile(rb"\s*[_-]{3,} \S")
 # Bytes every heading holds, each looked for on its own (a search for all at once tries
 # each at every byte: 7 ms a megabyte).
-_MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"\xe2\x9c\x96 ", b"not ok ", b"FAIL: ", b"ERROR: ", b") ")
+_MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"\xe2\x9c\x96 ", b"not ok ", b"Failed test '", b"FAIL: ", b"ERROR: ", b") ")
 # A bullet or numbered heading is a heading only above a deeper-indented body.
 _NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\xe2\x9c\x96|\d+\))")
 # A rule that closes every section: `=====`, `=== title ===`.
