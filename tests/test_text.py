@@ -429,3 +429,12 @@ def test_rows_of_a_table_and_entries_under_a_label_stay_up_to_the_list_cap() -> 
     assert " col_7 | bigint | not null | plain" in text
     assert " col_11 | bigint" not in text
     assert all(entry in text for entry in entries)
+
+
+def test_an_arrow_is_no_key_value_field() -> None:
+    """`lib (VERSION) => path` rows map names to paths; `key = value` facts stay, these fold."""
+    rows = "".join(f"\t\tlibc.so.6 (GLIBC_2.{i}) => /lib/x86_64-linux-gnu/libc.so.6\n" for i in range(200))
+    data = f"\tVersion information:\n\t/usr/bin/prog:\n{rows}".encode()
+    text = render_preview(optimize(data, COARSE))
+    assert "(GLIBC_2.199) => /lib" in text
+    assert text.count("=> /lib") < 20

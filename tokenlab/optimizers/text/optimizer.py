@@ -60,7 +60,7 @@ from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, vi
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.records import fold_records
-from tokenlab.optimizers.text import blocks
+from tokenlab.optimizers.text import blocks, sections
 from tokenlab.optimizers.text.records import optimize_records, template
 from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small, unfold_unprofitable
 
@@ -119,7 +119,7 @@ _ITEM_RE = re.compile(
 # (`res = await f(x)` is code); a key of a few words.
 _FACT_RE = re.compile(
     rb"\n[ \t]*(?:[<>*+-]+[ \t]+)?%?[A-Za-z][\w.()-]*(?: [\w.#()-]+){0,4}"
-    rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?!=)[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
+    rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?![=>])[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
 )
 # An HTTP status line (`< HTTP/1.1 301 Moved`), or a request answered with a 4xx/5xx
 # status (`"GET /x HTTP/1.1" 503 …`): what a server said, read first.
@@ -321,12 +321,24 @@ class _Document:
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
         self._keep_report_lines(states)
+        self._keep_whole_sections(states)
         self.mark_repeats(states, repeats)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
             if len(line) > long_line and states[index] == _KEEP:
                 states[index] = _LONG
         return states
+
+    def _keep_whole_sections(self, states: bytearray) -> None:
+        """A dump's small sections stay whole; folding is spent on its large ones (see
+        `sections`). Documentation is outlined paragraph by paragraph instead."""
+        if blocks.is_documentation(self.lines):
+            return
+        starts = sections.section_starts(self.data, self.lines, self.line_at, self.heading_levels)
+        for first, end in sections.whole_sections(self.lines, sections.sections(self.lines, starts)):
+            for index in range(first, end):
+                if states[index] == _FOLD and index not in self.held_folds:
+                    states[index] = _KEEP
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks

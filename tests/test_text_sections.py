@@ -1,0 +1,103 @@
+"""text sections: a dump's small sections stay whole, its large repetitive ones fold."""
+
+from __future__ import annotations
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.optimizers.text.optimizer import optimize
+from tokenlab.optimizers.text.sections import SectionLimits, section_starts, sections, whole_sections
+
+COARSE = OptimizerConfig(Granularity.COARSE)
+
+
+def _ranges(text: str) -> list[list[str]]:
+    data = text.encode()
+    lines = data.split(b"\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def line_at(position: int) -> int:
+        return max(index for index, start in enumerate(starts) if start <= position)
+
+    found = sections(lines, section_starts(data, lines, line_at, {}))
+    return [[line.decode() for line in lines[first:end]] for first, end in found]
+
+
+def test_a_table_header_over_a_rule_starts_a_section_and_a_row_without_columns_ends_it() -> None:
+    text = "QUERY PLAN\n`--SCAN t\naddr  opcode  p1\n----  ------  --\n0     Init    0\n1     Halt    0\n3933\n"
+    assert _ranges(text) == [
+        ["QUERY PLAN", "`--SCAN t"],
+        ["addr  opcode  p1", "----  ------  --", "0     Init    0", "1     Halt    0"],
+        ["3933"],
+    ]
+
+
+def test_a_label_with_deeper_lines_under_it_starts_a_section() -> None:
+    text = "\tlibz.so.1 => /lib/libz.so.1\n\tVersion information:\n\t/usr/bin/x:\n\t\tlibc.so.6 (GLIBC_2.34)\n"
+    assert _ranges(text) == [
+        ["\tlibz.so.1 => /lib/libz.so.1"],
+        ["\tVersion information:"],
+        ["\t/usr/bin/x:", "\t\tlibc.so.6 (GLIBC_2.34)"],
+    ]
+
+
+def test_a_psql_table_footer_ends_its_table() -> None:
+    text = " id | name\n----+------\n  1 | a\n  2 | b\n(2 rows)\n"
+    assert _ranges(text) == [[" id | name", "----+------", "  1 | a", "  2 | b"], ["(2 rows)"]]
+
+
+def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first() -> None:
+    lines = [b"head"] * 5 + [b"big"] * 200 + [b"/lib/a.so:", b"  x"] * 40
+    ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(40))]
+    limits = SectionLimits(series_bytes=100)
+    assert whole_sections(lines, ranges, limits) == [(0, 5), (205, 207)]
+
+
+def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:
+    lines = [b"a" * 49] * 40 + [b"b" * 49] * 50 + [b"c" * 49] * 210
+    ranges = [(0, 40), (40, 90), (90, 300)]
+    limits = SectionLimits(budget_bytes=4000, budget_share=0.0)
+    assert whole_sections(lines, ranges, limits) == [(0, 40)]
+    assert whole_sections(lines, ranges, SectionLimits(budget_bytes=4600, budget_share=0.0)) == [(0, 40), (40, 90)]
+
+
+def _plan_dump() -> bytes:
+    """Query plans of 2-5 lines, each followed by a long bytecode listing (sqlite3 .eqp full)."""
+    parts = []
+    for query in range(6):
+        tree = ["QUERY PLAN", *(f"|--SEARCH t{query}_{step} USING INDEX i{step} (id=?)" for step in range(query % 4 + 1))]
+        tree.append(f"`--USE TEMP B-TREE FOR ORDER BY q{query}")
+        rows = [f"{row:<6}{('Column', 'Next', 'Goto')[row % 3]:<15}{row % 5:<6}{row * 3:<6}0" for row in range(50)]
+        parts += [*tree, "addr  opcode         p1    p2    p3", "----  -------------  ----  ----  ----", *rows, f"{query}|1500{query}"]
+    return ("\n".join(parts) + "\n").encode()
+
+
+def test_every_plan_tree_and_result_of_a_plan_dump_stays_whole_while_listings_fold() -> None:
+    data = _plan_dump()
+    text = render_preview(optimize(data, COARSE))
+    for query in range(6):
+        assert f"`--USE TEMP B-TREE FOR ORDER BY q{query}" in text
+        for step in range(query % 4 + 1):
+            assert f"|--SEARCH t{query}_{step} USING INDEX i{step} (id=?)" in text
+        assert f"{query}|1500{query}" in text
+    assert text.count("Column") < 60  # the listings fold
+    assert len(text) < len(data) / 3
+
+
+def _elf_dump() -> bytes:
+    """A header section, a small version-needs section and a huge relocation table."""
+    header = ["ELF Header:", *(f"  Field {i}:{' ' * 20}0x{i:x}" for i in range(18))]
+    needs = ["Version needs section '.gnu.version_r' contains 2 entries:"]
+    for at in range(36):
+        needs.append(f"  0x{at * 16:04x}:   Name: GLIBC_2.{at}  Flags: none  Version: {at + 2}")
+    relocs = ["Relocation section '.rela.dyn' at offset 0x89c08 contains 3000 entries:"]
+    relocs += [f"{i * 8:016x}  {i:016x} R_X86_64_RELATIVE  {i * 16:x}" for i in range(3000)]
+    return ("\n\n".join("\n".join(part) for part in (header, needs, relocs)) + "\n").encode()
+
+
+def test_a_section_under_the_budget_stays_whole_and_the_largest_folds() -> None:
+    text = render_preview(optimize(_elf_dump(), COARSE))
+    assert "  0x0110:   Name: GLIBC_2.17  Flags: none  Version: 19" in text  # the middle of version needs
+    assert "  Field 9:" in text
+    assert text.count("R_X86_64_RELATIVE") < 20
