@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from tests.conftest import render_preview
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.optimizer import optimize
-from tokenlab.optimizers.text.sections import SectionLimits, section_starts, sections, whole_sections
+from tokenlab.optimizers.text.sections import SectionLimits, SectionPlan, plan_sections, section_starts, sections
 
 COARSE = OptimizerConfig(Granularity.COARSE)
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+# Dumps of sections of very different sizes, captured on this machine (signals written
+# before any run): query plans with their bytecode, a binary's headers and version needs,
+# library lists, a syscall count table.
+CAPTURES = [
+    "real/sqlite3_eqp_full_shop_orders.txt",
+    "real/readelf_h_l_d_V_W_ssh.txt",
+    "real/ldd_v_psql15.txt",
+    "real/strace_c_f_sh_ls_cat_python.txt",
+]
 
 
 def _ranges(text: str) -> list[list[str]]:
@@ -47,19 +61,20 @@ def test_a_psql_table_footer_ends_its_table() -> None:
     assert _ranges(text) == [[" id | name", "----+------", "  1 | a", "  2 | b"], ["(2 rows)"]]
 
 
-def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first() -> None:
+def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first_whole_the_others_opened() -> None:
     lines = [b"head"] * 5 + [b"big"] * 200 + [b"/lib/a.so:", b"  x"] * 40
     ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(40))]
     limits = SectionLimits(series_bytes=100)
-    assert whole_sections(lines, ranges, limits) == [(0, 5), (205, 207)]
+    rest = [(205 + 2 * at, 207 + 2 * at) for at in range(1, 40)]
+    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207)], rest)
 
 
 def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:
     lines = [b"a" * 49] * 40 + [b"b" * 49] * 50 + [b"c" * 49] * 210
     ranges = [(0, 40), (40, 90), (90, 300)]
     limits = SectionLimits(budget_bytes=4000, budget_share=0.0)
-    assert whole_sections(lines, ranges, limits) == [(0, 40)]
-    assert whole_sections(lines, ranges, SectionLimits(budget_bytes=4600, budget_share=0.0)) == [(0, 40), (40, 90)]
+    assert plan_sections(lines, ranges, limits).whole == [(0, 40)]
+    assert plan_sections(lines, ranges, SectionLimits(budget_bytes=4600, budget_share=0.0)).whole == [(0, 40), (40, 90)]
 
 
 def _plan_dump() -> bytes:
@@ -101,3 +116,22 @@ def test_a_section_under_the_budget_stays_whole_and_the_largest_folds() -> None:
     assert "  0x0110:   Name: GLIBC_2.17  Flags: none  Version: 19" in text  # the middle of version needs
     assert "  Field 9:" in text
     assert text.count("R_X86_64_RELATIVE") < 20
+
+
+def test_later_members_of_a_large_series_show_their_opening_line() -> None:
+    """ldd -v: one section per library; the binary's own whole, the others named."""
+    data = (FIXTURES / "real/ldd_v_psql15.txt").read_bytes()
+    text = render_preview(optimize(data, COARSE))
+    assert "\t\tlibc.so.6 (GLIBC_2.34) => /lib/x86_64-linux-gnu/libc.so.6\n" in text
+    assert "\t/lib/x86_64-linux-gnu/libgnutls.so.30: … +" in text
+    assert len(text) < len(data) / 3
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", CAPTURES)
+def test_golden_captures(golden: Golden, name: str, granularity: Granularity) -> None:
+    data = (FIXTURES / name).read_bytes()
+    text = render_preview(optimize(data, OptimizerConfig(granularity)))
+    golden.check(f"text/{Path(name).stem}_{granularity.value}.txt", text)
+    signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
+    assert [signal for signal in signals if signal not in text] == []

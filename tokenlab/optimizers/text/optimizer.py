@@ -203,6 +203,7 @@ class _Document:
         self.listing_shapes: Counter[bytes] | None = None  # see `_listing_shapes`
         self.held_folds: set[int] = set()  # folded by the outline for what they are, never kept as records
         self.fold_notes: dict[int, str] = {}  # a sampled listing's first folded line -> its column counts
+        self.fact_lines: set[int] = set()  # status fields (`Severity: Low`), kept wherever they stand
 
     def line_at(self, position: int) -> int:
         return bisect_right(self.starts, position) - 1
@@ -335,10 +336,18 @@ class _Document:
         if blocks.is_documentation(self.lines):
             return
         starts = sections.section_starts(self.data, self.lines, self.line_at, self.heading_levels)
-        for first, end in sections.whole_sections(self.lines, sections.sections(self.lines, starts)):
+        plan = sections.plan_sections(self.lines, sections.sections(self.lines, starts))
+        for first, end in plan.whole:
             for index in range(first, end):
                 if states[index] == _FOLD and index not in self.held_folds:
                     states[index] = _KEEP
+        for first, end in plan.series_rest:
+            states[first] = _KEEP
+            for index in range(first + 1, end):
+                if states[index] == _KEEP and index not in self.fact_lines:
+                    states[index] = _FOLD
+        if plan.series_rest:
+            self._keep_signal_lines(states)
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
@@ -412,6 +421,7 @@ class _Document:
             # A link (`More Info: https://…`) says where to read more, not how things stand.
             if not decided[index] and (index - 1 in facts or index + 1 in facts) and b"://" not in self.lines[index]:
                 states[index] = _KEEP
+                self.fact_lines.add(index)
 
     def _keep_signal_lines(self, states: bytearray) -> None:
         shown: set[bytes] = set()

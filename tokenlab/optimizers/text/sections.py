@@ -14,9 +14,10 @@ document as sections first spends the folding where it pays:
 - a section of prose is a paragraph, outlined as such, whatever its size;
 - sections that open alike (`/lib/…/libc.so.6:`, one per library) and together are
   larger than `series_bytes` are one large repetitive section: the first stays whole when
-  small, the others are left to the outline.
+  small, the others show their opening line (and the status fields and failures the
+  outline keeps), their bodies folded.
 
-A section starts after a blank line, at a heading, at a short `Label:` line whose next
+A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
 line is indented at least as deep, and at a table's header (the line above a rule of
 dash groups, `----  -------`); a table ends at its first row without columns (the query
 result after a bytecode listing). Boundaries are found by whole-document searches, so a
@@ -46,7 +47,8 @@ class SectionLimits:
 
 DEFAULT_SECTION_LIMITS = SectionLimits()
 
-_BLANK_LINE_RE = re.compile(rb"\n[ \t\r\f\v|]*(?=\n)")
+# A blank line, or a rule line (`-----`, `=====`), which separates like one.
+_BLANK_LINE_RE = re.compile(rb"\n[ \t\r\f\v|]*(?:[-=_*~]{3,}[ \t\r]*)?(?=\n)")
 # A short line ending in a colon (`Version information:`, `  Locally applied patches:`).
 _LABEL_RE = re.compile(rb"\n([ \t]*)[^\s:][^\n:]{0,78}:[ \t\r]*(?=\n)")
 # A rule under a table's header: at least two groups of dashes (`----  ------`, `---+---`).
@@ -99,13 +101,18 @@ def _table_end(lines: Sequence[bytes], rule: int) -> list[int]:
     return []
 
 
+def _separates(line: bytes) -> bool:
+    """A blank or rule line: it belongs to no section."""
+    return not line.strip(_BLANKISH).strip(b"-=_*~")
+
+
 def sections(lines: Sequence[bytes], starts: list[int]) -> list[tuple[int, int]]:
-    """(first, end) line ranges between the starts, blank lines left out."""
+    """(first, end) line ranges between the starts, blank and rule lines left out."""
     ranges: list[tuple[int, int]] = []
     for first, end in zip(starts, [*starts[1:], len(lines)], strict=True):
-        while first < end and not lines[first].strip(_BLANKISH):
+        while first < end and _separates(lines[first]):
             first += 1
-        while end > first and not lines[end - 1].strip(_BLANKISH):
+        while end > first and _separates(lines[end - 1]):
             end -= 1
         if end > first:
             ranges.append((first, end))
@@ -116,12 +123,19 @@ def _mostly_prose(lines: Sequence[bytes]) -> bool:
     return sum(1 for line in lines if is_prose(line)) > len(lines) / 2
 
 
-def whole_sections(
+@dataclass(frozen=True)
+class SectionPlan:
+    whole: list[tuple[int, int]]  # sections shown whole
+    series_rest: list[tuple[int, int]]  # later members of a large series: their opening line stays
+
+
+def plan_sections(
     lines: Sequence[bytes], ranges: list[tuple[int, int]], limits: SectionLimits = DEFAULT_SECTION_LIMITS
-) -> list[tuple[int, int]]:
-    """The sections that stay whole (see the module docstring)."""
+) -> SectionPlan:
+    """The sections that stay whole, and those that keep only their opening line (see the
+    module docstring)."""
     if len(ranges) < 2:
-        return []
+        return SectionPlan([], [])
     sizes = [sum(len(line) + 1 for line in lines[first:end]) for first, end in ranges]
     shapes = [signature(lines[first]) for first, _ in ranges]
     members: Counter[bytes] = Counter(shapes)
@@ -130,10 +144,12 @@ def whole_sections(
         series_sizes[shape] += size
     seen: set[bytes] = set()
     whole: list[tuple[int, int]] = []
+    series_rest: list[tuple[int, int]] = []
     candidates: list[tuple[int, tuple[int, int]]] = []
     for (first, end), size, shape in zip(ranges, sizes, shapes, strict=True):
         in_series = members[shape] >= limits.series_members and series_sizes[shape] > limits.series_bytes
         if in_series and shape in seen:
+            series_rest.append((first, end))
             continue
         seen.add(shape)
         small = end - first <= limits.whole_lines and size <= limits.whole_bytes
@@ -151,4 +167,4 @@ def whole_sections(
             break
         budget -= size
         whole.append(section)
-    return sorted(whole)
+    return SectionPlan(sorted(whole), series_rest)
