@@ -9,7 +9,14 @@ import pytest
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.optimizer import optimize
-from tokenlab.optimizers.text.sections import SectionLimits, SectionPlan, plan_sections, section_starts, sections
+from tokenlab.optimizers.text.sections import (
+    SectionLimits,
+    SectionPlan,
+    plan_sections,
+    section_starts,
+    sections,
+    status_rows,
+)
 
 COARSE = OptimizerConfig(Granularity.COARSE)
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -135,3 +142,52 @@ def test_golden_captures(golden: Golden, name: str, granularity: Granularity) ->
     golden.check(f"text/{Path(name).stem}_{granularity.value}.txt", text)
     signals = (FIXTURES / f"{name}.signals").read_text().splitlines()
     assert [signal for signal in signals if signal not in text] == []
+
+
+def _status_rows(text: str) -> list[str]:
+    data = text.encode()
+    lines = data.split(b"\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def line_at(position: int) -> int:
+        return max(index for index, start in enumerate(starts) if start <= position)
+
+    return [lines[index].decode() for index in status_rows(data, lines, line_at)]
+
+
+def test_rows_with_a_value_under_an_errors_column_are_statuses() -> None:
+    table = (
+        "% time     seconds  usecs/call     calls    errors syscall\n"
+        "------ ----------- ----------- --------- --------- ----------------\n"
+        "  3.48    0.006719           3      1994       342 newfstatat\n"
+        "  2.67    0.005145           5       994           mmap\n"
+        " 77.63    0.149774        1872        80        40 wait4\n"
+        "  0.07    0.000144           1        79           set_robust_list\n"
+        "------ ----------- ----------- --------- --------- ----------------\n"
+        "100.00    0.192934          19      9721      1408 total\n"
+    )
+    assert _status_rows(table) == [
+        "  3.48    0.006719           3      1994       342 newfstatat",
+        " 77.63    0.149774        1872        80        40 wait4",
+        "100.00    0.192934          19      9721      1408 total",
+    ]
+
+
+def test_rows_with_failures_counted_in_a_left_aligned_column_are_statuses() -> None:
+    table = (
+        "suite         passed  failed  skipped\n"
+        "------------  ------  ------  -------\n"
+        "parser        120     0       3\n"
+        "lexer         88      2       0\n"
+        "codegen       301     0       0\n"
+        "\n"
+        "error_paths   1       0       0\n"
+    )
+    assert _status_rows(table) == ["lexer         88      2       0"]
+
+
+def test_a_table_without_a_failure_column_has_no_status_rows() -> None:
+    table = "name   size  errors_seen_in_docs\n----   ----\nerror  12\nfail   13\n"
+    assert _status_rows(table) == []

@@ -332,7 +332,11 @@ class _Document:
 
     def _keep_whole_sections(self, states: bytearray) -> None:
         """A dump's small sections stay whole; folding is spent on its large ones (see
-        `sections`). Documentation is outlined paragraph by paragraph instead."""
+        `sections`). Documentation is outlined paragraph by paragraph instead. A table's
+        rows with failures counted in their own column stay in any document."""
+        for index in sections.status_rows(self.data, self.lines, self.line_at):
+            if states[index] == _FOLD:
+                states[index] = _KEEP
         if blocks.is_documentation(self.lines):
             return
         starts = sections.section_starts(self.data, self.lines, self.line_at, self.heading_levels)
@@ -348,6 +352,7 @@ class _Document:
                     states[index] = _FOLD
         if plan.series_rest:
             self._keep_signal_lines(states)
+
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks

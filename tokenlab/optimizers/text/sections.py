@@ -20,7 +20,8 @@ document as sections first spends the folding where it pays:
 A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
 line is indented at least as deep, and at a table's header (the line above a rule of
 dash groups, `----  -------`); a table ends at its first row without columns (the query
-result after a bytecode listing). Boundaries are found by whole-document searches, so a
+result after a bytecode listing). A table's rows with a value in a column headed `errors`
+or `failed` are statuses and stay, as failure lines do. Boundaries are found by whole-document searches, so a
 document without any (100,000 one-byte lines) costs no per-line work here.
 """
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers.text.blocks import is_prose, signature
@@ -54,6 +55,11 @@ _LABEL_RE = re.compile(rb"\n([ \t]*)[^\s:][^\n:]{0,78}:[ \t\r]*(?=\n)")
 # A rule under a table's header: at least two groups of dashes (`----  ------`, `---+---`).
 _RULE_RE = re.compile(rb"\n[ \t]*[-=]{2,}(?:[ \t+|]+[-=]{2,})+[ \t\r]*(?=\n)")
 _COLUMNS_RE = re.compile(rb"\S(?: {2,}|\t| \| )\S")
+# A column header naming failures: its non-empty, non-zero cells are statuses.
+_STATUS_HEADER_RE = re.compile(rb"(?i)(?<!\S)(?:errors?|fail(?:ed|s|ures?)?)(?!\S)")
+_CELL_RE = re.compile(rb"\S+")
+_RULE_BYTES = b" \t\r-=+|"
+_ZERO = frozenset((b"0", b"-", b"0.00", b"0.0"))
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
 
 
@@ -69,7 +75,9 @@ def _next_filled(lines: Sequence[bytes], index: int) -> int:
     return index
 
 
-def section_starts(data: bytes, lines: Sequence[bytes], line_at, headings: dict[int, int]) -> list[int]:
+def section_starts(
+    data: bytes, lines: Sequence[bytes], line_at: Callable[[int], int], headings: dict[int, int]
+) -> list[int]:
     """Sorted first lines of the sections (blank lines belong to none: a blank line's
     index is a start too, and `sections` drops the blank ones)."""
     padded = b"\n" + data
@@ -168,3 +176,34 @@ def plan_sections(
         budget -= size
         whole.append(section)
     return SectionPlan(sorted(whole), series_rest)
+
+
+def status_rows(data: bytes, lines: Sequence[bytes], line_at: Callable[[int], int]) -> list[int]:
+    """Rows of a table (a header over a dash rule) with a value in a column headed
+    `errors` or `failed` (strace -c's syscalls that failed): a status, whatever the row's
+    size. A cell is the word under the header's word; empty and zero cells are none."""
+    rows: list[int] = []
+    for match in _RULE_RE.finditer(b"\n" + data):
+        rule = line_at(match.start())
+        header = lines[rule - 1] if rule > 0 else b""
+        columns = [(found.start(), found.end()) for found in _STATUS_HEADER_RE.finditer(header)]
+        if not columns:
+            continue
+        for index in range(rule + 1, len(lines)):
+            line = lines[index]
+            if not line.strip(_BLANKISH):
+                break
+            if not line.strip(_RULE_BYTES):
+                continue  # a rule above the totals
+            if not _COLUMNS_RE.search(line):
+                break
+            if any(_has_status(line, start, end) for start, end in columns):
+                rows.append(index)
+    return rows
+
+
+def _has_status(line: bytes, start: int, end: int) -> bool:
+    for cell in _CELL_RE.finditer(line, max(0, start - 12), end + 12):
+        if cell.start() < end and cell.end() > start:
+            return cell.group() not in _ZERO
+    return False
