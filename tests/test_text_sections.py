@@ -73,7 +73,7 @@ def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first_whol
     ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(40))]
     limits = SectionLimits(series_bytes=100)
     rest = [(205 + 2 * at, 207 + 2 * at) for at in range(1, 40)]
-    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207)], rest)
+    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207)], rest, [(5, 205)])
 
 
 def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:
@@ -191,3 +191,28 @@ def test_rows_with_failures_counted_in_a_left_aligned_column_are_statuses() -> N
 def test_a_table_without_a_failure_column_has_no_status_rows() -> None:
     table = "name   size  errors_seen_in_docs\n----   ----\nerror  12\nfail   13\n"
     assert _status_rows(table) == []
+
+
+def test_a_label_section_ends_where_lines_come_back_to_its_margin() -> None:
+    text = "  @INC:\n    /etc/perl\n    /usr/share/perl5\n  Built under linux\n  Compiled at Apr 12 2025\n"
+    assert _ranges(text) == [
+        ["  @INC:", "    /etc/perl", "    /usr/share/perl5"],
+        ["  Built under linux", "  Compiled at Apr 12 2025"],
+    ]
+
+
+def test_a_folded_section_keeps_its_last_line() -> None:
+    """A long list of patches under its label (perl -V): the newest, last, stays."""
+    patches = "".join(
+        f"    DEBPKG:debian/patch_{i} - [GH #{i}] https://bugs.debian.org/{9000 + i} fix_{i}():"
+        " CCFLAGS=-O2 -g -Wl,-z,relro LD_RUN_PATH=/usr/lib/x86_64-linux-gnu\n"
+        for i in range(35)
+    )
+    data = (
+        "Summary of my perl5 configuration:\n\n  Platform:\n    osname=linux\n    archname=x86_64\n"
+        f"  Locally applied patches:\n{patches}    DEBPKG:fixes/CVE-2024-56406 - Heap-buffer-overflow with tr//\n"
+        "  Built under linux\n  Compiled at Apr 12 2025 15:16:31\n"
+    ).encode()
+    text = render_preview(optimize(data, COARSE))
+    assert "DEBPKG:fixes/CVE-2024-56406 - Heap-buffer-overflow with tr//" in text
+    assert text.count("DEBPKG:debian/patch_") < 20

@@ -345,6 +345,9 @@ class _Document:
             for index in range(first, end):
                 if states[index] == _FOLD and index not in self.held_folds:
                     states[index] = _KEEP
+        for _first, end in plan.folded:
+            if states[end - 1] == _FOLD and end - 1 not in self.held_folds:
+                states[end - 1] = _KEEP
         for first, end in plan.series_rest:
             states[first] = _KEEP
             for index in range(first + 1, end):

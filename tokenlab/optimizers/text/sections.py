@@ -11,6 +11,8 @@ document as sections first spends the folding where it pays:
 - larger ones stay whole too, smallest first, while they add up to no more than the
   document's budget (`budget_bytes`, or `budget_share` of the document if more), so the
   largest sections are the ones folded;
+- a section left to the outline keeps its last line as well as its first: a list's
+  newest entry, a table's total;
 - a section of prose is a paragraph, outlined as such, whatever its size;
 - sections that open alike (`/lib/…/libc.so.6:`, one per library) and together are
   larger than `series_bytes` are one large repetitive section: the first stays whole when
@@ -18,7 +20,7 @@ document as sections first spends the folding where it pays:
   outline keeps), their bodies folded.
 
 A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
-line is indented at least as deep, and at a table's header (the line above a rule of
+line is indented at least as deep (and after the lines indented under it), and at a table's header (the line above a rule of
 dash groups, `----  -------`); a table ends at its first row without columns (the query
 result after a bytecode listing). A table's rows with a value in a column headed `errors`
 or `failed` are statuses and stay, as failure lines do. Boundaries are found by whole-document searches, so a
@@ -88,14 +90,26 @@ def section_starts(
     for match in _LABEL_RE.finditer(padded):
         index = line_at(match.start())
         after = _next_filled(lines, index)
-        if after < len(lines) and _indent(lines[after]) >= len(match.group(1)):
+        margin = len(match.group(1))
+        if after < len(lines) and _indent(lines[after]) >= margin:
             starts.add(index)
+            starts.add(_label_end(lines, after, margin))
     for match in _RULE_RE.finditer(padded):
         rule = line_at(match.start())
         if rule > 0:
             starts.add(rule - 1)
             starts.update(_table_end(lines, rule))
     return sorted(start for start in starts if start < len(lines))
+
+
+def _label_end(lines: Sequence[bytes], first: int, margin: int) -> int:
+    """Where the lines indented under a label end: at the first line back at its margin."""
+    if _indent(lines[first]) <= margin:
+        return first
+    index = first
+    while index < len(lines) and (_indent(lines[index]) > margin or not lines[index].strip(_BLANKISH)):
+        index += 1
+    return index
 
 
 def _table_end(lines: Sequence[bytes], rule: int) -> list[int]:
@@ -135,6 +149,7 @@ def _mostly_prose(lines: Sequence[bytes]) -> bool:
 class SectionPlan:
     whole: list[tuple[int, int]]  # sections shown whole
     series_rest: list[tuple[int, int]]  # later members of a large series: their opening line stays
+    folded: list[tuple[int, int]]  # the others, left to the outline: their last line stays
 
 
 def plan_sections(
@@ -143,7 +158,7 @@ def plan_sections(
     """The sections that stay whole, and those that keep only their opening line (see the
     module docstring)."""
     if len(ranges) < 2:
-        return SectionPlan([], [])
+        return SectionPlan([], [], [])
     sizes = [sum(len(line) + 1 for line in lines[first:end]) for first, end in ranges]
     shapes = [signature(lines[first]) for first, _ in ranges]
     members: Counter[bytes] = Counter(shapes)
@@ -175,7 +190,8 @@ def plan_sections(
             break
         budget -= size
         whole.append(section)
-    return SectionPlan(sorted(whole), series_rest)
+    shown = set(whole) | set(series_rest)
+    return SectionPlan(sorted(whole), series_rest, [section for section in ranges if section not in shown])
 
 
 def status_rows(data: bytes, lines: Sequence[bytes], line_at: Callable[[int], int]) -> list[int]:
