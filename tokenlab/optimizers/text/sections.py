@@ -46,6 +46,7 @@ class SectionLimits:
     budget_lines: int = 100  # a section longer than this is folded whatever the budget
     series_bytes: int = 8192  # sections opening alike and larger than this together are folded
     series_members: int = 3  # sections opening alike make a series from this many on
+    lines_read: int = 50  # whether a section is prose is read on this many lines
 
 
 DEFAULT_SECTION_LIMITS = SectionLimits()
@@ -149,7 +150,7 @@ def _mostly_prose(lines: Sequence[bytes]) -> bool:
 class SectionPlan:
     whole: list[tuple[int, int]]  # sections shown whole
     series_rest: list[tuple[int, int]]  # later members of a large series: their opening line stays
-    folded: list[tuple[int, int]]  # the others, left to the outline: their last line stays
+    folded: list[tuple[int, int]]  # larger ones left to the outline (no prose): their last line stays
 
 
 def plan_sections(
@@ -168,6 +169,7 @@ def plan_sections(
     seen: set[bytes] = set()
     whole: list[tuple[int, int]] = []
     series_rest: list[tuple[int, int]] = []
+    folded: list[tuple[int, int]] = []
     candidates: list[tuple[int, tuple[int, int]]] = []
     for (first, end), size, shape in zip(ranges, sizes, shapes, strict=True):
         in_series = members[shape] >= limits.series_members and series_sizes[shape] > limits.series_bytes
@@ -176,22 +178,22 @@ def plan_sections(
             continue
         seen.add(shape)
         small = end - first <= limits.whole_lines and size <= limits.whole_bytes
-        if not small and (in_series or end - first > limits.budget_lines):
-            continue
-        if _mostly_prose(lines[first:end]):
+        if _mostly_prose(lines[first : min(end, first + limits.lines_read)]):
             continue  # a paragraph: the outline keeps its first line and folds the rest
-        if small:
+        if not small and (in_series or end - first > limits.budget_lines):
+            folded.append((first, end))
+        elif small:
             whole.append((first, end))
         else:
             candidates.append((size, (first, end)))
     budget = max(limits.budget_bytes, int(limits.budget_share * sum(sizes)))
     for size, section in sorted(candidates):
-        if size > budget:
-            break
-        budget -= size
-        whole.append(section)
-    shown = set(whole) | set(series_rest)
-    return SectionPlan(sorted(whole), series_rest, [section for section in ranges if section not in shown])
+        if size <= budget:
+            budget -= size
+            whole.append(section)
+        else:
+            folded.append(section)
+    return SectionPlan(sorted(whole), series_rest, sorted(folded))
 
 
 def status_rows(data: bytes, lines: Sequence[bytes], line_at: Callable[[int], int]) -> list[int]:
