@@ -68,12 +68,12 @@ def test_a_psql_table_footer_ends_its_table() -> None:
     assert _ranges(text) == [[" id | name", "----+------", "  1 | a", "  2 | b"], ["(2 rows)"]]
 
 
-def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first_whole_the_others_opened() -> None:
-    lines = [b"head"] * 5 + [b"big"] * 200 + [b"/lib/a.so:", b"  x"] * 40
-    ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(40))]
+def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first_whole_named_others_opened() -> None:
+    lines = [b"head"] * 5 + [b"big"] * 200 + [b"/lib/a.so:", b"  x"] * 40 + [b"0 x", b"  y"] * 40
+    ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(80))]
     limits = SectionLimits(series_bytes=100)
-    rest = [(205 + 2 * at, 207 + 2 * at) for at in range(1, 40)]
-    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207)], rest, [(5, 205)])
+    rest = [(205 + 2 * at, 207 + 2 * at) for at in range(1, 40)]  # named: opened; the unnamed are left
+    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207), (285, 287)], rest, [(5, 205)])
 
 
 def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:

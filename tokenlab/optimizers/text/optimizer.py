@@ -62,7 +62,14 @@ from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.records import fold_records
 from tokenlab.optimizers.text import blocks, sections
 from tokenlab.optimizers.text.records import optimize_records, template
-from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small, unfold_unprofitable
+from tokenlab.optimizers.text.render import (
+    Renderer,
+    SpanKind,
+    TextSpan,
+    unfold_slight,
+    unfold_small,
+    unfold_unprofitable,
+)
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
+    slight_share: float = 0.1  # folds hiding less than this share of a document are shown
 
     @property
     def words_kept(self) -> tuple[str, ...]:
@@ -183,7 +191,7 @@ def optimize(
     # In a dump, ` … +1` hides a record too small to be worth the look-up; prose folds
     # the rest of a paragraph, however short.
     one_line_minimum = 0 if blocks.is_documentation(doc.lines) else limits.fine_min_fold_bytes
-    spans = unfold_small(doc.spans(states), minimum, data, one_line_minimum)
+    spans = unfold_slight(unfold_small(doc.spans(states), minimum, data, one_line_minimum), len(data), limits.slight_share)
     sections = [(0, len(data))] if fine else doc.sections()
     if not fine:
         spans = unfold_unprofitable(spans, sections)

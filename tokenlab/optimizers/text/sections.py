@@ -16,8 +16,9 @@ document as sections first spends the folding where it pays:
 - a section of prose is a paragraph, outlined as such, whatever its size;
 - sections that open alike (`/lib/…/libc.so.6:`, one per library) and together are
   larger than `series_bytes` are one large repetitive section: the first stays whole when
-  small, the others show their opening line (and the status fields and failures the
-  outline keeps), their bodies folded.
+  small; the others are left to the outline, or, when each is named by a `Label:` line,
+  show that line (and the status fields and failures the outline keeps), their bodies
+  folded.
 
 A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
 line is indented at least as deep (and after the lines indented under it), and at a table's header (the line above a rule of
@@ -174,7 +175,8 @@ def plan_sections(
     for (first, end), size, shape in zip(ranges, sizes, shapes, strict=True):
         in_series = members[shape] >= limits.series_members and series_sizes[shape] > limits.series_bytes
         if in_series and shape in seen:
-            series_rest.append((first, end))
+            if lines[first].rstrip().endswith(b":"):  # a named section: its name says which
+                series_rest.append((first, end))
             continue
         seen.add(shape)
         small = end - first <= limits.whole_lines and size <= limits.whole_bytes
