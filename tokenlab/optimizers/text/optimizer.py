@@ -100,7 +100,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
-    slight_share: float = 0.1  # folds hiding less than this share of a document are shown
+    slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
 
     @property
     def words_kept(self) -> tuple[str, ...]:
@@ -191,7 +191,9 @@ def optimize(
     # In a dump, ` … +1` hides a record too small to be worth the look-up; prose folds
     # the rest of a paragraph, however short.
     one_line_minimum = 0 if blocks.is_documentation(doc.lines) else limits.fine_min_fold_bytes
-    spans = unfold_slight(unfold_small(doc.spans(states), minimum, data, one_line_minimum), len(data), limits.slight_share)
+    spans = unfold_small(doc.spans(states), minimum, data, one_line_minimum)
+    if doc.folds_listing_rows_only(spans):
+        spans = unfold_slight(spans, len(data), limits.slight_share)
     sections = [(0, len(data))] if fine else doc.sections()
     if not fine:
         spans = unfold_unprofitable(spans, sections)
@@ -274,6 +276,13 @@ class _Document:
         for first, end in self.record_blocks:
             flags[first:end] = (b"\x02" if end - first > many else b"\x01") * (end - first)
         return flags
+
+    def folds_listing_rows_only(self, spans: list[TextSpan]) -> bool:
+        """Every fold is of rows of a listing (a record block of many lines), not of prose
+        nor of lines folded for what they are (quoted source lines)."""
+        flags = self.in_record_block
+        firsts = [self.line_at(span.start) for span in spans if span.kind is SpanKind.FOLD]
+        return all(flags[first] == 2 and first not in self.held_folds for first in firsts)
 
     def _counts_things(self, index: int, text: str) -> bool:
         """A line counting things (`32 files changed`), unless it is a row shaped like
