@@ -216,3 +216,8 @@ def test_a_folded_section_keeps_its_last_line() -> None:
     text = render_preview(optimize(data, COARSE))
     assert "DEBPKG:fixes/CVE-2024-56406 - Heap-buffer-overflow with tr//" in text
     assert text.count("DEBPKG:debian/patch_") < 20
+
+
+def test_a_quoted_code_line_ending_in_a_colon_is_no_label() -> None:
+    text = "click/core.py-1624-        if metavar is None:\nclick/core.py-1625-            if chain:\nclick/core.py-1626-  x = 1\n"
+    assert len(_ranges(text)) == 1

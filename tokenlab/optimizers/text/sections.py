@@ -21,7 +21,7 @@ document as sections first spends the folding where it pays:
   folded.
 
 A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
-line is indented at least as deep (and after the lines indented under it), and at a table's header (the line above a rule of
+line is indented deeper or is a label too (and after the lines indented under it), and at a table's header (the line above a rule of
 dash groups, `----  -------`); a table ends at its first row without columns (the query
 result after a bytecode listing). A table's rows with a value in a column headed `errors`
 or `failed` are statuses and stay, as failure lines do. Boundaries are found by whole-document searches, so a
@@ -54,8 +54,9 @@ DEFAULT_SECTION_LIMITS = SectionLimits()
 
 # A blank line, or a rule line (`-----`, `=====`), which separates like one.
 _BLANK_LINE_RE = re.compile(rb"\n[ \t\r\f\v|]*(?:[-=_*~]{3,}[ \t\r]*)?(?=\n)")
-# A short line ending in a colon (`Version information:`, `  Locally applied patches:`).
-_LABEL_RE = re.compile(rb"\n([ \t]*)[^\s:][^\n:]{0,78}:[ \t\r]*(?=\n)")
+# A short line ending in a colon (`Version information:`, `  Locally applied patches:`),
+# its words one space apart (a line of code quoted after a prefix is indented inside).
+_LABEL_RE = re.compile(rb"\n([ \t]*)[^\s:](?:[^\s:]| (?=[^\s:])){0,78}:[ \t\r]*(?=\n)")
 # A rule under a table's header: at least two groups of dashes (`----  ------`, `---+---`).
 _RULE_RE = re.compile(rb"\n[ \t]*[-=]{2,}(?:[ \t+|]+[-=]{2,})+[ \t\r]*(?=\n)")
 _COLUMNS_RE = re.compile(rb"\S(?: {2,}|\t| \| )\S")
@@ -93,7 +94,7 @@ def section_starts(
         index = line_at(match.start())
         after = _next_filled(lines, index)
         margin = len(match.group(1))
-        if after < len(lines) and _indent(lines[after]) >= margin:
+        if after < len(lines) and (_indent(lines[after]) > margin or lines[after].rstrip().endswith(b":")):
             starts.add(index)
             starts.add(_label_end(lines, after, margin))
     for match in _RULE_RE.finditer(padded):
