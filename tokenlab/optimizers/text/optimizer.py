@@ -190,7 +190,7 @@ def optimize(
     minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
     # In a dump, ` … +1` hides a record too small to be worth the look-up; prose folds
     # the rest of a paragraph, however short.
-    one_line_minimum = 0 if blocks.is_documentation(doc.lines) else limits.fine_min_fold_bytes
+    one_line_minimum = 0 if doc.is_documentation else limits.fine_min_fold_bytes
     spans = unfold_small(doc.spans(states), minimum, data, one_line_minimum)
     if doc.folds_listing_rows_only(spans):
         spans = unfold_slight(spans, len(data), limits.slight_share)
@@ -254,6 +254,11 @@ class _Document:
                 levels[index - 1] = 1 if match.group(1).startswith(b"=") else 2
                 levels[index] = 0
         return {index: level for index, level in levels.items() if not self._fenced(index)}
+
+    @cached_property
+    def is_documentation(self) -> bool:
+        """Mostly prose: outlined paragraph by paragraph (see `blocks`)."""
+        return blocks.is_documentation(self.lines)
 
     @cached_property
     def signals(self) -> list[int]:
@@ -354,7 +359,7 @@ class _Document:
         for index in sections.status_rows(self.data, self.lines, self.line_at):
             if states[index] == _FOLD:
                 states[index] = _KEEP
-        if blocks.is_documentation(self.lines):
+        if self.is_documentation:
             return
         starts = sections.section_starts(self.data, self.lines, self.line_at, self.heading_levels)
         plan = sections.plan_sections(self.lines, sections.sections(self.lines, starts))
