@@ -46,7 +46,10 @@ def _ranges(text: str) -> list[list[str]]:
 
 
 def test_a_table_header_over_a_rule_starts_a_section_and_a_row_without_columns_ends_it() -> None:
-    text = "QUERY PLAN\n`--SCAN t\naddr  opcode  p1\n----  ------  --\n0     Init    0\n1     Halt    0\n3933\n"
+    text = (
+        "QUERY PLAN\n`--SCAN t\naddr  opcode  p1\n----  ------  --\n"
+        "0     Init    0\n1     Halt    0\n3933\n"
+    )
     assert _ranges(text) == [
         ["QUERY PLAN", "`--SCAN t"],
         ["addr  opcode  p1", "----  ------  --", "0     Init    0", "1     Halt    0"],
@@ -55,7 +58,10 @@ def test_a_table_header_over_a_rule_starts_a_section_and_a_row_without_columns_e
 
 
 def test_a_label_with_deeper_lines_under_it_starts_a_section() -> None:
-    text = "\tlibz.so.1 => /lib/libz.so.1\n\tVersion information:\n\t/usr/bin/x:\n\t\tlibc.so.6 (GLIBC_2.34)\n"
+    text = (
+        "\tlibz.so.1 => /lib/libz.so.1\n\tVersion information:\n"
+        "\t/usr/bin/x:\n\t\tlibc.so.6 (GLIBC_2.34)\n"
+    )
     assert _ranges(text) == [
         ["\tlibz.so.1 => /lib/libz.so.1"],
         ["\tVersion information:"],
@@ -68,12 +74,13 @@ def test_a_psql_table_footer_ends_its_table() -> None:
     assert _ranges(text) == [[" id | name", "----+------", "  1 | a", "  2 | b"], ["(2 rows)"]]
 
 
-def test_small_sections_whole_the_largest_left_and_a_series_keeps_its_first_whole_named_others_opened() -> None:
+def test_small_sections_whole_the_largest_left_a_series_first_whole_named_others_opened() -> None:
     lines = [b"head"] * 5 + [b"big"] * 200 + [b"/lib/a.so:", b"  x"] * 40 + [b"0 x", b"  y"] * 40
     ranges = [(0, 5), (5, 205), *((205 + 2 * at, 207 + 2 * at) for at in range(80))]
     limits = SectionLimits(series_bytes=100)
     rest = [(205 + 2 * at, 207 + 2 * at) for at in range(1, 40)]  # named: opened; the unnamed are left
-    assert plan_sections(lines, ranges, limits) == SectionPlan([(0, 5), (205, 207), (285, 287)], rest, [(5, 205)])
+    expected = SectionPlan([(0, 5), (205, 207), (285, 287)], rest, [(5, 205)])
+    assert plan_sections(lines, ranges, limits) == expected
 
 
 def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:
@@ -81,17 +88,21 @@ def test_the_budget_keeps_larger_sections_whole_smallest_first() -> None:
     ranges = [(0, 40), (40, 90), (90, 300)]
     limits = SectionLimits(budget_bytes=4000, budget_share=0.0)
     assert plan_sections(lines, ranges, limits).whole == [(0, 40)]
-    assert plan_sections(lines, ranges, SectionLimits(budget_bytes=4600, budget_share=0.0)).whole == [(0, 40), (40, 90)]
+    larger = SectionLimits(budget_bytes=4600, budget_share=0.0)
+    assert plan_sections(lines, ranges, larger).whole == [(0, 40), (40, 90)]
 
 
 def _plan_dump() -> bytes:
     """Query plans of 2-5 lines, each followed by a long bytecode listing (sqlite3 .eqp full)."""
     parts = []
     for query in range(6):
-        tree = ["QUERY PLAN", *(f"|--SEARCH t{query}_{step} USING INDEX i{step} (id=?)" for step in range(query % 4 + 1))]
+        steps = range(query % 4 + 1)
+        tree = ["QUERY PLAN", *(f"|--SEARCH t{query}_{step} USING INDEX i{step} (id=?)" for step in steps)]
         tree.append(f"`--USE TEMP B-TREE FOR ORDER BY q{query}")
-        rows = [f"{row:<6}{('Column', 'Next', 'Goto')[row % 3]:<15}{row % 5:<6}{row * 3:<6}0" for row in range(50)]
-        parts += [*tree, "addr  opcode         p1    p2    p3", "----  -------------  ----  ----  ----", *rows, f"{query}|1500{query}"]
+        opcodes = ("Column", "Next", "Goto")
+        rows = [f"{row:<6}{opcodes[row % 3]:<15}{row % 5:<6}{row * 3:<6}0" for row in range(50)]
+        header = ["addr  opcode         p1    p2    p3", "----  -------------  ----  ----  ----"]
+        parts += [*tree, *header, *rows, f"{query}|1500{query}"]
     return ("\n".join(parts) + "\n").encode()
 
 
@@ -210,7 +221,8 @@ def test_a_folded_section_keeps_its_last_line() -> None:
     )
     data = (
         "Summary of my perl5 configuration:\n\n  Platform:\n    osname=linux\n    archname=x86_64\n"
-        f"  Locally applied patches:\n{patches}    DEBPKG:fixes/CVE-2024-56406 - Heap-buffer-overflow with tr//\n"
+        f"  Locally applied patches:\n{patches}"
+        "    DEBPKG:fixes/CVE-2024-56406 - Heap-buffer-overflow with tr//\n"
         "  Built under linux\n  Compiled at Apr 12 2025 15:16:31\n"
     ).encode()
     text = render_preview(optimize(data, COARSE))
@@ -219,5 +231,8 @@ def test_a_folded_section_keeps_its_last_line() -> None:
 
 
 def test_a_quoted_code_line_ending_in_a_colon_is_no_label() -> None:
-    text = "click/core.py-1624-        if metavar is None:\nclick/core.py-1625-            if chain:\nclick/core.py-1626-  x = 1\n"
+    text = (
+        "click/core.py-1624-        if metavar is None:\n"
+        "click/core.py-1625-            if chain:\nclick/core.py-1626-  x = 1\n"
+    )
     assert len(_ranges(text)) == 1

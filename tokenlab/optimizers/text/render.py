@@ -95,7 +95,7 @@ def unfold_slight(spans: list[TextSpan], size: int, share: float) -> list[TextSp
     hidden = sum(span.end - span.start for span in spans if span.kind is SpanKind.FOLD)
     if not hidden or hidden >= share * size:
         return spans
-    return merge([TextSpan(SpanKind.KEEP, span.start, span.end) if span.kind is SpanKind.FOLD else span for span in spans])
+    return merge([TextSpan(SpanKind.KEEP, s.start, s.end) if s.kind is SpanKind.FOLD else s for s in spans])
 
 
 class Renderer:

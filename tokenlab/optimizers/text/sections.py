@@ -20,11 +20,12 @@ document as sections first spends the folding where it pays:
   show that line (and the status fields and failures the outline keeps), their bodies
   folded.
 
-A section starts after a blank or rule line, at a heading, at a short `Label:` line whose next
-line is indented deeper or is a label too (and after the lines indented under it), and at a table's header (the line above a rule of
-dash groups, `----  -------`); a table ends at its first row without columns (the query
-result after a bytecode listing). A table's rows with a value in a column headed `errors`
-or `failed` are statuses and stay, as failure lines do. Boundaries are found by whole-document searches, so a
+A section starts after a blank or rule line, at a heading, at a short `Label:` line
+whose next line is indented deeper or is a label too (and after the lines indented under
+it), and at a table's header (the line above a rule of dash groups, `----  -------`); a
+table ends at its first row without columns (the query result after a bytecode listing).
+A table's rows with a value in a column headed `errors` or `failed` are statuses and
+stay, as failure lines do. Boundaries are found by whole-document searches, so a
 document without any (100,000 one-byte lines) costs no per-line work here.
 """
 
