@@ -447,3 +447,24 @@ def test_rows_of_a_table_and_entries_under_a_label_stay_up_to_the_list_cap() -> 
     assert " col_7 | bigint | not null | plain" in text
     assert " col_11 | bigint" not in text
     assert all(entry in text for entry in entries)
+
+
+def test_an_arrow_is_no_key_value_field() -> None:
+    """`lib (VERSION) => path` rows map names to paths; `key = value` facts stay, these fold."""
+    rows = "".join(f"\t\tlibc.so.6 (GLIBC_2.{i}) => /lib/x86_64-linux-gnu/libc.so.6\n" for i in range(200))
+    data = f"\tVersion information:\n\t/usr/bin/prog:\n{rows}".encode()
+    text = render_preview(optimize(data, COARSE))
+    assert "(GLIBC_2.199) => /lib" in text
+    assert text.count("=> /lib") < 20
+
+
+def test_folds_hiding_a_slight_share_of_a_listing_are_shown() -> None:
+    """`pkg: path` rows read as fields, a few rows of other shapes among them: folding
+    those few saves almost nothing and hides rows a reader may look for."""
+    rows = [f"pkg{i}: /usr/share/doc/pkg{i}/errors_{i}.txt" for i in range(200)]
+    rows[66] = "libstdc++-12-dev:amd64: /usr/include/c++/12/bits/regex_error.h"
+    rows[67] = "libgpg-error0:amd64: /usr/lib/x86_64-linux-gnu/libgpg-error.so.0"
+    data = ("\n".join(rows) + "\n").encode()
+    result = optimize(data, COARSE)
+    assert "libstdc++-12-dev:amd64: /usr/include/c++/12/bits/regex_error.h" in render_preview(result)
+    assert result.omissions == () or all(len(omission.data) >= len(data) for omission in result.omissions)

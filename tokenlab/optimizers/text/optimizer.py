@@ -60,9 +60,16 @@ from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, vi
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
-from tokenlab.optimizers.text import blocks
+from tokenlab.optimizers.text import blocks, sections
 from tokenlab.optimizers.text.records import optimize_records, template
-from tokenlab.optimizers.text.render import Renderer, SpanKind, TextSpan, unfold_small, unfold_unprofitable
+from tokenlab.optimizers.text.render import (
+    Renderer,
+    SpanKind,
+    TextSpan,
+    unfold_slight,
+    unfold_small,
+    unfold_unprofitable,
+)
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
+    slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
 
     @property
     def words_kept(self) -> tuple[str, ...]:
@@ -119,7 +127,7 @@ _ITEM_RE = re.compile(
 # (`res = await f(x)` is code); a key of a few words.
 _FACT_RE = re.compile(
     rb"\n[ \t]*(?:[<>*+-]+[ \t]+)?%?[A-Za-z][\w.()-]*(?: [\w.#()-]+){0,4}"
-    rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?!=)[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
+    rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?![=>])[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
 )
 # An HTTP status line (`< HTTP/1.1 301 Moved`), or a request answered with a 4xx/5xx
 # status (`"GET /x HTTP/1.1" 503 …`): what a server said, read first.
@@ -182,8 +190,10 @@ def optimize(
     minimum = limits.fine_min_fold_bytes if fine else limits.coarse_min_fold_bytes
     # In a dump, ` … +1` hides a record too small to be worth the look-up; prose folds
     # the rest of a paragraph, however short.
-    one_line_minimum = 0 if blocks.is_documentation(doc.lines) else limits.fine_min_fold_bytes
+    one_line_minimum = 0 if doc.is_documentation else limits.fine_min_fold_bytes
     spans = unfold_small(doc.spans(states), minimum, data, one_line_minimum)
+    if doc.folds_listing_rows_only(spans):
+        spans = unfold_slight(spans, len(data), limits.slight_share)
     sections = [(0, len(data))] if fine else doc.sections()
     if not fine:
         spans = unfold_unprofitable(spans, sections)
@@ -203,6 +213,7 @@ class _Document:
         self.listing_shapes: Counter[bytes] | None = None  # see `_listing_shapes`
         self.held_folds: set[int] = set()  # folded by the outline for what they are, never kept as records
         self.fold_notes: dict[int, str] = {}  # a sampled listing's first folded line -> its column counts
+        self.fact_lines: set[int] = set()  # status fields (`Severity: Low`), kept wherever they stand
 
     def line_at(self, position: int) -> int:
         return bisect_right(self.starts, position) - 1
@@ -245,6 +256,11 @@ class _Document:
         return {index: level for index, level in levels.items() if not self._fenced(index)}
 
     @cached_property
+    def is_documentation(self) -> bool:
+        """Mostly prose: outlined paragraph by paragraph (see `blocks`)."""
+        return blocks.is_documentation(self.lines)
+
+    @cached_property
     def signals(self) -> list[int]:
         phrases = [match.start() for match in blocks.FAILURE_PHRASE_RE.finditer(self.data)]
         return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases)
@@ -265,6 +281,13 @@ class _Document:
         for first, end in self.record_blocks:
             flags[first:end] = (b"\x02" if end - first > many else b"\x01") * (end - first)
         return flags
+
+    def folds_listing_rows_only(self, spans: list[TextSpan]) -> bool:
+        """Every fold is of rows of a listing (a record block of many lines), not of prose
+        nor of lines folded for what they are (quoted source lines)."""
+        flags = self.in_record_block
+        firsts = [self.line_at(span.start) for span in spans if span.kind is SpanKind.FOLD]
+        return all(flags[first] == 2 and first not in self.held_folds for first in firsts)
 
     def _counts_things(self, index: int, text: str) -> bool:
         """A line counting things (`32 files changed`), unless it is a row shaped like
@@ -321,12 +344,40 @@ class _Document:
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
         self._keep_report_lines(states)
+        self._keep_whole_sections(states)
         self.mark_repeats(states, repeats)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
             if len(line) > long_line and states[index] == _KEEP:
                 states[index] = _LONG
         return states
+
+    def _keep_whole_sections(self, states: bytearray) -> None:
+        """A dump's small sections stay whole; folding is spent on its large ones (see
+        `sections`). Documentation is outlined paragraph by paragraph instead. A table's
+        rows with failures counted in their own column stay in any document."""
+        for index in sections.status_rows(self.data, self.lines, self.line_at):
+            if states[index] == _FOLD:
+                states[index] = _KEEP
+        if self.is_documentation:
+            return
+        starts = sections.section_starts(self.data, self.lines, self.line_at, self.heading_levels)
+        plan = sections.plan_sections(self.lines, sections.sections(self.lines, starts))
+        for first, end in plan.whole:
+            for index in range(first, end):
+                if states[index] == _FOLD and index not in self.held_folds:
+                    states[index] = _KEEP
+        for _first, end in plan.folded:
+            if states[end - 1] == _FOLD and end - 1 not in self.held_folds:
+                states[end - 1] = _KEEP
+        for first, end in plan.series_rest:
+            states[first] = _KEEP
+            for index in range(first + 1, end):
+                if states[index] == _KEEP and index not in self.fact_lines:
+                    states[index] = _FOLD
+        if plan.series_rest:
+            self._keep_signal_lines(states)
+
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
@@ -400,6 +451,7 @@ class _Document:
             # A link (`More Info: https://…`) says where to read more, not how things stand.
             if not decided[index] and (index - 1 in facts or index + 1 in facts) and b"://" not in self.lines[index]:
                 states[index] = _KEEP
+                self.fact_lines.add(index)
 
     def _keep_signal_lines(self, states: bytearray) -> None:
         shown: set[bytes] = set()

@@ -88,6 +88,16 @@ def unfold_unprofitable(spans: list[TextSpan], sections: list[tuple[int, int]]) 
     return merge(kept)
 
 
+def unfold_slight(spans: list[TextSpan], size: int, share: float) -> list[TextSpan]:
+    """Folds that hide less than `share` of the document are not worth a look-up each:
+    a listing whose rows were nearly all kept (every row a different key) is shown whole,
+    rather than with a few rows hidden among the others."""
+    hidden = sum(span.end - span.start for span in spans if span.kind is SpanKind.FOLD)
+    if not hidden or hidden >= share * size:
+        return spans
+    return merge([TextSpan(SpanKind.KEEP, s.start, s.end) if s.kind is SpanKind.FOLD else s for s in spans])
+
+
 class Renderer:
     """Turns spans into visible text and omissions, section by section."""
 
