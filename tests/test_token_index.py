@@ -262,6 +262,22 @@ def test_a_late_helper_joins_when_the_caller_waits_with_the_count_behind(
     assert len(built) == 1
 
 
+def test_only_blocks_no_tokenizer_has_started_make_the_backlog_for_a_late_helper() -> None:
+    from concurrent.futures import Future
+
+    done: Future[object] = Future()
+    done.set_result(None)
+    running: Future[object] = Future()
+    running.set_running_or_notify_cancel()
+    limits = dataclasses.replace(TINY, late_helper_bytes=1000)
+    with TokenCounter(limits) as counter:
+        counter._raw_blocks.extend([(done, 5000), (running, 5000), (Future(), 600)])
+        assert not counter._backlog_is_large()
+        counter._raw_blocks.append((Future(), 400))
+        assert counter._backlog_is_large()
+        counter._raw_blocks.clear()
+
+
 def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = "".join(f"line {i}\n" for i in range(2000)).encode()
     limits = dataclasses.replace(TINY, chunk_bytes=64, block_bytes=1024)
