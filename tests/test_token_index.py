@@ -392,6 +392,18 @@ def test_crew_helpers_share_the_queue_and_leave_when_it_runs_empty(monkeypatch: 
     crew.close()
 
 
+def test_a_helper_whose_turn_finds_the_queue_empty_builds_no_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[str] = []
+    monkeypatch.setattr(tokens, "new_encoding", lambda: built.append(threading.current_thread().name))
+    crew = token_index._Crew()
+    crew.add_helpers(1)
+    _lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
+    assert built == []
+    crew.close()
+
+
 def test_a_small_analysis_is_not_kept_waiting_behind_a_large_one() -> None:
     large, small = token_index._Crew(), token_index._Crew()
     first_done, rest_released = threading.Event(), threading.Event()
