@@ -124,9 +124,8 @@ def report(path: Path, timers: Timers, wall: float, cpu: float, trace: str, toke
     for name, busy in sorted(timers.busy.items(), key=lambda item: item[1].intervals[0][0]):
         spans = busy.intervals
         occupied = sum(end - begin for begin, end in spans)
-        print(
-            f"{name:<58} {len(spans):>5} {busy.cpu:>7.2f} {occupied:>7.2f} {spans[0][0]:>7.2f} {spans[-1][1]:>7.2f}"
-        )
+        first, last = spans[0][0], spans[-1][1]
+        print(f"{name:<58} {len(spans):>5} {busy.cpu:>7.2f} {occupied:>7.2f} {first:>7.2f} {last:>7.2f}")
     main = sum(busy.cpu for name, busy in timers.busy.items() if name.split()[0] == "MainThread")
     bound = max(main, cpu / 2) / tokenizer
     print(
@@ -139,7 +138,9 @@ def report(path: Path, timers: Timers, wall: float, cpu: float, trace: str, toke
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
     timers = Timers()
