@@ -88,8 +88,9 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 # A large input's raw count gets helper tokenizer threads, each with an encoding of its own
 # (`counting/crew.py`: about 55 MB). A log's gets one only if the count is behind when the
-# optimizer is done: by then the optimizer's per-line state is freed, so the encoding does
-# not add to the log's peak memory (its bound is twice the input plus 150 MB).
+# optimizer is done: by then the optimizer's per-line state is freed, so the encoding is not
+# added to it (a helper from the start broke the 200 MB log's memory limit). It still raises
+# a 100 MB log's peak RSS, by about 55 MB, when it comes.
 LATE_HELPED_COUNTS = frozenset({ContentType.LOG})
 
 
