@@ -195,7 +195,8 @@ def test_default_limits_on_a_long_log_with_gaps() -> None:
         ]
 
 
-def test_helper_threads_count_exactly_with_encodings_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def _counting_threads_noted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that build an encoding of their own from now on."""
     built: list[str] = []
 
     def new_encoding() -> object:
@@ -205,17 +206,76 @@ def test_helper_threads_count_exactly_with_encodings_of_their_own(monkeypatch: p
     new_encoding.__wrapped__ = tokens.new_encoding  # type: ignore[attr-defined]
     tokens.encoding()  # the shared one, built before counting
     monkeypatch.setattr(tokens, "new_encoding", new_encoding)
-    raw = "".join(f"worker {i} counted line {i * 7}\n  detail {i}\n" for i in range(3000)).encode()
+    return built
+
+
+HELPED_RAW = "".join(f"worker {i} counted line {i * 7}\n  detail {i}\n" for i in range(3000)).encode()
+
+
+def test_helper_threads_count_exactly_with_encodings_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    built = _counting_threads_noted(monkeypatch)
+    raw = HELPED_RAW
     limits = dataclasses.replace(TINY, chunk_bytes=512, block_bytes=4096, parallel_bytes=len(raw))
     with TokenCounter(limits, workers=2) as counter:
         counter.start_raw(raw)
         assert counter.raw_index().total == exact(raw)
         assert counter.count_texts([raw[100:-100]]) == [exact(raw[100:-100])]
     assert built == ["tokenlab-tokenizer-1_0"]
-    with TokenCounter(limits, workers=2) as counter:
-        counter.start_raw(raw, helpers=False)
+    smaller = dataclasses.replace(limits, parallel_bytes=len(raw) + 1)
+    with TokenCounter(smaller, workers=2) as counter:
+        counter.start_raw(raw)
         assert counter.raw_index().total == exact(raw)
     assert len(built) == 1
+
+
+def test_a_late_helper_joins_when_the_caller_waits_with_the_count_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = _counting_threads_noted(monkeypatch)
+    helper_counted = threading.Event()
+    index_block = token_index._index_block
+
+    def thread_0_waits_for_the_helper(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+        if threading.current_thread().name != "tokenlab-tokenizer-0_0":
+            helper_counted.set()
+        elif not helper_counted.wait(10):
+            raise TimeoutError("no helper came")
+        return index_block(data, cuts)
+
+    monkeypatch.setattr(token_index, "_index_block", thread_0_waits_for_the_helper)
+    raw = HELPED_RAW
+    limits = dataclasses.replace(
+        TINY, chunk_bytes=512, block_bytes=4096, parallel_bytes=len(raw), late_helper_bytes=8192
+    )
+    with TokenCounter(limits, workers=2) as counter:
+        counter.start_raw(raw, helpers_at_start=False)
+        assert built == []  # none while the caller works
+        assert counter.raw_index().total == exact(raw)
+        assert counter.count_texts([raw[100:-100]]) == [exact(raw[100:-100])]
+    assert built == ["tokenlab-tokenizer-1_0"]
+    # The count kept pace (thread 0 waits no more): by the time the caller waits, less
+    # than `late_helper_bytes` is left, and no encoding is built for it.
+    kept_pace = dataclasses.replace(limits, late_helper_bytes=len(raw) + 1)
+    with TokenCounter(kept_pace, workers=2) as counter:
+        counter.start_raw(raw, helpers_at_start=False)
+        assert counter.raw_index().total == exact(raw)
+    assert len(built) == 1
+
+
+def test_only_blocks_no_tokenizer_has_started_make_the_backlog_for_a_late_helper() -> None:
+    from concurrent.futures import Future
+
+    done: Future[object] = Future()
+    done.set_result(None)
+    running: Future[object] = Future()
+    running.set_running_or_notify_cancel()
+    limits = dataclasses.replace(TINY, late_helper_bytes=1000)
+    with TokenCounter(limits) as counter:
+        counter._raw_blocks.extend([(done, 5000), (running, 5000), (Future(), 600)])
+        assert not counter._backlog_is_large()
+        counter._raw_blocks.append((Future(), 400))
+        assert counter._backlog_is_large()
+        counter._raw_blocks.clear()
 
 
 def test_blocks_are_counted_while_later_cuts_are_still_being_planned(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -329,6 +389,18 @@ def test_crew_helpers_share_the_queue_and_leave_when_it_runs_empty(monkeypatch: 
     assert {name for _, name in results} == {"tokenlab-tokenizer-0_0", "tokenlab-tokenizer-1_0"}
     _lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
     assert crew.submit(job, 40).result(5) == (40, "tokenlab-tokenizer-0_0")
+    crew.close()
+
+
+def test_a_helper_whose_turn_finds_the_queue_empty_builds_no_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[str] = []
+    monkeypatch.setattr(tokens, "new_encoding", lambda: built.append(threading.current_thread().name))
+    crew = token_index._Crew()
+    crew.add_helpers(1)
+    _lane(1).submit(str).result(5)  # the helper's turn on its thread has ended
+    assert built == []
     crew.close()
 
 

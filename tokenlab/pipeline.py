@@ -87,14 +87,16 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 # A large input's raw count gets helper tokenizer threads, each with an encoding of its own
-# (`counting/crew.py`: about 55 MB). Not a log's: its count alone keeps pace with one tokenizer
-# pass, and that memory would break its bound of twice the input plus 150 MB.
-UNHELPED_COUNTS = frozenset({ContentType.LOG})
+# (`counting/crew.py`: about 55 MB). A log's gets one only if the count is behind when the
+# optimizer is done: by then the optimizer's per-line state is freed, so the encoding is not
+# added to it (a helper from the start broke the 200 MB log's memory limit). It still raises
+# a 100 MB log's peak RSS, by about 55 MB, when it comes.
+LATE_HELPED_COUNTS = frozenset({ContentType.LOG})
 
 
 def measure_raw_stage(packet: ContextPacket, run: RunSettings) -> Detail:
     if packet.content_type not in MAPS_INPUT:  # else OPTIMIZE starts it, with the cuts
-        run.counter.start_raw(packet.raw, helpers=packet.content_type not in UNHELPED_COUNTS)
+        run.counter.start_raw(packet.raw, helpers_at_start=packet.content_type not in LATE_HELPED_COUNTS)
 
     def detail() -> str:
         m = _raw_measure(packet, run)

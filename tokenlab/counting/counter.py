@@ -82,7 +82,9 @@ class TokenCounter:
         self.limits = limits
         self._workers = workers or os.cpu_count() or 2
         self._crew = _Crew()
-        self._raw_blocks: deque[Future[tuple[list[int], list[int]]]] = deque()  # not yet in the index
+        # Blocks not yet in the index, and their sizes in bytes.
+        self._raw_blocks: deque[tuple[Future[tuple[list[int], list[int]]], int]] = deque()
+        self._late_helpers = False  # whether helpers may still join the raw count
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
         self._hint = 0  # where the last text's last run ended in the raw input
@@ -98,7 +100,7 @@ class TokenCounter:
         self._crew.close()
 
     def start_raw(
-        self, data: bytes, cuts: Iterable[Sequence[int]] | None = None, *, helpers: bool = True
+        self, data: bytes, cuts: Iterable[Sequence[int]] | None = None, *, helpers_at_start: bool = True
     ) -> None:
         """Begin indexing `data` on the tokenizer threads (once per data).
 
@@ -107,8 +109,11 @@ class TokenCounter:
         that is a safe cut. Each block is submitted as soon as `cuts` has passed it, so a
         planner that yields its cuts as it goes overlaps the count (its first blocks are
         small, so that counting starts on its first cuts); this returns when `cuts` is
-        exhausted. With `helpers`, data of `limits.parallel_bytes` or more is also counted
-        on helper threads.
+        exhausted. Data of `limits.parallel_bytes` or more is also counted on helper
+        threads: from the start, or without `helpers_at_start` only once the caller waits
+        for the count with `limits.late_helper_bytes` of it not yet begun. A late helper's
+        encoding (55 MB) is then built after the caller's own work (the optimizer) is done
+        and has freed its memory, and costs nothing when the count kept pace.
         """
         if self._raw is data:
             return
@@ -138,13 +143,25 @@ class TokenCounter:
         while unsubmitted:
             self._submit_block(data, *unsubmitted.popleft(), inside)
             inside = []
-        if helpers and len(data) >= self.limits.parallel_bytes:
+        large = len(data) >= self.limits.parallel_bytes
+        if large and helpers_at_start:
             self._crew.add_helpers(self._workers - 1)
+        self._late_helpers = large and not helpers_at_start
 
     def _submit_block(self, data: bytes, start: int, end: int, inside: list[int]) -> None:
         cuts = _block_cuts(data, start, end, self.limits.chunk_bytes, inside)
         job = self._crew.submit(_index_block, data, cuts)
-        self._raw_blocks.append(job)
+        self._raw_blocks.append((job, end - start))
+
+    def _backlog_is_large(self) -> bool:
+        """Whether `limits.late_helper_bytes` of the raw input wait in blocks that no
+        tokenizer thread has started (jobs start in order: these are the last blocks)."""
+        waiting = 0
+        for job, size in reversed(self._raw_blocks):
+            if waiting >= self.limits.late_helper_bytes or job.running() or job.done():
+                break
+            waiting += size
+        return waiting >= self.limits.late_helper_bytes
 
     def raw_index(self) -> RawIndex:
         """The index of the data given to `start_raw`, once every block is counted."""
@@ -156,7 +173,10 @@ class TokenCounter:
         """The index with the next block in input order added (waiting for it), if any is left."""
         assert self._index is not None, "start_raw() first"
         if self._raw_blocks:
-            self._index.extend(*self._raw_blocks.popleft().result())
+            if self._late_helpers and not self._raw_blocks[0][0].done() and self._backlog_is_large():
+                self._late_helpers = False
+                self._crew.add_helpers(self._workers - 1)
+            self._index.extend(*self._raw_blocks.popleft()[0].result())
         return self._index
 
     def count_texts(self, texts: Sequence[bytes | MappedText | InputSlices]) -> list[int]:

@@ -20,9 +20,9 @@ from tokenlab.counting import tokens
 # encoding contend on that lock: measured here, two together tokenize slower than one
 # alone, and a later thread alone runs a third slower than the first. So all counting
 # runs on one long-lived tokenizer thread, the first user of the process's encoding, and
-# a large raw count (`IndexLimits.parallel_bytes`) gets helpers: further threads that
-# each build an encoding of their own (about 0.2 s and 55 MB), take the analysis's jobs
-# beside thread 0 and free the encoding when its queue runs empty. (In a process that
+# a large raw count gets helpers (`TokenCounter.start_raw` says when): further threads
+# that each build an encoding of their own (about 0.2 s and 55 MB), take the analysis's
+# jobs beside thread 0 and free the encoding when its queue runs empty. (In a process that
 # tokenized on another thread first, such as a server that answered a budgeted read,
 # thread 0 takes the slower path; counts are the same.)
 
@@ -89,11 +89,15 @@ class _Crew:
             _lane(0).submit(self._take_turn)
 
     def _help(self) -> None:
-        """Run jobs with an encoding of this thread's own while any are queued."""
+        """Run jobs with an encoding of this thread's own while any are queued (none is
+        built when the queue ran empty before this thread's turn came)."""
+        if (job := self._next(helper=True)) is None:
+            return
         _thread_state.encoding = tokens.new_encoding()
         try:
-            while (job := self._next(helper=True)) is not None:
+            while job is not None:
                 _run(*job)
+                job = self._next(helper=True)
         finally:
             _thread_state.encoding = None
 
