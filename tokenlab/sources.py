@@ -1,13 +1,26 @@
-"""Input at the edge: reading a file or stdin, and finding a `.signals` sidecar."""
+"""Input at the edge: reading a file or stdin, and finding a `.signals` sidecar.
+
+A large input is mapped from a file rather than read into memory: the input file itself,
+or for stdin a spool file with no name in the store's folder (`spooled`), so that an
+analysis of a gigabyte log does not hold a gigabyte.
+`mapped.py` says what a mapping offers and how passes over it give its pages back.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from tokenlab.errors import InputError
+from tokenlab.mapped import MAPPED_BYTES, RawInput, close, mapped_file, mapping
 
 SIGNALS_SUFFIX = ".signals"
+SPOOL_FOLDER = "spool"  # in the store folder: large standard input, spooled to be mapped
+_COPY_BYTES = 1 << 20
 
 
 def read_input(name: str) -> tuple[str, bytes]:
@@ -21,6 +34,60 @@ def read_input(name: str) -> tuple[str, bytes]:
         raise InputError(f"{name} is a directory, not a file") from None
     except OSError as error:
         raise InputError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+@contextmanager
+def opened_input(
+    name: str, spool_folder: Path | None, stdin_head: bytes = b""
+) -> Iterator[tuple[str, RawInput]]:
+    """(source label, exact bytes) of a path, or of stdin for `-` (of which the caller may
+    have read `stdin_head` already): mapped when large, and unmapped on leaving."""
+    try:
+        label, raw = _opened(name, spool_folder, stdin_head)
+    except IsADirectoryError:
+        raise InputError(f"{name} is a directory, not a file") from None
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        yield label, raw
+    finally:
+        close(raw)
+
+
+def _opened(name: str, spool_folder: Path | None, stdin_head: bytes) -> tuple[str, RawInput]:
+    if name == "-":
+        stdin = sys.stdin.buffer
+        head = stdin_head + stdin.read(max(0, MAPPED_BYTES - len(stdin_head)))
+        if len(head) < MAPPED_BYTES:
+            return "<stdin>", head
+        return "<stdin>", spooled(head, stdin, spool_folder)
+    with open(name, "rb") as file:
+        return str(Path(name)), mapped_file(file)
+
+
+def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> mmap.mmap:
+    """`head` and then all of `rest`, written to a file with no name and mapped."""
+    if folder is not None:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import shutil
+
+    with unnamed_file(folder) as spool:
+        spool.write(head)
+        shutil.copyfileobj(rest, spool, _COPY_BYTES)
+        spool.flush()
+        return mapping(spool)
+
+
+def unnamed_file(folder: Path | None) -> IO[bytes]:
+    """A file with no name (O_TMPFILE): nothing is left behind, however this process ends."""
+    import tempfile
+
+    if folder is not None and hasattr(os, "O_TMPFILE"):
+        try:
+            return os.fdopen(os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
+        except OSError:
+            pass
+    return tempfile.TemporaryFile(dir=folder)
 
 
 def read_signals(path: Path) -> tuple[str, ...]:

@@ -114,11 +114,7 @@ def _frame_starts(lines: Lines) -> list[int]:
     offsets = [0] if _FRAME_LEAD_RE.match(data) else []
     offsets += [found.start() + 1 for found in scan.matches(_FRAME_LEADS_RE, data)]
     offsets += [found.start() for found in scan.matches(_FRAME_LINE_END_RE, data)]
-    for word in _FRAME_INNER_WORDS:
-        at = data.find(word)
-        while at >= 0:
-            offsets.append(at)
-            at = data.find(word, at + 1)
+    offsets += scan.offsets(data, _FRAME_INNER_WORDS)
     return sorted({bisect_right(ends, offset) for offset in offsets})
 
 

@@ -36,6 +36,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice
 
+from tokenlab.mapped import holds, let_go
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
@@ -151,7 +152,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 
 def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
     """The lines and their templates; with `exact`, a line's template is the line itself."""
-    lines = Lines(data, array("q"), [] if b"\x1b" in data else None)
+    lines = Lines(data, array("q"), [] if holds(data, b"\x1b") else None)
     templates = Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
@@ -171,12 +172,14 @@ def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
 def _chunks(data: bytes) -> Iterator[bytes]:
     """Slices of about `_CHUNK` bytes, each ending just after a LF (so CRLF is never split).
 
-    Templating a chunk at a time bounds the temporary pieces `re.sub` builds.
+    Templating a chunk at a time bounds the temporary pieces `re.sub` builds; a mapped
+    input's pages are given back once a chunk is read.
     """
     start = 0
     while start < len(data):
         end = data.find(b"\n", start + _CHUNK) + 1 or len(data)
         yield data[start:end]
+        let_go(data, start, end)
         start = end
 
 

@@ -29,6 +29,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 
+from tokenlab.mapped import holds
 from tokenlab.optimizers.lines import records, scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
@@ -328,7 +329,7 @@ def _records(lines: Lines) -> list[range]:
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
     if lines.stripped is None and not (
-        any(word in lines.data for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
+        any(holds(lines.data, word) for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
     ):
         return records  # no line can hold a frame or a lock: no line need be read
     start = 0
