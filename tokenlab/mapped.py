@@ -34,6 +34,7 @@ PAGER_SECONDS = 0.1
 
 def mapped_file(file: IO[bytes]) -> RawInput:
     """A file's bytes from its start: mapped when large, else read."""
+    file.flush()
     size = os.fstat(file.fileno()).st_size
     if size < MAPPED_BYTES:
         file.seek(0)
