@@ -22,7 +22,7 @@ from bisect import bisect_right
 
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.optimizers.log.model import FOLD, LINE_INDEX, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's
@@ -82,7 +82,7 @@ def fold_library_frames(lines: Lines, plan: Plan, limits: LogLimits) -> None:
         ]
         for run in _consecutive(foldable):
             if len(run) >= limits.library_frames:
-                folded = array("q", (j for frame in run for j in frame))
+                folded = array(LINE_INDEX, (j for frame in run for j in frame))
                 plan.groups.append(Group(GroupKind.LIBRARY, folded, units=len(run)))
                 for j in folded:
                     plan.role[j] = FOLD

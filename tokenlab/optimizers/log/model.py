@@ -99,6 +99,9 @@ FRAMED_POINTER_RE = re.compile(rb"[ \t]*--> \S+:\d+")
 # error, its notes too (`= note: \`#[deny(…)]\` on by default`): why it stops the build.
 HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
 NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
+# The typecode of arrays of line indices: 4 bytes a line (a log of 2**32 lines would be
+# hundreds of GB), against 8 for offsets into the input (`Lines.ends`).
+LINE_INDEX = "I"
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
 
@@ -153,6 +156,7 @@ class Templates:
 
     Line indices are kept in arrays rather than lists: a list of a million lines holds a
     million int objects, several times the memory, alive while the omission is built.
+    Groups of folded lines keep the members' arrays, so they are `LINE_INDEX` arrays too.
     """
 
     keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
@@ -185,7 +189,7 @@ class Group:
     lines: array[int]
     identical: bool = False
     units: int = 0  # for REPEAT: how many anomaly units; for LIBRARY: how many frames
-    heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
+    heads: array[int] = field(default_factory=lambda: array(LINE_INDEX))  # for REPEAT: each unit's first line
     after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)
     # For a TEMPLATE merged from shapes differing in one word: each shape's lines, and
