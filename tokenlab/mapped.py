@@ -25,6 +25,9 @@ RawInput = bytes | mmap.mmap
 # Smaller inputs are read: a mapping costs a few system calls and a page fault per page,
 # which small inputs (the speed guard's) would notice, and saves them nothing that matters.
 MAPPED_BYTES = 32 << 20
+# Standard input read before deciding where it is analysed: the warm worker takes inputs
+# up to this size (`agent/client.py`); a larger one is spooled from here on.
+STDIN_HEAD_BYTES = (8 << 20) + 1
 
 # How much of a mapping a pass reads before it gives the pages back.
 PASS_BYTES = 1 << 20

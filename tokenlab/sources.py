@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from tokenlab.errors import InputError
-from tokenlab.mapped import MAPPED_BYTES, RawInput, close, mapped_file, mapping
+from tokenlab.mapped import RawInput, close, mapped_file
 
 SIGNALS_SUFFIX = ".signals"
 SPOOL_FOLDER = "spool"  # in the store folder: large standard input, spooled to be mapped
@@ -57,16 +57,17 @@ def opened_input(
 def _opened(name: str, spool_folder: Path | None, stdin_head: bytes) -> tuple[str, RawInput]:
     if name == "-":
         stdin = sys.stdin.buffer
-        head = stdin_head + stdin.read(max(0, MAPPED_BYTES - len(stdin_head)))
-        if len(head) < MAPPED_BYTES:
+        head = stdin_head or stdin.read(_COPY_BYTES)
+        if not stdin_head and len(head) < _COPY_BYTES:  # the whole input: no spool needed
             return "<stdin>", head
         return "<stdin>", spooled(head, stdin, spool_folder)
     with open(name, "rb") as file:
         return str(Path(name)), mapped_file(file)
 
 
-def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> mmap.mmap:
-    """`head` and then all of `rest`, written to a file with no name and mapped."""
+def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> RawInput:
+    """`head` and then all of `rest`, written to a file with no name: mapped when large,
+    else read back (`mapped_file`), so that stdin is never held twice while it is read."""
     if folder is not None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     import shutil
@@ -75,7 +76,7 @@ def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> mmap.mmap:
         spool.write(head)
         shutil.copyfileobj(rest, spool, _COPY_BYTES)
         spool.flush()
-        return mapping(spool)
+        return mapped_file(spool)
 
 
 def unnamed_file(folder: Path | None) -> IO[bytes]:
