@@ -138,3 +138,22 @@ def test_the_pager_gives_back_pages_while_an_analysis_runs(tmp_path: Path, monke
     with mapped.paged(b"bytes"):
         pass
     mapped.close(raw)
+
+
+def test_lines_read_all_over_a_mapped_log_give_its_pages_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokenlab.optimizers.log import model
+
+    path = REPO / "fixtures" / "templated_service.log"
+    store = FolderStore(tmp_path / "store")
+    read = analyze(path.read_bytes(), source=path.name, store=store)
+    given_back: list[int] = []
+    monkeypatch.setattr(model, "READS_PER_LET_GO", 3)
+    monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
+    raw = _mapping(path)
+    from_mapping = analyze(raw, source=path.name, store=store)
+    assert from_mapping.visible == read.visible
+    assert given_back and set(given_back) == {len(raw)}
+    del from_mapping
+    mapped.close(raw)

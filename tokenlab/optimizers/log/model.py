@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import overload
 
+from tokenlab.mapped import let_go
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 
@@ -148,6 +149,35 @@ class Lines:
                 cut -= 1
         shown = visible(line[:cut].translate(SHOWN_CONTROLS))
         return shown if cut == len(line) else shown + "…"
+
+
+# Lines of a mapped input read between two givings back of its pages: at most this many
+# pages, when each line read is on a page of its own.
+READS_PER_LET_GO = 8192
+
+
+@dataclass(frozen=True)
+class MappedLines(Lines):
+    """The lines of a mapped input (`tokenlab/mapped.py`): planning and rendering read lines
+    all over the input (a group's members, each line's role), so every `READS_PER_LET_GO`
+    lines read give back the pages read so far; a line read again is mapped again."""
+
+    reads: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
+
+    def raw(self, index: int) -> bytes:
+        self._count_read()
+        return super().raw(index)
+
+    def clean(self, index: int) -> bytes:
+        self._count_read()
+        return super().clean(index)
+
+    def _count_read(self) -> None:
+        reads = self.reads
+        reads[0] += 1
+        if reads[0] >= READS_PER_LET_GO:
+            reads[0] = 0
+            let_go(self.data, 0, len(self.data))
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ from tokenlab.optimizers.log.model import (
     Item,
     Lines,
     LogLimits,
+    MappedLines,
     Plan,
     Templates,
     indent,
@@ -153,7 +154,8 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 
 def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
     """The lines and their templates; with `exact`, a line's template is the line itself."""
-    lines = Lines(data, array("q"), [] if holds(data, b"\x1b") else None)
+    held_as = Lines if isinstance(data, bytes) else MappedLines
+    lines = held_as(data, array("q"), [] if holds(data, b"\x1b") else None)
     templates = Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
