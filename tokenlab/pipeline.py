@@ -21,7 +21,9 @@ them again (see `counting/`), and RECOVERY reports the reloads. Trace entries ar
 still recorded in stage order. While a large input is analysed, the cyclic garbage
 collector is paused (optimizers build many small acyclic objects, and repeated full
 collections made large inputs cost more than linear time) and the GIL's switch interval
-is shortened, so that tokenizer threads are not kept waiting for it.
+is shortened, so that tokenizer threads are not kept waiting for it. A large input may be
+a mapping of its file (`mapped.py`): CLASSIFY gives the types whose optimizer reads bytes
+a copy, and a pager gives the mapping's pages back while the stages read it.
 """
 
 from __future__ import annotations
@@ -173,6 +175,7 @@ def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
 
 
 def _is_the_input(data: bytes, raw: RawInput) -> bool:
+    """`data == raw`, for a mapped input too (whose pages are given back after)."""
     if isinstance(raw, bytes) or len(data) != len(raw):
         return data == raw
     with memoryview(raw) as view:
