@@ -58,6 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tokenlab.syntax",
             "tokenlab.markers",
             "tokenlab.errors",
+            "tokenlab.mapped",
         ),
     ),
 )

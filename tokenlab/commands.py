@@ -13,6 +13,7 @@ only once it knows it runs a command in-process.
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,28 +33,34 @@ def run_analyze(
     store: Path | str | None = None,
     as_json: bool = False,
     stdin_data: bytes | None = None,
+    stdin_head: bytes = b"",
 ) -> int:
     """Analyze SOURCE: visible text on stdout, the trace on stderr; the exit code.
-    `stdin_data` is standard input when the caller already read it (for `-`)."""
+    `stdin_data` is standard input when the caller already read it (for `-`), and
+    `stdin_head` its start when the caller read only that (the rest is read here)."""
     from pathlib import Path
 
     from tokenlab.counting import tokens
 
     tokens.prefetch_vocabulary()  # read while the pipeline's modules are imported
-    from tokenlab.sources import read_input, signals_for
+    from tokenlab.sources import SPOOL_FOLDER, opened_input, signals_for
     from tokenlab.store import open_store
 
-    label, data = ("<stdin>", stdin_data) if source == "-" and stdin_data is not None else read_input(source)
     with open_store(store) as target:
-        answer = analysis_output(
-            data,
-            label=label,
-            signals=signals_for(label, Path(signals) if signals else None),
-            granularity=granularity,
-            redact=redact,
-            store=target,
-            as_json=as_json,
-        )
+        if source == "-" and stdin_data is not None:
+            given = nullcontext(("<stdin>", stdin_data))
+        else:
+            given = opened_input(source, target.root / SPOOL_FOLDER, stdin_head)
+        with given as (label, data):
+            answer = analysis_output(
+                data,
+                label=label,
+                signals=signals_for(label, Path(signals) if signals else None),
+                granularity=granularity,
+                redact=redact,
+                store=target,
+                as_json=as_json,
+            )
     sys.stdout.buffer.write(answer.stdout)
     sys.stdout.flush()
     sys.stderr.buffer.write(answer.stderr)

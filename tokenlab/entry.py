@@ -246,7 +246,11 @@ def run(argv: list[str]) -> int:
         return 0
     try:
         if arguments["source"] == "-":
-            arguments["stdin_data"] = sys.stdin.buffer.read()
+            from tokenlab.mapped import STDIN_HEAD_BYTES
+
+            head = sys.stdin.buffer.read(STDIN_HEAD_BYTES)
+            # A larger input is spooled to a file and mapped, never held whole (`tokenlab/mapped.py`).
+            arguments["stdin_data" if len(head) < STDIN_HEAD_BYTES else "stdin_head"] = head
         if _worker_enabled():
             from tokenlab.agent import client
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.counting.tokens import estimate
+from tokenlab.mapped import RawInput
 from tokenlab.optimizers import ContentType
 
 
@@ -56,7 +57,7 @@ class Measurement:
 @dataclass
 class ContextPacket:
     source: str
-    raw: bytes = b""
+    raw: RawInput = b""  # a large input is mapped from a file (`mapped.py`)
     content_type: ContentType | None = None
     classify_reason: str = ""
     visible: str = ""

@@ -21,7 +21,9 @@ them again (see `counting/`), and RECOVERY reports the reloads. Trace entries ar
 still recorded in stage order. While a large input is analysed, the cyclic garbage
 collector is paused (optimizers build many small acyclic objects, and repeated full
 collections made large inputs cost more than linear time) and the GIL's switch interval
-is shortened, so that tokenizer threads are not kept waiting for it.
+is shortened, so that tokenizer threads are not kept waiting for it. A large input may be
+a mapping of its file (`mapped.py`): CLASSIFY gives the types whose optimizer reads bytes
+a copy, and a pager gives the mapping's pages back while the stages read it.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ from tokenlab.classify import classify
 from tokenlab.counting.counter import TokenCounter
 from tokenlab.counting.runs import InputSlices, MappedText, Run
 from tokenlab.errors import TokenlabError
+from tokenlab.mapped import RawInput, as_bytes, let_go, paged
 from tokenlab.optimizers import (
     MAPS_INPUT,
+    READS_MAPPED,
     ContentType,
     Excerpt,
     Omission,
@@ -83,7 +87,13 @@ def classify_stage(packet: ContextPacket, run: RunSettings) -> str:
     found = classify(packet.raw)
     packet.content_type = found.content_type
     packet.classify_reason = found.reason
-    return f"type={found.content_type.value} ({found.reason})"
+    mapped = ""
+    if not isinstance(packet.raw, bytes):
+        if found.content_type in READS_MAPPED:
+            mapped = " mapped"
+        else:  # this type's optimizer reads bytes
+            packet.raw = as_bytes(packet.raw)
+    return f"type={found.content_type.value} ({found.reason}){mapped}"
 
 
 # A large input's raw count gets helper tokenizer threads, each with an encoding of its own
@@ -134,7 +144,7 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
     run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and not part.source])
-    original = Omission(packet.raw, "original input, byte for byte")
+    original = Omission(_whole(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
@@ -149,16 +159,31 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     packet.visible = visible
 
 
+def _whole(raw: RawInput) -> bytes | InputSlices:
+    """The whole input as an omission's content: a mapped input is stored from its pages."""
+    return raw if isinstance(raw, bytes) else InputSlices(raw, ((0, len(raw)),))
+
+
 def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
     """Whether `visible` needs the footer to rebuild the input: not when it is the input, or
     the input with only secrets masked (`restore.unmasked` puts them back)."""
     shown = visible.encode("utf-8", errors="surrogatepass")
-    if shown == packet.raw:
+    if _is_the_input(shown, packet.raw):
         return bool(packet.refs)
     if omits or not packet.secrets_masked:
         return True
     secrets = {ref.id: ref.data for ref in packet.refs}
-    return unmasked(shown, lambda ref_id: secrets.get(ref_id, b"")) != packet.raw
+    return not _is_the_input(unmasked(shown, lambda ref_id: secrets.get(ref_id, b"")), packet.raw)
+
+
+def _is_the_input(data: bytes, raw: RawInput) -> bool:
+    """`data == raw`, for a mapped input too (whose pages are given back after)."""
+    if isinstance(raw, bytes) or len(data) != len(raw):
+        return data == raw
+    with memoryview(raw) as view:
+        same = view == data
+    let_go(raw, 0, len(raw))
+    return same
 
 
 def _visible_text(
@@ -244,6 +269,10 @@ def _masked(
 
 
 def _store(packet: ContextPacket, run: RunSettings, omission: Omission) -> StoredRef:
+    if isinstance(omission.content, InputSlices):  # written from the input, never joined
+        stored, failure = _store_and_reload(packet, run, omission)
+        packet.reload_failures[stored.id] = failure
+        return stored
     ref_id = run.store.put(omission.data, **_ref_meta(packet, omission))
     return StoredRef(ref_id, omission.reason, omission.content, omission.source)
 
@@ -328,7 +357,7 @@ def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
     """
     trial = ContextPacket(source=packet.source, raw=packet.raw, content_type=packet.content_type)
     trial.raw_measure = packet.raw_measure
-    _render(trial, run, (visible_text(packet.raw),), mapped=False)
+    _render(trial, run, (visible_text(as_bytes(packet.raw)),), mapped=False)
     if trial.visible == packet.visible:
         return False
     _measure_visible(trial, run)
@@ -399,7 +428,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 
 
 def analyze(
-    data: bytes,
+    data: RawInput,
     *,
     source: str,
     store: Store,
@@ -409,7 +438,7 @@ def analyze(
 ) -> ContextPacket:
     """Run every stage over `data`; the packet carries the visible text and the trace."""
     packet = ContextPacket(source=source, raw=data, signals=signals)
-    with _tuned_for_a_large_input(len(data) >= LARGE_INPUT_BYTES), TokenCounter() as counter:
+    with _tuned_for_a_large_input(len(data) >= LARGE_INPUT_BYTES), paged(data), TokenCounter() as counter:
         run = RunSettings(store, counter, config or OptimizerConfig(), redact_secrets)
         details = [(name, stage(packet, run)) for name, stage in STAGES]
         for name, detail in details:

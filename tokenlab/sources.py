@@ -1,17 +1,30 @@
-"""Input at the edge: reading a file or stdin, and finding a `.signals` sidecar."""
+"""Input at the edge: reading a file or stdin, and finding a `.signals` sidecar.
+
+A large input is mapped from a file rather than read into memory: the input file itself,
+or for stdin a spool file with no name in the store's folder (`spooled`), so that an
+analysis of a gigabyte log does not hold a gigabyte.
+`mapped.py` says what a mapping offers and how passes over it give its pages back.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from tokenlab.errors import InputError
+from tokenlab.mapped import RawInput, close, mapped_file
 
 SIGNALS_SUFFIX = ".signals"
 # A reader's questions about a capture, with the answers read from the raw output: the
 # readability check (`bench/reader_packets.py`) asks them of the visible text alone.
 QUESTIONS_SUFFIX = ".questions.md"
 SIDECAR_SUFFIXES = (SIGNALS_SUFFIX, QUESTIONS_SUFFIX)
+SPOOL_FOLDER = "spool"  # in the store folder: large standard input, spooled to be mapped
+_COPY_BYTES = 1 << 20
 
 
 def read_input(name: str) -> tuple[str, bytes]:
@@ -30,6 +43,61 @@ def read_input(name: str) -> tuple[str, bytes]:
 def is_sidecar(path: Path) -> bool:
     """A file that describes a capture beside it, not a capture itself."""
     return path.name.endswith(SIDECAR_SUFFIXES)
+
+
+@contextmanager
+def opened_input(
+    name: str, spool_folder: Path | None, stdin_head: bytes = b""
+) -> Iterator[tuple[str, RawInput]]:
+    """(source label, exact bytes) of a path, or of stdin for `-` (of which the caller may
+    have read `stdin_head` already): mapped when large, and unmapped on leaving."""
+    try:
+        label, raw = _opened(name, spool_folder, stdin_head)
+    except IsADirectoryError:
+        raise InputError(f"{name} is a directory, not a file") from None
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        yield label, raw
+    finally:
+        close(raw)
+
+
+def _opened(name: str, spool_folder: Path | None, stdin_head: bytes) -> tuple[str, RawInput]:
+    if name == "-":
+        stdin = sys.stdin.buffer
+        head = stdin_head or stdin.read(_COPY_BYTES)
+        if not stdin_head and len(head) < _COPY_BYTES:  # the whole input: no spool needed
+            return "<stdin>", head
+        return "<stdin>", spooled(head, stdin, spool_folder)
+    with open(name, "rb") as file:
+        return str(Path(name)), mapped_file(file)
+
+
+def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> RawInput:
+    """`head` and then all of `rest`, written to a file with no name: mapped when large,
+    else read back (`mapped_file`), so that stdin is never held twice while it is read."""
+    if folder is not None:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import shutil
+
+    with unnamed_file(folder) as spool:
+        spool.write(head)
+        shutil.copyfileobj(rest, spool, _COPY_BYTES)
+        spool.flush()
+        return mapped_file(spool)
+
+
+def unnamed_file(folder: Path | None) -> IO[bytes]:
+    """A file with no name (O_TMPFILE): nothing is left behind, however this process ends."""
+    import tempfile
+
+    if folder is not None and hasattr(os, "O_TMPFILE"):
+        try:
+            return os.fdopen(os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
+        except OSError:
+            pass
+    return tempfile.TemporaryFile(dir=folder)
 
 
 def read_signals(path: Path) -> tuple[str, ...]:

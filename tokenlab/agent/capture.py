@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on ev
 if TYPE_CHECKING:
     from typing import IO
 
+    from tokenlab.mapped import RawInput
+
 SHELL = "/bin/sh"  # what runs a `--shell` line, as `SHELL -c LINE`
 SPOOL_FOLDER = "spool"  # in the store folder: output spooled while a command runs
 TIMEOUT_STATUS = 124  # what `timeout(1)` exits with when it ended the command
@@ -73,10 +75,15 @@ class Capture:
         """Bytes captured, over every stream."""
         return sum(spool.seek(0, os.SEEK_END) for spool in self.spools.values())
 
-    def read(self, stream: str) -> bytes:
+    def read(self, stream: str) -> RawInput:
+        """What the stream printed: mapped from its spool when large (`tokenlab/mapped.py`;
+        the mapping outlives the spool's closing), else read."""
         spool = self.spools[stream]
-        spool.seek(0)
-        return spool.read()
+        if isinstance(spool, io.BytesIO):
+            return spool.getvalue()
+        from tokenlab.mapped import mapped_file
+
+        return mapped_file(spool)
 
     def close(self) -> None:
         _close_all(self.spools)

@@ -241,6 +241,8 @@ def _request(arguments: dict[str, Any], root: str) -> tuple[dict[str, Any], byte
     source = arguments["source"]
     try:
         if source == "-":
+            if arguments.get("stdin_data") is None:  # too large to have been read whole
+                return None
             label, data = "<stdin>", arguments["stdin_data"]
         else:
             from pathlib import PurePath  # the label exactly as `sources.read_input` makes it

@@ -59,6 +59,7 @@ from tokenlab.counting.runs import (
     _find_runs,
     _slice_interiors,
 )
+from tokenlab.mapped import let_go
 
 _REPEATED_GAP_BYTES = 256
 
@@ -150,7 +151,8 @@ class TokenCounter:
 
     def _submit_block(self, data: bytes, start: int, end: int, inside: list[int]) -> None:
         cuts = _block_cuts(data, start, end, self.limits.chunk_bytes, inside)
-        job = self._crew.submit(_index_block, data, cuts)
+        let_go(data, start, end)  # every block's cuts are found first: its count reads it again
+        job = self._crew.submit(_index_and_let_go, data, cuts)
         self._raw_blocks.append((job, end - start))
 
     def _backlog_is_large(self) -> bool:
@@ -383,3 +385,10 @@ def _batched(sizes: Sequence[int], limit: int) -> list[range]:
     if first < len(sizes):
         batches.append(range(first, len(sizes)))
     return batches
+
+
+def _index_and_let_go(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+    """`_index_block`, giving back the pages of a mapped input once they are counted."""
+    indexed = _index_block(data, cuts)
+    let_go(data, cuts[0], cuts[-1])
+    return indexed

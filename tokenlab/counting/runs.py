@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
+from tokenlab.mapped import let_go
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -153,11 +154,13 @@ class InputSlices:
         return hash(bytes(self))
 
     def blocks(self, size: int = 1 << 20) -> Iterator[memoryview]:
-        """The text in input order, in pieces of at most `size` bytes, without copying."""
+        """The text in input order, in pieces of at most `size` bytes, without copying; the
+        pages of a mapped input are given back once each piece is read."""
         view = memoryview(self.raw)
         for start, end in self.spans:
             for at in range(start, end, size):
                 yield view[at : min(end, at + size)]
+                let_go(self.raw, at, min(end, at + size))
 
 
 def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:

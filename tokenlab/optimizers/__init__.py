@@ -160,6 +160,9 @@ class Family:
     folder: str
     # The optimizer maps its output to input ranges, planning before it renders (see above).
     maps_input: bool = False
+    # The optimizer reads a large input as a mapping of its file (`tokenlab/mapped.py`);
+    # other optimizers are given a copy of its bytes.
+    reads_mapped: bool = False
 
     @property
     def package(self) -> str:
@@ -183,13 +186,14 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.TABLE, "table"),
     Family(ContentType.FILELIST, "file_list"),
     Family(ContentType.YAML, "yaml_doc"),
-    Family(ContentType.LOG, "log"),
+    Family(ContentType.LOG, "log", reads_mapped=True),
     Family(ContentType.TEXT, "text"),
 )
 _FAMILY = {family.content_type: family for family in FAMILIES}
 
 # Types whose optimizer maps its output to input ranges, planning before it renders.
 MAPS_INPUT: frozenset[ContentType] = frozenset(family.content_type for family in FAMILIES if family.maps_input)
+READS_MAPPED: frozenset[ContentType] = frozenset(family.content_type for family in FAMILIES if family.reads_mapped)
 
 
 @cache

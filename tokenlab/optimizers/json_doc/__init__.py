@@ -17,8 +17,9 @@ def detect(data: bytes, sample: bytes) -> str | None:
     head = sample.lstrip()[:1]
     if head not in (b"{", b"["):
         return None
+    from tokenlab.mapped import as_bytes
     from tokenlab.optimizers.json_doc.optimizer import looks_like_json
 
-    if looks_like_json(data):
+    if looks_like_json(as_bytes(data)):  # a mapped input is parsed as bytes
         return "parses as one JSON document"
     return None

@@ -22,6 +22,7 @@ from tokenlab.optimizers.log.model import (
     FOLD,
     HELP_LINE_RE,
     KEEP,
+    LINE_INDEX,
     NOTE_LINE_RE,
     POINTER_LINE_RE,
     Group,
@@ -92,7 +93,7 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     if cut >= unit.stop:
         return unit
     # Its help lines (an error's notes too) stay below the folded frame.
-    tail = array("q")
+    tail = array(LINE_INDEX)
     for i in range(cut, unit.stop):
         line = lines.clean(i)
         if HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):

@@ -22,7 +22,7 @@ from bisect import bisect_right
 
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.model import FOLD, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.optimizers.log.model import FOLD, LINE_INDEX, Group, GroupKind, Lines, LogLimits, Plan, indent
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's
@@ -82,7 +82,7 @@ def fold_library_frames(lines: Lines, plan: Plan, limits: LogLimits) -> None:
         ]
         for run in _consecutive(foldable):
             if len(run) >= limits.library_frames:
-                folded = array("q", (j for frame in run for j in frame))
+                folded = array(LINE_INDEX, (j for frame in run for j in frame))
                 plan.groups.append(Group(GroupKind.LIBRARY, folded, units=len(run)))
                 for j in folded:
                     plan.role[j] = FOLD
@@ -114,11 +114,7 @@ def _frame_starts(lines: Lines) -> list[int]:
     offsets = [0] if _FRAME_LEAD_RE.match(data) else []
     offsets += [found.start() + 1 for found in scan.matches(_FRAME_LEADS_RE, data)]
     offsets += [found.start() for found in scan.matches(_FRAME_LINE_END_RE, data)]
-    for word in _FRAME_INNER_WORDS:
-        at = data.find(word)
-        while at >= 0:
-            offsets.append(at)
-            at = data.find(word, at + 1)
+    offsets += scan.offsets(data, _FRAME_INNER_WORDS)
     return sorted({bisect_right(ends, offset) for offset in offsets})
 
 

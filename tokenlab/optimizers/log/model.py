@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import overload
 
+from tokenlab.mapped import let_go
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 
@@ -99,6 +100,9 @@ FRAMED_POINTER_RE = re.compile(rb"[ \t]*--> \S+:\d+")
 # error, its notes too (`= note: \`#[deny(…)]\` on by default`): why it stops the build.
 HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
 NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
+# The typecode of arrays of line indices: 4 bytes a line (a log of 2**32 lines would be
+# hundreds of GB), against 8 for offsets into the input (`Lines.ends`).
+LINE_INDEX = "I"
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
 
@@ -147,12 +151,43 @@ class Lines:
         return shown if cut == len(line) else shown + "…"
 
 
+# Lines of a mapped input read between two givings back of its pages. A read that faults
+# maps the pages around it too (the kernel's fault-around, 64 KB; `MADV_RANDOM` does not
+# stop it): 4,000 lines read here and there in a 300 MB log mapped 166 MB.
+READS_PER_LET_GO = 1024
+
+
+@dataclass(frozen=True)
+class MappedLines(Lines):
+    """The lines of a mapped input (`tokenlab/mapped.py`): planning and rendering read lines
+    all over the input (a group's members, each line's role), so every `READS_PER_LET_GO`
+    lines read give back the pages read so far; a line read again is mapped again."""
+
+    reads: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
+
+    def raw(self, index: int) -> bytes:
+        self._count_read()
+        return super().raw(index)
+
+    def clean(self, index: int) -> bytes:
+        self._count_read()
+        return super().clean(index)
+
+    def _count_read(self) -> None:
+        reads = self.reads
+        reads[0] += 1
+        if reads[0] >= READS_PER_LET_GO:
+            reads[0] = 0
+            let_go(self.data, 0, len(self.data))
+
+
 @dataclass(frozen=True)
 class Templates:
     """Each line's template, by number; needed only until the lines are planned.
 
     Line indices are kept in arrays rather than lists: a list of a million lines holds a
     million int objects, several times the memory, alive while the omission is built.
+    Groups of folded lines keep the members' arrays, so they are `LINE_INDEX` arrays too.
     """
 
     keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
@@ -186,7 +221,7 @@ class Group:
     lines: array[int]
     identical: bool = False
     units: int = 0  # for REPEAT: how many anomaly units; for LIBRARY: how many frames
-    heads: array[int] = field(default_factory=lambda: array("q"))  # for REPEAT: each unit's first line
+    heads: array[int] = field(default_factory=lambda: array(LINE_INDEX))  # for REPEAT: each unit's first line
     after_shown: bool = True  # for REPEAT: whether examples were shown before the group
     blanks: int = 0  # stray blank lines appended to the group (out of order)
     # For a TEMPLATE merged from shapes differing in one word: each shape's lines, and

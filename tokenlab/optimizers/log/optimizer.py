@@ -36,6 +36,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, islice
 
+from tokenlab.mapped import holds, let_go
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
@@ -48,12 +49,14 @@ from tokenlab.optimizers.log.model import (
     DEFAULT_LIMITS,
     FOLD,
     KEEP,
+    LINE_INDEX,
     POINTER_LINE_RE,
     Group,
     GroupKind,
     Item,
     Lines,
     LogLimits,
+    MappedLines,
     Plan,
     Templates,
     indent,
@@ -146,7 +149,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     _fold_long_lines(items, lines, plan, limits)
     for group in plan.groups:
         if group.blanks:
-            group.lines = array("q", sorted(group.lines))
+            group.lines = array(LINE_INDEX, sorted(group.lines))
     if not plan.groups:
         return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),), plan.signals)
     plan.codes = codes.census(plan.role)
@@ -155,7 +158,8 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 
 def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
     """The lines and their templates; with `exact`, a line's template is the line itself."""
-    lines = Lines(data, array("q"), [] if b"\x1b" in data else None)
+    held_as = Lines if isinstance(data, bytes) else MappedLines
+    lines = held_as(data, array("q"), [] if holds(data, b"\x1b") else None)
     templates = Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
@@ -175,12 +179,14 @@ def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
 def _chunks(data: bytes) -> Iterator[bytes]:
     """Slices of about `_CHUNK` bytes, each ending just after a LF (so CRLF is never split).
 
-    Templating a chunk at a time bounds the temporary pieces `re.sub` builds.
+    Templating a chunk at a time bounds the temporary pieces `re.sub` builds; a mapped
+    input's pages are given back once a chunk is read.
     """
     start = 0
     while start < len(data):
         end = data.find(b"\n", start + _CHUNK) + 1 or len(data)
         yield data[start:end]
+        let_go(data, start, end)
         start = end
 
 
@@ -194,7 +200,7 @@ def _index(lines: Lines, templates: Templates, raw: list[bytes], keys: list[byte
         if number is None:
             number = numbers[key] = len(members)
             templates.keys.append(key)
-            members.append(array("q"))
+            members.append(array(LINE_INDEX))
         members[number].append(index)
         of_line.append(number)
 
@@ -230,7 +236,7 @@ def _merge_located_and_quoted(templates: Templates) -> Templates:
             merged.keys.append(key)
             merged.members.append(templates.members[number])
         else:
-            merged.members[target] = array("q", sorted(merged.members[target] + templates.members[number]))
+            merged.members[target] = array(LINE_INDEX, sorted(merged.members[target] + templates.members[number]))
         target_of.append(target)
     if len(merged.keys) == len(templates.keys):  # nothing merged: numbers are unchanged
         return Templates(merged.keys, merged.numbers, merged.members, templates.of_line)
@@ -268,7 +274,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
             continue
         free = templates.members[number]
         if any(map(role.__getitem__, free)):  # most templates lose no line: no copy for them
-            free = array("q", [i for i in free if not role[i]])
+            free = array(LINE_INDEX, [i for i in free if not role[i]])
         # A section's lines fold only with that section's; a rule (`_ _ _`, between a
         # traceback's entries) says nothing of any section and folds across them.
         split = None if _RULE_LINE_RE.match(key) else sections
@@ -374,7 +380,7 @@ def _place_anomalies(
             role = FOLD
             group = repeats.get(key)
             if group is None:
-                group = repeats[key] = Group(GroupKind.REPEAT, array("q"), after_shown=shown > 0)
+                group = repeats[key] = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=shown > 0)
                 plan.groups.append(group)
             group.lines.extend(unit)
             group.heads.append(unit.start)
@@ -532,7 +538,7 @@ def _fold_between(middle: list[int], shown: set[int], plan: Plan) -> list[Item]:
             stretch.append(i)
             continue
         if len(stretch) > 1:
-            group = Group(GroupKind.RUN, array("q", stretch))
+            group = Group(GroupKind.RUN, array(LINE_INDEX, stretch))
             plan.groups.append(group)
             for j in stretch:
                 plan.role[j] = FOLD
@@ -591,7 +597,7 @@ def _fold_long_lines(items: list[Item], lines: Lines, plan: Plan, limits: LogLim
     """A verbatim line longer than `line_bytes` is cut; the whole line goes behind a ref."""
     for position, item in enumerate(items):
         if isinstance(item, int) and len(lines.clean(item)) > limits.line_bytes:
-            group = Group(GroupKind.LONG, array("q", [item]))
+            group = Group(GroupKind.LONG, array(LINE_INDEX, [item]))
             plan.groups.append(group)
             plan.role[item] = FOLD
             items[position] = group

@@ -20,7 +20,16 @@ from array import array
 
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.shapes import VaryingSlots
-from tokenlab.optimizers.log.model import KEEP, POINTER_LINE_RE, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.optimizers.log.model import (
+    KEEP,
+    LINE_INDEX,
+    POINTER_LINE_RE,
+    Group,
+    GroupKind,
+    Lines,
+    LogLimits,
+    Plan,
+)
 from tokenlab.optimizers.log.render import with_heading
 
 
@@ -105,7 +114,7 @@ def _split(group: Group, combos: list[tuple[str, ...]]) -> list[Group]:
         if i in heads:
             unit += 1
             if combos[unit] not in parts:
-                parts[combos[unit]] = Group(GroupKind.REPEAT, array("q"), after_shown=group.after_shown)
+                parts[combos[unit]] = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=group.after_shown)
             part = parts[combos[unit]]
             part.heads.append(i)
             part.units += 1

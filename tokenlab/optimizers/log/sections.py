@@ -30,9 +30,20 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 
+from tokenlab.mapped import holds
 from tokenlab.optimizers.lines import records, scan
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.optimizers.log.model import (
+    FOLD,
+    KEEP,
+    LINE_INDEX,
+    Group,
+    GroupKind,
+    Lines,
+    LogLimits,
+    Plan,
+    indent,
+)
 
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
 # a failed TAP test and its diagnostic (`#   Failed test 'name'`, read through the `#`
@@ -179,7 +190,7 @@ def by_section(members: array[int], sections: array[int] | None) -> list[array[i
         return [members]
     parts: dict[int, array[int]] = {}
     for i in members:
-        parts.setdefault(sections[i], array("q")).append(i)
+        parts.setdefault(sections[i], array(LINE_INDEX)).append(i)
     return list(parts.values())
 
 
@@ -209,7 +220,7 @@ def fold_like_sections(lines: Lines, sections: array[int], plan: Plan, limits: L
         said = found and found.said([at for at, i in enumerate(family[0]) if _says_why(lines, i, limits)])
         if not said:
             continue
-        group = Group(GroupKind.RECORDS, array("q", [i for members in family[1:] for i in members]), said=said)
+        group = Group(GroupKind.RECORDS, array(LINE_INDEX, [i for members in family[1:] for i in members]), said=said)
         group.units = len(family) - 1
         group.heads.extend(members[0] for members in family[1:])
         plan.groups.append(group)
@@ -235,7 +246,7 @@ def condense_sections(lines: Lines, sections: array[int], plan: Plan, limits: Lo
         while run and not lines.clean(run[-1]).strip():
             run.pop()  # a blank line before the next heading stays
         if len(run) > 1:
-            group = Group(GroupKind.RUN, array("q", run))
+            group = Group(GroupKind.RUN, array(LINE_INDEX, run))
             plan.groups.append(group)
             for i in run:
                 role[i] = FOLD
@@ -268,7 +279,7 @@ def fold_frame_context(lines: Lines, sections: array[int], plan: Plan) -> None:
         for run in (range(start, i), range(i + 1, stop)):
             context = [j for j in run if plan.role[j] != KEEP]
             if len(context) > 1:
-                plan.groups.append(Group(GroupKind.RUN, array("q", context)))
+                plan.groups.append(Group(GroupKind.RUN, array(LINE_INDEX, context)))
                 for j in context:
                     plan.role[j] = FOLD
         i = stop
@@ -330,7 +341,7 @@ def _records(lines: Lines) -> list[range]:
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
     if lines.stripped is None and not (
-        any(word in lines.data for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
+        any(holds(lines.data, word) for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
     ):
         return records  # no line can hold a frame or a lock: no line need be read
     start = 0

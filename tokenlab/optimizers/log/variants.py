@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
-from tokenlab.optimizers.log.model import Group, GroupKind, Lines, LogLimits, Texts
+from tokenlab.optimizers.log.model import LINE_INDEX, Group, GroupKind, Lines, LogLimits, Texts
 
 
 def merge_variants(
@@ -67,7 +67,7 @@ def merge_variants(
                     merged_into[id(other)] = group
                 group.variants = [other.lines for other in (group, *mates)]
                 group.variant_word = position
-                group.lines = array("q", sorted(i for other in (group, *mates) for i in other.lines))
+                group.lines = array(LINE_INDEX, sorted(i for other in (group, *mates) for i in other.lines))
                 break
     return [group for group in groups if id(group) not in merged_into]
 

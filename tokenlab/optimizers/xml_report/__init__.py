@@ -13,8 +13,9 @@ from __future__ import annotations
 def detect(data: bytes, sample: bytes) -> str | None:
     if sample.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"<":
         return None
+    from tokenlab.mapped import as_bytes
     from tokenlab.optimizers.xml_report.optimizer import looks_like_xml
 
-    if looks_like_xml(data):
+    if looks_like_xml(as_bytes(data)):  # a mapped input is parsed as bytes
         return "one well-formed XML document"
     return None

@@ -1,0 +1,159 @@
+"""A large input mapped from its file (`tokenlab/mapped.py`, `sources.opened_input`): the
+analysis of a mapping is the analysis of its bytes, the searches that stand in for `bytes`
+methods answer as those do, and nothing of the mapping or its spool is left behind."""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tokenlab import mapped, sources
+from tokenlab.agent.capture import Capture
+from tokenlab.optimizers import Granularity, OptimizerConfig
+from tokenlab.pipeline import analyze
+from tokenlab.restore import restore
+from tokenlab.store import FolderStore
+
+REPO = Path(__file__).resolve().parents[1]
+# Every log fixture (escapes, tracebacks, templated lines), a JSON document and an XML report:
+# the log optimizer reads the mapping; the detectors of JSON and XML parse it as bytes.
+FIXTURES = [
+    *sorted((REPO / "fixtures").glob("*.log")),
+    REPO / "fixtures" / "api_response.json",
+    *sorted((REPO / "tests" / "golden" / "log").glob("*.txt"))[:12],
+    *sorted((REPO / "tests" / "golden" / "xml").glob("*.txt"))[:2],
+]
+
+
+def _mapping(path: Path) -> mmap.mmap:
+    with open(path, "rb") as file:
+        return mapped.mapping(file)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.name)
+@pytest.mark.parametrize("granularity", list(Granularity))
+def test_a_mapped_input_is_analysed_as_its_bytes(path: Path, granularity: Granularity, tmp_path: Path) -> None:
+    store = FolderStore(tmp_path / "store")
+    config = OptimizerConfig(granularity=granularity)
+    read = analyze(path.read_bytes(), source=path.name, store=store, config=config)
+    raw = _mapping(path)
+    from_mapping = analyze(raw, source=path.name, store=store, config=config)
+    assert from_mapping.content_type == read.content_type
+    assert from_mapping.visible == read.visible
+    assert [ref.id for ref in from_mapping.refs] == [ref.id for ref in read.refs]
+    assert from_mapping.visible_measure == read.visible_measure
+    assert from_mapping.referenced_tokens == read.referenced_tokens
+    assert from_mapping.missing_signals == read.missing_signals
+    assert restore(from_mapping.visible.encode("utf-8", errors="surrogatepass"), store) == path.read_bytes()
+    del from_mapping
+    mapped.close(raw)
+    assert raw.closed
+
+
+def test_searches_of_a_mapping_answer_as_bytes_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mapped, "PASS_BYTES", 7)  # words across a pass's end are found
+    data = b"abc\x1bdef warning: at x\n" * 5 + b"tail"
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    raw = _mapping(path)
+    for word in (b"\x1b", b"warning: at", b"\nabc", b"tail", b"absent", b"ail"):
+        assert mapped.holds(raw, word) == (word in data), word
+        for start in (0, 3, 6, 40, len(data)):
+            assert mapped.find(raw, word, start) == data.find(word, start), (word, start)
+    assert mapped.as_bytes(raw) == data
+    mapped.close(raw)
+
+
+@pytest.fixture
+def small_mapping_threshold(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    monkeypatch.setattr(mapped, "MAPPED_BYTES", 1000)
+    yield 1000
+
+
+def test_a_large_file_is_mapped_and_unmapped_after(small_mapping_threshold: int, tmp_path: Path) -> None:
+    small, large = tmp_path / "small.log", tmp_path / "large.log"
+    small.write_bytes(b"x\n" * 10)
+    large.write_bytes(b"line\n" * 1000)
+    with sources.opened_input(str(small), None) as (_, raw):
+        assert raw == b"x\n" * 10
+    with sources.opened_input(str(large), None) as (label, raw):
+        assert isinstance(raw, mmap.mmap) and raw[:] == large.read_bytes()
+        assert label == str(large)
+    assert raw.closed
+
+
+def test_large_stdin_is_spooled_to_a_file_with_no_name(
+    small_mapping_threshold: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = os.urandom(1500) + b"\n" * 3000
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data[200:])))
+    spool = tmp_path / "spool"
+    with sources.opened_input("-", spool, stdin_head=data[:200]) as (label, raw):
+        assert label == "<stdin>" and isinstance(raw, mmap.mmap)
+        assert raw[:] == data
+        assert list(spool.iterdir()) == []  # nothing named, nothing left behind
+    assert raw.closed
+
+
+def test_small_stdin_is_read(small_mapping_threshold: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"b" * 10)))
+    with sources.opened_input("-", None, stdin_head=b"a") as (_, raw):
+        assert raw == b"a" + b"b" * 10  # spooled, and read back: below the threshold
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"c" * 10)))
+    with sources.opened_input("-", None) as (_, raw):
+        assert raw == b"c" * 10
+
+
+def test_a_large_capture_is_read_from_its_spool_mapped(small_mapping_threshold: int, tmp_path: Path) -> None:
+    spool = open(tmp_path / "out", "w+b")  # noqa: SIM115 (the capture closes it)
+    spool.write(b"built\n" * 500)
+    capture = Capture({"output": spool})
+    raw = capture.read("output")
+    capture.close()
+    assert isinstance(raw, mmap.mmap) and raw[:] == b"built\n" * 500  # still readable once closed
+    mapped.close(raw)
+    assert Capture.of_bytes({"output": b"hi"}, 0, 0.0).read("output") == b"hi"
+
+
+def test_the_pager_gives_back_pages_while_an_analysis_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pager thread lets go of the whole mapping, and stops when the analysis ends."""
+    monkeypatch.setattr(mapped, "PAGER_SECONDS", 0.001)
+    given_back: list[tuple[int, int]] = []
+    path = tmp_path / "input"
+    path.write_bytes(b"y\n" * 5000)
+    raw = _mapping(path)
+    monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
+    with mapped.paged(raw):
+        while not given_back:
+            os.sched_yield()
+    stopped = len(given_back)
+    assert given_back[0] == (0, len(raw))
+    assert all(thread.name != "tokenlab-pager" for thread in __import__("threading").enumerate())
+    assert len(given_back) == stopped
+    with mapped.paged(b"bytes"):
+        pass
+    mapped.close(raw)
+
+
+def test_lines_read_all_over_a_mapped_log_give_its_pages_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokenlab.optimizers.log import model
+
+    path = REPO / "fixtures" / "templated_service.log"
+    store = FolderStore(tmp_path / "store")
+    read = analyze(path.read_bytes(), source=path.name, store=store)
+    given_back: list[int] = []
+    monkeypatch.setattr(model, "READS_PER_LET_GO", 3)
+    monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
+    raw = _mapping(path)
+    from_mapping = analyze(raw, source=path.name, store=store)
+    assert from_mapping.visible == read.visible
+    assert given_back and set(given_back) == {len(raw)}
+    del from_mapping
+    mapped.close(raw)
