@@ -28,8 +28,8 @@ def captured(argv: list[str], folder: Path, limits: Limits | None = None) -> tup
 
 
 def test_the_command_leads_a_session_of_its_own(tmp_path: Path) -> None:
-    status, output = captured([PY, "-c", "import os; print(os.getsid(0) == os.getpid() == os.getpgid(0))"], tmp_path)
-    assert (status, output) == (0, b"True\n")
+    probe = "import os; print(os.getsid(0) == os.getpid() == os.getpgid(0))"
+    assert captured([PY, "-c", probe], tmp_path) == (0, b"True\n")
 
 
 def test_the_signals_python_ignores_are_back_to_their_defaults(tmp_path: Path) -> None:
@@ -54,11 +54,11 @@ def test_the_command_gets_no_descriptor_of_ours(tmp_path: Path) -> None:
 
 
 def test_stdout_and_stderr_are_one_pipe_or_two(tmp_path: Path) -> None:
-    line = "import sys; print('out', flush=True); print('err', file=sys.stderr, flush=True); print('out again')"
-    assert captured([PY, "-c", line], tmp_path) == (0, b"out\nerr\nout again\n")
+    line = "import sys; print('out', flush=True); print('err', file=sys.stderr, flush=True); print('again')"
+    assert captured([PY, "-c", line], tmp_path) == (0, b"out\nerr\nagain\n")
     capture = capture_output((PY, "-c", line), str(tmp_path), Limits(split=True))
     try:
-        assert (capture.read("stdout"), capture.read("stderr")) == (b"out\nout again\n", b"err\n")
+        assert (capture.read("stdout"), capture.read("stderr")) == (b"out\nagain\n", b"err\n")
     finally:
         capture.close()
 

@@ -63,7 +63,8 @@ class _Handler(socketserver.BaseRequestHandler):
         else:
             header, payload = request
             stale = header is not None and header.get("stamp") != self.server.stamp
-            answer = wire.answer_bytes(wire.STALE) if stale else wire.answer_bytes(*self.server.answer(header, payload))
+            served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
+            answer = wire.answer_bytes(*served)
         if stale:  # the worker the client starts next must get the store: free it first
             self.server.leave()
         try:
@@ -121,11 +122,11 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         fcntl.flock(self._lock, fcntl.LOCK_UN)
 
     def answer(self, header: dict[str, Any] | None, payload: bytes) -> tuple[bytes, int, bytes, bytes]:
-        """The in-process output for a request as `wire.send_answer`'s arguments, or a
+        """The in-process output for a request as `wire.answer_bytes`'s arguments, or a
         fallback for one it does not serve (None: a header it could not read)."""
-        operation = _OPERATIONS.get(header.get("op")) if header is not None else None  # type: ignore[arg-type]
-        if operation is None or header is None or header.get("store") != self.root:
+        if header is None or header.get("store") != self.root or header.get("op") not in _OPERATIONS:
             return wire.FALLBACK, 0, b"", b""
+        operation = _OPERATIONS[header["op"]]
         try:
             with self._turns:
                 code, stdout, stderr = operation(header, payload)
