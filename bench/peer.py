@@ -1,8 +1,8 @@
 """Peer comparison: tokenlab against headroom-ai on the same captures.
 
-For every capture under `fixtures/real/` (any file but `*.signals`) and the top-level
-`fixtures/*.{log,json,diff,txt,md}`, both tools compress the same bytes and are measured
-the same way:
+For every capture under `fixtures/real/` (any file but the `*.signals` and `*.questions.md`
+sidecars) and the top-level `fixtures/*.{log,json,diff,txt,md}`, both tools compress the
+same bytes and are measured the same way:
 
 * raw and visible tokens with o200k_base, built offline exactly as tokenlab builds it
   (`tokenlab.counting.tokens.encoding()`), one count of each text by the same function; saved % is
@@ -47,6 +47,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 TOP_LEVEL_SUFFIXES = (".log", ".json", ".diff", ".txt", ".md")
 SIGNALS_SUFFIX = ".signals"
+SIDECAR_SUFFIXES = (SIGNALS_SUFFIX, ".questions.md")  # as tokenlab.sources names them
 # The peer's retrieval markers: `Retrieve more: hash=H`, `Retrieve original: hash=H` and
 # `<<ccr:H …>>` (every form its transforms write, per its `parser.CCR_RETRIEVAL_MARKER_RE`).
 PEER_MARKER_RE = re.compile(r"(?:Retrieve (?:more|original): hash=|<<ccr:)([0-9a-f]{8,64})")
@@ -75,7 +76,7 @@ def find_captures(fixtures: Path) -> list[Capture]:
 
 
 def _is_capture(path: Path) -> bool:
-    return path.is_file() and not path.name.endswith(SIGNALS_SUFFIX) and not path.name.startswith(".")
+    return path.is_file() and not path.name.endswith(SIDECAR_SUFFIXES) and not path.name.startswith(".")
 
 
 def _signals(path: Path) -> tuple[str, ...]:

@@ -144,6 +144,16 @@ def test_benchmark_runs_any_folder(tmp_path: Path) -> None:
     assert runner.invoke(app, ["benchmark", "--fixtures", str(folder)]).exit_code == 1
 
 
+def test_benchmark_reads_a_questions_file_as_a_sidecar_not_a_capture(tmp_path: Path) -> None:
+    folder = tmp_path / "fx"
+    folder.mkdir()
+    write(folder / "a.log", LOG)
+    write(folder / "a.log.questions.md", b"- **Q:** What failed?\n  **A:** PaymentService.\n")
+    result = runner.invoke(app, ["benchmark", "--fixtures", str(folder)])
+    assert result.exit_code == 0, result.stdout
+    assert "questions" not in result.stdout
+
+
 def test_show_ref_drill_down_prints_text_and_a_header_line(tmp_path: Path) -> None:
     ref_id = open_store().put(LOG, source="t", content_type="log", reason="test")
     lines = runner.invoke(app, ["show-ref", ref_id, "--lines", "400-401"])

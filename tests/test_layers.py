@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "tokenlab",  # the package's own __init__: its version
             "tokenlab.counting",
+            "tokenlab.tokens",  # the tokenizer's import path before the layers: counting.tokens
             "tokenlab.store",
             "tokenlab.syntax",
             "tokenlab.markers",

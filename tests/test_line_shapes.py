@@ -41,3 +41,12 @@ def test_a_hit_shown_under_its_file_heading_counts_as_path_line_text() -> None:
     # The same line under another file's heading, or another line number, is not it.
     wrong = ("lib/Other.pm:292:sub confess { die longmess @_ }", "lib/Carp.pm:12:confess('x')")
     assert line_shapes.not_shown(wrong, visible) == wrong
+
+
+def test_context_and_function_lines_under_a_heading_count_in_their_own_flat_form() -> None:
+    """git grep -p/-W print the enclosing function as `path=N=text`, context as `path-N-text`."""
+    visible = "click/core.py (2 hits)\n1542=class Group(Command):\n1946-    def resolve_command(\n1949:x\n"
+    shown = ("click/core.py=1542=class Group(Command):", "click/core.py-1946-    def resolve_command(")
+    assert line_shapes.not_shown(shown, visible) == ()
+    wrong = ("click/core.py-1542-class Group(Command):", "click/core.py=1946=    def resolve_command(")
+    assert line_shapes.not_shown(wrong, visible) == wrong

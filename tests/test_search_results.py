@@ -32,7 +32,9 @@ from tokenlab.store import open_store
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig()
 CAPTURES = sorted(
-    path.name for path in REAL.glob("*.txt") if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_"))
+    path.name
+    for path in [*REAL.glob("*.txt"), *REAL.glob("*.json")]
+    if path.name.startswith(("grep_", "git_grep_", "rg_", "ack_", "cscope_"))
 )
 # Hits of `parse_config` in a small tree: one definition among uses, tests and docs.
 TREE = [
@@ -90,6 +92,48 @@ COLOURED = (
     b"\x1b[m\x1b[K\x1b[01;31m\x1b[Kdef render_preview\x1b[m\x1b[K(result: OptimizeResult) -> str:\n"
 )
 GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a)\nt/t.py:parse_config(1)\n"
+# `git grep -n -W`: the enclosing function as context, its first line marked `=`, far from the hit.
+GIT_GREP_W = (
+    b"app/cli.py=3=def main(argv):\n"
+    + b"".join(f"app/cli.py-{n}-    step_{n}()\n".encode() for n in range(4, 40))
+    + b"app/cli.py:40:    settings = parse_config(argv[1])\n"
+    + b"".join(f"app/cli.py-{n}-    after_{n}()\n".encode() for n in range(41, 60))
+    + b"--\napp/config.py:12:def parse_config(path: str) -> dict:\napp/config.py-13-    return {}\n"
+)
+
+# `cscope -L -0 X`: `path scope line text`, the scope an enclosing function or `<global>`.
+CSCOPE = (
+    b"include/app.h <global> 12 typedef struct app_config AppConfig;\n"
+    b"src/main.c main 40 AppConfig *config = load(argv[1]);\n"
+    b"src/main.c run 77 static void run(AppConfig *config)\n"
+    b"tests/test_load.c test_load 9 AppConfig *c = load(\"x\");\n"
+)
+
+
+def rg_message(kind: str, path: str, number: int = 0, text: str = "") -> str:
+    if kind in ("begin", "end"):
+        return '{"type":"%s","data":{"path":{"text":"%s"}}}' % (kind, path)
+    return (
+        '{"type":"%s","data":{"path":{"text":"%s"},"lines":{"text":"%s\\n"},"line_number":%d,'
+        '"absolute_offset":0,"submatches":[]}}' % (kind, path, text, number)
+    )
+
+
+RG_JSON = (
+    "\n".join(
+        [
+            rg_message("begin", "app/config.py"),
+            rg_message("match", "app/config.py", 12, "def parse_config(path: str) -> dict:"),
+            rg_message("context", "app/config.py", 13, "    return {}"),
+            rg_message("end", "app/config.py"),
+            rg_message("begin", "tests/test_config.py"),
+            *(rg_message("match", "tests/test_config.py", n, "    assert parse_config('x') == {}") for n in range(3, 30)),
+            rg_message("end", "tests/test_config.py"),
+            '{"data":{"stats":{"matched_lines":28,"matches":28,"searches":2,"searches_with_match":2}},"type":"summary"}',
+        ]
+    )
+    + "\n"
+).encode()
 
 
 @pytest.mark.parametrize(
@@ -109,8 +153,23 @@ GREP_PLAIN = b"app/config.py:def parse_config(p):\napp/cli.py:s = parse_config(a
             b"grep: a.pyc: binary file matches\n" + grep_n(TREE) + b"Binary file b.pyc matches\n",
             Form.NUMBERED,
         ),
+        (GIT_GREP_W, Form.NUMBERED),
+        (RG_JSON, Form.MESSAGES),
+        (CSCOPE, Form.SCOPED),
     ],
-    ids=["grep-n", "rg-heading", "grep-C", "grep-c", "grep-no-n", "colours", "rg-vimgrep", "binary-notices"],
+    ids=[
+        "grep-n",
+        "rg-heading",
+        "grep-C",
+        "grep-c",
+        "grep-no-n",
+        "colours",
+        "rg-vimgrep",
+        "binary-notices",
+        "git-grep-W",
+        "rg-json",
+        "cscope-L",
+    ],
 )
 def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None:
     assert classify(data).content_type is ContentType.SEARCH_RESULTS
@@ -125,8 +184,11 @@ def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None
         b"2024/01/01 12:00:00 starting\n2024/01/01 12:00:01 listening on :8080\n2024/01/01 12:00:02 ok\n",
         b"tests/a.py::test_one PASSED\ntests/a.py::test_two PASSED\ntests/a.py::test_three FAILED\n",
         b"app/config.py\napp/cli.py\ntests/test_config.py\n",
+        b'{"level":"info","msg":"start"}\n{"level":"info","msg":"ready"}\n{"level":"error","msg":"x"}\n',
+        # `path-12-` lines whose path no hit names are no context, however many.
+        b"app/cli.py:40:x = 1\n" + b"".join(f"lib/other.py-{n}-y\n".encode() for n in range(30)),
     ],
-    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l"],
+    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l", "json-log", "dashes-of-another-file"],
 )
 def test_other_outputs_are_not_search_results(data: bytes) -> None:
     assert classify(data).content_type is not ContentType.SEARCH_RESULTS
@@ -301,6 +363,45 @@ def test_context_lines_stay_with_their_hit() -> None:
     assert "app/my-cli.py (2 hits)\n4-import sys\n5:from app.config import parse_config\n" in shown
 
 
+def test_a_hit_shows_its_near_context_and_enclosing_function_and_the_rest_behind_its_ref() -> None:
+    result = optimize_search_results(GIT_GREP_W, ALWAYS)
+    shown = render_preview(result)
+    assert "app/cli.py\n3=def main(argv):\n37-    step_37()\n" in shown
+    assert "40:    settings = parse_config(argv[1])\n41-    after_41()\n42-    after_42()\n43-    after_43()\n" in shown
+    assert "step_36" not in shown and "after_44" not in shown
+    assert "[1 hit with all context: " in shown
+    behind = b"".join(omission.data for omission in result.omissions)
+    assert b"app/cli.py-20-    step_20()\n" in behind and b"app/cli.py-59-    after_59()\n" in behind
+    assert not not_shown(("app/cli.py=3=def main(argv):", "app/cli.py-37-    step_37()"), shown)
+
+
+def test_json_messages_show_hits_as_printed_and_the_summary() -> None:
+    result = optimize_search_results(RG_JSON, ALWAYS)
+    shown = render_preview(result)
+    definition = rg_message("match", "app/config.py", 12, "def parse_config(path: str) -> dict:")
+    assert shown.index(definition) < shown.index("tests/test_config.py (27 hits)")
+    assert '"matched_lines":28' in shown.splitlines()[1]
+    assert rg_message("begin", "app/config.py") not in shown
+    assert "[the file's begin and end messages: " in shown
+    assert result.signals == (definition,)
+
+
+def test_a_message_cut_short_is_other_output_not_a_failure() -> None:
+    cut = RG_JSON + rg_message("match", "app/x.py", 3, "parse_config(1)")[:40].encode() + b"\n"
+    shown = render_preview(optimize_search_results(cut, ALWAYS))
+    assert rg_message("match", "app/x.py", 3, "parse_config(1)")[:40] in shown
+
+
+def test_scoped_hits_show_scope_and_number_under_their_file_and_a_typedef_defines() -> None:
+    shown = preview(CSCOPE)
+    assert "`AppConfig` defined on 1 line" in shown
+    assert "include/app.h\n<global> 12 typedef struct app_config AppConfig;\n" in shown
+    assert "src/main.c (2 hits)\nmain 40 AppConfig *config = load(argv[1]);\n" in shown
+    flat = ("include/app.h <global> 12 typedef struct app_config AppConfig;", "src/main.c run 77 static void run(")
+    assert not_shown(flat, shown) == ()
+    assert not_shown(("src/main.c main 77 static void run(",), shown) != ()
+
+
 def test_counts_keep_files_with_hits_and_fold_the_rest() -> None:
     data = b"".join(f"src/m{i}.py:0\n".encode() for i in range(300)) + GREP_COUNTS
     result = optimize(data, COARSE)
@@ -359,7 +460,14 @@ def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> No
 
 @pytest.mark.parametrize(
     "name",
-    ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt", "grep_rn_C2_make_archive_stdlib.txt"],
+    [
+        "grep_rn_urlopen_stdlib.txt",
+        "rg_heading_getaddrinfo_stdlib.txt",
+        "grep_rn_C2_make_archive_stdlib.txt",
+        "git_grep_n_W_read_input_tokenlab.txt",
+        "rg_json_open_store_tokenlab.json",
+        "cscope_L0_X509_STORE_CTX_openssl.txt",
+    ],
 )
 @pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
 def test_capture_goldens(name: str, granularity: Granularity, golden: Golden) -> None:
@@ -401,7 +509,7 @@ def test_every_printed_line_is_shown_or_behind_a_ref(name: str) -> None:
 
 _paths = st.sampled_from(["a.py", "src/b.py", "tests/test_c.py", "docs/d.md", "x/y/z.go", "a b/c.py"])
 _texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=60)
-_hit_lines = st.tuples(_paths, st.integers(1, 999), st.sampled_from([":", "-"]), _texts).map(
+_hit_lines = st.tuples(_paths, st.integers(1, 999), st.sampled_from([":", "-", "="]), _texts).map(
     lambda hit: f"{hit[0]}{hit[2]}{hit[1]}{hit[2]}parse_config {hit[3]}"
 )
 _outputs = st.lists(
@@ -424,6 +532,29 @@ def test_every_omission_is_the_input_bytes_it_names(data: bytes, crlf: bool) -> 
         assert omission.data == b"".join(data[start:end] for start, end in omission.source)
 
 
+_messages = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["match", "context", "begin", "end"]), _paths, st.integers(1, 999)).map(
+            lambda message: rg_message(message[0], message[1], message[2], "parse_config here")
+        ),
+        _texts,
+    ),
+    min_size=3,
+    max_size=80,
+).map(lambda lines: ("\n".join([rg_message("match", "a.py", 1, "parse_config"), *lines]) + "\n").encode())
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(_messages)
+def test_every_omission_of_json_messages_is_the_input_bytes_it_names(data: bytes) -> None:
+    for omission in optimize_search_results(data, SearchLimits(verbatim_bytes=0, budget_floor=0)).omissions:
+        assert omission.data == b"".join(data[start:end] for start, end in omission.source)
+
+
 @settings(
     max_examples=25,
     deadline=None,
@@ -436,7 +567,15 @@ def test_analysis_restores_the_input_byte_for_byte(tmp_path: Path, data: bytes) 
     assert restore(packet.visible.encode("utf-8"), store) == data * 20
 
 
-@pytest.mark.parametrize("name", ["grep_rn_urlopen_stdlib.txt", "rg_heading_getaddrinfo_stdlib.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "grep_rn_urlopen_stdlib.txt",
+        "rg_heading_getaddrinfo_stdlib.txt",
+        "git_grep_n_W_read_input_tokenlab.txt",
+        "rg_json_open_store_tokenlab.json",
+    ],
+)
 def test_real_captures_restore_byte_for_byte(tmp_path: Path, name: str) -> None:
     data = (REAL / name).read_bytes()
     store = open_store(str(tmp_path / "store"))

@@ -15,7 +15,7 @@ from tokenlab.packet import ContextPacket, Status
 from tokenlab.pipeline import analyze
 from tokenlab.reads.bench_rows import ReadRow, read_rows
 from tokenlab.restore import restore
-from tokenlab.sources import SIGNALS_SUFFIX, read_signals
+from tokenlab.sources import SIGNALS_SUFFIX, is_sidecar, read_signals
 from tokenlab.store import Store
 
 READS_FOLDER = "reads"
@@ -56,7 +56,7 @@ def fixture_files(folder: Path) -> Iterator[Path]:
     """Every analysable file: no sidecars, no hidden files, not the budgeted-read fixtures."""
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if not path.is_file() or path.name.endswith(SIGNALS_SUFFIX):
+        if not path.is_file() or is_sidecar(path):
             continue
         if relative.parts[0] == READS_FOLDER or any(p.startswith(".") for p in relative.parts):
             continue

@@ -8,6 +8,10 @@ from pathlib import Path
 from tokenlab.errors import InputError
 
 SIGNALS_SUFFIX = ".signals"
+# A reader's questions about a capture, with the answers read from the raw output: the
+# readability check (`bench/reader_packets.py`) asks them of the visible text alone.
+QUESTIONS_SUFFIX = ".questions.md"
+SIDECAR_SUFFIXES = (SIGNALS_SUFFIX, QUESTIONS_SUFFIX)
 
 
 def read_input(name: str) -> tuple[str, bytes]:
@@ -21,6 +25,11 @@ def read_input(name: str) -> tuple[str, bytes]:
         raise InputError(f"{name} is a directory, not a file") from None
     except OSError as error:
         raise InputError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def is_sidecar(path: Path) -> bool:
+    """A file that describes a capture beside it, not a capture itself."""
+    return path.name.endswith(SIDECAR_SUFFIXES)
 
 
 def read_signals(path: Path) -> tuple[str, ...]:

@@ -351,39 +351,41 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     missing = [text for text in missing if not any(shown_by(text, line, folder) for line in group_lines)]
     listed = [found for line in lines if (found := folder_list(line))]
     missing = [text for text in missing if not any(_listed_in(text, found) for found in listed)]
-    if missing and any(_SEARCH_HIT_RE.match(text) for text in missing):
-        under_headings = hits_under_headings(lines)
-        missing = [text for text in missing if not _shown_under_heading(text, under_headings)]
+    if missing:
+        flat = hits_under_headings(lines)
+        missing = [text for text in missing if not any(text in line for line in flat)]
     return tuple(missing)
 
 
-# A search hit as a flat listing prints it (`path:12:text`), and as a grouped listing
-# prints it under its file's heading (`path` or `path (3 hits)`, then `12:text`, or
-# `12-text` for a context line).
-_SEARCH_HIT_RE = re.compile(r"([^:\n]+):(\d+):(.*)", re.DOTALL)
-_HEADED_LINE_RE = re.compile(r"(\d+)[:-]")
+# A search tool's line as a flat listing prints it: `path:12:text` for a hit, `path-12-text`
+# for a context line, `path=12=text` for the enclosing function's line (git grep -p/-W).
+# A grouped listing prints it under its file's heading (`path` or `path (3 hits)`), as
+# `12:text`, `12-text` or `12=text`.
+_HEADED_LINE_RE = re.compile(r"(\d+)([:=-])")
 _HEADING_COUNT_RE = re.compile(r" \(\d[\d,]* hits?\)$")
+# A hit printed as `path scope 12 text` (cscope's line-oriented output) shows `scope 12 text`.
+_SCOPED_LINE_RE = re.compile(r"[^ \[]\S* \d+ ")
 
 
-def hits_under_headings(lines: Sequence[str]) -> set[tuple[str, str, str]]:
-    """(heading path, line number, text) of every `N:text` / `N-text` line shown under a
-    file heading: the heading is the nearest line above that is neither a numbered line
-    nor a fold marker (`[… 3 more hits: …]`)."""
-    found: set[tuple[str, str, str]] = set()
+def hits_under_headings(lines: Sequence[str]) -> set[str]:
+    """Every `N:text` / `N-text` / `N=text` line shown under a file heading, as the flat
+    listing prints it (`path-N-text`), and as `path:N:text`; a `scope N text` line as
+    `path scope N text`. The heading is the nearest line above that is
+    neither a numbered line nor a fold marker (`[… 3 more hits: …]`)."""
+    found: set[str] = set()
     heading = ""
     for line in lines:
         numbered = _HEADED_LINE_RE.match(line)
-        if numbered:
+        if heading and _SCOPED_LINE_RE.match(line):
+            found.add(f"{heading} {line}")
+        elif numbered:
             if heading:
-                found.add((heading, numbered[1], line[numbered.end() :]))
+                number, text = numbered[1], line[numbered.end() :]
+                found.add(f"{heading}:{number}:{text}")  # how a hit list names any line it shows
+                found.add(f"{heading}{numbered[2]}{number}{numbered[2]}{text}")
         elif line.strip() and not line.startswith("[") and line != "--":
             heading = _HEADING_COUNT_RE.sub("", line)
     return found
-
-
-def _shown_under_heading(text: str, under_headings: set[tuple[str, str, str]]) -> bool:
-    hit = _SEARCH_HIT_RE.match(text)
-    return hit is not None and (hit[1], hit[2], hit[3]) in under_headings
 
 
 # A folder's list of files, as search results fold files that show no hit:

@@ -7,9 +7,9 @@ Case is ignored when no spelling covers the hits on its own (`rg -i`). Without s
 name there are no definitions to put first, and the listing is still folded by file.
 
 A definition is a line that introduces the name: `def X`, `class X`, `function X`,
-`fn X`, `struct X`, `func (r T) X`, `#define X`, `X = …`, `const X = …`, `export … X`,
-a method `X(…) {`, an export list that names it (`module.exports = X`, Perl's
-`our @EXPORT = qw(X …)`), and in C-like files a declarator `static int X(`. A line that
+`fn X`, `struct X`, `func (r T) X`, `#define X`, `typedef … X;`, `X = …`, `const X = …`,
+`export … X`, a method `X(…) {`, an export list that names it (`module.exports = X`,
+Perl's `our @EXPORT = qw(X …)`), and in C-like files a declarator `static int X(`. A line that
 declares another name and mentions this one (`class Path(PurePath):`, a subclass or a
 signature) is no definition, but ranks above plain uses. Every pattern is
 anchored at the line's start and has no nested unbounded repetition, so it reads a
@@ -150,6 +150,7 @@ class Definitions:
         declaration = (
             rf"[ \t]*(?:{_MODIFIERS}{_KEYWORDS}[ \t]+(?:self\.)?{_RECEIVER}{name}"
             rf"|#[ \t]*define[ \t]+{name}"
+            rf"|typedef\b[^;\n]*(?<![\w$]){name}[ \t]*;"  # C's alias: `typedef struct _t X;`
             rf"|export\b.*(?<![\w$]){name}"
             rf"|{_EXPORT_LIST}.*(?<![\w$]){name})"
         )

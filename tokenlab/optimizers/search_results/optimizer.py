@@ -38,6 +38,7 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.lines.words import is_whole_word, window
+from tokenlab.optimizers.search_results.messages import BOOKKEEPING
 from tokenlab.optimizers.search_results.names import (
     Definitions,
     Kind,
@@ -53,6 +54,7 @@ from tokenlab.optimizers.search_results.parse import (
     Hit,
     Listing,
     Notice,
+    Printed,
     SearchLimits,
     form_of,
     lines_of,
@@ -67,6 +69,7 @@ _COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", '"""', "'''")
 _KIND_NAMES = {Kind.TEST: "tests", Kind.DOC: "docs"}
 _MAX_SIGNALS = 50
 _MAX_FOLDERS_NAMED = 5
+_CONTEXT_NEAR = 3  # context lines this close to a hit are shown with it
 
 
 def form_of_input(data: bytes) -> Form | None:
@@ -102,6 +105,7 @@ class _FilePlan:
     strength: Strength  # how surely its surest definition defines the name
     sizes: list[int]  # each hit's printed bytes
     widths: list[int]  # each hit's longest line under a heading, in characters
+    near: list[list[Printed]]  # each hit's lines shown with it: see `_near_lines`
 
 
 def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
@@ -118,7 +122,7 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     parts += body
     parts += _binary_parts(listing.binary, data, limits)
     signals = [
-        _shown_line(hit.line.shown, searched, limits)
+        _shown_printed(hit.line, searched, limits)
         for plan in plans
         for hit in (plan.found.hits[at] for at in plan.definitions)
     ]
@@ -162,10 +166,30 @@ def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
     others = [at for at, strength in enumerate(strengths) if strength < Strength.BINDING]
     others.sort(key=lambda at: (-strengths[at], -_score(found.hits[at].line.text, searched)))
     sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
-    widths = [max(len(line.shown) for line in hit.printed) for hit in found.hits]
+    near = [_near_lines(hit) for hit in found.hits]
+    widths = [max(0 if line.shown_as else len(line.shown) for line in lines) for lines in near]
     # A mention orders a file's own hits, not the files.
     strongest = max((strength for strength in strengths if strength >= Strength.BINDING), default=Strength.USE)
-    return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths)
+    return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths, near)
+
+
+def _near_lines(hit: Hit) -> list[Printed]:
+    """The hit with the context lines printed within `_CONTEXT_NEAR` lines of it and the
+    enclosing function's line (`=`): `git grep -W` prints whole functions as context, and a
+    hit should not cost a function's length to show. A file's begin and end messages are
+    never shown: the hit then goes behind the file's ref whole, with them."""
+    if line_count := sum(1 for line in hit.printed if line.mark != BOOKKEEPING):
+        if line_count <= 2 * _CONTEXT_NEAR + 1 or not hit.line.number.isdigit():
+            return [line for line in hit.printed if line.mark != BOOKKEEPING]
+    number = int(hit.line.number) if hit.line.number.isdigit() else 0
+    return [
+        line
+        for line in hit.printed
+        if line is hit.line
+        or line.mark == "="
+        or (line.mark != BOOKKEEPING and not line.number.isdigit())
+        or (line.number.isdigit() and abs(int(line.number) - number) <= _CONTEXT_NEAR)
+    ]
 
 
 def _score(text: str, searched: SearchedName | None) -> int:
@@ -184,6 +208,10 @@ def _name_at(text: str, searched: SearchedName) -> int:
     return text.find(searched.name)
 
 
+def _shown_printed(line: Printed, searched: SearchedName | None, limits: SearchLimits) -> str:
+    return line.shown_as or _shown_line(line.shown, searched, limits)
+
+
 def _shown_line(line: str, searched: SearchedName | None, limits: SearchLimits) -> str:
     at = _name_at(line, searched) if searched else 0
     return window(line, max(at, 0), limits.max_line_chars)
@@ -197,12 +225,13 @@ class _FileView:
     shown: list[str]
     folded: list[int]  # indexes of the hits not shown
     clipped: list[int]  # indexes of the hits shown as a window of a long line
+    trimmed: list[int]  # indexes of the hits shown without their far context lines
 
     @property
     def behind(self) -> list[Hit]:
         """The hits behind the ref, in input order."""
         hits = self.plan.found.hits
-        return [hits[at] for at in sorted(self.folded + self.clipped)]
+        return [hits[at] for at in sorted({*self.folded, *self.clipped, *self.trimmed})]
 
 
 def _view(
@@ -216,9 +245,10 @@ def _view(
     folded = [at for at in range(len(hits)) if at not in shown_at]
     if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
         chosen, folded = plan.definitions + sorted(plan.ranked), []
-    shown = [_shown_line(line.shown, searched, limits) for at in chosen for line in hits[at].printed]
+    shown = [_shown_printed(line, searched, limits) for at in chosen for line in plan.near[at]]
     clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
-    return _FileView(plan, shown, folded, clipped)
+    trimmed = [at for at in chosen if len(plan.near[at]) < len(hits[at].printed)]
+    return _FileView(plan, shown, folded, clipped, trimmed)
 
 
 def _render_files(views: list[_FileView], data: bytes | None) -> list[Part]:
@@ -281,8 +311,19 @@ def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
     if view.behind:
         what = [f"{len(view.folded):,} more {_hits_word(len(view.folded))}"] if view.folded else []
         what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
+        what += [_trimmed_label(view)] if view.trimmed else []
         parts += [f"[{', '.join(what)}: ", _omission(found.path, view.behind, data), "]\n"]
     return parts
+
+
+def _trimmed_label(view: _FileView) -> str:
+    """What the ref adds to the trimmed hits shown: far context, or only the file's own
+    begin and end messages."""
+    hits = view.plan.found.hits
+    dropped = [line for at in view.trimmed for line in hits[at].printed if line not in view.plan.near[at]]
+    if all(line.mark == BOOKKEEPING for line in dropped):
+        return "the file's begin and end messages"
+    return f"{len(view.trimmed):,} {_hits_word(len(view.trimmed))} with all context"
 
 
 def _hits_word(count: int) -> str:

@@ -3,17 +3,23 @@
 Search tools print the same few shapes:
 
 - flat: `path:12:text` for a hit and, with `-A/-B/-C`, `path-12-text` for a context
-  line and `--` between groups (grep -rn, git grep -n, rg -n piped, ack, ag);
+  line and `--` between groups (grep -rn, git grep -n, rg -n piped, ack, ag); git grep's
+  `-p`/`-W` add the enclosing function's line as `path=12=text`, and `-W` prints whole
+  functions as context, so a group's context may run far from its hits;
   `path:12:5:text` with a column (rg --vimgrep, --column); `path:text` without `-n`;
 - heading: a path line, then its `12:text` hits and `12-text` context lines (rg's
   default on a terminal, `rg --heading`, `git grep --heading`, `ag --group`);
 - counts: `path:3` per file (`grep -c`, `rg -c`, `git grep -c`);
+- messages: one JSON object per line (`rg --json`), read in `messages.py`;
+- scoped: `path scope 12 text`, the enclosing function or `<global>` before the number
+  (cscope's line-oriented `-L` output);
 - and, in any of them, binary-file notices (`grep: x.pyc: binary file matches`,
   `Binary file x matches`).
 
 A context line is told from a hit by the path it starts with: `path-12-` is only read as
-context when `path` is the file of a hit next to it, since paths contain `-` and the
-line's text may contain `:12:`. Every printed line keeps its input span, so whatever the
+context when `path` is the file of a hit next to it, or of a hit in its `--`-bounded group
+when that group names few files, since paths contain `-` and the line's text may contain
+`:12:`. Every printed line keeps its input span, so whatever the
 rendering leaves out can be handed back byte for byte.
 """
 
@@ -26,6 +32,7 @@ from enum import Enum
 
 from tokenlab.optimizers import Span
 from tokenlab.optimizers.lines.shapes import ANSI_RE
+from tokenlab.optimizers.search_results import messages
 
 
 class Form(str, Enum):
@@ -34,6 +41,8 @@ class Form(str, Enum):
     PLAIN = "plain"  # path:text
     HEADING = "heading"  # path, then 12:text
     COUNTS = "counts"  # path:3
+    MESSAGES = "JSON message"  # {"type":"match","data":{"path":…,"line_number":12,…}}
+    SCOPED = "scoped"  # path scope 12 text
 
 
 @dataclass(frozen=True)
@@ -55,8 +64,10 @@ PARSED_SHARE = 0.9
 _NUMBER_BETWEEN_COLONS_RE = re.compile(r":(\d+):")  # the first one ends a hit's path
 _SPACE_RE = re.compile(r"\s")
 _COUNT_RE = re.compile(r"(.+):(\d+)")
-_NUMBER_RE = re.compile(r"(\d+)([:-])")
-_CONTEXT_RE = re.compile(r"-(\d+)-")
+_SCOPED_RE = re.compile(r"(\S+) (\S+) (\d+) ")
+_NUMBER_RE = re.compile(r"(\d+)([:=-])")
+_CONTEXT_RE = re.compile(r"([-=])(\d+)\1")  # a context line, or the enclosing function's
+_GROUP_PATHS_MAX = 8  # a `--`-bounded group naming more hit files gives none for context
 # A path's last part ends in an extension, as source files' do.
 _EXTENSION_RE = re.compile(r"\.[A-Za-z0-9_+-]{1,10}")
 # Linters and compilers print `path:12:5: message` and `path:12: error: …`: not hit lists.
@@ -71,12 +82,18 @@ class Printed:
 
     span: Span
     number: str  # the line number (`12`, or `12:5` with a column) as printed, "" without `-n`
-    mark: str  # ":" a hit, "-" a context line
+    mark: str  # ":" a hit, "-" a context line, "=" the enclosing function's line
     text: str  # the file's line, after the path and number
+    # How it is shown under its file's heading when not as `12:text`: the whole JSON message
+    # (`rg --json`), or the line after its path (`scope 12 text`); shown whole, never a window.
+    shown_as: str = ""
 
     @property
     def shown(self) -> str:
-        """The line under its file's heading: `12:text`, `12-text`, or the text alone."""
+        """The line under its file's heading: `12:text`, `12-text`, the text alone, or
+        `shown_as`."""
+        if self.shown_as:
+            return self.shown_as
         return f"{self.number}{self.mark}{self.text}" if self.number else self.text
 
 
@@ -151,22 +168,29 @@ def binary_notice(line: str) -> str | None:
     return path.removeprefix("grep: ")
 
 
-def form_of(lines: list[str]) -> Form | None:
-    """Which search output `lines` are, if at least `PARSED_SHARE` of them parse as one."""
-    lines = [line for line in lines if line.strip() and line != "--" and binary_notice(line) is None]
+def form_of(printed: list[str]) -> Form | None:
+    """Which search output `printed` lines are, if at least `PARSED_SHARE` of them parse as one."""
+    lines = [line for line in printed if _counted(line)]
     if len(lines) < 3:
         return None
     need = PARSED_SHARE * len(lines)
+    if lines[0].startswith("{"):
+        return Form.MESSAGES if messages.is_messages(lines, need) else None
     counts = sum(1 for line in lines if (found := _COUNT_RE.fullmatch(line)) and looks_like_path(found[1]))
     if counts >= need:
         return Form.COUNTS
     numbered = [hit[3] for line in lines if (hit := _numbered(line))]
-    if len(numbered) >= 3 and len(numbered) + _contexts(lines) >= need:
+    contexts = _contexts(printed) if numbered else 0
+    # Three hits, or fewer with their context lines (`-W` prints whole functions around one).
+    if len(numbered) + min(contexts, 2) >= 3 and len(numbered) + contexts >= need:
         if _hit_texts(numbered):
             return Form.NUMBERED
         columned = [column[1] for text in numbered if (column := _column(text))]
         if len(columned) >= PARSED_SHARE * len(numbered) and _hit_texts(columned):
             return Form.COLUMNS
+    scoped = [line[found.end() :] for line in lines if (found := _scoped(line))]
+    if len(scoped) >= need and _hit_texts(scoped):
+        return Form.SCOPED
     if _heading_lines(lines) >= need:
         return Form.HEADING
     plain = [text for line in lines if (text := _plain_text(line)) is not None]
@@ -181,6 +205,12 @@ def _numbered(line: str) -> tuple[str, str, str, str] | None:
     if found is None or not looks_like_path(line[: found.start()]):
         return None
     return line, line[: found.start()], found[1], line[found.end() :]
+
+
+def _scoped(line: str) -> re.Match[str] | None:
+    """`path scope 12 text`, when `path` reads as one."""
+    found = _SCOPED_RE.match(line)
+    return found if found and looks_like_path(found[1]) else None
 
 
 def _column(text: str) -> tuple[str, str] | None:
@@ -204,23 +234,43 @@ def _hit_texts(texts: list[str]) -> bool:
     return columns <= 0.5 * len(texts) and messages <= 0.5 * len(texts)
 
 
+def _counted(line: str) -> bool:
+    """A line the detector weighs: not blank, not a group separator, no binary notice."""
+    return bool(line.strip()) and line != "--" and binary_notice(line) is None
+
+
 def _contexts(lines: list[str]) -> int:
-    """Lines that read as `path-12-text` context of the hit before or after them."""
+    """Lines that read as `path-12-text` context (or `path=12=text`) of a hit near them."""
     paths = [found[1] if (found := _numbered(line)) else None for line in lines]
+    grouped = _group_paths(lines, paths)
     count = 0
     near = None
     for at, line in enumerate(lines):
         if paths[at] is not None:
             near = paths[at]
             continue
+        if not _counted(line):
+            continue
         after = next((path for path in paths[at + 1 : at + 8] if path is not None), None)
-        if any(path and _context_of(line, path) for path in (near, after)):
+        if any(path and _context_of(line, path) for path in (near, after, *grouped[at])):
             count += 1
     return count
 
 
+def _group_paths(lines: list[str], paths: list[str | None]) -> list[tuple[str, ...]]:
+    """For each line, the files of the hits in its `--`-bounded group, when they are few."""
+    grouped: list[tuple[str, ...]] = []
+    start = 0
+    for end in [*(at for at, line in enumerate(lines) if line == "--"), len(lines)]:
+        files = tuple(dict.fromkeys(path for path in paths[start:end] if path is not None))
+        named = files if len(files) <= _GROUP_PATHS_MAX else ()
+        grouped += [named] * (end - start) + ([()] if end < len(lines) else [])
+        start = end + 1
+    return grouped
+
+
 def _context_of(line: str, path: str) -> re.Match[str] | None:
-    """`-12-` right after `path`, when `line` is a context line of that file."""
+    """`-12-` (or `=12=`) right after `path`, when `line` is a context line of that file."""
     if not line.startswith(path):
         return None
     return _CONTEXT_RE.match(line, len(path))
@@ -244,6 +294,8 @@ def parse(data: bytes, form: Form) -> Listing:
     listing = Listing(form, [], [], [], [])
     if form is Form.HEADING:
         _parse_heading(lines, listing)
+    elif form is Form.MESSAGES:
+        _parse_messages(lines, listing)
     else:
         _parse_flat(lines, listing)
     return listing
@@ -252,13 +304,14 @@ def parse(data: bytes, form: Form) -> Listing:
 def _parse_flat(lines: list[tuple[Span, str]], listing: Listing) -> None:
     files: dict[str, FileHits] = {}
     parsed = [_flat_hit(text, listing.form) for _, text in lines]
+    grouped = _group_paths([text for _, text in lines], [hit[0] if hit else None for hit in parsed])
     pending: dict[str, list[Printed]] = {}  # context printed before a file's next hit
     last_path = None
     for at, (span, text) in enumerate(lines):
         hit = parsed[at]
-        context = None if hit and hit[0] == last_path else _flat_context(parsed, at, text, last_path)
+        context = None if hit and hit[0] == last_path else _flat_context(parsed, at, text, last_path, grouped[at])
         if context is not None:
-            path, printed = context[0], Printed(span, context[1], "-", context[2])
+            path, printed = context[0], Printed(span, context[2], context[1], context[3])
             found = files.get(path)
             if found and found.hits and path == last_path and not pending.get(path):
                 found.hits[-1].printed.append(printed)
@@ -267,7 +320,8 @@ def _parse_flat(lines: list[tuple[Span, str]], listing: Listing) -> None:
             continue
         if hit is not None:
             path, number, rest = hit
-            printed = Printed(span, number, ":", rest)
+            shown_as = text[len(path) + 1 :] if listing.form is Form.SCOPED else ""
+            printed = Printed(span, number, ":", rest, shown_as)
             found = files.setdefault(path, FileHits(path))
             found.hits.append(Hit(printed, [*pending.pop(path, []), printed]))
             last_path = path
@@ -294,18 +348,22 @@ def _flat_hit(line: str, form: Form) -> tuple[str, str, str] | None:
         return found[1], found[2], found[3]
     if form is Form.COUNTS:
         return None
+    if form is Form.SCOPED:
+        found = _scoped(line)
+        return (found[1], found[3], line[found.end() :]) if found else None
     text = _plain_text(line)
     return (line[: line.find(":")], "", text) if text is not None else None
 
 
 def _flat_context(
-    parsed: list[tuple[str, str, str] | None], at: int, line: str, last_path: str | None
-) -> tuple[str, str, str] | None:
-    """(path, number, text) of a `path-12-text` line next to a hit of `path`."""
+    parsed: list[tuple[str, str, str] | None], at: int, line: str, last_path: str | None, grouped: tuple[str, ...]
+) -> tuple[str, str, str, str] | None:
+    """(path, mark, number, text) of a `path-12-text` (or `path=12=text`) line next to a hit
+    of `path`, or in a group with a hit of `path`."""
     after = next((hit[0] for hit in parsed[at + 1 : at + 64] if hit is not None), None)
-    for path in (last_path, after):
+    for path in (last_path, after, *grouped):
         if path and (found := _context_of(line, path)):
-            return path, found[1], line[found.end() :]
+            return path, found[1], found[2], line[found.end() :]
     return None
 
 
@@ -349,6 +407,37 @@ def _parse_heading(lines: list[tuple[Span, str]], listing: Listing) -> None:
             continue
         _notice(listing, span, text)
     _leftover(listing, current, pending)
+    listing.files = list(files.values())
+
+
+def _parse_messages(lines: list[tuple[Span, str]], listing: Listing) -> None:
+    """Hits and context from `match` and `context` messages; a file's `begin` and `end`
+    messages travel with its first and last hit (behind its ref), the `summary` and any
+    line that is no message are other output."""
+    files: dict[str, FileHits] = {}
+    pending: dict[str, list[Printed]] = {}
+    for span, text in lines:
+        found = messages.message(text)
+        kind = found["type"] if found else None
+        parts = messages.parts_of(found) if found and kind in ("match", "context") else None
+        path = messages.path_of(found) if found and kind in ("begin", "end") else None
+        if parts is not None:
+            printed = Printed(span, parts[1], ":" if kind == "match" else "-", parts[2], text)
+            current = files.setdefault(parts[0], FileHits(parts[0]))
+            if kind == "match":
+                current.hits.append(Hit(printed, [*pending.pop(parts[0], []), printed]))
+            elif current.hits and not pending.get(parts[0]):
+                current.hits[-1].printed.append(printed)
+            else:
+                pending.setdefault(parts[0], []).append(printed)
+        elif path is not None and (kind == "begin" or path not in files or not files[path].hits):
+            pending.setdefault(path, []).append(Printed(span, "", messages.BOOKKEEPING, "", text))
+        elif path is not None:
+            files[path].hits[-1].printed.append(Printed(span, "", messages.BOOKKEEPING, "", text))
+        elif text.strip():
+            _notice(listing, span, text)
+    for path, printed_lines in pending.items():  # a file's messages with no match after them
+        listing.other.extend(Notice(printed.span, printed.shown) for printed in printed_lines)
     listing.files = list(files.values())
 
 
