@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from tokenlab.optimizers import Omission
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Golden, render_preview
+from tokenlab.classify import classify
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import shapes as line_shapes
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 
 
 def _plan_block(index: int, name: str, zone: str) -> list[str]:
@@ -68,13 +77,22 @@ def _worker(index: int, region: str, tier: str) -> list[str]:
 
 
 def test_a_table_says_a_usual_value_once() -> None:
-    regions = ["eu-1", "us-2", "ap-3"]
-    found = records.family([_worker(n, regions[n % 3], "gpu" if n == 4 else "std") for n in range(1, 8)])
+    picked = [(1, "eu-1"), (4, "us-2"), (9, "us-2"), (10, "eu-1"), (15, "ap-3"), (22, "us-2"), (23, "eu-1")]
+    found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
     assert found is not None
     assert found.table() == (
-        'tier = "std" unless shown; worker[#] | name = "#" | region = "#": '
-        'worker[1] worker-1 us-2; worker[2] worker-2 ap-3; worker[3] worker-3 eu-1; worker[4] worker-4 us-2 tier = "gpu"; '
-        "worker[5] worker-5 ap-3; worker[6] worker-6 eu-1; worker[7] worker-7 us-2"
+        '+ tier = "std" unless shown; worker[#] | + name = "#" | + region = "#": '
+        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 + tier = "gpu"; '
+        "15 worker-15 ap-3; 22 worker-22 us-2; 23 worker-23 eu-1"
+    )
+
+
+def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> None:
+    regions = ["eu-1", "us-2", "ap-3"]
+    found = records.family([_worker(n, regions[n % 3], "gpu" if n > 4 else "std") for n in range(1, 9)])
+    assert found is not None
+    assert found.table() == (
+        'worker[1–8]; + name = "worker-1–8"; + region = "#" cycling us-2, ap-3, eu-1; + tier = "#" std ×4 then gpu ×4'
     )
 
 
@@ -91,13 +109,15 @@ def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None
     shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
     assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
     assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
-    assert "worker[11] worker-11 ap-3" in shown and '# data.gateway will be created\n      + name = "edge"' in shown
+    assert "{worker[1–11]; + name = \"worker-1–11\"; + region = \"#\" cycling us-2, ap-3, eu-1}" in shown
+    assert '# data.gateway will be created\n      + name = "edge"' in shown
     folded = [part for part in parts if isinstance(part, Omission)]
     assert len(folded) == 1 and all(_plan(12)[a:b] in folded[0].data for a, b in folded[0].source)
 
 
 def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
-    prose = b"".join(b"A line of prose number %d that says something else.\n" % n for n in range(200))
+    topics = [f"{chr(65 + n % 26)}{chr(97 + n // 26)}" for n in range(200)]  # no two lines of one shape
+    prose = "".join(f"A line of prose on topic {topic} that says something else.\n" for topic in topics).encode()
     assert records.fold_records(_plan(4) + prose) is None
     assert records.fold_records(_plan(2)) is None
 
@@ -106,3 +126,68 @@ def test_a_value_is_its_whole_word() -> None:
     assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
     assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
     assert records.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])
+
+
+def _apply_log() -> bytes:
+    """A plan's records, then progress lines of one shape each, finishing out of order."""
+    order = [3, 0, 7, 1, 5, 2, 6, 4]
+    ids = {n: f"{n:x}{n:x}{n:x}{n:x}a1b2-1a19-9733-6990-7fac259bc1b{n}" for n in order}
+    progress = "".join(f"data.node[{n}]: Creating...\n" for n in order)
+    progress += "".join(f"data.node[{n}]: Creation complete after 0s [id={ids[n]}]\n" for n in order)
+    listing = "names = [\n" + "".join('  "(known after apply)",\n' for _ in order) + "]\n"
+    return _plan(30) + b"\n" + progress.encode() + b"\n" + listing.encode()
+
+
+def test_lines_of_one_shape_fold_after_the_first_in_natural_order() -> None:
+    data = _apply_log()
+    parts = records.fold_records(data)
+    assert parts is not None
+    shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
+    assert "data.node[0]: Creating...\n[×7 more like the one above #ref] data.node[#]: Creating... {node[1–7] (sorted)}\n" in shown
+    assert "data.node[3]: Creating..." not in shown
+    # Paired with its id, in the order of the numbers; each id by its first digits.
+    assert "{node[1–7] (sorted); id=#…]: 1111a1b2 2222a1b2 3333a1b2 4444a1b2 5555a1b2 6666a1b2 7777a1b2}" in shown
+    assert '  "(known after apply)",\n[×7 more like the one above #ref]\n]' in shown
+    folded = [part for part in parts if isinstance(part, Omission)]
+    assert all(b"".join(data[a:b] for a, b in omission.source) == omission.data for omission in folded)
+
+
+def test_coarse_folding_holds_every_folded_record_in_one_ref() -> None:
+    data = _apply_log()
+    parts = records.fold_records(data, Granularity.COARSE)
+    assert parts is not None
+    folded = [part for part in parts if isinstance(part, Omission)]
+    assert len(folded) == 1 and str(parts[0]).startswith("[records: ")
+    assert folded[0].data == b"".join(data[a:b] for a, b in folded[0].source)
+    assert "[×7 more like the one above] data.node[#]: Creating..." in "".join(p for p in parts if isinstance(p, str))
+
+
+def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
+    found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
+    assert found is not None
+    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
+
+
+# Real captures of records repeated with a few values changed (issue 24, class 4): a plan
+# and an apply, a dry-run manifest, a parametrised failure in text and JUnit XML, and a
+# node test run failing one way for many inputs.
+RECORD_CAPTURES = [
+    "terraform_plan_30_ingest_12_queues.log",
+    "terraform_apply_30_ingest_12_queues.log",
+    "kubectl_create_job_dry_run_30_tenants.yaml",
+    "pytest_parametrize_25_zone_b.log",
+    "pytest_parametrize_25_zone_b_junit.xml",
+    "node_test_spec_24_same_failure.log",
+]
+
+
+@pytest.mark.parametrize("granularity", list(Granularity), ids=lambda g: g.value)
+@pytest.mark.parametrize("name", RECORD_CAPTURES)
+def test_record_captures_golden_with_every_signal_shown(name: str, granularity: Granularity, golden: Golden) -> None:
+    data = (FIXTURES / name).read_bytes()
+    content_type = classify(data).content_type
+    result = optimizer_for(content_type)(data, OptimizerConfig(granularity))
+    shown = render_preview(result)
+    golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
+    signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
+    assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()

@@ -50,3 +50,16 @@ def test_context_and_function_lines_under_a_heading_count_in_their_own_flat_form
     assert line_shapes.not_shown(shown, visible) == ()
     wrong = ("click/core.py-1542-class Group(Command):", "click/core.py=1946=    def resolve_command(")
     assert line_shapes.not_shown(wrong, visible) == wrong
+
+
+def test_a_value_said_by_a_columns_runs_counts_as_shown() -> None:
+    shards = "[×22 more like the one above #ref:ctx_1] app: orders-shard-# {app: orders-shard-02–16,18–24}"
+    expected = ("app: orders-shard-05", "app: orders-shard-17", "app: orders-shard-25", "app: orders-shard-5")
+    assert line_shapes.not_shown(expected, shards) == expected[1:]
+    steps = "[×21 more like the one above] gross(#, 'DE') {gross(10,17,…,150,}"
+    assert line_shapes.not_shown(("gross(24, 'DE')", "gross(23, 'DE')"), steps) == ("gross(23, 'DE')",)
+
+
+def test_a_count_after_its_noun_behind_an_info_sign_is_a_summary() -> None:
+    assert line_shapes.is_summary("ℹ fail 24") and line_shapes.is_summary("# tests 10")
+    assert not line_shapes.is_summary("ℹ duration_ms 757.26")

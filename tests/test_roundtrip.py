@@ -80,6 +80,28 @@ diffs = st.lists(
 )
 
 
+def _plan(nodes: list[tuple[int, str, int]], order: list[int]) -> bytes:
+    """Records of one skeleton (a plan's blocks), then one-line records in another order."""
+    blocks = [
+        f'  # data.node[{n}] will be created\n  + resource "node" {{\n      + zone = "{zone}"\n'
+        f"      + size = {size}\n    }}\n"
+        for n, (_, zone, size) in enumerate(nodes)
+    ]
+    progress = [f"data.node[{n % len(nodes)}]: done [id={nodes[n % len(nodes)][0]:032x}]\n" for n in order]
+    return ("\n".join(blocks) + "\n" + "".join(progress)).encode()
+
+
+plans = st.builds(
+    _plan,
+    st.lists(
+        st.tuples(st.integers(0, 2**128 - 1), st.sampled_from(["eu-1", "us-2", "ap-3", "eu-1a b"]), st.integers(0, 9)),
+        min_size=3,
+        max_size=40,
+    ),
+    st.lists(st.integers(0, 60), max_size=60),
+)
+
+
 def round_trip(data: bytes, granularity: Granularity = Granularity.COARSE) -> None:
     store = open_store()
     packet = analyze(data, source="hypothesis", store=store, config=OptimizerConfig(granularity))
@@ -102,7 +124,7 @@ def test_arbitrary_bytes(data: bytes, granularity: Granularity) -> None:
 
 
 @QUICK
-@given(logs | json_docs | diffs, st.sampled_from(list(Granularity)))
+@given(logs | json_docs | diffs | plans, st.sampled_from(list(Granularity)))
 def test_generated_structured_inputs(data: bytes, granularity: Granularity) -> None:
     round_trip(data, granularity)
 
@@ -116,6 +138,6 @@ def test_arbitrary_bytes_thorough(data: bytes) -> None:
 
 @pytest.mark.slow
 @THOROUGH
-@given(logs | json_docs | diffs, st.sampled_from(list(Granularity)))
+@given(logs | json_docs | diffs | plans, st.sampled_from(list(Granularity)))
 def test_generated_structured_inputs_thorough(data: bytes, granularity: Granularity) -> None:
     round_trip(data, granularity)

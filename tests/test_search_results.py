@@ -187,8 +187,13 @@ def test_each_form_classifies_as_search_results(data: bytes, form: Form) -> None
         b'{"level":"info","msg":"start"}\n{"level":"info","msg":"ready"}\n{"level":"error","msg":"x"}\n',
         # `path-12-` lines whose path no hit names are no context, however many.
         b"app/cli.py:40:x = 1\n" + b"".join(f"lib/other.py-{n}-y\n".encode() for n in range(30)),
+        (
+            b"app/a.py:3: [C0301(line-too-long), ] Line too long (120/100)\n"
+            b"app/a.py:16: [C0301(line-too-long), ] Line too long (104/100)\n"
+            b"app/b.py:59: [R0913(too-many-arguments), load] Too many arguments (6/5)\n"
+        ),
     ],
-    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l", "json-log", "dashes-of-another-file"],
+    ids=["gcc", "mypy", "go-log", "pytest-ids", "grep-l", "json-log", "dashes-of-another-file", "pylint"],
 )
 def test_other_outputs_are_not_search_results(data: bytes) -> None:
     assert classify(data).content_type is not ContentType.SEARCH_RESULTS
@@ -221,7 +226,6 @@ def test_the_searched_name_is_the_longest_word_in_nearly_every_hit() -> None:
         ("parse_config: Callable = make()", "a.py"),
         ("export default function parse_config() {", "a.ts"),
         ("export { parse_config } from './x'", "a.ts"),
-        ("const parse_config = require('./x')", "a.js"),
         ("var parse_config;", "a.go"),
         ("  parse_config(text) {", "a.js"),
         ("pub fn parse_config(s: &str) -> Config {", "a.rs"),
@@ -254,6 +258,27 @@ def test_definitions_in_many_languages(text: str, path: str) -> None:
 )
 def test_uses_are_not_definitions(text: str, path: str) -> None:
     assert not Definitions.of(SearchedName("parse_config", False)).defines(text, path)
+
+
+IMPORTS = [
+    ("const parse_config = require('./config')", "src/a.js"),
+    ("const { load, parse_config } = require('../config')", "src/a.js"),
+    ("import { parse_config } from './config'", "src/a.ts"),
+    ("import parse_config from '../config.js';", "src/a.mjs"),
+    ("from app.config import parse_config", "app/a.py"),
+    ("from .config import load, parse_config as parse", "app/a.py"),
+    ("use crate::config::parse_config;", "src/a.rs"),
+    ("pub use crate::config::{load, parse_config};", "src/a.rs"),
+    ("import com.example.config.parse_config;", "src/A.java"),
+    ('\t"example.com/config/parse_config"', "cmd/a.go"),
+    ('\tcfg "example.com/config/parse_config"', "cmd/a.go"),
+    ("parse_config = importlib.import_module('app.config')", "app/a.py"),
+]
+
+
+@pytest.mark.parametrize(("text", "path"), IMPORTS)
+def test_imports_in_many_languages(text: str, path: str) -> None:
+    assert Definitions.of(SearchedName("parse_config", False)).strength(text, path) is Strength.IMPORT
 
 
 @pytest.mark.parametrize(
@@ -309,6 +334,19 @@ def test_definitions_come_first_then_sources_tests_docs() -> None:
     assert shown.index("tests/test_config.py") < shown.index("README.md")
 
 
+def test_a_file_shows_its_lines_in_line_order_and_the_header_names_the_first_file_printed() -> None:
+    hits = [
+        ("docs/guide.md", "Call parse_config(path) first."),
+        ("app/config.py", "    return parse_config_text(text)"),
+        ("app/config.py", "def parse_config(path):"),
+    ]
+    lines = [f"{path}:{number}:{text}" for number, (path, text) in zip((4, 12, 30), hits)]
+    shown = preview(("\n".join(lines) + "\n").encode())
+    assert "printed first: docs/guide.md;" in shown
+    assert shown.index("12:    return parse_config_text") < shown.index("30:def parse_config(path):")
+    assert shown.index("app/config.py") < shown.index("[docs]\ndocs/guide.md")  # sources before docs
+
+
 def test_spare_budget_shows_more_of_the_first_files() -> None:
     hits = [
         (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(30) for j in range(6)
@@ -355,6 +393,58 @@ def test_neighbouring_files_that_show_nothing_share_a_folder_line() -> None:
     assert listed and listed[0][0] == "lib/util/"
     assert sorted(listed[0][1]) == sorted(f"f{i}.py" for i in range(30))
     assert not not_shown(tuple(f"lib/util/f{i}.py" for i in range(30)), shown)
+
+
+def _importing_tree(import_line: str, extension: str, files: int) -> bytes:
+    """`files` files that import `parse_config` alike (on lines 1 to 3) and call it, and
+    the one file that defines it."""
+    lines = [f"pkg/config.{extension}:40:def parse_config(path):"]
+    for i in range(files):
+        path = f"pkg/commands/cmd{i:02}.{extension}"
+        lines.append(f"{path}:{1 + i % 3}:{import_line}")
+        lines += [f"{path}:{20 + j}:    value_{j} = parse_config(args[{j}])" for j in range(1 + i % 4)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("import_line", "extension"),
+    [
+        ("const parse_config = require('../config')", "js"),
+        ("import { parse_config } from '../config'", "ts"),
+        ("from pkg.config import parse_config", "py"),
+        ("use crate::config::parse_config;", "rs"),
+        ("import pkg.config.parse_config;", "java"),
+    ],
+)
+def test_imports_alike_in_many_files_are_shown_once_per_line(import_line: str, extension: str) -> None:
+    data = _importing_tree(import_line, extension, files=30)
+    result = optimize_search_results(data, ALWAYS)
+    shown = render_preview(result)
+    assert "def parse_config(path):" in shown
+    assert "`parse_config` imported in 30 files; each import line once]" in shown
+    for number in (1, 2, 3):
+        assert shown.count(f"{number}:{import_line}") == 1
+        assert f"{number}:{import_line}  (10 files)" in shown
+    assert shown.index("def parse_config(path):") < shown.index("imported in 30 files")
+    assert not not_shown(tuple(f"pkg/commands/cmd{i:02}.{extension}" for i in range(30)), shown)
+    behind = b"".join(omission.data for omission in result.omissions)
+    assert behind.count(import_line.encode()) == 30  # each file's own import, behind its ref
+
+
+def test_few_imports_stay_under_their_files() -> None:
+    shown = preview(_importing_tree("const parse_config = require('../config')", "js", files=4))
+    assert "imported in" not in shown
+    for i in range(4):
+        assert f"pkg/commands/cmd{i:02}.js" in shown
+    assert shown.count("const parse_config = require('../config')") == 4
+
+
+def test_imports_that_differ_in_every_file_stay_in_place() -> None:
+    lines = [f"lib/f{i}.js:{i + 1}:const parse_config = require('./v{i}')" for i in range(12)]
+    lines += [f"lib/f{i}.js:{i + 30}:parse_config(x)" for i in range(12)]
+    shown = preview(("\n".join(lines) + "\n").encode())
+    assert "imported in" not in shown
+    assert all(f"const parse_config = require('./v{i}')" in shown for i in range(12))
 
 
 def test_context_lines_stay_with_their_hit() -> None:

@@ -91,6 +91,65 @@ def test_a_listing_sorted_by_a_hex_column_keeps_its_largest_rows_and_counts_the_
     _covered(data, result)
 
 
+def _symbols(kinds: str, names: list[str]) -> list[str]:
+    """An `nm -S --size-sort` listing: address, size, type letter, symbol name."""
+    return [
+        f"{0x44C000 + 0x1A0 * i:016x} {8 + i // 40:016x} {kinds[i % len(kinds)]} {name}"
+        for i, name in enumerate(names)
+    ]
+
+
+def test_a_name_column_is_no_status_position() -> None:
+    names = [f"symbol_{i}" for i in range(300)]
+    names[120:160] = [f"PyExc_{chr(65 + i % 26)}{chr(97 + i // 26)}Error" for i in range(40)]
+    rows = _symbols("DdTt", names)
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.SORTED
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert "PyExc_AaError" not in shown  # a symbol's name, not a failure
+    assert not result.signals
+    assert rows[-1] in shown
+
+
+def test_a_few_valued_status_column_still_reports_failures() -> None:
+    rows = ["STATE    TRIES  SECONDS  JOB"]
+    rows += [
+        f"DONE     1      {100 + i:7}  Export{chr(65 + i % 26)}{chr(97 + i // 26)}Error"
+        for i in range(60)
+    ]
+    rows[31] = "FAILED   3          130  ExportEbError"
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.TABLE
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert rows[31] in shown
+    assert rows[31].strip() in result.signals
+    assert rows[40] not in shown  # `Error` inside a name is no status
+
+
+def test_a_sorted_listing_counts_its_few_valued_columns_over_all_rows() -> None:
+    rows = _symbols("TTTtDb", [f"symbol_{i}" for i in range(600)])
+    data = ("\n".join(rows) + "\n").encode()
+    shown = render_preview(optimize(data, COARSE))
+    assert "; all 600 rows: column 3: T ×300, t ×100, D ×100, b ×100;" in shown
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nm_D_size_sort_libpython311_so.txt",
+        "readelf_syms_libpython311_so.txt",
+        "objdump_T_libpython311_so.txt",
+        "ctags_x_pyerrors_h.txt",
+    ],
+)
+def test_symbol_tables_show_no_symbol_as_a_failure(name: str) -> None:
+    result = optimize((FIXTURES / "real" / name).read_bytes(), COARSE)
+    assert not any("PyExc_" in signal for signal in result.signals)
+    assert sum("PyExc_" in line for line in render_preview(result).splitlines()) <= 3  # a sample
+
+
 def test_a_long_listing_sorted_by_size_keeps_its_largest_files() -> None:
     rows = [f"-rw-r--r-- 1 root root {90000 - 37 * i:6} Jan  3  2023 file_{i}.so" for i in range(200)]
     data = ("\n".join(rows) + "\n").encode()

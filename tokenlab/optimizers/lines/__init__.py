@@ -3,6 +3,8 @@
     shapes.py     a line's shape: ANSI codes, failure and summary words, locations, slots
     values.py     lines that differ only in values, shown once with their values
     numbered.py   runs of numbered names (`f1.txt … f60.txt`) said once
+    records.py    multi-line (and one-line) records of one skeleton: the first whole, a group line for the rest
+    columns.py    a column of records' values said once by its rule: runs, cycles, stretches
     scan.py       patterns looked for over a whole large input, a slice at a time
     words.py      a searched word whole or inside a name, and a window around it
 """

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tokenlab.optimizers import Omission, Part, Span, join_literals, visible
+from tokenlab.counting.runs import InputSlices
+from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
+from tokenlab.optimizers.lines import columns as columns_rules
 from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location, slots
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
@@ -26,8 +28,8 @@ _LABEL_RE = re.compile(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'
 # Labels are looked for this far back: a search anchored at the end still starts at each byte.
 _LABEL_REACH = 64
 _SPACES_RE = re.compile(r"\s+")
-# A collection's name short enough to repeat on each row of its elements.
-_INDEXED_NAME = 16
+# A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
+_LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
@@ -103,24 +105,39 @@ class Family:
 
     def table(self, share: float = 0.7) -> str:
         """The records' varying values as one table for a group line, every value named:
-        a column repeating another said once; one holding the same value on `share` of the
-        records or more said once, with the records that differ; the other columns named
-        once, then one row per record, each value whole (as the signal check reads it) (`worker[#] region replicas: worker[1] eu-west-1 3;
-        worker[2] us-east-1 4`)."""
+        a column repeating another said once; one that follows a rule (`lines.columns`:
+        numbered records, values in turn, stretches of one value) said once by its rule;
+        one holding the same value on `share` of the records or more said once, with the
+        records that differ; the other columns named once, then one row per record, each
+        value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
+        eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
+        their numbers (`columns.sorted_order`)."""
         columns = [_Column.of(self.split, at, position) for at, position in self.varying]
-        said: list[str] = []
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
-        usual: dict[int, str] = {}
         for number, column in enumerate(kept):
+            order = columns_rules.sorted_order(column.values)
+            if order is not None:  # numbered records out of order: rows go by their numbers
+                kept = [replace(other, values=[other.values[row] for row in order]) for other in kept]
+                kept[number] = replace(kept[number], resorted=True)
+                break
+        ruled = [(column, column.rule()) for column in kept]
+        said = [rule for _, rule in ruled if rule is not None]
+        listed = [column for column, rule in ruled if rule is None]
+        usual: dict[int, str] = {}
+        for number, column in enumerate(listed):
             common = max(set(column.values), key=column.values.count)
-            if len(kept) > 1 and number and column.values.count(common) >= share * len(column.values):
+            if len(listed) > 1 and column.values.count(common) >= share * len(column.values):
                 usual[number] = common
-                said.append(f"{column.cell(common, labelled=True)} unless shown")
-        heads = [column.head() for number, column in enumerate(kept) if number not in usual]
-        rows = []
+        if usual and len(usual) == len(listed):
+            del usual[0]  # rows name something of each record
+        said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
+        heads = [column.head() for number, column in enumerate(listed) if number not in usual]
+        if not heads:
+            return "; ".join(said)
+        rows: list[str] = []
         for row in range(len(self.split)):
             cells = []
-            for number, column in enumerate(kept):
+            for number, column in enumerate(listed):
                 value = column.values[row]
                 if number not in usual:
                     cells.append(column.cell(value))
@@ -128,7 +145,9 @@ class Family:
                     cells.append(column.cell(value, labelled=True))
             rows.append(" ".join(cells))
         lead = "; ".join(said)
-        return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + "; ".join(rows)
+        # A row of one value holds no space: rows of one value need no other separator.
+        between = " " if len(listed) == 1 else "; "
+        return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
 
     def others(self) -> Family:
         """The records after the first (shown whole), with their values that vary among
@@ -166,7 +185,8 @@ class Family:
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
-        return "".join(shown)
+        # Spacing inside a line aligns columns in a record, not in one line: said once.
+        return _SPACES_RE.sub(" ", "".join(shown).strip())
 
 
 def family(records: Sequence[Sequence[str]]) -> Family | None:
@@ -189,37 +209,63 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
 @dataclass(frozen=True)
 class _Column:
     """One varying value of a family's records: the text around it that names it (`name:
-    "…"`, `worker[…]`, `orders-shard-…`), whether that text is shown on each row (an
-    element's index: `worker[7]`) and each record's value."""
+    "…"`, `worker[…]`, `orders-shard-…`), said once in the table's head, and each
+    record's value."""
 
     before: str
     after: str
-    indexed: bool
     values: list[str]
     label: str = ""
+    resorted: bool = False  # the rows were put in this column's order
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
         constants = split[0][at][0]
         before, after = constants[position][-_LABEL_REACH:], constants[position + 1]
-        values = [_short(record[at][1][position]) for record in split]
+        values = [record[at][1][position] for record in split]
+        if all(_LONG_ID_RE.fullmatch(value) for value in values):
+            # Ids by their first digits, as a reader tells them apart; `…` said once.
+            values = [_short(value).removesuffix("…") for value in values]
+            after = "…" + after
         found = _LABEL_RE.search(before)
         if found is None or is_location(values[0]):
-            return cls("", "", False, values)
+            return cls("", "", values)
         opening = found[2][-1:] if found[2] else ""
         name = found[1].rsplit(".", 1)[-1]
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
-            # An element of a short-named collection shows its name on each row: `worker[7]`.
-            return cls(name + opening, after[:1], len(name) <= _INDEXED_NAME, values, name)
-        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`.
+            # An element of a collection is named by its collection's last name: `worker[#]`.
+            return cls(name + opening, after[:1], values, name)
+        # Named by the text around it up to the spaces: `name = "cache-#"`, `[#-DE]`, with
+        # the marks that lead the line when nothing else does (`- --tenant=#`, `+ port = #`).
         word_after = "" if after[:1].isspace() else after.split(" ", 1)[0]
-        return cls(_SPACES_RE.sub(" ", before[found.start() :]), word_after, False, values, name)
+        marks = _LEADING_MARKS_RE.fullmatch(before[: found.start()])
+        start = marks.start(1) if marks else found.start()
+        return cls(_SPACES_RE.sub(" ", before[start:]), word_after, values, name)
 
     def cell(self, value: str, labelled: bool = False) -> str:
-        return f"{self.before}{value}{self.after}" if labelled or self.indexed else value
+        return f"{self.before}{value}{self.after}" if labelled else value
 
     def head(self) -> str:
         return self.cell("#", labelled=True) if self.before else "value"
+
+    def rule(self) -> str | None:
+        """The column said once by the rule its values follow (`lines.columns`), or None;
+        `(sorted)` when the rows were put in its order."""
+        numbered = columns_rules.progression(self.values)
+        if numbered is not None:
+            return (self.cell(numbered, labelled=True) if self.before else numbered) + (" (sorted)" if self.resorted else "")
+        but = columns_rules.progression_but(self.values)
+        if but is not None and self.before:
+            said, rows = but
+            standing_out = ", ".join(f"{self.cell(self.values[row], labelled=True)} as record {row + 1}" for row in rows)
+            return f"{self.cell(said, labelled=True)} but {standing_out}"
+        dealt = columns_rules.cycle(self.values)
+        if dealt is not None:
+            return f"{self.head()} cycling {', '.join(dealt)}"
+        runs = columns_rules.stretches(self.values)
+        if runs is not None:
+            return f"{self.head()} " + " then ".join(f"{value} ×{count}" for value, count in runs)
+        return None
 
     def repeating(self, other: _Column) -> bool:
         """Whether this column holds `other`'s values on every record (`app:` as a label
@@ -282,13 +328,17 @@ _ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 _INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 
 
-def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Part, ...] | None:
+def fold_records(
+    data: bytes, granularity: Granularity = Granularity.FINE, limits: RecordLimits = DEFAULT_LIMITS
+) -> tuple[Part, ...] | None:
     """The input with each shape of multi-line record (blocks between blank lines or
     document separators that are `_structured`, of one skeleton, seen `min_records` times
-    or more, not all alike) shown by its
-    first record whole and one group line where its second stood, listing every other
-    record's varying values as a row (`Family.rows`); the separators after a folded
-    record fold with it. None unless folded records make up most of the input."""
+    or more, not all alike) shown by its first record whole and one group line where its
+    second stood, listing every other record's varying values as a row (`Family.said`);
+    the separators after a folded record fold with it. In the blocks left, lines of one
+    skeleton (`terraform_data.x[3]: Creating...`, a list's items) fold the same way, each
+    line a record (`_line_groups`). None unless folded records make up most of the input.
+    COARSE: one ref, on a first line, holds every folded line; FINE: one ref per group."""
     if len(data) > limits.max_input_bytes or b"\n" not in data:
         return None
     if limits.min_records > 2 and _INNER_SEPARATOR_RE.search(data) is None:
@@ -305,8 +355,11 @@ def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Pa
     for number, lines in enumerate(texts):
         if _structured(lines):
             by_skeleton.setdefault(skeleton(lines), []).append(number)
-    groups: dict[int, tuple[str, list[int]]] = {}  # second record -> (group line, folded records)
-    folded_bytes = 0
+    # A record's bytes, with the separators after it up to the next record.
+    extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
+    extent.append((starts[blocks[-1][0]], len(data)))
+    groups: list[_Group] = []
+    said_whole: set[int] = set()  # blocks folded, or shown whole as the first of their family
     for members in by_skeleton.values():
         if len(members) < limits.min_records:
             continue
@@ -317,11 +370,58 @@ def fold_records(data: bytes, limits: RecordLimits = DEFAULT_LIMITS) -> tuple[Pa
         hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
         if line is None or len(line.encode()) > limits.max_line_share * hidden:
             continue
-        groups[folded[0]] = (line, folded)
-        folded_bytes += hidden
-    if folded_bytes < limits.min_folded_share * len(data):
+        groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
+        said_whole.update(members)
+    if sum(end - start for group in groups for start, end in group.spans) < limits.min_folded_share * len(data):
         return None
-    return _parts(data, starts, ends, blocks, groups)
+    for number, (first, last) in enumerate(blocks):
+        if number not in said_whole:
+            groups += _line_groups(texts[number], starts[first:last], ends[first:last], limits)
+    return _parts(data, groups, granularity)
+
+
+def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[_Group]:
+    """A block's lines of one skeleton, `min_records` or more, each one a record. The
+    first in natural order stays (`worker[0]` before `worker[2]`, whatever order they came
+    in: the one a reader asks for first), and one group line after it stands for the
+    others (without values when they are all alike)."""
+    by_skeleton: dict[tuple[str, ...], list[int]] = {}
+    for at, text in enumerate(texts):
+        by_skeleton.setdefault(skeleton([text]), []).append(at)
+    groups: list[_Group] = []
+    for members in by_skeleton.values():
+        if len(members) < limits.min_records:
+            continue
+        first = min(members, key=lambda at: _natural(texts[at]))
+        members = [first, *(at for at in members if at != first)]
+        found = family([[texts[at]] for at in members])
+        if found is None:
+            continue
+        line = found.said()
+        hidden = sum(ends[at] - starts[at] for at in members[1:])
+        if line is not None and len(line.encode()) > limits.max_line_share * hidden:
+            continue
+        groups.append(_Group(line, sorted((starts[at], ends[at]) for at in members[1:]), ends[first]))
+    return groups
+
+
+_DIGITS_RE = re.compile(r"(\d+)")
+
+
+def _natural(text: str) -> list[tuple[int, str]]:
+    """A line's sort key with its numbers read as numbers: `x[2]` before `x[10]`."""
+    return [(int(piece), "") if number % 2 else (0, piece) for number, piece in enumerate(_DIGITS_RE.split(text)) if piece]
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Folded records: the group line (None when they are all alike), their spans of the
+    input, and where the group line goes (where the first of them was, or after the
+    record shown whole)."""
+
+    line: str | None
+    spans: list[Span]
+    at: int
 
 
 def _structured(lines: list[str]) -> bool:
@@ -364,30 +464,32 @@ def _blocks(data: bytes, starts: list[int], ends: list[int]) -> list[tuple[int, 
     return blocks
 
 
-def _parts(
-    data: bytes,
-    starts: list[int],
-    ends: list[int],
-    blocks: list[tuple[int, int]],
-    groups: dict[int, tuple[str, list[int]]],
-) -> tuple[Part, ...]:
-    """The input's text with each group's folded records (and the separators after each,
-    up to the next record) behind one omission, its line where its first folded record was."""
-    extent: dict[int, Span] = {}
-    for number, (first, _) in enumerate(blocks):
-        stop = starts[blocks[number + 1][0]] if number + 1 < len(blocks) else len(data)
-        extent[number] = (starts[first], stop)
-    folded = {number: second for second, (_, members) in groups.items() for number in members}
+def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:
+    """The input's text with each group's folded spans left out and its line where it goes."""
+    coarse = granularity is Granularity.COARSE
+    folded = sorted(span for group in groups for span in group.spans)
+    lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
+    if coarse:
+        reason = f"all {len(folded):,} folded records, concatenated in original order"
+        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
-    for number in sorted(folded):
-        start, stop = extent[number]
-        parts.append(visible(data[at:start]))
-        at = stop
-        if folded[number] == number:
-            line, members = groups[number]
-            spans = tuple(extent[member] for member in members)
-            omission = Omission(b"".join(data[a:b] for a, b in spans), f"{len(members)} records like: {line[:80]}", spans)
-            parts += [f"[×{len(members):,} more like the one above ", omission, f"] {line}\n"]
+    stops = dict(folded)
+    for place in sorted({*lines_at, *stops}):
+        parts.append(visible(data[at:place]))
+        group = lines_at.get(place)
+        if group is not None:
+            parts += _group_line(data, group, coarse)
+        at = stops.get(place, place)
     parts.append(visible(data[at:]))
     return tuple(join_literals(parts))
+
+
+def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:
+    """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
+    shown = f" {group.line}" if group.line is not None else ""
+    if coarse:
+        return [f"[×{len(group.spans):,} more like the one above]{shown}\n"]
+    label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
+    omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
+    return [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]

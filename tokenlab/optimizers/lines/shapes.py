@@ -19,6 +19,8 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from tokenlab.optimizers.lines import columns
+
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
 ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
@@ -49,7 +51,7 @@ SUMMARY_RE = re.compile(
     r"|\b[Ss]uccessfully (?:installed|built|compiled|created|uninstalled|tagged)\b"
     r"|\baborting due to\b|\bexit(?:ed)?(?: with)? (?:code|status):? -?\d"
     r"|^\W*(?:[Ff]inished|[Dd]one|[Cc]ompleted)\b.* in \d"
-    rf"|^\W*(?:{_COUNT_NOUNS}|pass|fail)\s+\d[\d,]*\s*$"  # a count after its noun: TAP's `# tests 10`
+    rf"|^[\Wℹ]*(?:{_COUNT_NOUNS}|pass|fail)\s+\d[\d,]*\s*$"  # a count after its noun: TAP's `# tests 10`, node's `ℹ fail 2`
 )
 
 # A diagnostic's location at the start of a line (`src/a.c:12:5:`, `src/a.ts(12,5):`),
@@ -314,7 +316,7 @@ def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_l
 
 
 def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
-    if value in group_line:
+    if value in group_line or _in_runs(value, group_line):
         return True
     located = LOCATION_VALUE_RE.fullmatch(value)
     if located is None or located[2] not in group_line:
@@ -327,6 +329,25 @@ def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
         return True
     # A list names the folder its files share once, however deep (`{in src/: mod1/a.c:3:1 …}`).
     return any(path.startswith(folder) and path[len(folder) :] in group_line for folder in FOLDER_LISTED_RE.findall(group_line))
+
+
+# A value holding one number: its prefix, the number, its suffix (`orders-shard-`, `17`, ``).
+_ONE_NUMBER_RE = re.compile(r"(\D*?)(\d+)(\D*)")
+
+
+def _in_runs(value: str, group_line: str) -> bool:
+    """Whether a group line says `value` by a column's runs (`lines.columns.progression`):
+    `orders-shard-17` by `orders-shard-02–24`, `24` by `10,17,…,150`."""
+    numbered = _ONE_NUMBER_RE.fullmatch(value)
+    if numbered is None or "–" not in group_line and "…" not in group_line:
+        return False
+    prefix, number, suffix = numbered.groups()
+    return any(
+        group_line.endswith(prefix, 0, runs.start())
+        and group_line.startswith(suffix, runs.end())
+        and columns.holds(runs[0], number)
+        for runs in columns.RUNS_RE.finditer(group_line)
+    )
 
 
 # How a location list names the folder its files share: `{in src/app/: a.c:3:1 …}`.

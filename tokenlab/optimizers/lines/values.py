@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import Any
 
+from tokenlab.optimizers.lines import columns
 from tokenlab.optimizers.lines.shapes import (
     LOCATION_VALUE_RE,
     VaryingSlots,
@@ -348,6 +349,9 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
             listed = _locations(matches[:cap])
         separator = " "  # locations hold no spaces; `, :12:5` costs a token more than ` :12:5`
     else:
+        runs = columns.progression(values) if all(value.isdigit() for value in values) else None
+        if runs is not None and ("…" in runs or "–" in runs):  # numbered lines (`[31-DE]`, `[38-DE]`, …): all, as runs
+            return "{" + runs + "}"
         tally = Counter(values)
         if len(values) > 2 and len(tally) * 2 <= len(values):
             # Values that repeat (the same few names over many lines) as a tally.

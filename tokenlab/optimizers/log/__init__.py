@@ -8,6 +8,7 @@
     units.py       where an anomaly ends: the lines that belong to it
     sections.py    a test run's failure sections and why each failed
     frames.py      how much of a diagnostic's code frame is shown
+    codes.py       a linter's diagnostics counted by rule code, in one line under the header
     library.py     frames in library code, folded
     pairs.py       values that vary together, kept together
     variants.py    groups whose shapes differ in one word, as one line

@@ -214,6 +214,7 @@ class Plan:
     groups: list[Group] = field(default_factory=list)
     anomalous: set[int] = field(default_factory=set)  # template numbers
     signals: tuple[str, ...] = ()  # failure and summary lines, as shown
+    codes: str = ""  # the census of diagnostics' rule codes, a line under the header
     # Lines of framed records after their headers: quoted source and help, never the
     # tool's own status, so never failure lines (`except BaseException:` in a frame).
     in_frames: set[int] = field(default_factory=set)

@@ -40,6 +40,7 @@ from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
+from tokenlab.optimizers.log.codes import code_counts
 from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log.library import fold_library_frames
 from tokenlab.optimizers.log.model import (
@@ -133,6 +134,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     if not len(lines):
         return OptimizeResult(())
     plan = _plan(lines, templates, limits)
+    codes = code_counts(lines, templates)
     # The per-line template numbers go before the coarse omission, nearly a copy of the
     # input, is built.
     del templates
@@ -146,6 +148,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
             group.lines = array("q", sorted(group.lines))
     if not plan.groups:
         return OptimizeResult((visible(_ANSI_RE.sub(b"", data)),), plan.signals)
+    plan.codes = codes.census(plan.role)
     return render(items, lines, plan, config.granularity, limits)
 
 

@@ -57,6 +57,8 @@ def render(
     else:
         plural = "s" if groups > 1 else ""
         parts.append(f"[log: {len(lines):,} lines, {folded_count:,} folded into {groups:,} group{plural}{where}]\n")
+    if plan.codes:
+        parts.append(plan.codes)
     return OptimizeResult(tuple(join_literals(parts + body)), plan.signals)
 
 

@@ -1,7 +1,8 @@
 """Failure sections of a test run, and the lines that say why each failure failed.
 
 Test runners print one section per failure under a heading: pytest's
-`____ test_x ____`, cargo's `---- tests::x stdout ----`, jest's `● Suite › test`, TAP's
+`____ test_x ____`, cargo's `---- tests::x stdout ----`, jest's `● Suite › test`, node's
+`✖ test (1.2ms)`, TAP's
 `not ok 7 - name` with its YAML block, Go's `--- FAIL: TestX`, unittest's `FAIL: test_x`,
 mocha's `1) suite`. Whatever is printed under such a heading belongs to that failure: the
 log optimizer never folds it into a group shown under another section (a group line shows
@@ -36,14 +37,14 @@ from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, L
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
 # a failed TAP test, Go's and unittest's failure lines, a numbered failure.
 _HEADING_RE = re.compile(
-    rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|\xe2\x97\x8f \S|not ok \d+\b|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
+    rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|(?:\xe2\x97\x8f|\xe2\x9c\x96) \S|not ok \d+\b|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
 )
 _TITLED_RULE_RE = re.compile(rb"\s*[_-]{3,} \S")
 # Bytes every heading holds, each looked for on its own (a search for all at once tries
 # each at every byte: 7 ms a megabyte).
-_MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"not ok ", b"FAIL: ", b"ERROR: ", b") ")
+_MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"\xe2\x9c\x96 ", b"not ok ", b"FAIL: ", b"ERROR: ", b") ")
 # A bullet or numbered heading is a heading only above a deeper-indented body.
-_NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\d+\))")
+_NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\xe2\x9c\x96|\d+\))")
 # A rule that closes every section: `=====`, `=== title ===`.
 _CLOSING_RULE_RE = re.compile(rb"\s*(?:={3,}(?: \S.* ={3,})?\s*$)")
 # Why a test failed: a labelled value, a line of a diff, the line a code frame points at.

@@ -11,7 +11,13 @@ A definition is a line that introduces the name: `def X`, `class X`, `function X
 `export … X`, a method `X(…) {`, an export list that names it (`module.exports = X`,
 Perl's `our @EXPORT = qw(X …)`), and in C-like files a declarator `static int X(`. A line that
 declares another name and mentions this one (`class Path(PurePath):`, a subclass or a
-signature) is no definition, but ranks above plain uses. Every pattern is
+signature) is no definition, but ranks above plain uses.
+
+An import brings the name in from another module: a binding to a module
+(`const X = require(…)`, `X = import_module(…)`, `const { X } = require(…)`) or an import
+statement (`import { X } from`, `from m import X`, `import a.b.X;`, `use a::X;`, a quoted
+path alone on its line, as in Go's import blocks). It ranks between mentions and
+definitions: it says where the name comes from, not what it is. Every pattern is
 anchored at the line's start and has no nested unbounded repetition, so it reads a
 100 KB line in one pass.
 """
@@ -51,6 +57,10 @@ _AFTER_NAME = r"(?![\w$])"
 _EXPORT_LIST = rf"(?:{_VARIABLE}[ \t]+)?@?(?:module\.)?(?:exports?|EXPORT(?:_OK|_TAGS)?)\b"
 # Assignment (not `==` or `=>`), Go's `:=`, a method or shell function `X(…) {`, `X: function`.
 _ASSIGNED = r"[ \t]*(?:(?::[^=\n]*)?=(?![=>])|\([^)\n]*\)[ \t]*\{|:[ \t]*(?:async[ \t]+)?function\b)"
+# A call that loads a module: `require('x')`, `import('x')`, `importlib.import_module('x')`.
+_IMPORT_CALL = r"(?:require|import|__import__|(?:importlib\.)?import_module)[ \t]*\("
+# A statement that imports names: `import …`, `from m import …`, `use a::…`, `#import`.
+_IMPORT_STATEMENT = r"(?:import|from[ \t]+[\w.]+[ \t]+import|(?:pub(?:\([\w: ]*\))?[ \t]+)?use)"
 # Words before a name that make `word X(` a call or expression, not a C declarator.
 _NOT_DECLARATOR = frozenset(
     "return else case goto throw new delete await yield typeof sizeof not and or in do if while "
@@ -131,8 +141,9 @@ class Strength(IntEnum):
 
     USE = 0
     MENTION = 1  # declares another name and mentions this one: `class Path(PurePath):`
-    BINDING = 2
-    DECLARATION = 3
+    IMPORT = 2  # brings the name in from another module: `const X = require(…)`, `use a::X;`
+    BINDING = 3
+    DECLARATION = 4
 
 
 @dataclass(frozen=True)
@@ -143,6 +154,7 @@ class Definitions:
     binding: re.Pattern[str]
     declarator: re.Pattern[str]
     mention: re.Pattern[str]
+    imported: re.Pattern[str]
 
     @classmethod
     def of(cls, searched: SearchedName) -> Definitions:
@@ -160,12 +172,20 @@ class Definitions:
         )
         declarator = rf"[ \t]*((?:[\w<>\[\].*&:~]+[ \t]+)+)[*&]*{name}[ \t]*\("
         mention = rf"[ \t]*{_MODIFIERS}{_KEYWORDS}[ \t]+[\w$.]++.*(?<![\w$]){name}"
-        patterns = (declaration, binding, declarator, mention)
+        imported = (
+            rf"[ \t]*(?:{_MODIFIERS}(?:{_VARIABLE}[ \t]+)?(?:{name}|\{{[^}}\n]*(?<![\w$]){name}[^}}\n]*\}})"
+            rf"[ \t]*=[ \t]*(?:await[ \t]+)?{_IMPORT_CALL}"
+            rf"|(?:{_IMPORT_STATEMENT})[ \t][^\n]*(?<![\w$]){name}"
+            rf'|(?:[\w.]+[ \t]+)?"(?:[^"\n]*/)?{name}"[ \t]*$)'
+        )
+        patterns = (declaration, binding, declarator, mention, imported)
         return cls(*(re.compile(pattern, searched.flags) for pattern in patterns))
 
     def strength(self, text: str, path: str) -> Strength:
         if self.declaration.match(text) or self._declarator(text, path):
             return Strength.DECLARATION
+        if self.imported.match(text):
+            return Strength.IMPORT
         if self.binding.match(text):
             return Strength.BINDING
         return Strength.MENTION if self.mention.match(text) else Strength.USE

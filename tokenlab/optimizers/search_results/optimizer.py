@@ -7,12 +7,15 @@ lines that define X among call sites and folds files with one hit while dozens o
 test files stay. So the hits are grouped by file and the files are reordered: files that
 define the searched name (see `names.py`) come first, then the other sources, then tests,
 then docs, each kind in the order the tool printed them (a declaration, `class X`, ranks
-before a binding, `const X = require(…)`). Under its heading (`path (12 hits)`) a file
-shows its definition lines, then its best other hits (whole-word uses of the name before
-partial matches and comments); the rest of its hits, with their context lines, go behind
-one ref that says how many they are. Neighbouring files that show no line share one line
-per folder and one ref (`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A
-file is never dropped, and a definition is never folded.
+before a binding); the header names the file the tool printed first. Under its heading
+(`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
+uses of the name before partial matches and comments), in line order; the rest of its
+hits, with their context lines, go behind one ref that says how many they are. When many
+files import the name alike, each import line is shown once, with the number of files
+that print it, after the files that define the name (see `_imports_shared`).
+Neighbouring files that show no line share one line per folder and one ref
+(`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A file is never dropped,
+and a definition is never folded.
 
 How many hits each file shows is the largest number, alike for every file (every hit,
 then `max_shown` down to none), whose rendering fits a share of the input's bytes; what
@@ -101,7 +104,8 @@ class _FilePlan:
     found: FileHits
     kind: Kind
     definitions: list[int]  # indexes of the hits that define the searched name
-    ranked: list[int]  # the other hits, best first
+    ranked: list[int]  # the other hits, best first, without imports (shown apart)
+    strengths: list[Strength]  # how surely each hit defines the name
     strength: Strength  # how surely its surest definition defines the name
     sizes: list[int]  # each hit's printed bytes
     widths: list[int]  # each hit's longest line under a heading, in characters
@@ -111,21 +115,39 @@ class _FilePlan:
 def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
     texts = [hit.line.text for found in listing.files for hit in found.hits]
     searched = searched_name(texts)
+    definitions = Definitions.of(searched) if searched else None
+    strengths = [
+        [definitions.strength(hit.line.text, found.path) for hit in found.hits]
+        if definitions
+        else [Strength.USE] * len(found.hits)
+        for found in listing.files
+    ]
+    shared = _imports_shared(listing.files, strengths, limits)
+    if definitions and not shared:
+        strengths = [
+            [_import_in_place(strength, hit.line.text, definitions) for strength, hit in zip(row, found.hits)]
+            for row, found in zip(strengths, listing.files)
+        ]
     plans = sorted(
-        (_plan(found, searched) for found in listing.files),
+        (_plan(found, row, searched) for found, row in zip(listing.files, strengths)),
         key=lambda plan: (plan.kind, -plan.strength),
     )
-    budget = max(limits.budget_floor, int(len(data) * limits.budget_share))
-    body = _render_files(_views_within(plans, budget, searched, data, limits), data)
+    imports = _imports_block(plans, searched, limits) if shared else []
+    budget = max(limits.budget_floor, int(len(data) * limits.budget_share)) - _size(list(imports))
+    views = _views_within(plans, budget, searched, data, limits)
+    defining = next((at for at, plan in enumerate(plans) if not plan.definitions), len(plans))
     parts: list[Part] = [_header(listing, searched, plans)]
     parts += _other_parts(listing.other, data, limits)
-    parts += body
+    parts += _render_files(views[:defining], data)  # the files that define the name come first
+    parts += imports
+    parts += _render_files(views[defining:], data, plans[defining - 1].kind if defining else Kind.SOURCE)
     parts += _binary_parts(listing.binary, data, limits)
     signals = [
         _shown_printed(hit.line, searched, limits)
         for plan in plans
         for hit in (plan.found.hits[at] for at in plan.definitions)
     ]
+    signals += [line.rstrip("\n") for line in imports[1:]]  # the forms shown
     return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals[:_MAX_SIGNALS])))
 
 
@@ -156,21 +178,39 @@ def _views_within(
     return views
 
 
-def _plan(found: FileHits, searched: SearchedName | None) -> _FilePlan:
-    definitions = Definitions.of(searched) if searched else None
-    strengths = [
-        definitions.strength(hit.line.text, found.path) if definitions else Strength.USE for hit in found.hits
-    ]
+def _imports_shared(files: list[FileHits], strengths: list[list[Strength]], limits: SearchLimits) -> bool:
+    """Whether the files import the name alike: more than a handful of files, at least
+    twice as many as the import lines differ (by line number and text)."""
+    forms = {
+        hit.line.shown
+        for found, row in zip(files, strengths)
+        for hit, strength in zip(found.hits, row)
+        if strength is Strength.IMPORT
+    }
+    importing = sum(1 for row in strengths if Strength.IMPORT in row)
+    return importing >= limits.min_import_files and importing >= 2 * len(forms)
+
+
+def _import_in_place(strength: Strength, text: str, definitions: Definitions) -> Strength:
+    """Few or unlike imports stay where they are: one that binds the name
+    (`const X = require(…)`) shows under its file as a binding does; a statement
+    (`import { X } from …`) is a use."""
+    if strength is not Strength.IMPORT:
+        return strength
+    return Strength.BINDING if definitions.binding.match(text) else Strength.USE
+
+
+def _plan(found: FileHits, strengths: list[Strength], searched: SearchedName | None) -> _FilePlan:
     defining = [at for at, strength in enumerate(strengths) if strength >= Strength.BINDING]
     defining.sort(key=lambda at: -strengths[at])
-    others = [at for at, strength in enumerate(strengths) if strength < Strength.BINDING]
+    others = [at for at, strength in enumerate(strengths) if strength < Strength.IMPORT]
     others.sort(key=lambda at: (-strengths[at], -_score(found.hits[at].line.text, searched)))
     sizes = [sum(line.span[1] - line.span[0] for line in hit.printed) for hit in found.hits]
     near = [_near_lines(hit) for hit in found.hits]
     widths = [max(0 if line.shown_as else len(line.shown) for line in lines) for lines in near]
     # A mention orders a file's own hits, not the files.
     strongest = max((strength for strength in strengths if strength >= Strength.BINDING), default=Strength.USE)
-    return _FilePlan(found, kind_of(found.path), defining, others, strongest, sizes, widths, near)
+    return _FilePlan(found, kind_of(found.path), defining, others, strengths, strongest, sizes, widths, near)
 
 
 def _near_lines(hit: Hit) -> list[Printed]:
@@ -190,6 +230,30 @@ def _near_lines(hit: Hit) -> list[Printed]:
         or (line.mark != BOOKKEEPING and not line.number.isdigit())
         or (line.number.isdigit() and abs(int(line.number) - number) <= _CONTEXT_NEAR)
     ]
+
+
+def _imports_block(plans: list[_FilePlan], searched: SearchedName | None, limits: SearchLimits) -> list[str]:
+    """The lines that import the name, each printed form (line number and text) once with
+    the number of files that print it, the most shared first, at most `max_import_forms`;
+    every file keeps its own imports behind its ref."""
+    files: Counter[str] = Counter()
+    for plan in plans:
+        imports = (
+            hit for hit, strength in zip(plan.found.hits, plan.strengths) if strength is Strength.IMPORT
+        )
+        files.update({_shown_printed(hit.line, searched, limits) for hit in imports})
+    importing = sum(1 for plan in plans if Strength.IMPORT in plan.strengths)
+    forms = files.most_common(limits.max_import_forms)
+    more = len(files) - len(forms)
+    rest = f", {more:,} more behind the files' refs" if more > 0 else ""
+    name = f"`{searched.name}`" if searched else "the name"
+    heading = f"[{name} imported in {importing:,} {_files_word(importing)}; each import line once{rest}]\n"
+    lines = [form + (f"  ({count:,} files)" if count > 1 else "") + "\n" for form, count in forms]
+    return [heading, *lines]
+
+
+def _files_word(count: int) -> str:
+    return "file" if count == 1 else "files"
 
 
 def _score(text: str, searched: SearchedName | None) -> int:
@@ -237,25 +301,25 @@ class _FileView:
 def _view(
     plan: _FilePlan, cap: int | None, fold_min_bytes: int, searched: SearchedName | None, limits: SearchLimits
 ) -> _FileView:
-    """Definitions, then up to `cap` best other hits, in line order; the rest folded,
-    unless it is smaller than `fold_min_bytes`."""
+    """Definitions and up to `cap` best other hits, in line order; the rest folded,
+    unless it is smaller than `fold_min_bytes`. Imports shown apart are always folded."""
     hits = plan.found.hits
-    chosen = plan.definitions + sorted(plan.ranked if cap is None else plan.ranked[:cap])
+    chosen = sorted(plan.definitions + (plan.ranked if cap is None else plan.ranked[:cap]))
     shown_at = set(chosen)
     folded = [at for at in range(len(hits)) if at not in shown_at]
     if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
-        chosen, folded = plan.definitions + sorted(plan.ranked), []
+        chosen = sorted(plan.definitions + plan.ranked)
+        folded = [at for at in range(len(hits)) if plan.strengths[at] is Strength.IMPORT]
     shown = [_shown_printed(line, searched, limits) for at in chosen for line in plan.near[at]]
     clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
     trimmed = [at for at in chosen if len(plan.near[at]) < len(hits[at].printed)]
     return _FileView(plan, shown, folded, clipped, trimmed)
 
 
-def _render_files(views: list[_FileView], data: bytes | None) -> list[Part]:
-    """Each file under its heading, `[tests]` and `[docs]` before those kinds; neighbouring
-    files that show nothing share a line per folder."""
+def _render_files(views: list[_FileView], data: bytes | None, kind: Kind = Kind.SOURCE) -> list[Part]:
+    """Each file under its heading, `[tests]` and `[docs]` before those kinds (after files of
+    `kind`); neighbouring files that show nothing share a line per folder."""
     parts: list[Part] = []
-    kind = Kind.SOURCE
     for run in _runs(views):
         if run[0].plan.kind is not kind:
             kind = run[0].plan.kind
@@ -365,9 +429,11 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePl
         name = f"`{searched.name}`, not defined in these hits"
     else:
         name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
+    first = listing.files[0].path if listing.files else ""
+    printed = f"; printed first: {first}" if plans and plans[0].found.path != first else ""
     return (
         f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}; {name}; "
-        "then sources, tests, docs; other hits behind each file's ref]\n"
+        f"then sources, tests, docs{printed}; other hits behind each file's ref]\n"
     )
 
 

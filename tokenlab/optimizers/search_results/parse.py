@@ -51,6 +51,8 @@ class SearchLimits:
     budget_share: float = 0.12  # the visible text aims at this share of the input's bytes
     budget_floor: int = 2048  # ... and may always use this many bytes
     max_shown: int = 3  # hits shown per file besides definitions, at most
+    min_import_files: int = 6  # files importing the name alike before imports are shown apart
+    max_import_forms: int = 8  # import lines (number and text) shown once each, at most
     fold_min_bytes: int = 120  # a file's further hits smaller than this are shown, not folded
     max_line_chars: int = 240  # a shown line longer than this is a window around the name
     max_other_lines: int = 20  # lines of other output (errors) shown before the hits
@@ -70,9 +72,10 @@ _CONTEXT_RE = re.compile(r"([-=])(\d+)\1")  # a context line, or the enclosing f
 _GROUP_PATHS_MAX = 8  # a `--`-bounded group naming more hit files gives none for context
 # A path's last part ends in an extension, as source files' do.
 _EXTENSION_RE = re.compile(r"\.[A-Za-z0-9_+-]{1,10}")
-# Linters and compilers print `path:12:5: message` and `path:12: error: …`: not hit lists.
+# Linters and compilers print `path:12:5: message`, `path:12: error: …` and
+# `path:12: [C0301(line-too-long), f] …` (pylint's parseable format): not hit lists.
 _COLUMN_RE = re.compile(r"\d+:")
-_DIAGNOSTIC_RE = re.compile(r" [A-Za-z]")
+_DIAGNOSTIC_RE = re.compile(r" \[?[A-Za-z]")
 _BINARY_NOTICE = ": binary file matches"
 
 

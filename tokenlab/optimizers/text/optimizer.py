@@ -165,7 +165,7 @@ def optimize(
     if len(data) >= limits.small_doc_bytes:
         if looks_like_counted_long_listing(data):
             return optimize_long(data, config)
-        folded = fold_records(data)
+        folded = fold_records(data, config.granularity)
         if folded is not None:  # mostly blocks of one skeleton: a plan's resources
             return OptimizeResult(folded)
         records = optimize_records(data, config)

@@ -33,8 +33,12 @@ read as records when one of these shapes covers most of its lines (checked in or
 
 In the other shapes every failure line (`line_shapes.is_problem`: a severity word or a
 phrase like `undefined reference`, `cannot`, `not found`; words inside paths set aside,
-so a folder named `error_prone` is no failure) stays. Failure lines shown are declared
-signals.
+so a folder named `error_prone` is no failure) stays. In a sorted listing or a table, a
+column whose values are nearly all distinct names its rows (a symbol, an address, a
+file): it holds no status, so its words are set aside too (`nm`'s `D PyExc_ValueError`
+is a symbol, not a failure; a `STATUS` column of few values still reports one). Failure
+lines shown are declared signals. A sorted listing's last line counts its few-valued
+columns over all its rows.
 Folded runs leave a `[… N lines]` line in place. COARSE: one ref holds the whole
 listing, named on the last line with what was folded. FINE: one ref per folded run (and
 the whole listing when values were cut).
@@ -79,6 +83,7 @@ class RecordsConfig:
     few_lines: int = 8  # a shape with at most this many lines shows them all
     closing_lines: int = 2  # the last lines of templated records (an exit status) stay
     values_listed: int = 12  # a folded run lists this many of its values, then `… +N`
+    name_share: float = 0.9  # a column this share of rows have, this share distinct, names them
 
 
 DEFAULT_LIMITS = RecordsConfig()
@@ -157,6 +162,8 @@ def optimize_records(
     if len(lines) != len(raw_lines):  # a stray escape ate a newline: keep to the prose path
         return None
     listing = _Listing(raw_lines, lines, limits)
+    if shape in (Shape.SORTED, Shape.TABLE):
+        listing.set_name_columns()
     if shape is Shape.TEMPLATED:
         listing.keep_templated()
     else:
@@ -183,6 +190,7 @@ class _Listing:
         self.name_column = ""
         self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
+        self.name_columns: tuple[int, frozenset[int]] = (0, frozenset())  # rows' width, its name columns
         self.templates = [template(line) for line in lines]
         # Each line's key family and number when it is a record of a numbered key (`SVC_12_URL=…`).
         self.keys = [_numbered_key(line) for line in lines]
@@ -193,12 +201,38 @@ class _Listing:
     @property
     def failures(self) -> tuple[str, ...]:
         """The failure lines shown: declared as signals."""
-        shown = (line.strip() for index, line in enumerate(self.lines) if self.kept[index] and is_failure(line))
+        lines = enumerate(self.lines)
+        shown = (line.strip() for index, line in lines if self.kept[index] and self._fails(line))
         return tuple(dict.fromkeys(line for line in shown if line))
+
+    def set_name_columns(self) -> None:
+        """The columns that name the rows: among those nearly every row has, each whose
+        values are nearly all distinct."""
+        rows = [line.split() for line in self.lines if line.strip()]
+        widths = sorted(map(len, rows))
+        if len(rows) < self.limits.min_lines:
+            return
+        width = widths[int(len(widths) * (1 - self.limits.name_share))]
+        full = [words for words in rows if len(words) >= width]
+        names = frozenset(
+            column
+            for column in range(width)
+            if len({words[column] for words in full}) >= self.limits.name_share * len(full)
+        )
+        self.name_columns = (width, names)
+
+    def _fails(self, line: str) -> bool:
+        """A failure line, its name columns set aside."""
+        width, names = self.name_columns
+        if names:
+            words = line.split()
+            if len(words) >= width:
+                line = " ".join(word for column, word in enumerate(words) if column not in names)
+        return is_failure(line)
 
     def keep_failures(self) -> None:
         for index, line in enumerate(self.lines):
-            if line.strip() and is_failure(line):
+            if line.strip() and self._fails(line):
                 self.kept[index] = True
 
     def keep_templated(self) -> None:
@@ -355,6 +389,13 @@ class _Listing:
         summary, _ = column_summary(self.raw_lines[start:end], 0, skip=self.sort_column)
         return f"; {summary}" if summary else ""
 
+    def _whole_columns(self) -> str:
+        """``; all 14,159 rows: column 3: d ×7128, t ×3973`` for a sorted listing: the counts
+        of the whole listing, which the folded runs' counts and the rows shown only add up to."""
+        rows = [line for line in self.raw_lines if line.strip()]
+        summary, _ = column_summary(rows, 0, skip=self.sort_column)
+        return f"; all {len(rows):,} rows: {summary}" if summary else ""
+
     def _run_values(self, start: int, end: int) -> str:
         """`` like the one above: calc_0_2, calc_0_3, …`` when the folded lines share the
         shape of the line shown before them: the value that varies most between them."""
@@ -385,6 +426,8 @@ class _Listing:
             return []
         names = _tally(self.names, self.limits.names_listed)
         named = f"; {self.name_column} of the folded rows: {names}" if names else ""
+        if shape is Shape.SORTED and folded:
+            named += self._whole_columns()
         lines = self.folded_lines
         if fine and not cut:
             return [f"[{shape.value}: {lines} lines folded{named}]\n"]

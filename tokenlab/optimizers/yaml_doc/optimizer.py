@@ -331,7 +331,7 @@ class _Layout:
 def optimize(
     data: bytes, config: OptimizerConfig, doc_config: YamlDocConfig = DEFAULT_CONFIG
 ) -> OptimizeResult:
-    folded = fold_records(data)
+    folded = fold_records(data, config.granularity)
     if folded is not None:  # a stream of documents of a few shapes: a dry-run manifest
         return OptimizeResult(folded)
     lines = _Lines(data)
