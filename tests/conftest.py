@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.pg_cluster import Cluster, cluster_or_skip
+from tests.warm_worker import serving_on_a_thread
+from tokenlab.agent import worker
 from tokenlab.optimizers import Excerpt, Omission, OptimizeResult
 from tokenlab.store import Store, open_store
 
@@ -109,3 +113,23 @@ def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
     name = "t_" + hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
     pg_cluster.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     return pg_cluster.new_database(name)
+
+
+# --- the warm worker ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def short_store() -> Iterator[str]:
+    """A store folder with a path short enough for a Unix socket."""
+    folder = tempfile.mkdtemp(prefix="tl-", dir="/tmp")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def serving(short_store: str) -> Iterator[worker.Worker]:
+    """A worker serving `short_store` on a thread, stopped after the test."""
+    codes: list[int] = []
+    with serving_on_a_thread(short_store, codes) as (server, _):
+        yield server
+    assert codes == [0]

@@ -10,12 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokenlab
 from tokenlab.agent.launcher import (
     module_command,
     opener,
     runs_tokenlab,
+    shell_quote,
     tokenlab_args,
     tokens_argv,
     tokens_command,
@@ -30,6 +33,12 @@ def test_tokenlab_is_named_by_this_pythons_absolute_path_and_its_entry_file(monk
     command = tokens_command("run", "--shell", "make 'x'")
     assert shlex.split(command) == ["/opt/my env/bin/python3", "-S", ENTRY_FILE, "run", "--shell", "make 'x'"]
     assert module_command() == "'/opt/my env/bin/python3' -m tokenlab"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("aZ9_@%+=:,./- '\"$\\\n\té\udcff*;&|`!~#"), max_size=12) | st.text(max_size=8))
+def test_words_are_quoted_as_shlex_quotes_them(word: str) -> None:
+    assert shell_quote(word) == shlex.quote(word)
 
 
 @pytest.mark.parametrize(

@@ -3,19 +3,14 @@ cannot, stops idle, and leaves when a client runs another version of tokenlab.""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,44 +18,15 @@ from typer.testing import CliRunner
 
 import tokenlab
 from tokenlab import ledger
-from tokenlab.agent import client, worker
+from tokenlab.agent import client, wire, worker
+from tokenlab.agent.launcher import tokens_argv
 from tokenlab.cli import app
 from tokenlab.commands import analysis_output
 from tokenlab.entry import plain_analyze, plain_show_ref
 from tokenlab.entry import run as entry_run
+from tests.warm_worker import serving_on_a_thread
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-
-
-@pytest.fixture
-def short_store() -> Iterator[str]:
-    """A store folder with a path short enough for a Unix socket."""
-    folder = tempfile.mkdtemp(prefix="tl-", dir="/tmp")
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _serving_on_a_thread(root: str, codes: list[int]) -> Iterator[tuple[worker.Worker, threading.Thread]]:
-    """A worker serving `root` on a thread (its exit code goes to `codes`), stopped after."""
-    ready: queue.Queue[worker.Worker] = queue.Queue()
-    thread = threading.Thread(target=lambda: codes.append(worker.serve(root, 60, ready.put)))
-    thread.start()
-    server = ready.get(timeout=60)
-    try:
-        yield server, thread
-    finally:
-        server.shutdown()  # returns at once if the worker stopped by itself
-        thread.join(30)
-
-
-@pytest.fixture
-def serving(short_store: str) -> Iterator[worker.Worker]:
-    """A worker serving `short_store` on a thread, stopped after the test."""
-    codes: list[int] = []
-    with _serving_on_a_thread(short_store, codes) as (server, _):
-        yield server
-    assert codes == [0]
 
 
 def _in_process(arguments: dict[str, object], data: bytes, signals: tuple[str, ...]) -> tuple[int, bytes, bytes]:
@@ -100,7 +66,7 @@ def test_standard_input_goes_through_the_worker(serving: worker.Worker) -> None:
 def test_a_request_for_another_store_falls_back(serving: worker.Worker) -> None:
     header = {"op": "analyze", "store": "/elsewhere", "label": "x", "signals": [], "granularity": "coarse",
               "redact": True, "as_json": False}  # fmt: skip
-    assert serving.answer(header, b"data") == ({"fallback": True}, b"")
+    assert serving.answer(header, b"data") == (wire.FALLBACK, 0, b"", b"")
 
 
 def test_without_a_worker_the_command_runs_in_process_and_starts_one(
@@ -140,7 +106,7 @@ def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
     arguments = plain_analyze(argv)
     assert arguments is not None
     codes: list[int] = []
-    with _serving_on_a_thread(short_store, codes) as (_, thread):
+    with serving_on_a_thread(short_store, codes) as (_, thread):
         monkeypatch.setenv("TOKENLAB_WORKER", "1")
         capsysbinary.readouterr()
         code = entry_run(argv)
@@ -159,7 +125,7 @@ def test_the_code_stamp_changes_with_any_package_file(tmp_path: Path) -> None:
     compiled file (written by every import) does not."""
     package = Path(tokenlab.__file__).parent
     # Uncached: the package may have been edited since this process first computed it.
-    assert client.code_stamp.__wrapped__() == f"{tokenlab.__version__}-{client.tree_stamp(str(package))}"
+    assert client.compute_code_stamp() == f"{tokenlab.__version__}-{client.tree_stamp(str(package))}"
     copy = tmp_path / "tokenlab"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "__pycache__").mkdir()
@@ -218,6 +184,30 @@ def test_a_run_is_analysed_by_the_worker_exactly_as_in_process(serving: worker.W
     _forget_runs(Path(serving.root))  # else the second run repeats the first, and is shown unmodified
     here = client.run(dict(arguments), worker=False)
     assert _without_timing(served) == _without_timing(here)
+
+
+# What the standard library's wrappers would bring into a `tokens run` the worker answers:
+# together they cost more than the rest of the call (see `capture.py`, `wire.py`).
+NOT_FOR_A_WARM_RUN = {
+    "site", "json", "re", "enum", "socket", "struct", "subprocess", "selectors", "threading",
+    "signal", "shlex", "functools", "collections", "contextlib", "typing", "pathlib",
+}  # fmt: skip
+
+
+def test_a_run_the_worker_answers_imports_only_what_it_needs(serving: worker.Worker) -> None:
+    """As rewritten for an agent (`<python> -S …/__main__.py run`): the command runs, the
+    worker analyses its output, and the process loads none of the modules above."""
+    argv = [*tokens_argv()[:2], "-X", "importtime", *tokens_argv()[2:], "run", "--store", serving.root]
+    done = subprocess.run(
+        [*argv, "--", "sh", "-c", "echo out; echo err >&2; exit 3"],
+        capture_output=True, env={**os.environ, "TOKENLAB_WORKER": "1"}, check=False,
+    )  # fmt: skip
+    lines = done.stderr.decode().splitlines()
+    imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    assert done.returncode == 3
+    assert done.stdout.decode().startswith("out\nerr\n[exit 3: sh -c ")
+    assert "tokenlab.agent.client" in imported and "tokenlab.pipeline" not in imported  # the worker's answer
+    assert imported & NOT_FOR_A_WARM_RUN == set()
 
 
 def _forget_runs(root: Path) -> None:

@@ -1,30 +1,35 @@
 """Running a command and spooling what it prints: the part of `tokens run` that happens
 where the command runs (see `run.py` for the rest, and why it is shaped this way).
 
-This module imports only the standard library and `tokenlab.errors`, so that the short
-`tokens run` process that hands its analysis to the warm worker loads nothing else.
+A `tokens run` answered by the warm worker pays for every module this one loads, so it
+loads no more than the `posix`, `select` and `_signal` modules underneath the standard
+library's process and signal wrappers: the child is started with `os.posix_spawnp` as
+`subprocess.Popen` would start it (its own session, every other descriptor closed, the
+signals Python ignores set back to their defaults), its pipes are read with `select.poll`
+and it is reaped with `os.waitpid`. `subprocess`, `selectors`, `threading`, `signal` and
+`contextlib` together (and `enum`, `re` and `collections` under them) cost more than the
+rest of such a call.
 """
 
 from __future__ import annotations
 
+import _signal  # `signal` wraps it in enums; the numbers are all a forwarder needs
 import io
 import os
-import selectors
-import signal
-import subprocess
-import threading
+import select
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 from tokenlab.errors import TokenlabError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO
 
     from tokenlab.mapped import RawInput
+
+    Progress = Callable[[int, float], None]  # (bytes captured so far, seconds since start)
 
 SHELL = "/bin/sh"  # what runs a `--shell` line, as `SHELL -c LINE`
 SPOOL_FOLDER = "spool"  # in the store folder: output spooled while a command runs
@@ -33,9 +38,10 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 _AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
 _CHUNK = 1 << 20
 _PROGRESS_EVERY = 0.2
-_FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-Progress = Callable[[int, float], None]  # (bytes captured so far, seconds since start)
+_FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+# Python ignores these; `subprocess` gives a child their defaults back (`restore_signals`).
+_DEFAULT_IN_CHILD = (_signal.SIGPIPE, _signal.SIGXFSZ)
+_WAIT_STEP = 0.05  # the longest sleep between two looks at a child waited for with a deadline
 
 
 class CommandNotRunError(TokenlabError):
@@ -110,32 +116,64 @@ def capture_output(
     names = ("stdout", "stderr") if limits.split else ("output",)
     os.makedirs(spool_folder, mode=0o700, exist_ok=True)
     spools = {name: _unnamed_file(spool_folder) for name in names}
+    pipes = [os.pipe() for _ in names]  # (read end, write end); neither is inherited as such
     started = time.monotonic()
     try:
-        child = subprocess.Popen(
-            argv,
-            stdin=None,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if limits.split else subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        _close_all(spools)
-        raise CommandNotRunError(f"command not found: {argv[0]}", 127) from None
-    except PermissionError:
-        _close_all(spools)
-        raise CommandNotRunError(f"permission denied: {argv[0]}", 126) from None
+        child = _Child(_spawn(argv, [written for _, written in pipes]))
     except BaseException:
         _close_all(spools)
+        for descriptors in pipes:
+            for descriptor in descriptors:
+                os.close(descriptor)
         raise
+    for _, written in pipes:
+        os.close(written)
     capture = Capture(spools)
-    pipes = [p for p in (child.stdout, child.stderr) if p is not None]
-    with _forwarding_signals(child.pid):
-        _pump(child, dict(zip(pipes, spools.values())), capture, limits, started, progress)
-    code = child.returncode
+    sinks = {read: spool for (read, _), spool in zip(pipes, spools.values())}
+    forwarded = _forward_signals(child.pid)
+    try:
+        _pump(child, sinks, capture, limits, started, progress)
+    finally:
+        _restore_signals(forwarded)
+    code = os.waitstatus_to_exitcode(child.status)
     capture.status = TIMEOUT_STATUS if capture.timed_out else (128 - code if code < 0 else code)
     capture.duration = time.monotonic() - started
     return capture
+
+
+def _spawn(argv: tuple[str, ...], outputs: list[int]) -> int:
+    """Start `argv` as `subprocess.Popen(argv, stdout=…, stderr=…, start_new_session=True)`
+    would: `outputs` are its stdout and stderr (one pipe: both), found on the PATH, stdin
+    inherited. Returns its pid; not found or not executable is a `CommandNotRunError`."""
+    written = outputs * 2 if len(outputs) == 1 else outputs
+    actions = [(os.POSIX_SPAWN_DUP2, written[0], 1), (os.POSIX_SPAWN_DUP2, written[1], 2)]
+    actions += [(os.POSIX_SPAWN_CLOSE, descriptor) for descriptor in _inherited_descriptors()]
+    try:
+        return os.posix_spawnp(
+            argv[0], argv, os.environ, file_actions=actions, setsid=True, setsigdef=_DEFAULT_IN_CHILD
+        )
+    except FileNotFoundError:
+        raise CommandNotRunError(f"command not found: {argv[0]}", 127) from None
+    except PermissionError:
+        raise CommandNotRunError(f"permission denied: {argv[0]}", 126) from None
+
+
+def _inherited_descriptors() -> list[int]:
+    """This process's inheritable descriptors above stderr, which the child must not get
+    (as `close_fds=True`): the others close themselves when it starts."""
+    try:
+        listed = os.listdir("/proc/self/fd")
+    except OSError:
+        return []
+    found = []
+    for name in listed:
+        descriptor = int(name)
+        try:
+            if descriptor > 2 and os.get_inheritable(descriptor):
+                found.append(descriptor)
+        except OSError:  # the listing's own descriptor, closed since
+            pass
+    return found
 
 
 def _close_all(spools: dict[str, IO[bytes]]) -> None:
@@ -143,10 +181,40 @@ def _close_all(spools: dict[str, IO[bytes]]) -> None:
         spool.close()
 
 
+class _Child:
+    """A started command, reaped once: its pid, then its wait status."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.status: int | None = None
+
+    def running(self) -> bool:
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+        return self.status is None
+
+    def wait(self, seconds: float | None) -> bool:
+        """Whether it ended within `seconds` (None: wait for it)."""
+        if seconds is None:
+            if self.status is None:
+                self.status = os.waitpid(self.pid, 0)[1]
+            return True
+        until, step = time.monotonic() + seconds, 0.0005
+        while self.running():
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(step, left))
+            step = min(step * 2, _WAIT_STEP)
+        return True
+
+
 class _Deadline:
     """The timeout's steps: running → SIGTERM sent → SIGKILL sent → give up on the pipes."""
 
-    def __init__(self, child: subprocess.Popen[bytes], capture: Capture, limits: Limits, started: float):
+    def __init__(self, child: _Child, capture: Capture, limits: Limits, started: float):
         self.child, self.capture, self.limits = child, capture, limits
         self.at = started + limits.timeout if limits.timeout is not None else None
         self.step = 0
@@ -161,55 +229,57 @@ class _Deadline:
         self.step += 1
         if self.step == 1:
             self.capture.timed_out = True
-            _signal_group(self.child.pid, signal.SIGTERM)
+            _signal_group(self.child.pid, _signal.SIGTERM)
             self.at = time.monotonic() + self.limits.kill_grace
         elif self.step == 2:
-            if self.child.poll() is None or _group_alive(self.child.pid):
+            if self.child.running() or _group_alive(self.child.pid):
                 self.capture.killed = True
-                _signal_group(self.child.pid, signal.SIGKILL)
+                _signal_group(self.child.pid, _signal.SIGKILL)
             self.at = time.monotonic() + _AFTER_KILL
         return self.step < 3
 
 
 def _pump(
-    child: subprocess.Popen[bytes],
-    sinks: dict[IO[bytes], IO[bytes]],
+    child: _Child,
+    sinks: dict[int, IO[bytes]],
     capture: Capture,
     limits: Limits,
     started: float,
     progress: Progress | None,
 ) -> None:
-    """Copy the pipes into the spools until they close and the child exits (or the timeout)."""
+    """Copy the pipes into the spools until they close and the child exits (or the timeout);
+    the pipes' read ends are closed on return."""
     deadline = _Deadline(child, capture, limits, started)
     captured, reported = 0, 0.0
-    with selectors.DefaultSelector() as selector:
-        for pipe in sinks:
-            selector.register(pipe, selectors.EVENT_READ)
-        while selector.get_map():
+    poller = select.poll()
+    for pipe in sinks:
+        poller.register(pipe, select.POLLIN)
+    try:
+        reading = set(sinks)
+        while reading:
             if not deadline.check():
                 break
             wait = _shortest(deadline.remaining(), _PROGRESS_EVERY if progress else None)
-            for key, _ in selector.select(wait):
-                chunk = os.read(key.fd, _CHUNK)
+            for pipe, _ in poller.poll(None if wait is None else wait * 1000):
+                chunk = os.read(pipe, _CHUNK)
                 if not chunk:
-                    selector.unregister(key.fileobj)
+                    poller.unregister(pipe)
+                    reading.discard(pipe)
                     continue
-                sinks[key.fileobj].write(chunk)  # type: ignore[index]
+                sinks[pipe].write(chunk)
                 captured += len(chunk)
             now = time.monotonic()
             if progress and now - reported >= _PROGRESS_EVERY:
                 progress(captured, now - started)
                 reported = now
-    for pipe in sinks:
-        pipe.close()
-    while True:  # the pipes are closed; the child may still run (it closed them itself)
-        try:
-            child.wait(_shortest(deadline.remaining(), 3600.0))
+    finally:
+        for pipe in sinks:
+            os.close(pipe)
+    # The pipes are closed; the child may still run (it closed them itself).
+    while not child.wait(deadline.remaining()):
+        if not deadline.check():
+            child.wait(None)  # SIGKILL always ends it
             return
-        except subprocess.TimeoutExpired:
-            if not deadline.check():
-                child.wait()  # SIGKILL always ends it
-                return
 
 
 def _shortest(*waits: float | None) -> float | None:
@@ -232,17 +302,19 @@ def _group_alive(pgid: int) -> bool:
         return False
 
 
-@contextmanager
-def _forwarding_signals(pgid: int) -> Iterator[None]:
-    """Pass SIGINT/SIGTERM/SIGHUP on to the child's group while it runs (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.getsignal(signum) for signum in _FORWARDED}
-    for signum in _FORWARDED:
-        signal.signal(signum, lambda received, _frame: _signal_group(pgid, received))
+def _forward_signals(pgid: int) -> dict[int, object]:
+    """Pass SIGINT/SIGTERM/SIGHUP on to the child's group while it runs; the handlers they
+    replaced, for `_restore_signals`. Only the main thread may set handlers: elsewhere
+    (the MCP server's tool calls) nothing is forwarded."""
+    previous: dict[int, object] = {}
     try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum in _FORWARDED:
+            previous[signum] = _signal.signal(signum, lambda received, _frame: _signal_group(pgid, received))
+    except ValueError:  # not the main thread
+        pass
+    return previous
+
+
+def _restore_signals(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        _signal.signal(signum, handler)

@@ -11,21 +11,22 @@ worker yet, a socket path too long, an input too large to be worth sending, a wo
 that fails) falls back to running in-process, which also reports every input error.
 Each request carries `code_stamp()`, which tokenlab this process runs: a worker started
 by another version (an upgrade, an edited file in an editable install) answers `stale`
-and exits, and the command runs in-process and starts a fresh worker, as with none.
+and exits, and the command runs in-process and starts a fresh worker, as with none; so
+does a worker that speaks another version of the protocol (`wire.py`).
 A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
-This module imports only the standard library, and of it only what a call answered by
-the worker needs (the rest where it is used): it runs before anything else is loaded.
+This module imports only the standard library and `wire`, and of the standard library only
+what a call answered by the worker needs (the rest where it is used): it runs before
+anything else is loaded.
 """
 
 from __future__ import annotations
 
-import functools
-import json
+import _socket  # `socket` wraps it in enums and `selectors`; a client needs none of that
 import os
-import socket
-import struct
 import sys
+
+from tokenlab.agent import wire
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
@@ -39,7 +40,6 @@ LOCK_NAME = "worker.lock"
 LARGE_INPUT = 8 << 20
 # A Unix socket's path must fit `sun_path` (108 bytes on Linux, with its NUL).
 _MAX_SOCKET_PATH = 107
-_HEADER = struct.Struct("!IQ")  # header length, payload length
 # As `tokenlab.store.resolve` tells stores apart (a test keeps them equal): the worker
 # serves folder stores; a PostgreSQL store's commands run in-process.
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -63,10 +63,19 @@ def socket_path(root: str) -> str | None:
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
-@functools.cache
+_stamps: dict[str, str] = {}
+
+
 def code_stamp() -> str:
     """Which tokenlab this process runs: the package's version and `tree_stamp` of its
     folder. Computed once per process, only when a worker is there to ask."""
+    if not _stamps:
+        _stamps["code"] = compute_code_stamp()
+    return _stamps["code"]
+
+
+def compute_code_stamp() -> str:
+    """`code_stamp` of the package's files as they are now."""
     from tokenlab import __version__
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,33 +100,6 @@ def tree_stamp(folder: str) -> str:
                     files.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
     files.sort()  # `scandir` lists in the file system's order
     return format(zlib.crc32("\n".join(files).encode()), "08x")
-
-
-def send_frame(sock: socket.socket, header: dict[str, Any], payload: bytes) -> None:
-    encoded = json.dumps(header).encode()
-    sock.sendall(_HEADER.pack(len(encoded), len(payload)) + encoded)
-    if payload:  # nothing more to send: the other side may have answered and closed already
-        sock.sendall(payload)
-
-
-def receive_frame(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
-    sizes = _receive_exactly(sock, _HEADER.size)
-    header_size, payload_size = _HEADER.unpack(sizes)
-    header = json.loads(_receive_exactly(sock, header_size))
-    if not isinstance(header, dict):
-        raise TypeError("a frame's header is not an object")
-    return header, _receive_exactly(sock, payload_size)
-
-
-def _receive_exactly(sock: socket.socket, size: int) -> bytes:
-    chunks = []
-    while size:
-        chunk = sock.recv(min(size, 1 << 20))
-        if not chunk:
-            raise ConnectionError("the other side closed the connection")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
@@ -215,23 +197,26 @@ def _ask(root: str, header: dict[str, Any], payload: bytes) -> tuple[int, bytes,
     address = socket_path(root)
     if address is None:
         return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.connect(address)
-            send_frame(sock, {**header, "stamp": code_stamp()}, payload)
-            answer, output = receive_frame(sock)
+        sock.connect(address)
+        try:
+            wire.send_request(sock, {**header, "stamp": code_stamp()}, payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a worker of another protocol answers the preamble alone, and closes
+        answer = wire.receive_answer(sock)
     except (FileNotFoundError, ConnectionRefusedError):
         start_worker(root)
         return None
-    except (OSError, ValueError, TypeError):
+    except OSError:
         return None
-    if answer.get("stale"):  # it ran another tokenlab and has left the store: replace it
+    finally:
+        sock.close()
+    if answer is None or answer[0] == wire.STALE:  # another tokenlab's worker, gone now: replace it
         start_worker(root)
         return None
-    if answer.get("fallback") or not isinstance(answer.get("stdout"), int):
-        return None
-    split = answer["stdout"]
-    return int(answer.get("exit", 1)), output[:split], output[split:]
+    kind, code, stdout, stderr = answer
+    return (code, stdout, stderr) if kind == wire.ANSWERED else None
 
 
 def _request(arguments: dict[str, Any], root: str) -> tuple[dict[str, Any], bytes] | None:

@@ -7,11 +7,11 @@ each `tokens run` and ref opened, so `tokens hook status` can say when each last
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 _MARKERS = (

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-import shlex
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 # The package's entry file, run by path: `<folder>/tokenlab/__main__.py`.
@@ -35,13 +38,26 @@ def tokens_argv() -> list[str]:
 
 def tokens_command(*args: str) -> str:
     """`<python> -S <folder>/tokenlab/__main__.py ARGS…`, quoted for a POSIX shell."""
-    return shlex.join([*tokens_argv(), *args])
+    return " ".join(shell_quote(arg) for arg in [*tokens_argv(), *args])
 
 
 def module_command() -> str:
     """`<python> -m tokenlab`, quoted for a POSIX shell: how a hint names tokenlab where
     `tokens` is not on the PATH."""
-    return shlex.join([sys.executable, "-m", "tokenlab"])
+    return " ".join(shell_quote(arg) for arg in [sys.executable, "-m", "tokenlab"])
+
+
+# What `shlex.quote` leaves bare: its `[\w@%+=:,./-]`, ASCII only.
+_BARE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_quote(word: str) -> str:
+    """`word` as `shlex.quote` quotes it for a POSIX shell. Not `shlex` itself: it imports
+    `re`, and with it `enum` and `functools`, about 5 ms of a `tokens run` whose footer
+    names tokenlab by this Python's path."""
+    if word and all(char in _BARE for char in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def opener(path: str | None = None) -> str:

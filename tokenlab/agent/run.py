@@ -42,7 +42,6 @@ from tokenlab.agent.capture import (
     SPOOL_FOLDER,
     Capture,
     Limits,
-    Progress,
     capture_output,
 )
 from tokenlab.errors import InputError
@@ -51,6 +50,7 @@ from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
 from tokenlab.store import Store, open_store
 
 if TYPE_CHECKING:
+    from tokenlab.agent.capture import Progress
     from tokenlab.commands import Output
     from tokenlab.ledger import Record
 

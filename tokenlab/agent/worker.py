@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from tokenlab import ledger
-from tokenlab.agent.client import LOCK_NAME, code_stamp, receive_frame, send_frame, socket_path
+from tokenlab.agent import wire
+from tokenlab.agent.client import LOCK_NAME, code_stamp, socket_path
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
 from tokenlab.store.folder import FolderStore
@@ -54,17 +55,20 @@ class _Handler(socketserver.BaseRequestHandler):
         if not _same_user(sock):
             return
         try:
-            header, payload = receive_frame(sock)
-        except (OSError, ValueError, TypeError):
+            request = wire.receive_request(sock)
+        except (OSError, ValueError):
             return
-        stale = header.get("stamp") != self.server.stamp
-        if stale:
-            self.server.leave()  # before answering: the client starts a fresh worker next
-            answer, output = {"stale": True}, b""
+        if request is None:  # a client of another protocol
+            answer, stale = wire.OTHER_PROTOCOL, True
         else:
-            answer, output = self.server.answer(header, payload)
+            header, payload = request
+            stale = header is not None and header.get("stamp") != self.server.stamp
+            served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
+            answer = wire.answer_bytes(*served)
+        if stale:  # the worker the client starts next must get the store: free it first
+            self.server.leave()
         try:
-            send_frame(sock, answer, output)
+            sock.sendall(answer)
         except OSError:
             pass  # the client went away; it runs the command itself
         if stale:
@@ -117,19 +121,20 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         os.unlink(self.address)
         fcntl.flock(self._lock, fcntl.LOCK_UN)
 
-    def answer(self, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
-        """The in-process output for a request, or a fallback for one it does not serve."""
-        operation = _OPERATIONS.get(header.get("op"))  # type: ignore[arg-type]
-        if operation is None or header.get("store") != self.root:
-            return {"fallback": True}, b""
+    def answer(self, header: dict[str, Any] | None, payload: bytes) -> tuple[bytes, int, bytes, bytes]:
+        """The in-process output for a request as `wire.answer_bytes`'s arguments, or a
+        fallback for one it does not serve (None: a header it could not read)."""
+        if header is None or header.get("store") != self.root or header.get("op") not in _OPERATIONS:
+            return wire.FALLBACK, 0, b"", b""
+        operation = _OPERATIONS[header["op"]]
         try:
             with self._turns:
                 code, stdout, stderr = operation(header, payload)
         except TokenlabError as error:
-            return {"exit": error.exit_code, "stdout": 0}, (error_line(error) + "\n").encode()
+            return wire.ANSWERED, error.exit_code, b"", (error_line(error) + "\n").encode()
         except Exception:  # noqa: BLE001 (any other failure: the client runs it in-process)
-            return {"fallback": True}, b""
-        return {"exit": code, "stdout": len(stdout)}, stdout + stderr
+            return wire.FALLBACK, 0, b"", b""
+        return wire.ANSWERED, code, stdout, stderr
 
 
 def _analyze(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:

@@ -338,9 +338,9 @@ def _place_anomalies(
         if start < covered:
             continue
         traceback = _TRACEBACK in templates.key(start)
-        unit = range(start, unit_end(lines, start, traceback, limits))
-        covered = unit.stop
         record_framed = framed(lines, start)
+        unit = range(start, unit_end(lines, start, traceback, limits, record_framed))
+        covered = unit.stop
         if record_framed:
             plan.in_frames.update(range(start + 1, unit.stop))
         # A traceback is known by all its lines; another anomaly by its first line alone.

@@ -76,13 +76,14 @@ def framed(lines: Lines, start: int) -> bool:
     return FRAMED_POINTER_RE.match(lines.clean(following)) is not None
 
 
-def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits) -> int:
+def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, record_framed: bool) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
-    follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`)."""
+    follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`). The caller
+    has read whether it is a framed record (`framed`), which it needs too."""
     clean = lines.clean
     header = clean(start)
     base = indent(header)
-    if framed(lines, start):
+    if record_framed:
         # A framed record (header, pointer, frame, help) runs to its blank line: its
         # frame's lines never stand apart, to be grouped with another record's.
         end, stop = start + 2, min(len(lines), start + 1 + limits.note_lines)

@@ -86,10 +86,6 @@ def is_prose(line: bytes) -> bool:
     return plain >= _PROSE_WORD_SHARE * len(words)
 
 
-def _indent(line: bytes) -> int:
-    return len(line) - len(line.lstrip(b" \t|"))
-
-
 def record_blocks(
     lines: Sequence[bytes], skipped: bytearray, limits: BlockLimits = DEFAULT_BLOCK_LIMITS
 ) -> list[tuple[int, int]]:
@@ -164,10 +160,13 @@ def kept_record_lines(
     first line and what its body keeps by the same rule; none of a long listing."""
     if _small(lines, first, end, limits):
         return list(range(first, end))
-    margin = min(_indent(lines[index]) for index in range(first, end))
-    starts = [index for index in range(first, end) if _indent(lines[index]) == margin]
-    if len(starts) > limits.many_records or _is_table(lines[first:end]):
+    # One pass in a comprehension, not a call per line: a listing of 100,000 rows is read
+    # here only to be left to the outline.
+    indents = [len(line) - len(line.lstrip(b" \t|")) for line in lines[first:end]]
+    margin = min(indents)
+    if indents.count(margin) > limits.many_records or _is_table(lines[first:end]):
         return []
+    starts = [first + offset for offset, indent in enumerate(indents) if indent == margin]
     kept: list[int] = []
     for start, next_start in zip(starts, [*starts[1:], end], strict=True):
         kept.append(start)

@@ -388,7 +388,8 @@ class _Document:
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
-            if len({len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in lines}) > 1:
+            distinct = dict.fromkeys(lines)  # a long listing repeats lines: each is read once
+            if len({len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in distinct}) > 1:
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
@@ -397,7 +398,8 @@ class _Document:
                 self.fold_notes[run.start() + sample] = summary
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
-            shapes = [template(visible(line)) for line in lines]
+            shape_of = {line: template(visible(line)) for line in distinct}
+            shapes = list(map(shape_of.__getitem__, lines))
             counts = Counter(shapes)
             rare = self.limits.rare_shape_lines
             if sum(count for count in counts.values() if count > rare) * 4 < len(lines) * 3:
