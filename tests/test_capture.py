@@ -95,3 +95,10 @@ def test_a_signal_to_tokens_reaches_the_command(tmp_path: Path, signum: int) -> 
         out, err = tokens.communicate(timeout=120)
     assert tokens.returncode == 3, err
     assert out.decode().startswith("got it\n[exit 3: ")
+
+
+def test_output_read_whole_is_never_output_the_mapping_would_take() -> None:
+    from tokenlab.agent import capture
+    from tokenlab.mapped import MAPPED_BYTES
+
+    assert capture.READ_WHOLE_BYTES <= MAPPED_BYTES

@@ -71,7 +71,10 @@ def test_searches_of_a_mapping_answer_as_bytes_do(tmp_path: Path, monkeypatch: p
 
 @pytest.fixture
 def small_mapping_threshold(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    from tokenlab.agent import capture
+
     monkeypatch.setattr(mapped, "MAPPED_BYTES", 1000)
+    monkeypatch.setattr(capture, "READ_WHOLE_BYTES", 1000)
     yield 1000
 
 

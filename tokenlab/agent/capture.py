@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 SHELL = "/bin/sh"  # what runs a `--shell` line, as `SHELL -c LINE`
 SPOOL_FOLDER = "spool"  # in the store folder: output spooled while a command runs
+# Output up to this size is read whole without importing `mapped` (its threading and
+# contextlib would cost a warm run more than the rest of it); at most `mapped.MAPPED_BYTES`.
+READ_WHOLE_BYTES = 8 << 20
 TIMEOUT_STATUS = 124  # what `timeout(1)` exits with when it ended the command
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 _AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
@@ -87,6 +90,10 @@ class Capture:
         spool = self.spools[stream]
         if isinstance(spool, io.BytesIO):
             return spool.getvalue()
+        spool.flush()
+        if spool.seek(0, os.SEEK_END) <= READ_WHOLE_BYTES:  # what the warm worker is sent
+            spool.seek(0)
+            return spool.read()
         from tokenlab.mapped import mapped_file
 
         return mapped_file(spool)
