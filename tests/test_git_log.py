@@ -541,6 +541,8 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
         "git_log_stat_1500_files.txt": 7,  # subject, summary, 5 largest changes
         "git_show.txt": 4,
         "git_show_stat_1500_files.txt": 7,
+        "git_diff_stat_deep_long_paths.txt": 12,  # the summary, the largest changes, the renames
+        "git_log_format_trunc_click_400.txt": 299,  # every distinct line, as printed
     }
     assert len(signals) == expected[path.name], signals
 
