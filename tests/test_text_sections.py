@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,8 @@ CAPTURES = [
 ]
 
 
-def _ranges(text: str) -> list[list[str]]:
+def _lines_of(text: str) -> tuple[bytes, list[bytes], Callable[[int], int]]:
+    """The text as the optimizer reads it: its bytes, its lines, and the line at a position."""
     data = text.encode()
     lines = data.split(b"\n")
     starts = [0]
@@ -41,6 +43,11 @@ def _ranges(text: str) -> list[list[str]]:
     def line_at(position: int) -> int:
         return max(index for index, start in enumerate(starts) if start <= position)
 
+    return data, lines, line_at
+
+
+def _ranges(text: str) -> list[list[str]]:
+    data, lines, line_at = _lines_of(text)
     found = sections(lines, section_starts(data, lines, line_at, {}))
     return [[line.decode() for line in lines[first:end]] for first, end in found]
 
@@ -156,15 +163,7 @@ def test_golden_captures(golden: Golden, name: str, granularity: Granularity) ->
 
 
 def _status_rows(text: str) -> list[str]:
-    data = text.encode()
-    lines = data.split(b"\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def line_at(position: int) -> int:
-        return max(index for index, start in enumerate(starts) if start <= position)
-
+    data, lines, line_at = _lines_of(text)
     return [lines[index].decode() for index in status_rows(data, lines, line_at)]
 
 
