@@ -54,6 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tokenlab",  # the package's own __init__: its version
             "tokenlab.counting",
             "tokenlab.tokens",  # the tokenizer's import path before the layers: counting.tokens
+            "tokenlab.spool",
             "tokenlab.store",
             "tokenlab.syntax",
             "tokenlab.markers",

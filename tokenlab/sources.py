@@ -8,7 +8,6 @@ analysis of a gigabyte log does not hold a gigabyte.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from typing import IO
 
 from tokenlab.errors import InputError
 from tokenlab.mapped import RawInput, close, mapped_file
+from tokenlab.spool import unnamed_file
 
 SIGNALS_SUFFIX = ".signals"
 # A reader's questions about a capture, with the answers read from the raw output: the
@@ -87,17 +87,6 @@ def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> RawInput:
         spool.flush()
         return mapped_file(spool)
 
-
-def unnamed_file(folder: Path | None) -> IO[bytes]:
-    """A file with no name (O_TMPFILE): nothing is left behind, however this process ends."""
-    import tempfile
-
-    if folder is not None and hasattr(os, "O_TMPFILE"):
-        try:
-            return os.fdopen(os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
-        except OSError:
-            pass
-    return tempfile.TemporaryFile(dir=folder)
 
 
 def read_signals(path: Path) -> tuple[str, ...]:

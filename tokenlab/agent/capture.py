@@ -20,6 +20,7 @@ import select
 import time
 
 from tokenlab.errors import TokenlabError
+from tokenlab.spool import unnamed_file
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
@@ -102,17 +103,6 @@ class Capture:
         _close_all(self.spools)
 
 
-def _unnamed_file(folder: str) -> IO[bytes]:
-    """A file with no name (O_TMPFILE): nothing is left behind, however this process ends."""
-    try:
-        descriptor = os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600)
-    except (AttributeError, OSError):
-        import tempfile
-
-        return tempfile.TemporaryFile(dir=folder, buffering=0)
-    return os.fdopen(descriptor, "w+b", buffering=0)
-
-
 def capture_output(
     argv: tuple[str, ...],
     spool_folder: str,
@@ -122,7 +112,7 @@ def capture_output(
     """Run `argv` to its end (or its timeout), spooling its output as it arrives."""
     names = ("stdout", "stderr") if limits.split else ("output",)
     os.makedirs(spool_folder, mode=0o700, exist_ok=True)
-    spools = {name: _unnamed_file(spool_folder) for name in names}
+    spools = {name: unnamed_file(spool_folder, buffering=0) for name in names}
     pipes = [os.pipe() for _ in names]  # (read end, write end); neither is inherited as such
     started = time.monotonic()
     try:
