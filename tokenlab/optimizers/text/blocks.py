@@ -183,9 +183,16 @@ def _states(counts: Counter[bytes]) -> bool:
     return all(_ALNUM_RE.search(value) for value in counts)
 
 
+def _split_rows(rows: Sequence[bytes]) -> list[list[bytes]]:
+    """Each row's words; a listing repeats rows, and each distinct one is split once (equal
+    rows share one list, which is read only)."""
+    words_of = {row: row.split() for row in dict.fromkeys(rows)}
+    return [words_of[row] for row in rows]
+
+
 def _is_table(rows: Sequence[bytes]) -> bool:
     """Rows of a table (`top`'s processes): several columns of few values each."""
-    split = [row.split() for row in rows]
+    split = _split_rows(rows)
     few_valued = 0
     for column in range(_COLUMNS_READ):
         values = [words[column] for words in split if len(words) > column]
@@ -230,7 +237,7 @@ def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[st
     (the one package in a bad state among 724 installed ones) in a column where one value
     is usual. Columns are whitespace-separated words; column `skip` (a listing's sort key)
     is not summarised."""
-    split = [row.split() for row in rows]
+    split = _split_rows(rows)
     parts: list[str] = []
     rare_rows: set[int] = set()
     for column in range(_COLUMNS_READ):

@@ -142,6 +142,10 @@ _EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
 _LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
+# What a line is by itself, as bits (`_Outliner._traits`); remembered for lines up to this long.
+_INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW = 1, 2, 4, 8, 16
+_TRAITS_CACHED_BYTES = 200
+_REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
 _DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
@@ -292,8 +296,11 @@ class _Document:
     def _counts_things(self, index: int, text: str) -> bool:
         """A line counting things (`32 files changed`), unless it is a row shaped like
         the others of its listing."""
-        if not line_shapes.is_summary(text):
-            return False
+        return line_shapes.is_summary(text) and self._counts_summary(index)
+
+    def _counts_summary(self, index: int) -> bool:
+        """Whether a summary-shaped line `index` counts things rather than being a row
+        shaped like the others of its listing."""
         if self.in_record_block[index] != 2:
             return True
         return self._listing_shapes()[blocks.row_signature(self.lines[index])] <= self.limits.rare_shape_lines
@@ -413,14 +420,18 @@ class _Document:
         things (`32 files changed`, `ERROR SUMMARY: 3 errors`), column headers, and the
         last line, where tools print their verdict (`tps = 1814.7`, an exit status)."""
         longest = self.limits.summary_line_max_bytes
+        reports: dict[bytes, int] = {}  # line -> _REPORTED or _SUMMARY; a listing repeats lines
         for index, line in enumerate(self.lines):
             if states[index] != _FOLD or len(line) > longest:
                 continue
-            if (
-                _HTTP_STATUS_RE.search(line)
-                or _COLUMN_HEADER_RE.fullmatch(line)
-                or self._counts_things(index, visible(line))
-            ):
+            kind = reports.get(line)
+            if kind is None:
+                kind = reports[line] = (
+                    _REPORTED
+                    if _HTTP_STATUS_RE.search(line) or _COLUMN_HEADER_RE.fullmatch(line)
+                    else _SUMMARY if line_shapes.is_summary(visible(line)) else 0
+                )
+            if kind == _REPORTED or (kind == _SUMMARY and self._counts_summary(index)):
                 states[index] = _KEEP
         last = next((index for index in reversed(range(len(self.lines))) if self.lines[index].strip(_BLANKISH)), -1)
         if last >= 0 and states[last] == _FOLD and len(self.lines[last]) <= longest:
@@ -528,6 +539,7 @@ class _Outliner:
         self.previous_label = False
         self.rows = 0  # record rows seen in the current block
         self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
+        self.traits_of: dict[bytes, int] = {}  # see `_traits`
 
     def reset(self) -> None:
         """After a block decided elsewhere (fenced code): start afresh."""
@@ -561,16 +573,17 @@ class _Outliner:
         if self.inherited_indent >= 0:
             self.held.add(index)
             return False
-        if b"inherited from" in body and _INHERITED_RE.match(body):
+        traits = self._traits(body)
+        if traits & _INHERITED:
             self.inherited_indent = indent
             return True
         if index in self.headings:
             self.list_items.clear()
             return True
-        if _is_excerpt(body):
+        if traits & _EXCERPT:
             self.held.add(index)
             return False  # quoted source lines: the location above them says where they are
-        bullet = body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) is not None
+        bullet = bool(traits & _BULLET)
         if not self._count_list_item(indent, bullet):
             return False
         if self.previous_indent < 0 or indent < self.previous_indent:
@@ -580,15 +593,31 @@ class _Outliner:
             # already shown elsewhere is boilerplate ("Initialize self.  See help(…)").
             seen = content in self.summaries
             self.summaries.add(content)
-            return self.previous_kept and (not seen or _ITEM_RE.match(body) is not None)
+            return self.previous_kept and (not seen or bool(traits & _ITEM))
         if self.gap:
-            return indent == self.base or _ITEM_RE.match(body) is not None
-        return bullet or self._row_kept(body, indent)
+            return indent == self.base or bool(traits & _ITEM)
+        return bullet or self._row_kept(traits, indent)
 
-    def _row_kept(self, body: bytes, indent: int) -> bool:
+    def _traits(self, body: bytes) -> int:
+        """What `body` is by itself (bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
+        `_TABLE_ROW`), read once per distinct short line: long listings repeat lines."""
+        traits = self.traits_of.get(body)
+        if traits is None:
+            traits = (
+                (_INHERITED if b"inherited from" in body and _INHERITED_RE.match(body) else 0)
+                | (_EXCERPT if _is_excerpt(body) else 0)
+                | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
+                | (_ITEM if _ITEM_RE.match(body) else 0)
+                | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
+            )
+            if len(body) <= _TRAITS_CACHED_BYTES:
+                self.traits_of[body] = traits
+        return traits
+
+    def _row_kept(self, traits: int, indent: int) -> bool:
         """A row of a `|` table or an entry under a short `Label:` line (`Indexes:`) is a
         record of its own, not wrapped prose: a block's first `list_items_kept` stay."""
-        if body.count(b" | ") < 2 and indent != self.label_child_indent:
+        if not traits & _TABLE_ROW and indent != self.label_child_indent:
             return False
         self.rows += 1
         return self.rows <= self.list_items_kept

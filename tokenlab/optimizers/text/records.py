@@ -136,10 +136,12 @@ def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | 
         return Shape.SORTED
     if _table_columns(lines, limits) is not None:
         return Shape.TABLE
-    records = [line for line in lines if line.strip(" |\t")]  # not a pydoc gutter line
-    templates = Counter(map(template, records))
+    records = Counter(line for line in lines if line.strip(" |\t"))  # not a pydoc gutter line
+    templates: Counter[str] = Counter()
+    for record, count in records.items():  # each distinct line is read once
+        templates[template(record)] += count
     shared = sum(count for count in templates.values() if count >= 3)
-    if shared >= limits.template_share * len(records) and any(map(is_failure, records)):
+    if shared >= limits.template_share * records.total() and any(map(is_failure, records)):
         return Shape.TEMPLATED
     return None
 
