@@ -74,3 +74,20 @@ def test_numbers_without_a_unit_are_never_compared() -> None:
 def test_varying_ids_say_they_vary_and_clock_times_give_their_range() -> None:
     lines = [f"10:00:{n:02d} req={n:04x}beef{n:03d}cafe done" for n in range(12)]
     assert line_values.summarised(lines, 6) == "{10:00:00 … 10:00:11} req={…} done"
+
+
+def test_fields_read_batch_after_batch_keep_what_later_lines_change() -> None:
+    """Past the first batch a field that can only count any more is not read again, but the
+    rest still are: a later extreme, a later status, a later word of another shape."""
+    lines = []
+    for i in range(2500):  # three batches of `word_summaries`
+        took = 999 if i == 2400 else i % 50
+        status = "slow" if i in (1500, 2450) else "ok"
+        peer = "peer=local" if i == 2300 else f"peer=node{i % 7}"
+        lines.append(f"req={i:08x}g took {took}ms status={status} {peer} user-{'abcdefgh'[i % 8]}{i}")
+    assert line_values.summarised(lines, 6) == (
+        "req={00000000g, …} took {0ms … 999ms} {status=ok ×2498, status=slow ×2} {peer=node0, …} user-{a0, …}"
+    )
+    # Without the word of another shape, the peer's number shows as a range.
+    lines[2300] = lines[2300].replace("peer=local", "peer=node3")
+    assert "peer={node0 … node6}" in (line_values.summarised(lines, 6) or "")

@@ -66,8 +66,8 @@ def word_summaries(lines: Iterable[str], cap: int) -> dict[int, str] | None:
     columns: dict[int, _Column] = {}
     seen = 0
     for batch in chain([first_batch], batches):
-        rows = [line.split() for line in batch]
-        if any(len(row) != len(first) for row in rows):
+        rows = list(map(str.split, batch))
+        if set(map(len, rows)) != {len(first)}:
             return None
         for at, words in enumerate(zip(*rows)):
             column = columns.get(at)
@@ -130,7 +130,12 @@ class _Column:
     def add(self, words: Sequence[str]) -> None:
         if not words:
             return
-        counts = Counter(words)
+        if self.whole.settled and self.constants is not None and not self.parts:
+            self.whole.count += len(words)  # nothing else these words could change is shown
+            return
+        # How often each word occurs matters only to a field that still tallies its values.
+        tallied = self.whole.tally is not None or any(part.tally is not None for part in self.parts)
+        counts: dict[str, int] = Counter(words) if tallied or self.constants is None else dict.fromkeys(words, 0)
         self.whole.add_counted(words, counts, len(words))
         if self.constants is None:
             self.constants, values = slots(words[0])
@@ -147,15 +152,13 @@ class _Column:
             return
         if distinct is words:
             for part, values in zip(self.parts, values_at):
-                part.add_counted(values, Counter(values), len(values))
+                counted = Counter(values) if part.tally is not None else dict.fromkeys(values, 0)
+                part.add_counted(values, counted, len(values))
         else:
             order = {word: at for at, word in enumerate(distinct)}
             leading_words = [order[word] for word in words[: 2 * self.cap]]
             for part, values in zip(self.parts, values_at):
-                tally: Counter[str] = Counter()
-                for value, times in zip(values, counts.values()):
-                    tally[value] += times
-                part.add_counted([values[at] for at in leading_words], tally, len(words))
+                part.add_counted([values[at] for at in leading_words], _tally(part, values, counts), len(words))
         if sum(part.varies for part in self.parts) > 1:
             self.parts = []  # shown whole (`shown`) whatever the rest hold: a part that varies always will
 
@@ -182,6 +185,18 @@ class _Column:
         for part, text in zip(self.parts, self.constants[1:]):
             shown += [part.shown(), text]
         return "".join(shown)
+
+
+def _tally(field: _Field, values: Sequence[str], counts: dict[str, int]) -> dict[str, int]:
+    """How often each of `values` occurs, `values[at]` standing for the words of
+    `counts` at `at` (several words may share a value), in order of first appearance; for a
+    field that no longer tallies, only which values occur."""
+    if field.tally is None:
+        return dict.fromkeys(values, 0)
+    tally: Counter[str] = Counter()
+    for value, times in zip(values, counts.values()):
+        tally[value] += times
+    return tally
 
 
 def value_summary(values: Iterable[str], cap: int) -> str:
@@ -216,10 +231,14 @@ class _Field:
         """Add `values`, in line order."""
         self.add_counted(values, Counter(values), len(values))
 
-    def add_counted(self, leading: Sequence[str], counts: Counter[str], total: int) -> None:
+    def add_counted(self, leading: Sequence[str], counts: dict[str, int], total: int) -> None:
         """Add `total` values, each as often as `counts` says (in order of first
-        appearance); `leading` holds at least the first `2 * cap` of them in line order."""
+        appearance; once the field no longer tallies, only its keys are read); `leading`
+        holds at least the first `2 * cap` of them in line order."""
         if not total:
+            return
+        if self.settled:
+            self.count += total
             return
         if self.count == 0 and incidental(leading[0]):
             self.incidental = (leading[0], leading[0])
@@ -252,6 +271,17 @@ class _Field:
         least, greatest = _extreme(min, keys, values), _extreme(max, keys, values)
         self.least = least if self.least is None or least < self.least else self.least
         self.greatest = greatest if self.greatest is None or greatest > self.greatest else self.greatest
+
+    @property
+    def settled(self) -> bool:
+        """Whether more values can change only the count: no tally, range or incidental
+        span is kept any longer, and the values listed first are all held."""
+        return (
+            self.tally is None
+            and self.numbers is None
+            and self.incidental is None
+            and len(self.first) >= 2 * self.cap
+        )
 
     @property
     def varies(self) -> bool:
