@@ -10,6 +10,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import repeat
+from operator import sub
 from typing import overload
 
 from tokenlab.mapped import let_go
@@ -139,6 +141,19 @@ class Lines:
         ends = self.ends
         return self.data[ends[index - 1] if index else 0 : ends[index]].rstrip(b"\r\n")
 
+    def cleans(self, indexes: Sequence[int]) -> list[bytes]:
+        """`clean` of each of `indexes`, sliced and stripped in C: a batch of a large
+        group's lines, read for every line of the group."""
+        if self.stripped is not None:
+            return list(map(self.stripped.__getitem__, indexes))
+        ends = self.ends
+        starts = map(ends.__getitem__, map(sub, indexes, repeat(1)))
+        spans = map(slice, starts, map(ends.__getitem__, indexes))
+        cleaned = list(map(bytes.rstrip, map(self.data.__getitem__, spans), repeat(b"\r\n")))
+        if 0 in indexes:  # the first line starts at 0, not at `ends[-1]`
+            cleaned = [Lines.clean(self, 0) if index == 0 else line for index, line in zip(indexes, cleaned)]
+        return cleaned
+
     def text(self, index: int, limit: int) -> str:
         """The line as shown, cut at `limit` bytes; control bytes (a stray NUL) as U+FFFD."""
         line = self.clean(index)
@@ -173,9 +188,13 @@ class MappedLines(Lines):
         self._count_read()
         return super().clean(index)
 
-    def _count_read(self) -> None:
+    def cleans(self, indexes: Sequence[int]) -> list[bytes]:
+        self._count_read(len(indexes))
+        return super().cleans(indexes)
+
+    def _count_read(self, count: int = 1) -> None:
         reads = self.reads
-        reads[0] += 1
+        reads[0] += count
         if reads[0] >= READS_PER_LET_GO:
             reads[0] = 0
             let_go(self.data, 0, len(self.data))
@@ -289,7 +308,7 @@ class Texts(Sequence[str]):
         and decoded at once, its lines joined by line breaks (which no line holds)."""
         lines, limit = self.lines, self.limit
         for start in range(0, len(self.indexes), _TEXTS_AT_ONCE):
-            batch = [lines.clean(index) for index in self.indexes[start : start + _TEXTS_AT_ONCE]]
+            batch = lines.cleans(self.indexes[start : start + _TEXTS_AT_ONCE])
             if max(map(len, batch)) > limit:
                 yield from (lines.text(index, limit) for index in self.indexes[start : start + _TEXTS_AT_ONCE])
             else:
