@@ -46,7 +46,9 @@ _HEADED_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \
 # (A pattern led by a line break is looked for as fast as a word; the first line is tried
 # on its own.)
 _FRAME_LEAD_RE = re.compile(rb"[^\S\r\n]*+(?:from |at |File \"|\d+: \S|In file included from )")
-_FRAME_LEADS_RE = re.compile(rb"[\r\n]" + _FRAME_LEAD_RE.pattern)
+# One pattern per line break: led by a class of two bytes, the scan tried the pattern at
+# every byte (0.15 s on a 20 MB log, against 0.035 s for the two).
+_FRAME_LEADS_RES = (re.compile(rb"\n" + _FRAME_LEAD_RE.pattern), re.compile(rb"\r" + _FRAME_LEAD_RE.pattern))
 _FRAME_INNER_WORDS = (b"required ", b": In ", b": in ")
 _FRAME_LINE_END_RE = re.compile(rb":\d+:\d+\)(?=[\r\n]|\Z)")
 
@@ -112,7 +114,8 @@ def _frame_starts(lines: Lines) -> list[int]:
         return list(range(len(lines)))
     data, ends = lines.data, lines.ends
     offsets = [0] if _FRAME_LEAD_RE.match(data) else []
-    offsets += [found.start() + 1 for found in scan.matches(_FRAME_LEADS_RE, data)]
+    for leads in _FRAME_LEADS_RES:
+        offsets += [found.start() + 1 for found in scan.matches(leads, data)]
     offsets += [found.start() for found in scan.matches(_FRAME_LINE_END_RE, data)]
     offsets += scan.offsets(data, _FRAME_INNER_WORDS)
     return sorted({bisect_right(ends, offset) for offset in offsets})

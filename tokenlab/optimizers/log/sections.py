@@ -330,18 +330,24 @@ _STACK_LINE_RE = re.compile(
 
 
 # What `_STACK_LINE_RE` needs on a line, found in the whole input at once (when its lines
-# hold no escapes, so that they are its bytes).
-_STACK_WORDS_RE = re.compile(rb"at \S+\(|- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b")
-# Words each of its matches holds: most logs hold none, and a word is found far faster.
-_STACK_WORDS = (b"at ", b"- ", b"waiting ", b"which is held by")
+# hold no escapes, so that they are its bytes): each alternative with the word its matches
+# start with, which is found far faster, and most logs hold none of. Searched one by one:
+# an alternation has no word to look for first, so it was tried at every byte (0.14 s on
+# a 20 MB log without a match, against 0.05 s).
+_STACK_WORDS = (
+    (b"at ", re.compile(rb"at \S+\(")),
+    (b"- ", re.compile(rb"- (?:waiting|locked|parking)\b")),
+    (b"waiting ", re.compile(rb"waiting (?:to lock|on|for)\b")),
+    (b"which is held by", re.compile(rb"which is held by\b")),
+)
 
 
 def _records(lines: Lines) -> list[range]:
     """Each line followed by more indented lines holding a stack frame or a lock, with
     those lines: a thread of a dump, a task waiting on another."""
     records: list[range] = []
-    if lines.stripped is None and not (
-        any(holds(lines.data, word) for word in _STACK_WORDS) and scan.search(_STACK_WORDS_RE, lines.data)
+    if lines.stripped is None and not any(
+        holds(lines.data, word) and scan.search(pattern, lines.data) for word, pattern in _STACK_WORDS
     ):
         return records  # no line can hold a frame or a lock: no line need be read
     start = 0
