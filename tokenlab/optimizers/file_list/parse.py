@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
-from operator import or_
+from operator import itemgetter, or_
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,9 @@ _CHUNK_BYTES = 1 << 22
 _MAX_PARSE_DEPTH = 64
 _MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
 _BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
+# A blank line after the line break that leads it: looked for as fast as a word, where
+# `_BLANK_RE` was tried at every byte (0.12 s on a 20 MB listing, against 0.02 s).
+_BLANK_AFTER_BREAK_RE = re.compile(rb"\n[ \t]*+\r?(?![^\n])")
 EXT_OK_RE = re.compile(rb"\.[A-Za-z0-9_+-]{1,10}")
 
 
@@ -147,7 +150,7 @@ def parse(data: bytes, limits: FileListConfig) -> Listing:
     for start, end in chunks(data):
         pairs.update(ENTRY_RE.findall(data, start, end))
     if pairs[(b"", b"")]:  # blank lines match as top-level files without an extension
-        pairs[(b"", b"")] -= sum(len(_BLANK_RE.findall(data, start, end)) for start, end in chunks(data))
+        pairs[(b"", b"")] -= sum(_blank_lines(data, start, end) for start, end in chunks(data))
     notable = _scan_lines(data, pairs, limits)
     root = common_folder([folder for (folder, _ext), count in pairs.items() if count > 0])
     tree = Folder(b"", 0)
@@ -167,6 +170,13 @@ def parse(data: bytes, limits: FileListConfig) -> Listing:
         node.direct[ext] += count
         extensions[ext] += count
     return Listing(root, tree, tree.files, extensions, notable)
+
+
+def _blank_lines(data: bytes, start: int, end: int) -> int:
+    """How many lines of data[start:end], which starts a line, are blank."""
+    if start:  # the line break before `start` leads its first line
+        return len(_BLANK_AFTER_BREAK_RE.findall(data, start - 1, end))
+    return (_BLANK_RE.match(data, 0, end) is not None) + len(_BLANK_AFTER_BREAK_RE.findall(data, 0, end))
 
 
 def _scan_lines(
@@ -193,11 +203,13 @@ def _folder_entry_forms(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
     """How a folder's own line may read: `find` without `-type f` prints folders too,
     which were counted as files and are taken out again."""
     folders = {b""}
-    for folder, _ext in pairs:
-        end = folder.find(b"/", 0, _MAX_PATH_BYTES)
-        while end >= 0:
+    # Each folder with its ancestors, deepest first, up to the first one already there,
+    # whose ancestors are all there too: a folder shared by many files is walked once.
+    for folder in {folder for folder, _ext in pairs}:
+        end = folder.rfind(b"/", 0, _MAX_PATH_BYTES)
+        while end >= 0 and folder[: end + 1] not in folders:
             folders.add(folder[: end + 1])
-            end = folder.find(b"/", end + 1, _MAX_PATH_BYTES)
+            end = folder.rfind(b"/", 0, end)
     forms: set[bytes] = set()
     for folder in folders:
         for entry in {folder, folder[:-1]} - {b""} if folder else (b".", b"./"):
@@ -246,7 +258,7 @@ def _notable_lines(
 ) -> list[tuple[int, int]]:
     """(start, end) of the lines of data[start:end] (split into `lines`) that name a notable
     file: a notable name or prefix after the last "/", or a file right in .github/workflows/."""
-    tails = [line[line.rfind(b"/") + 1 :] for line in lines]
+    tails = list(map(itemgetter(2), map(bytes.rpartition, lines, repeat(b"/"))))  # in C
     notable = map(or_, map(names.__contains__, tails), map(bytes.startswith, tails, repeat(prefixes)))
     found = set(compress(range(len(lines)), notable))
     if data.find(_WORKFLOW, start, end) >= 0:
