@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import compress, cycle, repeat
 from operator import add, ne
 
@@ -78,10 +78,11 @@ class HunkBodies:
                 label, extra = self._repeat_label(first, end - header - 1, ""), b""
             else:
                 items = lines.items[header + 1 : end]
-                near = self._near_match(items)
+                slices = self._slice_keys(lines, header + 1, end)  # looked up, then maybe recorded: made once
+                near = self._near_match(items, slices)
                 if near is None:
                     self._first_by_hash.setdefault(key, number)
-                    self._index_near(items, number)
+                    self._index_near(slices, number)
                     continue
                 first, differing = near
                 label = self._repeat_label(first, len(items), ", except:")
@@ -96,39 +97,46 @@ class HunkBodies:
                 shown.append(extra)
             elif extra:  # a near repeat left visible is shown in full: others may match it
                 self._first_by_hash.setdefault(key, number)
-                self._index_near(items, number)
+                self._index_near(slices, number)
         return firsts, lasts, labels, shown
 
     def _near_limit(self, count: int) -> int:
         """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
         return max(self.near_lines, int(count * self.near_share))
 
-    def _chunks(self, items: list[bytes]) -> Iterator[tuple[int, int, int]]:
-        """Keys of a body's `limit + 1` slices: one of them is equal in a body that differs
-        from it in at most `limit` lines of the same count."""
-        count = len(items)
+    def _slice_keys(self, lines: Lines, first: int, stop: int) -> list[tuple[int, int, int]]:
+        """Keys of the `limit + 1` slices of the body of lines [first, stop): one of them is
+        equal in a body that differs from it in at most `limit` lines of the same count;
+        none for a body of at most `limit` lines, which is never a near repeat. A slice is
+        hashed as the input bytes of its lines, without the last line break, which are
+        equal exactly when its lines are: no line is hashed on its own."""
+        count = stop - first
         pieces = self._near_limit(count) + 1
-        cuts = [count * piece // pieces for piece in range(pieces + 1)]
-        for piece in range(pieces):
-            yield count, piece, hash(tuple(items[cuts[piece] : cuts[piece + 1]]))
+        if count < pieces:
+            return []
+        cuts = [first + count * piece // pieces for piece in range(pieces + 1)]
+        view, before, start = self._view, lines.before, lines.start
+        return [
+            (count, piece, hash(view[start + before[a] + a : start + before[b] + b - 1]))
+            for piece, (a, b) in enumerate(zip(cuts, cuts[1:]))
+        ]
 
-    def _index_near(self, items: list[bytes], number: int) -> None:
-        """Records body `number`, shown in full, as one later bodies may nearly repeat."""
-        if len(items) > self._near_limit(len(items)):
-            for key in self._chunks(items):
-                numbers = self._near_by_chunk.setdefault(key, [])
-                if len(numbers) < _NEAR_CANDIDATES:
-                    numbers.append(number)
+    def _index_near(self, slices: list[tuple[int, int, int]], number: int) -> None:
+        """Records body `number`, shown in full, by its `slices`, as one later bodies may
+        nearly repeat."""
+        for key in slices:
+            numbers = self._near_by_chunk.setdefault(key, [])
+            if len(numbers) < _NEAR_CANDIDATES:
+                numbers.append(number)
 
-    def _near_match(self, items: list[bytes]) -> tuple[int, list[int]] | None:
-        """The earliest body shown in full with as many lines as `items` that differs from it in
-        fewest lines, at most the limit and at least one, and which lines those are."""
+    def _near_match(self, items: list[bytes], slices: list[tuple[int, int, int]]) -> tuple[int, list[int]] | None:
+        """The earliest body shown in full with as many lines as `items` (whose `_slice_keys`
+        are `slices`) that differs from it in fewest lines, at most the limit and at least
+        one, and which lines those are."""
         count, limit = len(items), self._near_limit(len(items))
-        if count <= limit:
-            return None
         best: tuple[int, list[int]] | None = None
         tried: set[int] = set()
-        for key in self._chunks(items):
+        for key in slices:
             for number in self._near_by_chunk.get(key, ()):
                 if number in tried:
                     continue
