@@ -417,3 +417,13 @@ def test_a_drawing_keeps_its_own_entries_and_folds_set_aside_folders(ascii_only:
     assert "… 60 entries folded (30 no ext, 30 .js) #ref:ctx_" in text
     assert text.endswith("\n3 directories, 9 files\n")
     _assert_fine_covers(data, result)
+
+
+@given(st.lists(st.sampled_from([b"", b" ", b"\t \r", b"\r", b"\r\r", b"a", b" a", b"src/a.c\r"]), max_size=30), st.data())
+def test_blank_lines_are_counted_in_any_line_aligned_slice(lines: list[bytes], draw: st.DataObject) -> None:
+    data = b"\n".join(lines)
+    starts = [0] + [at + 1 for at, byte in enumerate(data) if byte == ord("\n")]
+    start = draw.draw(st.sampled_from(starts))
+    end = draw.draw(st.integers(start, len(data)))
+    blank = sum(1 for line in data[start:end].split(b"\n") if re.fullmatch(rb"[ \t]*\r?", line))
+    assert file_list_parse._blank_lines(data, start, end) == blank

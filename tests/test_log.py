@@ -699,3 +699,11 @@ def test_a_source_line_quoted_in_a_frame_is_no_signal() -> None:
     record = "B001 Do not raise here\n --> a.py:{n}:1\n  |\n{n} |     raise ValueError: exit status 2\n  |\n\n"
     data = "".join(record.format(n=n) for n in range(1, 12)).encode()
     assert not [signal for signal in log.optimize(data, COARSE).signals if "|" in signal]
+
+
+@pytest.mark.parametrize("data", [b"a\r\nb\n\nc", b"\x1b[31mred\x1b[0m\nplain\r\n", b"one line\n"])
+def test_a_batch_of_lines_reads_as_each_line_would(data: bytes) -> None:
+    lines, _ = log._split(data)
+    every = list(range(len(lines)))
+    for indexes in (every, every[::-1], every[1:], [0, 0]):
+        assert lines.cleans(indexes) == [lines.clean(index) for index in indexes]
