@@ -279,6 +279,42 @@ def test_a_thread_record_keeps_its_frames_and_locks_under_its_header() -> None:
         assert f"\t- waiting to lock <0x{n:x}> (a java.lang.Object)" in shown
 
 
+_CALLERS = ["pop", "take", "serve", "loop", "main"]
+
+
+def _leak_records(sites: list[tuple[int, int, str, int]]) -> str:
+    out = ["==7==ERROR: LeakSanitizer: detected memory leaks", ""]
+    for size, objects, function, line in sites:
+        out += [
+            f"Direct leak of {size} byte(s) in {objects} object(s) allocated from:",
+            "    #0 0x7f64 in __interceptor_malloc ../../src/libsanitizer/asan/asan_malloc_linux.cpp:69",
+            f"    #1 0x556c in {function} /src/leaks.c:{line}",
+            "    #2 0x7f65 in __libc_start_call_main ../sysdeps/nptl/libc_start_call_main.h:58",
+            "",
+        ]
+    return "\n".join([*out, "SUMMARY: AddressSanitizer: 5579 byte(s) leaked in 27 allocation(s)."]) + "\n"
+
+
+def test_a_numbered_stack_under_its_header_is_a_record_whose_frames_stay_with_it() -> None:
+    # A memory checker's leak records: the size and the allocation site are read together;
+    # no frame may fold into a group line with another record's (sizes beside sites).
+    sites = [(4096, 1, "render_report", 28), (578, 7, "open_session", 14), (200, 1, "main", 38), (144, 6, "open_session", 10)]
+    text = shown(_leak_records(sites))
+    for size, objects, function, line in sites:
+        assert f"Direct leak of {size} byte(s) in {objects} object(s) allocated from:\n    #0 0x7f64 in __interceptor_malloc" in text
+        assert f"    #1 0x556c in {function} /src/leaks.c:{line}\n" in text
+    # A debugger's backtrace of each thread, each as deep as its own calls: the same way.
+    threads = "".join(
+        f"Thread {n} (LWP {100 + n}) waits:\n  #0  0x7fff{n:04x} in futex_wait () from /lib/libc.so.6\n"
+        + "".join(f"  #{depth}  0x5555{n:04x} in {_CALLERS[depth - 1]} () at pool.c:{10 * n + depth}\n" for depth in range(1, n + 1))
+        + "\n"
+        for n in range(1, 6)
+    )
+    text = shown(threads + "Done: 5 threads.\n")
+    for n in range(1, 6):
+        assert f"  #0  0x7fff{n:04x} in futex_wait () from /lib/libc.so.6\n  #1  0x5555{n:04x} in pop () at pool.c:{10 * n + 1}" in text
+
+
 def _tap_diagnostics(dates: list[tuple[str, int, int]]) -> str:
     out = []
     for date, got, expected in dates:
