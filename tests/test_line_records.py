@@ -300,6 +300,7 @@ RECORD_CAPTURES = [
     "pytest_parametrize_25_zone_b.log",
     "pytest_parametrize_25_zone_b_junit.xml",
     "node_test_spec_24_same_failure.log",
+    "terraform_plan_color_160_workers_12_precondition_errors.log",
 ]
 
 
@@ -360,7 +361,8 @@ def test_failing_records_fold_when_they_differ_in_a_name_only_or_are_many() -> N
     )
     shown = _shown(records.fold_records(("Plan: 4 to add.\n" + boxes).encode(), Granularity.COARSE, records.TEXT_LIMITS))
     assert "│ Worker worker-07 must run at least one replica." in shown
-    assert "[×3 more like the one above] Error: Resource precondition failed … Worker worker-# must run at least one replica." in shown
+    # The group line stands where the second box was, its opening corner folded with it.
+    assert "╵\n[×3 more like the one above] Error: Resource precondition failed … Worker worker-# must run at least one replica." in shown
     assert "worker-23" in shown and "worker-58" in shown
     many = "\n\n".join("\n".join(record) for record in _failing_tests(9)) + "\n"
     shown = _shown(records.fold_records(many.encode()))

@@ -208,6 +208,12 @@ def split_lines(data: bytes, newlines: list[int]) -> Lines:
     return Lines(starts, texts, ends, bytes(kinds))
 
 
+def opens_box(data: bytes, start: int, end: int) -> bool:
+    """Whether the line `data[start:end]` is a box's opening corner line."""
+    stop = end - (data[end - 1 : end] == b"\n")
+    return data.find(b"\xe2", start, stop) >= 0 and _BOX_OPEN_RE.fullmatch(data, start, stop) is not None
+
+
 def _read_through_boxes(data: bytes, texts: list[int], ends: list[int], kinds: bytearray) -> None:
     """Boxed records: corner lines become separators, and each line inside a box (between
     an opening and a closing corner line, every line led by the gutter) starts after its

@@ -459,9 +459,10 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
         return None
     starts, ends = lines.starts, lines.ends
     texts = [[_text(data[lines.texts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
-    # A record's bytes, with the separators after it up to the next record.
-    extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
-    extent.append((starts[blocks[-1][0]], len(data)))
+    # A record's bytes, with the separators after it up to the next record (a box's
+    # opening corner line goes with the record it opens).
+    extent = [(_opened_at(data, lines, first), _opened_at(data, lines, following[0])) for (first, _), following in zip(blocks, blocks[1:])]
+    extent.append((_opened_at(data, lines, blocks[-1][0]), len(data)))
     groups: list[_Group] = []
     said_whole: set[int] = set()
     failing = 0
@@ -489,6 +490,15 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
     return _Folding(blocks, texts, groups, said_whole, folded_bytes, failing)
+
+
+def _opened_at(data: bytes, lines: bounds.Lines, first: int) -> int:
+    """Where the record whose first line is `first` starts: at the box's opening corner
+    line before it, if one opens it."""
+    before = first - 1
+    if before >= 0 and bounds.opens_box(data, lines.starts[before], lines.ends[before]):
+        return lines.starts[before]
+    return lines.starts[first]
 
 
 def _telling_lines(found: Family, named: bool) -> list[int]:
