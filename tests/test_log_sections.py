@@ -331,3 +331,36 @@ def test_failed_tap_diagnostics_fold_as_records_with_their_values_paired() -> No
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     assert "iso_week(2015-12-31) 53 52" in group  # the date, what it got and what was expected, together
     assert "got: ×" not in visible  # never a census of one column
+
+
+def _parametrised_run(params: list[tuple[str, str]], rule: str) -> str:
+    """A test runner's verbose run of one parametrised test (label line, then the case's
+    parameters and verdict), then each failure's section: heading, parameters, rule."""
+    out = []
+    for number, (param, verdict) in enumerate(params, 1):
+        out += [f"test_mod.test_parse:{number}", f"'{param}' ... {verdict}"]
+    for number, (param, verdict) in enumerate(params, 1):
+        if verdict != "ok":
+            out += ["", "=" * 70, f"{verdict}: test_mod.test_parse:{number}", f"'{param}'", rule * 70, "Traceback (most recent call last):", f'  File "t.py", line {number}, in test_parse', f"ValueError: bad version {param}"]
+    return "\n".join([*out, "", f"Ran {len(params)} tests in 0.01s", "", "FAILED (failures=1, errors=4)"]) + "\n"
+
+
+PARAMS = [("1.2.3", "ok"), ("1.2", "ERROR"), ("2.0.0", "ok"), ("1.2.3.4", "ERROR"), ("0.0.1", "ok"), ("x1", "ERROR"), ("3.1.4", "ok"), ("v2", "ERROR"), ("9.9.9", "ok"), ("01.2", "FAIL")]
+
+
+def test_a_failing_cases_label_stays_above_it_when_its_verdict_repeats() -> None:
+    # The fourth `'…' ... ERROR` repeats the first's shape past the verbatim repeats; shown
+    # after all (it is seen once more), it keeps its label, not grouped with passing labels.
+    for rule in ("-", "~"):
+        text = shown(_parametrised_run(PARAMS, rule))
+        for number, (param, verdict) in enumerate(PARAMS, 1):
+            if verdict != "ok":
+                assert f"test_mod.test_parse:{number}\n'{param}' ... {verdict}" in text
+
+
+def test_a_failure_headings_parameters_stay_under_it() -> None:
+    for rule in ("-", "~"):
+        text = shown(_parametrised_run(PARAMS, rule))
+        for number, (param, verdict) in enumerate(PARAMS, 1):
+            if verdict != "ok":
+                assert f"{verdict}: test_mod.test_parse:{number}\n'{param}'\n{rule * 70}" in text
