@@ -46,8 +46,13 @@ _TEXT, _BLANK, _RULE = 0, 1, 2
 # A box's frame, escapes around it allowed: a corner line (a corner alone, or with a
 # horizontal rule after it), and the gutter that leads each line inside the box.
 _ESCAPE = rb"(?:\x1b\[[0-?]*[ -/]*[@-~])*"
-_BOX_OPEN_RE = re.compile(_ESCAPE + rb"[ \t]*(?:\xe2\x95\xb7|\xe2\x94\x8c|\xe2\x95\xad)(?:\xe2\x94\x80)*" + _ESCAPE + rb"[ \t\r]*")
-_BOX_CLOSE_RE = re.compile(_ESCAPE + rb"[ \t]*(?:\xe2\x95\xb5|\xe2\x94\x94|\xe2\x95\xb0)(?:\xe2\x94\x80)*" + _ESCAPE + rb"[ \t\r]*")
+_HORIZONTAL = rb"(?:\xe2\x94\x80)*"  # `─` after a corner
+_BOX_OPEN_RE = re.compile(
+    _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb7|\xe2\x94\x8c|\xe2\x95\xad)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
+)
+_BOX_CLOSE_RE = re.compile(
+    _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb5|\xe2\x94\x94|\xe2\x95\xb0)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
+)
 _BOX_GUTTER_RE = re.compile(_ESCAPE + rb"[ \t]*\xe2\x94\x82" + _ESCAPE + rb"(?: " + _ESCAPE + rb")?")
 _BOX_CORNERS = (b"\xe2\x95\xb7", b"\xe2\x94\x8c", b"\xe2\x95\xad")
 

@@ -461,7 +461,10 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
     texts = [[_text(data[lines.texts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
     # A record's bytes, with the separators after it up to the next record (a box's
     # opening corner line goes with the record it opens).
-    extent = [(_opened_at(data, lines, first), _opened_at(data, lines, following[0])) for (first, _), following in zip(blocks, blocks[1:])]
+    extent = [
+        (_opened_at(data, lines, first), _opened_at(data, lines, following[0]))
+        for (first, _), following in zip(blocks, blocks[1:])
+    ]
     extent.append((_opened_at(data, lines, blocks[-1][0]), len(data)))
     groups: list[_Group] = []
     said_whole: set[int] = set()

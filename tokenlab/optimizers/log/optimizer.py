@@ -451,7 +451,9 @@ def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits:
             plan.role[i] = KEEP
 
 
-def _mark_context(kept: list[range], templates: Templates, plan: Plan, limits: LogLimits, lines: Lines) -> None:
+def _mark_context(
+    kept: list[range], templates: Templates, plan: Plan, limits: LogLimits, lines: Lines
+) -> None:
     """The lines around each kept anomaly. The line after it is context only when it is not
     routine: a line of a shape seen `min_group` times or more is the next step (the next
     compile, the next request), and its group line shows it; unless a rule follows it,

@@ -326,14 +326,16 @@ def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: i
 # `#1 0x55bc… in main /src/a.c:21`: a memory checker's allocation site under its leak) or
 # a lock it waits for or holds (`- locked <0x…>`, `waiting to lock monitor …`, `which is held by`).
 _STACK_LINE_RE = re.compile(
-    rb"\s+(?:at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b)"
+    rb"\s+(?:at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b"
+    rb"|waiting (?:to lock|on|for)\b|which is held by\b)"
 )
 
 
 # What `_STACK_LINE_RE` needs on a line, found in the whole input at once (when its lines
 # hold no escapes, so that they are its bytes).
 _STACK_WORDS_RE = re.compile(
-    rb"at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b"
+    rb"at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b"
+    rb"|waiting (?:to lock|on|for)\b|which is held by\b"
 )
 # Words each of its matches holds: most logs hold none, and a word is found far faster.
 _STACK_WORDS = (b"at ", b" in ", b"- ", b"waiting ", b"which is held by")

@@ -24,7 +24,8 @@ import re
 _FRAME_RE = re.compile(rb"[ \t]*#(\d{1,4})[ \t]+\S")
 # A location in the reader's code: a `path:line` led by a blank, not in a library's tree.
 _OWN_LOCATION_RE = re.compile(
-    rb"\s(?!\.\./|/usr/|/lib|/opt/|/System/)(?![^\s:]*(?:node_modules|site-packages|dist-packages)/)[^\s():]+:\d+"
+    rb"\s(?!\.\./|/usr/|/lib|/opt/|/System/)"
+    rb"(?![^\s:]*(?:node_modules|site-packages|dist-packages)/)[^\s():]+:\d+"
 )
 
 
@@ -41,7 +42,7 @@ def stack_lines(lines: list[bytes]) -> tuple[list[int], list[int]]:
             index += 1
             continue
         end = index + 1
-        while end < len(lines) and (next_frame := _FRAME_RE.match(lines[end])) and int(next_frame[1]) == end - index:
+        while end < len(lines) and _frame_number(lines[end]) == end - index:
             end += 1
         own = [at for at in range(index, end) if _OWN_LOCATION_RE.search(lines[at])]
         if own:
@@ -66,9 +67,19 @@ def legend_lines(lines: list[bytes]) -> list[int]:
     for index, line in enumerate(lines):
         if b"egend" not in line or not _LEGEND_RE.fullmatch(line):
             continue
-        margin = len(line) - len(line.lstrip(b" \t"))
+        margin = _indent(line)
         end = index + 1
-        while end < len(lines) and lines[end].strip() and len(lines[end]) - len(lines[end].lstrip(b" \t")) > margin:
+        while end < len(lines) and lines[end].strip() and _indent(lines[end]) > margin:
             end += 1
         entries += range(index + 1, end)
     return entries
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _frame_number(line: bytes) -> int:
+    """A numbered frame's number; -1 for any other line."""
+    frame = _FRAME_RE.match(line)
+    return int(frame[1]) if frame is not None else -1
