@@ -103,3 +103,44 @@ def test_a_repeated_headline_heads_each_record_up_to_the_next() -> None:
 def test_a_headline_seen_too_few_times_heads_nothing() -> None:
     lines = _lines(TRACE)
     assert lines.headline_blocks(TRACE.encode(), _skeleton(TRACE), 4) == []
+
+
+# Boxed records, no blank line between boxes: a corner-only box in colour, as a plan or a
+# validator draws each diagnostic, and a ruled box as a linter or a test runner draws one.
+COLOURED_BOXES = (
+    "Plan: 3 to add.\n"
+    "\x1b[31m╷\x1b[0m\x1b[0m\n"
+    "\x1b[31m│\x1b[0m \x1b[0m\x1b[1mError: \x1b[0mcheck failed\n"
+    "\x1b[31m│\x1b[0m \x1b[0m\n"
+    "\x1b[31m│\x1b[0m \x1b[0m  on main.tf line 3\n"
+    "\x1b[31m╵\x1b[0m\x1b[0m\n"
+    "\x1b[31m╷\x1b[0m\x1b[0m\n"
+    "\x1b[31m│\x1b[0m \x1b[0m\x1b[1mError: \x1b[0mcheck failed\n"
+    "\x1b[31m│\x1b[0m \x1b[0m\n"
+    "\x1b[31m│\x1b[0m \x1b[0m  on main.tf line 9\n"
+    "\x1b[31m╵\x1b[0m\x1b[0m\n"
+)
+RULED_BOXES = "┌──────\n│ FAIL a.test.ts\n│   expected 1\n└──────\n╭──────\n│ FAIL b.test.ts\n│   expected 2\n╰──────\n"
+
+
+def test_each_box_is_a_record_read_through_its_gutter() -> None:
+    lines = _lines(COLOURED_BOXES)
+    texts = _texts(lines, COLOURED_BOXES, lines.blank_blocks())
+    assert [[line.replace("\x1b[1m", "").replace("\x1b[0m", "") for line in block] for block in texts] == [
+        ["Plan: 3 to add."],
+        ["Error: check failed", "", "  on main.tf line 3"],  # the gutter-only line stays inside
+        ["Error: check failed", "", "  on main.tf line 9"],
+    ]
+    lines = _lines(RULED_BOXES)
+    assert _texts(lines, RULED_BOXES, lines.blank_blocks()) == [
+        ["FAIL a.test.ts", "  expected 1"],
+        ["FAIL b.test.ts", "  expected 2"],
+    ]
+
+
+def test_a_gutter_outside_a_closed_box_is_text() -> None:
+    tree = "deps\n│ ├── a\n│ └── b\n│\nnext\n"  # a tree's branches: no corner opens a box
+    assert _lines(tree).texts == _lines(tree).starts
+    unclosed = "╷\n│ Error: one\n│ two\nplain line\n│ three\n"  # no closing corner: no box
+    assert _lines(unclosed).texts == _lines(unclosed).starts
+    assert len(_lines(unclosed).blank_blocks()) == 1

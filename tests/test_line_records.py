@@ -300,6 +300,7 @@ RECORD_CAPTURES = [
     "pytest_parametrize_25_zone_b.log",
     "pytest_parametrize_25_zone_b_junit.xml",
     "node_test_spec_24_same_failure.log",
+    "terraform_plan_color_160_workers_12_precondition_errors.log",
 ]
 
 
@@ -313,3 +314,56 @@ def test_record_captures_golden_with_every_signal_shown(name: str, granularity: 
     golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
     signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
     assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()
+
+
+def _shown(parts: tuple[object, ...] | None) -> str:
+    assert parts is not None
+    return "".join(part if isinstance(part, str) else "#ref" for part in parts)
+
+
+def test_kept_text_is_shown_without_colour_codes() -> None:
+    coloured = _plan(12).replace(b"Plan: 9 to add.", b"\x1b[1mPlan:\x1b[0m 9 to add.").replace(b"+ name", b"\x1b[32m+\x1b[0m name")
+    shown = _shown(records.fold_records(coloured))
+    assert "\x1b" not in shown
+    assert "Plan: 9 to add." in shown and '+ name   = "worker-0"' in shown
+
+
+def _doctest_example(call: str, want: str, got: str | None, line: int) -> list[str]:
+    record = ["Trying:", f"    {call}", "Expecting:", f"    {want}"]
+    if got is None:
+        return [*record, "ok"]
+    return [*record, "*" * 20, f'File "units.py", line {line}, in units.{call.split("(")[0]}', "Failed example:", f"    {call}", "Expected:", f"    {want}", "Got:", f"    {got}"]
+
+
+def _failing_tests(count: int) -> list[list[str]]:
+    return [
+        [f"FAIL: test_parse:{n}", f"  input '{n}.{n + 1}'", "  Traceback (most recent call last):", f'    File "test_x.py", line {10 + n}, in test_parse', f"  AssertionError: got {n * 3}"]
+        for n in range(count)
+    ]
+
+
+def test_a_few_failing_records_that_differ_in_more_than_a_name_stay_whole() -> None:
+    passing = [_doctest_example(f"c_to_f({n})", f"{n * 1.8 + 32:.1f}", None, 0) for n in range(12)]
+    failing = [_doctest_example("f_to_c(42.5)", "5.8", "5.83", 140), _doctest_example("f_to_c(100)", "37.8", "37.78", 142), _doctest_example("gal_to_l(10)", "37.9", "37.85", 104)]
+    text = "\n".join(line for record in [*passing[:6], *failing, *passing[6:]] for line in record) + "\n"
+    shown = _shown(records.fold_records(text.encode(), Granularity.COARSE, records.TEXT_LIMITS))
+    for record in failing:
+        assert "\n".join(record) in shown  # each failure whole, not a row of a group line
+    assert "c_to_f(5)" not in shown  # passing records still fold
+    unittest = "\n\n".join("\n".join(record) for record in _failing_tests(4)) + "\n\nRan 4 tests\n"
+    assert records.fold_records(unittest.encode()) is None  # four failures, each kept: nothing left to fold
+
+
+def test_failing_records_fold_when_they_differ_in_a_name_only_or_are_many() -> None:
+    boxes = "".join(
+        f"╷\n│ Error: Resource precondition failed\n│\n│   on main.tf line 32:\n│   32: condition = replicas > 0\n│\n│ Worker worker-{n:02} must run at least one replica.\n╵\n"
+        for n in (7, 23, 31, 58)
+    )
+    shown = _shown(records.fold_records(("Plan: 4 to add.\n" + boxes).encode(), Granularity.COARSE, records.TEXT_LIMITS))
+    assert "│ Worker worker-07 must run at least one replica." in shown
+    # The group line stands where the second box was, its opening corner folded with it.
+    assert "╵\n[×3 more like the one above] Error: Resource precondition failed … Worker worker-# must run at least one replica." in shown
+    assert "worker-23" in shown and "worker-58" in shown
+    many = "\n\n".join("\n".join(record) for record in _failing_tests(9)) + "\n"
+    shown = _shown(records.fold_records(many.encode()))
+    assert "[×8 more like the one above" in shown

@@ -279,6 +279,42 @@ def test_a_thread_record_keeps_its_frames_and_locks_under_its_header() -> None:
         assert f"\t- waiting to lock <0x{n:x}> (a java.lang.Object)" in shown
 
 
+_CALLERS = ["pop", "take", "serve", "loop", "main"]
+
+
+def _leak_records(sites: list[tuple[int, int, str, int]]) -> str:
+    out = ["==7==ERROR: LeakSanitizer: detected memory leaks", ""]
+    for size, objects, function, line in sites:
+        out += [
+            f"Direct leak of {size} byte(s) in {objects} object(s) allocated from:",
+            "    #0 0x7f64 in __interceptor_malloc ../../src/libsanitizer/asan/asan_malloc_linux.cpp:69",
+            f"    #1 0x556c in {function} /src/leaks.c:{line}",
+            "    #2 0x7f65 in __libc_start_call_main ../sysdeps/nptl/libc_start_call_main.h:58",
+            "",
+        ]
+    return "\n".join([*out, "SUMMARY: AddressSanitizer: 5579 byte(s) leaked in 27 allocation(s)."]) + "\n"
+
+
+def test_a_numbered_stack_under_its_header_is_a_record_whose_frames_stay_with_it() -> None:
+    # A memory checker's leak records: the size and the allocation site are read together;
+    # no frame may fold into a group line with another record's (sizes beside sites).
+    sites = [(4096, 1, "render_report", 28), (578, 7, "open_session", 14), (200, 1, "main", 38), (144, 6, "open_session", 10)]
+    text = shown(_leak_records(sites))
+    for size, objects, function, line in sites:
+        assert f"Direct leak of {size} byte(s) in {objects} object(s) allocated from:\n    #0 0x7f64 in __interceptor_malloc" in text
+        assert f"    #1 0x556c in {function} /src/leaks.c:{line}\n" in text
+    # A debugger's backtrace of each thread, each as deep as its own calls: the same way.
+    threads = "".join(
+        f"Thread {n} (LWP {100 + n}) waits:\n  #0  0x7fff{n:04x} in futex_wait () from /lib/libc.so.6\n"
+        + "".join(f"  #{depth}  0x5555{n:04x} in {_CALLERS[depth - 1]} () at pool.c:{10 * n + depth}\n" for depth in range(1, n + 1))
+        + "\n"
+        for n in range(1, 6)
+    )
+    text = shown(threads + "Done: 5 threads.\n")
+    for n in range(1, 6):
+        assert f"  #0  0x7fff{n:04x} in futex_wait () from /lib/libc.so.6\n  #1  0x5555{n:04x} in pop () at pool.c:{10 * n + 1}" in text
+
+
 def _tap_diagnostics(dates: list[tuple[str, int, int]]) -> str:
     out = []
     for date, got, expected in dates:
@@ -295,3 +331,36 @@ def test_failed_tap_diagnostics_fold_as_records_with_their_values_paired() -> No
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     assert "iso_week(2015-12-31) 53 52" in group  # the date, what it got and what was expected, together
     assert "got: ×" not in visible  # never a census of one column
+
+
+def _parametrised_run(params: list[tuple[str, str]], rule: str) -> str:
+    """A test runner's verbose run of one parametrised test (label line, then the case's
+    parameters and verdict), then each failure's section: heading, parameters, rule."""
+    out = []
+    for number, (param, verdict) in enumerate(params, 1):
+        out += [f"test_mod.test_parse:{number}", f"'{param}' ... {verdict}"]
+    for number, (param, verdict) in enumerate(params, 1):
+        if verdict != "ok":
+            out += ["", "=" * 70, f"{verdict}: test_mod.test_parse:{number}", f"'{param}'", rule * 70, "Traceback (most recent call last):", f'  File "t.py", line {number}, in test_parse', f"ValueError: bad version {param}"]
+    return "\n".join([*out, "", f"Ran {len(params)} tests in 0.01s", "", "FAILED (failures=1, errors=4)"]) + "\n"
+
+
+PARAMS = [("1.2.3", "ok"), ("1.2", "ERROR"), ("2.0.0", "ok"), ("1.2.3.4", "ERROR"), ("0.0.1", "ok"), ("x1", "ERROR"), ("3.1.4", "ok"), ("v2", "ERROR"), ("9.9.9", "ok"), ("01.2", "FAIL")]
+
+
+def test_a_failing_cases_label_stays_above_it_when_its_verdict_repeats() -> None:
+    # The fourth `'…' ... ERROR` repeats the first's shape past the verbatim repeats; shown
+    # after all (it is seen once more), it keeps its label, not grouped with passing labels.
+    for rule in ("-", "~"):
+        text = shown(_parametrised_run(PARAMS, rule))
+        for number, (param, verdict) in enumerate(PARAMS, 1):
+            if verdict != "ok":
+                assert f"test_mod.test_parse:{number}\n'{param}' ... {verdict}" in text
+
+
+def test_a_failure_headings_parameters_stay_under_it() -> None:
+    for rule in ("-", "~"):
+        text = shown(_parametrised_run(PARAMS, rule))
+        for number, (param, verdict) in enumerate(PARAMS, 1):
+            if verdict != "ok":
+                assert f"{verdict}: test_mod.test_parse:{number}\n'{param}'\n{rule * 70}" in text

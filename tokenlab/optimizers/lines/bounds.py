@@ -8,6 +8,13 @@ line (`==1234== `, `[pid 7] `, a timestamp): a line holding only that prefix is 
 the prefix is read through when lines are compared, so that a record's text starts after
 it. The prefix must hold a digit (a process id, a time): a bracketed word without one
 (`[ERROR] `) is a field of the line, not a prefix.
+
+A tool may draw a box around each record instead, with no blank line between boxes: an
+opening corner line (`╷`, `┌──`, `╭──`), a `│` gutter on each line inside, a closing
+corner line (`╵`, `└──`, `╰──`). The corner lines separate records like blank lines, and
+inside a box the gutter is read through like a prefix (a line holding only the gutter is
+a blank line inside the record, which does not end it). Colour codes around the frame
+are read through too.
 """
 
 from __future__ import annotations
@@ -36,6 +43,18 @@ _BETWEEN_RE = re.compile(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
 _RULE_BYTES = b"-=_*~#"
 _RULE_LENGTH = 8
 _TEXT, _BLANK, _RULE = 0, 1, 2
+# A box's frame, escapes around it allowed: a corner line (a corner alone, or with a
+# horizontal rule after it), and the gutter that leads each line inside the box.
+_ESCAPE = rb"(?:\x1b\[[0-?]*[ -/]*[@-~])*"
+_HORIZONTAL = rb"(?:\xe2\x94\x80)*"  # `─` after a corner
+_BOX_OPEN_RE = re.compile(
+    _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb7|\xe2\x94\x8c|\xe2\x95\xad)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
+)
+_BOX_CLOSE_RE = re.compile(
+    _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb5|\xe2\x94\x94|\xe2\x95\xb0)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
+)
+_BOX_GUTTER_RE = re.compile(_ESCAPE + rb"[ \t]*\xe2\x94\x82" + _ESCAPE + rb"(?: " + _ESCAPE + rb")?")
+_BOX_CORNERS = (b"\xe2\x95\xb7", b"\xe2\x94\x8c", b"\xe2\x95\xad")
 
 
 @dataclass(frozen=True)
@@ -160,13 +179,15 @@ _INDENTED_RE = re.compile(rb"\n[ \t]++[^ \t\r\n]")
 
 def may_hold_records(data: bytes, by_headline: bool = False) -> bool:
     """Whether the input may hold several records: a separator line after its first line,
-    with `by_headline` an indented line (under a headline), or a prefix on its first line
+    with `by_headline` an indented line (under a headline), a box's corner, or a prefix on its first line
     (through which a blank line is not empty). Asked once of the whole input before it is
     split into lines."""
     if _INNER_SEPARATOR_RE.search(data) is not None:
         return True
     if by_headline and _INDENTED_RE.search(data) is not None:
         return True
+    if any(corner in data for corner in _BOX_CORNERS):
+        return True  # boxes, with no blank line between them
     first = _PREFIX_RE.match(data)
     return first is not None and _DIGIT_RE.search(first[0]) is not None
 
@@ -186,7 +207,37 @@ def split_lines(data: bytes, newlines: list[int]) -> Lines:
             kinds[at] = _BLANK
         elif _is_rule(data[start:stop].strip()):
             kinds[at] = _RULE
+    if any(corner in data for corner in _BOX_CORNERS):
+        texts = list(texts)  # `_text_starts` may hand back `starts` itself
+        _read_through_boxes(data, texts, ends, kinds)
     return Lines(starts, texts, ends, bytes(kinds))
+
+
+def opens_box(data: bytes, start: int, end: int) -> bool:
+    """Whether the line `data[start:end]` is a box's opening corner line."""
+    stop = end - (data[end - 1 : end] == b"\n")
+    return data.find(b"\xe2", start, stop) >= 0 and _BOX_OPEN_RE.fullmatch(data, start, stop) is not None
+
+
+def _read_through_boxes(data: bytes, texts: list[int], ends: list[int], kinds: bytearray) -> None:
+    """Boxed records: corner lines become separators, and each line inside a box (between
+    an opening and a closing corner line, every line led by the gutter) starts after its
+    gutter. A box left open, or a line inside without the gutter, is no box."""
+    opened: int | None = None
+    for at, (start, end) in enumerate(zip(texts, ends, strict=True)):
+        stop = end - (data[end - 1 : end] == b"\n")
+        if _BOX_OPEN_RE.fullmatch(data, start, stop):
+            opened = at
+        elif opened is not None and _BOX_CLOSE_RE.fullmatch(data, start, stop):
+            kinds[opened] = kinds[at] = _BLANK
+            for inside in range(opened + 1, at):
+                gutter = _BOX_GUTTER_RE.match(data, texts[inside], ends[inside])
+                texts[inside] = gutter.end() if gutter is not None else texts[inside]
+                if kinds[inside] == _BLANK:
+                    kinds[inside] = _TEXT  # a blank line inside a box is part of its record
+            opened = None
+        elif opened is not None and _BOX_GUTTER_RE.match(data, start, stop) is None:
+            opened = None
 
 
 def _is_rule(text: bytes) -> bool:

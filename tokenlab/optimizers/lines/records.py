@@ -376,6 +376,9 @@ class RecordLimits:
     min_folded_share: float = 0.5
     # A group line costs at most this share of the bytes it stands for.
     max_line_share: float = 0.5
+    # Failing records of one shape, this many or fewer, that differ in more than one value
+    # are each shown whole (`_reports_failure`); more of them fold like other records.
+    whole_failures: int = 5
     # Records may also be headed by a repeated headline, with no blank line between them
     # (`Lines.headline_blocks`): for plain text; a structured document's family (YAML's
     # list of objects) has its own rules for its items.
@@ -414,7 +417,7 @@ def fold_records(
         found = _folding(data, lines, blocks, limits)
         if found is not None and (best is None or found.cost < best.cost):
             best = found
-    if best is None or best.folded < limits.min_folded_share * len(data):
+    if best is None or not best.groups or best.folded + best.failing < limits.min_folded_share * len(data):
         return None
     groups = list(best.groups)
     for number, (first, last) in enumerate(best.blocks):
@@ -429,14 +432,16 @@ def fold_records(
 @dataclass(frozen=True)
 class _Folding:
     """The input's blocks, their texts (read through the lines' prefix), the groups their
-    families fold into, the blocks folded or shown whole as the first of their family, and
-    the bytes folded."""
+    families fold into, the blocks folded or shown whole as the first of their family or
+    as failing records, the bytes folded, and the bytes of the failing records kept whole
+    (records too, to tell whether records make up most of the input)."""
 
     blocks: list[tuple[int, int]]
     texts: list[list[str]]
     groups: list[_Group]
     said_whole: set[int]
     folded: int
+    failing: int = 0
 
     @property
     def cost(self) -> int:
@@ -454,11 +459,16 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
         return None
     starts, ends = lines.starts, lines.ends
     texts = [[_text(data[lines.texts[i] : ends[i]]) for i in range(first, last)] for first, last in blocks]
-    # A record's bytes, with the separators after it up to the next record.
-    extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
-    extent.append((starts[blocks[-1][0]], len(data)))
+    # A record's bytes, with the separators after it up to the next record (a box's
+    # opening corner line goes with the record it opens).
+    extent = [
+        (_opened_at(data, lines, first), _opened_at(data, lines, following[0]))
+        for (first, _), following in zip(blocks, blocks[1:])
+    ]
+    extent.append((_opened_at(data, lines, blocks[-1][0]), len(data)))
     groups: list[_Group] = []
     said_whole: set[int] = set()
+    failing = 0
     structured = [number for number, block in enumerate(texts) if _structured(block)]
     for shape, fold in ((skeleton, family), (kin, kin_family)):
         by_shape: dict[tuple[str, ...], list[int]] = {}
@@ -471,6 +481,10 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             found = fold([texts[number] for number in members])
             if found is None:
                 continue
+            if len(found.varying) > 1 and len(members) <= limits.whole_failures and _reports_failure(found):
+                said_whole.update(members)  # a few failures that differ in more than a name: each is read
+                failing += sum(end - start for start, end in (extent[number] for number in members))
+                continue
             folded, line = members[1:], found.said(_telling_lines(found, named=fold is kin_family))
             hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
             if line is None or len(line.encode()) > limits.max_line_share * hidden:
@@ -478,7 +492,16 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
-    return _Folding(blocks, texts, groups, said_whole, folded_bytes)
+    return _Folding(blocks, texts, groups, said_whole, folded_bytes, failing)
+
+
+def _opened_at(data: bytes, lines: bounds.Lines, first: int) -> int:
+    """Where the record whose first line is `first` starts: at the box's opening corner
+    line before it, if one opens it."""
+    before = first - 1
+    if before >= 0 and bounds.opens_box(data, lines.starts[before], lines.ends[before]):
+        return lines.starts[before]
+    return lines.starts[first]
 
 
 def _telling_lines(found: Family, named: bool) -> list[int]:
@@ -507,6 +530,17 @@ def _locates(constants: list[str], values: list[str], position: int) -> bool:
 
 # A failed check's line, beside the failure lines of `shapes.is_failure`.
 _ASSERTION_RE = re.compile(r"\bassert(?:ion)?\b", re.IGNORECASE)
+# A record's label saying it failed (`Failed example:`, `Failure in test x`).
+_FAILED_LABEL_RE = re.compile(r"^\W*(?:Failed|Failure|Failing)\b")
+
+
+def _reports_failure(found: Family) -> bool:
+    """Whether a family's records report a failure (an error line, a failed check, a
+    `Failed …` label). A few such records are folded only when they differ from the first
+    in one value (the name of what failed: `worker-23`), which a group line names as
+    plainly as the record does; ones differing in more (what was expected, what was got,
+    where) are kept whole, neither said as rows of a table nor folded line by line."""
+    return any(_tells_why(line) or _FAILED_LABEL_RE.match(line) for line in found.records[0])
 
 
 def _tells_why(line: str) -> bool:
@@ -598,13 +632,19 @@ def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple
     at = 0
     stops = dict(folded)
     for place in sorted({*lines_at, *stops}):
-        parts.append(visible(data[at:place]))
+        parts.append(_shown(data[at:place]))
         group = lines_at.get(place)
         if group is not None:
             parts += _group_line(data, group, coarse)
         at = stops.get(place, place)
-    parts.append(visible(data[at:]))
+    parts.append(_shown(data[at:]))
     return tuple(join_literals(parts))
+
+
+def _shown(kept: bytes) -> str:
+    """Kept text as a reader reads it: without colour codes, as group lines are said (the
+    input's exact bytes are behind the footer's ref)."""
+    return visible(_ANSI_RE.sub(b"", kept) if b"\x1b" in kept else kept)
 
 
 def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:

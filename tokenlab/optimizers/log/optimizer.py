@@ -257,8 +257,12 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
             if not plan.role[i]:
                 plan.role[i] = KEEP
     kept = _place_anomalies(lines, templates, plan, limits, sections)
+    repeated = [i for group in plan.groups if group.kind is GroupKind.REPEAT for i in group.heads]
     pair_repeats(plan, lines, limits)
-    _mark_context(kept, templates, plan, limits)
+    # A repeat shown after all (its values vary together, or it is seen once more) has its
+    # context too: a failing test's label above its `… ERROR` line is that test's.
+    kept += [range(i, i + 1) for i in repeated if plan.role[i] == KEEP]
+    _mark_context(kept, templates, plan, limits, lines)
     summaries = _keep_summaries(lines, templates, plan, limits)
     _keep_closing_region(lines, templates, plan, limits)
     plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
@@ -451,16 +455,23 @@ def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits:
             plan.role[i] = KEEP
 
 
-def _mark_context(kept: list[range], templates: Templates, plan: Plan, limits: LogLimits) -> None:
+def _mark_context(
+    kept: list[range], templates: Templates, plan: Plan, limits: LogLimits, lines: Lines
+) -> None:
     """The lines around each kept anomaly. The line after it is context only when it is not
     routine: a line of a shape seen `min_group` times or more is the next step (the next
-    compile, the next request), and its group line shows it."""
+    compile, the next request), and its group line shows it; unless a rule follows it,
+    which closes the anomaly's heading (`ERROR: test_parse:5`, its parameters `'1.2'`,
+    `-----`): then it is the rest of that heading, never grouped with other headings'."""
     role, of_line, members = plan.role, templates.of_line, templates.members
     last = len(of_line)
     for unit in kept:
         before = range(max(0, unit.start - limits.context_before), unit.start)
         after = range(unit.stop, min(last, unit.stop + limits.context_after))
-        after = range(after.start, after.start) if any(len(members[of_line[i]]) >= limits.min_group for i in after) else after
+        if any(len(members[of_line[i]]) >= limits.min_group for i in after) and not (
+            after.stop < last and len(unit) == 1 and _RULE_RE.match(lines.clean(after.stop))
+        ):
+            after = range(after.start, after.start)
         for i in (*before, *after):
             if not role[i] and of_line[i] not in plan.anomalous and _PASSING_TEST not in templates.key(i):
                 role[i] = KEEP

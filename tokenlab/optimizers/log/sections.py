@@ -322,10 +322,12 @@ def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: i
     return blocks
 
 
-# A line of a thread's or task's stack: a frame (`at pkg.Cls.m(File.java:7)`) or a lock
-# it waits for or holds (`- locked <0x…>`, `waiting to lock monitor …`, `which is held by`).
+# A line of a thread's or task's stack: a frame (`at pkg.Cls.m(File.java:7)`, a numbered
+# `#1 0x55bc… in main /src/a.c:21`: a memory checker's allocation site under its leak) or
+# a lock it waits for or holds (`- locked <0x…>`, `waiting to lock monitor …`, `which is held by`).
 _STACK_LINE_RE = re.compile(
-    rb"\s+(?:at \S+\(|- (?:waiting|locked|parking)\b|waiting (?:to lock|on|for)\b|which is held by\b)"
+    rb"\s+(?:at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b"
+    rb"|waiting (?:to lock|on|for)\b|which is held by\b)"
 )
 
 
@@ -336,6 +338,7 @@ _STACK_LINE_RE = re.compile(
 # a 20 MB log without a match, against 0.05 s).
 _STACK_WORDS = (
     (b"at ", re.compile(rb"at \S+\(")),
+    (b" 0x", re.compile(rb"#\d+ +0x[0-9a-f]+ in ")),
     (b"- ", re.compile(rb"- (?:waiting|locked|parking)\b")),
     (b"waiting ", re.compile(rb"waiting (?:to lock|on|for)\b")),
     (b"which is held by", re.compile(rb"which is held by\b")),

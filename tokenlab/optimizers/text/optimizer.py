@@ -40,6 +40,9 @@ What stays visible, and why:
   named after its heading. FINE: one ref per folded run, right after its marker; runs
   shorter than `fine_min_fold_bytes` stay visible instead. The failure, summary and
   4xx/5xx lines kept are declared as signals.
+- A numbered stack (`#0 0x… in f file:line`, `#1 …`) shows the line above it and its
+  frames up to the reader's own code; the library frames after them fold, as do a
+  legend's entries under its title (`reports`).
 
 Speed: headings, fences and signal words are found by whole-document passes (regexes led
 by a literal newline, `bytes.find`), the per-line loop does a few comparisons, and runs of
@@ -60,7 +63,7 @@ from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, vi
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
-from tokenlab.optimizers.text import blocks, sections
+from tokenlab.optimizers.text import blocks, reports, sections
 from tokenlab.optimizers.text.records import optimize_records, template
 from tokenlab.optimizers.text.render import (
     Renderer,
@@ -348,6 +351,7 @@ class _Document:
         self._keep_fact_runs(states, decided)
         self._keep_signal_lines(states)
         self._keep_record_lines(states)
+        self._outline_reports(states)
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
         self._keep_report_lines(states)
@@ -358,6 +362,19 @@ class _Document:
             if len(line) > long_line and states[index] == _KEEP:
                 states[index] = _LONG
         return states
+
+    def _outline_reports(self, states: bytearray) -> None:
+        """A numbered stack shows its head line and its first frames, up to the reader's
+        own code, and folds the library frames after them; a legend folds its entries
+        (see `reports`)."""
+        kept, folded = reports.stack_lines(self.lines) if b"#0" in self.data else ([], [])
+        if b"egend" in self.data:
+            folded += reports.legend_lines(self.lines)
+        for index in kept:
+            states[index] = _KEEP
+        for index in folded:
+            states[index] = _FOLD
+            self.held_folds.add(index)
 
     def _keep_whole_sections(self, states: bytearray) -> None:
         """A dump's small sections stay whole; folding is spent on its large ones (see
