@@ -48,6 +48,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers.lines.shapes import FAILURE_RE
 from tokenlab.optimizers.table import aligned as table_aligned
+from tokenlab.optimizers.table import cells as table_cells
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
 _SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}
@@ -294,6 +295,13 @@ def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> Optim
     signals: list[str] = []
     shown_to = 0  # lines before this one are in `parts`
     for found in table_aligned.find_tables(texts):
+        documents = None if found.bounds else _document_cells(data, texts, starts, found, config)
+        if documents is not None:
+            parts.append(visible(data[starts[shown_to] : starts[found.header]]))
+            parts += documents[0]
+            signals += documents[1]
+            shown_to = found.end
+            continue
         if len(found.records) < limits.whole_rows:
             continue
         parts.append(visible(data[starts[shown_to] : starts[found.header]]))
@@ -309,6 +317,27 @@ def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> Optim
         shown_to = found.end
     parts.append(visible(data[starts[shown_to] :]))
     return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals)))
+
+
+def _document_cells(
+    data: bytes, texts: list[str], starts: array, found: table_aligned.Aligned, config: OptimizerConfig
+) -> tuple[list[Part], tuple[str, ...]] | None:
+    """A one-column table whose multi-line values are JSON documents: its header and rule as
+    printed, each such value laid out as a document (`cells.py`), other records as printed;
+    None when no value is a document."""
+    parts: list[Part] = [visible(data[starts[found.header] : starts[found.header + 2]])]
+    signals: list[str] = []
+    documents = 0
+    for first, stop in found.records:
+        cell = table_cells.cell_text(texts, starts, first, stop)
+        laid = None if cell is None else table_cells.json_cell_parts(data, cell, config)
+        if laid is None:
+            parts.append(visible(data[starts[first] : starts[stop]]))
+            continue
+        documents += 1
+        parts += laid[0]
+        signals += laid[1]
+    return (parts, tuple(signals)) if documents else None
 
 
 def _aligned_table(
