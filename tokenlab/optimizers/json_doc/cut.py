@@ -38,7 +38,8 @@ from tokenlab.optimizers import Omission, Part
 
 _Scanner = Callable[[str, int], tuple[Any, int]]
 _SCAN_ONCE = cast(_Scanner, json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
-_SCAN_STRING = cast(Callable[[str, int], tuple[str, int]], json.decoder.scanstring)  # type: ignore[attr-defined]
+_StringScanner = Callable[[str, int], tuple[str, int]]
+_SCAN_STRING = cast(_StringScanner, json.decoder.scanstring)  # type: ignore[attr-defined]
 _WS = re.compile(r"[ \t\n\r]*")
 # What a scalar cut short can look like: a string without its closing quote, part of a
 # number, part of `true`, `false` or `null`.
@@ -102,7 +103,8 @@ class CutDocument:
             return "$" + "".join(self.steps)
         half = steps // 2
         hidden = len(self.steps) - 2 * half
-        return "$" + "".join(self.steps[:half]) + f"…({hidden:,} more levels)…" + "".join(self.steps[-half:])
+        middle = f"…({hidden:,} more levels)…"
+        return "$" + "".join(self.steps[:half]) + middle + "".join(self.steps[-half:])
 
 
 def ends_early(data: bytes) -> bool:
@@ -236,7 +238,10 @@ def _outline(value: object, depth: int) -> str:
         return ""
     if depth == 0 or not value:
         return f"{{{len(value):,} keys}}"
-    inner = (f"{key}: {_outline(item, depth - 1)}" if isinstance(item, (dict, list)) else key for key, item in value.items())
+    inner = (
+        f"{key}: {_outline(item, depth - 1)}" if isinstance(item, (dict, list)) else key
+        for key, item in value.items()
+    )
     return "{" + ", ".join(inner) + "}"
 
 
@@ -258,7 +263,8 @@ def _cut(text: str, stack: list[_Frame], members: list[Member], in_value: bool) 
             break
         if frame.bracket == "{":
             key = frame.key or ""
-            steps.append(f".{key}" if _IDENTIFIER.fullmatch(key) else f"[{json.dumps(key, ensure_ascii=False)}]")
+            quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
+            steps.append(f".{key}" if _IDENTIFIER.fullmatch(key) else quoted)
         else:
             steps.append(f"[{frame.items}]")
     root = stack[0]
@@ -277,7 +283,8 @@ def _open_size(stack: list[_Frame]) -> str:
         return ""
     frame = stack[1]
     noun = "keys" if frame.bracket == "{" else "items"
-    return f"{frame.bracket}{frame.items:,} {noun} complete, then the cut{'}' if frame.bracket == '{' else ']'}"
+    closer = "}" if frame.bracket == "{" else "]"
+    return f"{frame.bracket}{frame.items:,} {noun} complete, then the cut{closer}"
 
 
 def cut_parts(text: str, cut: CutDocument, limits: CutLimits) -> tuple[list[Part], str]:
@@ -299,7 +306,8 @@ def cut_parts(text: str, cut: CutDocument, limits: CutLimits) -> tuple[list[Part
         if at and member.start > at:  # members folded between the head and the last one
             folded = len(complete) - len(shown)
             parts += _line_break(parts)
-            parts += [f"… {folded:,} more members ", _omit(text, at, member.start, "top-level members"), "\n"]
+            folded_members = _omit(text, at, member.start, "top-level members")
+            parts += [f"… {folded:,} more members ", folded_members, "\n"]
             at = member.start
         if member is cut.cut_member:
             parts += _cut_member_parts(text, at, cut, limits)
@@ -319,7 +327,8 @@ def _member_parts(text: str, start: int, end: int, member: Member, limits: CutLi
         return [text[start:end]]
     head_end = _head_end(text, start, limits.member_chars)
     label = f"{member.size} " if member.size else ""
-    return [text[start:head_end], f" … {label}", _omit(text, head_end, end, "rest of a top-level member"), "\n"]
+    rest = _omit(text, head_end, end, "rest of a top-level member")
+    return [text[start:head_end], f" … {label}", rest, "\n"]
 
 
 def _cut_member_parts(text: str, start: int, cut: CutDocument, limits: CutLimits) -> list[Part]:
@@ -329,7 +338,8 @@ def _cut_member_parts(text: str, start: int, cut: CutDocument, limits: CutLimits
     parts: list[Part] = [text[start:head_end]]
     if head_end < tail_from:
         size = cut.cut_member.size if cut.cut_member else ""
-        parts += [f" … {size} " if size else " … ", _omit(text, head_end, tail_from, "middle of the cut member"), "\n"]
+        middle = _omit(text, head_end, tail_from, "middle of the cut member")
+        parts += [f" … {size} " if size else " … ", middle, "\n"]
     parts.append(text[tail_from:])
     return parts
 

@@ -20,9 +20,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tokenlab.optimizers import Omission, OptimizerConfig, Part
+from tokenlab.optimizers import Omission, OptimizerConfig, Part, visible
 from tokenlab.optimizers.json_doc.layout import Keep, Omit, laid_out
 from tokenlab.optimizers.json_doc.optimizer import looks_like_json
+from tokenlab.optimizers.table.aligned import Aligned
 
 
 @dataclass(frozen=True)
@@ -90,3 +91,24 @@ def json_cell_parts(
             parts.append(segment.text)
     parts.append("\n")
     return parts, signals
+
+
+def document_cells(
+    data: bytes, texts: list[str], starts: Sequence[int], found: Aligned, config: OptimizerConfig
+) -> tuple[list[Part], tuple[str, ...]] | None:
+    """A one-column table whose multi-line values are JSON documents: its header and rule as
+    printed, each such value laid out as a document, other records as printed;
+    None when no value is a document."""
+    parts: list[Part] = [visible(data[starts[found.header] : starts[found.header + 2]])]
+    signals: list[str] = []
+    documents = 0
+    for first, stop in found.records:
+        cell = cell_text(texts, starts, first, stop)
+        laid = None if cell is None else json_cell_parts(data, cell, config)
+        if laid is None:
+            parts.append(visible(data[starts[first] : starts[stop]]))
+            continue
+        documents += 1
+        parts += laid[0]
+        signals += laid[1]
+    return (parts, tuple(signals)) if documents else None

@@ -284,8 +284,9 @@ def optimize(data: bytes, config: OptimizerConfig, limits: TableLimits = DEFAULT
 
 
 def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> OptimizeResult:
-    """Each long aligned table rendered as a CSV table is (a drawn tree as an outline);
-    short tables and the lines around the tables stay as they are."""
+    """Each long aligned table rendered as a CSV table is (a drawn tree as an outline, JSON
+    documents in one column laid out as JSON); short tables and the lines around the
+    tables stay as they are."""
     lines = _lines(data)
     texts = [visible(line).rstrip("\r") for line in lines]
     starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
@@ -295,7 +296,7 @@ def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> Optim
     signals: list[str] = []
     shown_to = 0  # lines before this one are in `parts`
     for found in table_aligned.find_tables(texts):
-        documents = None if found.bounds else _document_cells(data, texts, starts, found, config)
+        documents = None if found.bounds else table_cells.document_cells(data, texts, starts, found, config)
         if documents is not None:
             parts.append(visible(data[starts[shown_to] : starts[found.header]]))
             parts += documents[0]
@@ -317,27 +318,6 @@ def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> Optim
         shown_to = found.end
     parts.append(visible(data[starts[shown_to] :]))
     return OptimizeResult(tuple(join_literals(parts)), tuple(dict.fromkeys(signals)))
-
-
-def _document_cells(
-    data: bytes, texts: list[str], starts: array, found: table_aligned.Aligned, config: OptimizerConfig
-) -> tuple[list[Part], tuple[str, ...]] | None:
-    """A one-column table whose multi-line values are JSON documents: its header and rule as
-    printed, each such value laid out as a document (`cells.py`), other records as printed;
-    None when no value is a document."""
-    parts: list[Part] = [visible(data[starts[found.header] : starts[found.header + 2]])]
-    signals: list[str] = []
-    documents = 0
-    for first, stop in found.records:
-        cell = table_cells.cell_text(texts, starts, first, stop)
-        laid = None if cell is None else table_cells.json_cell_parts(data, cell, config)
-        if laid is None:
-            parts.append(visible(data[starts[first] : starts[stop]]))
-            continue
-        documents += 1
-        parts += laid[0]
-        signals += laid[1]
-    return (parts, tuple(signals)) if documents else None
 
 
 def _aligned_table(
