@@ -406,9 +406,20 @@ def not_git_logs() -> Iterator[bytes]:
     yield b"".join(b"%d total items in batch\n" % (1234567 + n) for n in range(50))
     # nm --size-sort: address, size, type, symbol
     yield b"".join(b"%016x %016x T symbol_%d\n" % (0x24F6D0 + 16 * n, n + 1, n) for n in range(50))
+    # a table of objects: hash, type word, then only numbers and hashes (sizes, offset, base)
+    yield b"".join(
+        b"%040x %-6s %d %d %d%s\n"
+        % (n * 0x9E3779B97F4A7C15, (b"commit", b"tree", b"blob")[n % 3], 100 + n, 90 + n, 12 + 200 * n,
+           b" 1 %040x" % (n * 7919) if n % 4 == 0 else b"")
+        for n in range(1, 60)
+    ) + b"non delta: 40 objects\nchain length = 1: 15 objects\npack-1.pack: ok\n"
+    # a content-addressed store's listing: short digest, kind, entries, bytes
+    yield b"".join(b"%08x index %d %d\n" % (0xABC0123 + n * 7919, n, 4096 * n) for n in range(1, 40))
 
 
-@pytest.mark.parametrize("data", list(not_git_logs()), ids=["sha256sum", "blame", "prose", "numbers", "nm"])
+@pytest.mark.parametrize(
+    "data", list(not_git_logs()), ids=["sha256sum", "blame", "prose", "numbers", "nm", "object table", "digest table"]
+)
 def test_lookalikes_are_not_git_logs(data: bytes) -> None:
     assert classify(data).content_type is not ContentType.GIT_LOG
 

@@ -68,6 +68,7 @@ SHARED_BY_FAMILIES = ("tokenlab.optimizers", "tokenlab.optimizers.lines")
 # A family's imports of another family: each a real use, named here.
 FAMILY_USES: dict[str, frozenset[str]] = {
     "git_log": frozenset({"diff"}),  # a commit's patch goes through the diff optimizer
+    "table": frozenset({"json_doc"}),  # a JSON document in a cell laid out as JSON
     "text": frozenset({"file_list"}),  # `find -ls` rows read as a long listing
     "xml_report": frozenset({"json_doc", "log"}),  # records' key roles; checkstyle groups as a log does
     "yaml_doc": frozenset({"json_doc", "table"}),  # records' key roles; aligned tables inside YAML

@@ -150,7 +150,7 @@ def _short_words() -> bytes:
 
 
 def _cut_json() -> bytes:
-    """A minified response cut short by `head -c`: no longer JSON, so it is read as text."""
+    """A minified response cut short by `head -c`: a JSON document cut short."""
     items = [
         {"id": i, "name": f"item_{i}", "status": "failed" if i % 7 == 0 else "ok", "message": "error:timeout"}
         for i in range(20_000)

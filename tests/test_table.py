@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -221,3 +222,66 @@ def test_psql_captures_restore_exactly(name: str, tmp_path: Path) -> None:
     for config in (COARSE, FINE):
         for omission in table.optimize(data, config).omissions:
             assert b"".join(data[a:b] for a, b in omission.source) == omission.data
+
+
+def one_column_cells(header: str, documents: list[str]) -> bytes:
+    """psql's aligned output of one column whose values hold newlines: each line padded to
+    the column's width and ended by `+` while the value goes on, then `(N rows)`."""
+    width = max(len(header) + 2, *(len(line) + 3 for document in documents for line in document.splitlines()))
+    lines = [header.center(width), "-" * width]
+    for document in documents:
+        value = document.splitlines()
+        lines += [(" " + line).ljust(width - 1) + "+" for line in value[:-1]] + [" " + value[-1]]
+    lines.append(f"({len(documents)} row{'s' if len(documents) != 1 else ''})")
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def plan_document(index: int) -> str:
+    nodes = [
+        {"Node Type": "Seq Scan", "Relation Name": f"orders_{index}_{n}", "Actual Rows": n, "Rows Removed by Filter": 60000 + n}
+        for n in range(30)
+    ]
+    plan = {"Plan": {"Node Type": "Hash Join", "Join Type": "Anti", "Plans": nodes}, "Execution Time": 359.675 + index}
+    return json.dumps([plan], indent=2)
+
+
+def settings_document(index: int) -> str:
+    return json.dumps({"name": f"service_{index}", "status": "failed" if index == 1 else "ok",
+                       "history": [{"at": n, "note": "x" * 40} for n in range(40)]}, indent=2)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"".join(one_column_cells("QUERY PLAN", [plan_document(index)]) for index in range(3)),
+        one_column_cells("jsonb_pretty", [settings_document(index) for index in range(3)]),
+    ],
+    ids=["explain-json-plans", "jsonb-pretty-column"],
+)
+def test_a_json_document_in_a_cell_is_laid_out_as_json(data: bytes) -> None:
+    assert classify(data).content_type is ContentType.TABLE
+    result = table.optimize(data, COARSE)
+    shown = render_preview(result)
+    assert "+\n" not in shown  # the cell's continuation column is gone from what is shown
+    for line in data.decode().splitlines():
+        if line.startswith("(") or set(line) == {"-"}:
+            assert line in shown  # the rule and the `(N rows)` footers as printed
+    for key in ('"Execution Time": 359.675', '"Join Type": "Anti"', '"status": "failed"'):
+        assert key in shown or key not in data.decode()
+    omissions = list(result.omissions)
+    assert omissions and len(shown) < len(data) / 2
+    for omission in omissions:  # refs hold the input's bytes, padding and `+` included
+        assert b"".join(data[a:b] for a, b in omission.source) == omission.data
+
+
+def test_a_multi_line_cell_that_is_no_json_stays_as_printed() -> None:
+    source = "\n".join(f"    x := x + {n};  -- step {n}" for n in range(60))
+    data = one_column_cells("prosrc", [f"BEGIN\n{source}\nEND;"])
+    assert render_preview(table.optimize(data, COARSE)) == data.decode()
+
+
+def test_a_sample_cut_inside_a_one_column_cell_is_still_a_table() -> None:
+    data = one_column_cells("QUERY PLAN", [plan_document(0)])
+    cut = data[: data.index(b"orders_0_20")]
+    assert classify(cut + b"\n").content_type is ContentType.TABLE
+    assert classify(b"Heading line\n------------\n indented text\n more of it\n").content_type is not ContentType.TABLE

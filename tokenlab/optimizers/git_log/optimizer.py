@@ -179,6 +179,9 @@ _HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f
 _ONELINE_SHAPE_RE = re.compile(
     rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]{7,}\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern
 )
+# A subject is words: `<hash> <word> <number> <number> …` with nothing but numbers and hashes
+# after the first word is a row of a table of objects (`3f2a9c1 blob 530 311 12`), not a commit.
+_TABLE_ROW_TAIL_RE = re.compile(rb"\S+(?:[ \t]+(?:\d+|[0-9a-f]{7,64})){2,}[ \t]*\r?$")
 _LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
 # The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.
 _GRAPH_CHARACTERS = b"*|/\\ _.-"
@@ -189,8 +192,9 @@ def looks_like_git_log(sample: bytes) -> bool:
     lines (after the graph's columns with `--graph`).
 
     A `--oneline` hash must hold a digit and a letter, the subject must not start with a
-    space (checksum listings) or `(` other than decorations (`git blame`), and such lines
-    must make up most of the input, with stat or patch lines the rest.
+    space (checksum listings) or `(` other than decorations (`git blame`) nor be one word
+    followed only by numbers and hashes (a table of objects), and such lines must make up
+    most of the input, with stat or patch lines the rest.
     """
     lines = sample.splitlines()
     for at, line in enumerate(lines[:6]):
@@ -217,6 +221,8 @@ def _is_oneline(line: bytes) -> bool:
     if not found:
         return False
     digest = found.group(1) or found.group(2)
+    if _TABLE_ROW_TAIL_RE.match(line, found.end()):
+        return False
     return any(48 <= c <= 57 for c in digest) and any(97 <= c <= 102 for c in digest)
 
 

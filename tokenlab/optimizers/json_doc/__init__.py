@@ -1,9 +1,10 @@
 """The JSON family: one JSON document (an API response, a linter's findings, a config).
 
-    __init__.py    `detect`: `{` or `[` first, then one JSON document
+    __init__.py    `detect`: `{` or `[` first, then one JSON document (or one cut short)
     optimizer.py   decision fields kept byte for byte, bulky values behind refs
     layout.py      the document laid out within its limits: what stays, what folds
     compact.py     arrays of records shown one line per item
+    cut.py         a document cut short: where it stops, its top level, its start and end
     findings.py    linter findings grouped by rule, each with its message
     records.py     how a record's keys read: names, statuses, failures (also used by
                    the XML and YAML families)
@@ -20,6 +21,11 @@ def detect(data: bytes, sample: bytes) -> str | None:
     from tokenlab.mapped import as_bytes
     from tokenlab.optimizers.json_doc.optimizer import looks_like_json
 
-    if looks_like_json(as_bytes(data)):  # a mapped input is parsed as bytes
+    whole = as_bytes(data)  # a mapped input is parsed as bytes
+    if looks_like_json(whole):
         return "parses as one JSON document"
+    from tokenlab.optimizers.json_doc.cut import ends_early
+
+    if ends_early(whole):
+        return "one JSON document cut short: it parses up to the input's end"
     return None

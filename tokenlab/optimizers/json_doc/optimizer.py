@@ -9,7 +9,9 @@ position* by a JSON string holding its marker, e.g. `"telemetry": "{412 keys} #r
 so the visible text still reads, and parses, as JSON.
 
 Input that is not one valid JSON document is shown whole: guessing at the structure of
-broken JSON would risk hiding the part that explains why it broke.
+broken JSON would risk hiding the part that explains why it broke. The exception is a
+document cut short, valid up to the input's end: `cut.py` says where it stops and shows
+its start and its end.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import orjson
 
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.optimizers.json_doc import cut as json_cut
 from tokenlab.optimizers.json_doc import scan as json_scan
 from tokenlab.optimizers.json_doc.layout import (
     DEFAULT_CONFIG,
@@ -59,12 +62,29 @@ def optimize(
     data: bytes, config: OptimizerConfig, doc_config: JsonDocConfig = DEFAULT_CONFIG
 ) -> OptimizeResult:
     text = _decode_valid_json(data)
-    laid = None if text is None else laid_out(text, config, doc_config)
-    if text is None or laid is None:
+    if text is None:
+        return _cut_short(data) or OptimizeResult((visible(data),) if data else ())
+    laid = laid_out(text, config, doc_config)
+    if laid is None:
         # Not one valid JSON document: show it whole rather than guess at its structure.
         return OptimizeResult((visible(data),) if data else ())
     segments, signals = laid
     return OptimizeResult(to_parts(text, segments), signals)
+
+
+def _cut_short(data: bytes, limits: json_cut.CutLimits = json_cut.DEFAULT_LIMITS) -> OptimizeResult | None:
+    """A document cut short, laid out from where it starts to where it stops (`cut.py`)."""
+    if len(data) < limits.min_bytes or not json_cut.ends_early(data):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    cut = json_cut.read_cut(text)
+    if cut is None:
+        return None
+    parts, note = json_cut.cut_parts(text, cut, limits)
+    return OptimizeResult(tuple(parts), (note,))
 
 
 def _decode_valid_json(data: bytes) -> str | None:

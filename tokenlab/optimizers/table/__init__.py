@@ -4,6 +4,7 @@
     optimizer.py   header, a census per column, the first and the anomalous rows
     aligned.py     aligned tables (`---+---` rule, `|` columns, `(N rows)`), also found
                    inside YAML by the YAML family
+    cells.py       a one-column value that is a JSON document, laid out as JSON
 """
 
 from __future__ import annotations

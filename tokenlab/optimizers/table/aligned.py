@@ -90,8 +90,10 @@ def _table_at(lines: list[str], rule_index: int) -> Aligned | None:
         return None
     records, stop = _records(lines, rule_index + 1, bounds, len(rule))
     footer = stop if stop < len(lines) and _FOOTER_RE.fullmatch(lines[stop].strip()) else None
-    # Dashes under a line are also a heading's underline: one column needs psql's footer too.
-    if not bounds and (footer is None or len(header) != len(rule)):
+    # Dashes under a line are also a heading's underline: one column needs psql's footer too,
+    # or, where the lines end inside a record (a sample's cut), that record's `+` markers.
+    cut_in_record = stop == len(lines) and bool(records) and records[-1][1] - records[-1][0] > 1
+    if not bounds and (footer is None and not cut_in_record or len(header) != len(rule)):
         return None
     if not records and footer is None:
         return None

@@ -48,6 +48,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers.lines.shapes import FAILURE_RE
 from tokenlab.optimizers.table import aligned as table_aligned
+from tokenlab.optimizers.table import cells as table_cells
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
 _SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}
@@ -283,8 +284,9 @@ def optimize(data: bytes, config: OptimizerConfig, limits: TableLimits = DEFAULT
 
 
 def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> OptimizeResult:
-    """Each long aligned table rendered as a CSV table is (a drawn tree as an outline);
-    short tables and the lines around the tables stay as they are."""
+    """Each long aligned table rendered as a CSV table is (a drawn tree as an outline, JSON
+    documents in one column laid out as JSON); short tables and the lines around the
+    tables stay as they are."""
     lines = _lines(data)
     texts = [visible(line).rstrip("\r") for line in lines]
     starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
@@ -294,6 +296,13 @@ def _aligned(data: bytes, config: OptimizerConfig, limits: TableLimits) -> Optim
     signals: list[str] = []
     shown_to = 0  # lines before this one are in `parts`
     for found in table_aligned.find_tables(texts):
+        documents = None if found.bounds else table_cells.document_cells(data, texts, starts, found, config)
+        if documents is not None:
+            parts.append(visible(data[starts[shown_to] : starts[found.header]]))
+            parts += documents[0]
+            signals += documents[1]
+            shown_to = found.end
+            continue
         if len(found.records) < limits.whole_rows:
             continue
         parts.append(visible(data[starts[shown_to] : starts[found.header]]))
