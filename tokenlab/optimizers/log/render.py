@@ -14,7 +14,6 @@ from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
-    FRAMED_POINTER_RE,
     POINTER_LINE_RE,
     Group,
     GroupKind,
@@ -24,6 +23,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     Texts,
 )
+from tokenlab.optimizers.log.units import is_pointer
 from tokenlab.optimizers.log.variants import variants_shown
 
 _FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
@@ -213,12 +213,15 @@ def _framed_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> str
     (`warning: unused variable: `#` --> {src/main.rs:24:9 unused_3, :44:9 unused_6}`).
     Every location is listed: a record is found by where it is. None unless every unit is
     a framed record and their headers share a skeleton."""
-    if not all(len(unit) > 1 and FRAMED_POINTER_RE.match(lines.clean(unit[1])) for unit in units):
+    if not all(len(unit) > 1 and is_pointer(lines.clean(unit[1])) for unit in units):
         return None
     found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
     if found is None:
         return None
-    return f"{found.headline(1)} --> {{{', '.join(found.rows())}}}"
+    rows = found.rows()
+    if not any(rows):  # the same record again and again (one call site, several overloads)
+        return f"{found.headline(1)} {lines.text(units[0][1], limits.line_bytes).strip()}"
+    return f"{found.headline(1)} --> {{{', '.join(rows)}}}"
 
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
