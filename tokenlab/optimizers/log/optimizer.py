@@ -73,7 +73,7 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import framed, in_frame, pointer_of, unit_end
+from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, pointer_of, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -249,6 +249,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     plan.anomalous |= _framed_headers(lines, templates)
+    plan.anomalous |= _located_with_carets(lines, templates)
     plan_records(lines, plan, limits)
     sections = failure_sections(lines)
     if sections is not None:
@@ -318,6 +319,25 @@ def _framed_headers(lines: Lines, templates: Templates) -> set[int]:
             text = lines.clean(header)
             if text.strip() and indent(text) <= indent(lines.clean(pointer)) and not in_frame(text):
                 found.add(templates.of_line[header])
+    return found
+
+
+_NOTE_KEY_RE = re.compile(rb"[ \t]*@: note\b")
+
+
+def _located_with_carets(lines: Lines, templates: Templates, tried: int = 3) -> set[int]:
+    """The templates of diagnostics at a location (`@:`, see `_merge_located_and_quoted`)
+    whose severity is no failure word (`style:`, `portability:`, `information:`) and that
+    quote their source with a caret under it: each is read with its frame, never apart
+    from it. Up to `tried` lines of a template are looked at."""
+    found: set[int] = set()
+    for number, key in enumerate(templates.keys):
+        if not key.lstrip().startswith(b"@:") or _NOTE_KEY_RE.match(key):
+            continue  # a note belongs to the diagnostic above it (`units`)
+        for i in templates.members[number][:tried]:
+            if any(CARET_UNDER_RE.match(lines.clean(j)) for j in range(i + 1, min(len(lines), i + 3))):
+                found.add(number)
+                break
     return found
 
 

@@ -65,6 +65,18 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
     return start + 1
 
 
+# A caret under a quoted source line (`    ^`, `  |  ^~~~`).
+CARET_UNDER_RE = re.compile(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
+
+
+def _quoted_at(lines: Lines, index: int) -> bool:
+    """Whether the line at `index` is a caret under a quoted source line, or the source
+    line over one: a frame's, at whatever indentation the source has (at the margin too)."""
+    if CARET_UNDER_RE.match(lines.clean(index)):
+        return True
+    return index + 1 < len(lines) and CARET_UNDER_RE.match(lines.clean(index + 1)) is not None
+
+
 def framed(lines: Lines, start: int) -> bool:
     """Whether the line at `start` heads a framed record (`pointer_of`)."""
     return pointer_of(lines, start) is not None
@@ -195,7 +207,7 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
                 # includes that lead to it and its frame, up to the next diagnostic: never
                 # grouped with another diagnostic's notes.
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
-            elif not _FRAME_RE.match(line):
+            elif not _FRAME_RE.match(line) and not _quoted_at(lines, end):
                 if indent(line) <= base or indented == limits.continuation_lines:
                     break
                 indented += 1
