@@ -17,7 +17,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.units import pointer_of
+from tokenlab.optimizers.log.units import message_after, pointer_of
 from tokenlab.optimizers.log.model import (
     FOLD,
     HELP_LINE_RE,
@@ -79,7 +79,9 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     while body < unit.stop and POINTER_LINE_RE.match(lines.clean(body)):
         body += 1
     source = next((lines.clean(i) for i in range(body, unit.stop) if _SOURCE_LINE_RE.match(lines.clean(i))), None)
-    warning = not line_shapes.is_failure(lines.text(unit.start, limits.line_bytes))
+    # A record headed by its location alone says its severity in its message, under its frame.
+    message = None if pointer is not None else message_after(lines, unit.start, limits)
+    warning = not line_shapes.is_failure(lines.text(unit.start if message is None else message, limits.line_bytes))
     # A framed record (header, pointer, frame, help) is its rule's one example: its frame
     # shows whatever else the log holds.
     hidden_warning = frames.failures and warning and pointer is None
@@ -97,7 +99,7 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     tail = array(LINE_INDEX)
     for i in range(cut, unit.stop):
         line = lines.clean(i)
-        if HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
+        if i == message or HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
             plan.role[i] = KEEP
         else:
             tail.append(i)

@@ -73,7 +73,7 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, pointer_of, unit_end
+from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -250,6 +250,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     plan.anomalous |= _framed_headers(lines, templates)
     plan.anomalous |= _located_with_carets(lines, templates)
+    plan.anomalous |= _located_first(lines, templates, limits)
     plan_records(lines, plan, limits)
     sections = failure_sections(lines)
     if sections is not None:
@@ -341,6 +342,17 @@ def _located_with_carets(lines: Lines, templates: Templates, tried: int = 3) -> 
     return found
 
 
+def _located_first(lines: Lines, templates: Templates, limits: LogLimits, tried: int = 3) -> set[int]:
+    """The templates of locations said alone before the frame and message they head
+    (`a.f90:14:52:`, see `units.message_after`): each such record is read whole, its
+    location with its message. Up to `tried` lines of a template are looked at."""
+    return {
+        number
+        for number, members in enumerate(templates.members)
+        if any(message_after(lines, i, limits) is not None for i in members[:tried])
+    }
+
+
 def _by_record(parts: list[array[int]], records: array[int] | None) -> list[array[int]]:
     return parts if records is None else [piece for part in parts for piece in by_section(part, records)]
 
@@ -371,18 +383,24 @@ def _place_anomalies(
             continue
         traceback = _TRACEBACK in templates.key(start)
         record_framed = framed(lines, start)
-        unit = range(start, unit_end(lines, start, traceback, limits, record_framed))
+        # A record headed by its location alone is known, and ends, by its message.
+        message = None if record_framed or traceback else message_after(lines, start, limits)
+        head = start if message is None else message
+        unit = range(start, unit_end(lines, head, traceback, limits, record_framed))
         covered = unit.stop
         if record_framed:
             plan.in_frames.update(range(start + 1, unit.stop))
+        elif message is not None:
+            plan.in_frames.update(range(start + 1, message))
         # A traceback is known by all its lines; another anomaly by its first line alone.
-        key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
+        key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(head)
         if sections is not None and sections[start]:
             key += b"\n@section %d" % sections[start]
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
         diagnostic = (
             record_framed
+            or message is not None
             or _DIAGNOSTIC_KEY_RE.match(key) is not None
             or any(POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3])
         )
@@ -394,11 +412,11 @@ def _place_anomalies(
             # line too: its first location leads the list, its frame is behind the ref.
             # A few errors each show in full, a code frame with its labels or one line
             # as printed: a group line would hide them, or their places, for little gain.
-            seen_times = len(templates.members[templates.of_line[start]])
+            seen_times = len(templates.members[templates.of_line[head]])
             if len(unit) == 1 and seen_times > max(1, limits.verbatim_repeats):
                 shown = 0  # failure or not: read once, not per line of a long build
             else:
-                failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
+                failure = line_shapes.is_failure(lines.text(head, limits.line_bytes))
                 often = seen_times > limits.warning_locations and not failure
                 if failure and seen_times <= limits.verbatim_repeats:
                     shown = limits.verbatim_repeats

@@ -170,6 +170,35 @@ def in_frame(line: bytes) -> bool:
 _GUTTER_RE = re.compile(rb"[ \t]*\d*[ \t]*(?:[|:`]|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])")
 
 
+# A location alone on a line, said before the frame and message it heads (`a.f90:14:52:`,
+# `File "a.ml", line 3, characters 4-9:`).
+_LOCATION_FIRST_RE = re.compile(
+    rb'[ \t]*(?:[^\s:]+:\d+(?::\d+)?(?:-\d+)?|File "[^"]+", line \d+(?:, characters \d+-\d+)?):[ \t]*$'
+)
+# The message under such a record's frame: its severity first (`Error: …`, `Warning: …`).
+_SEVERITY_FIRST_RE = re.compile(rb"[ \t]*(?i:error|warning|fatal|note|remark|info)\b")
+
+
+def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
+    """The message line of a record headed by its location alone: the location, maybe a
+    blank line, a source frame (gutter lines, carets), then the message with its severity
+    first, no further in than the location. None unless the line at `start` heads one."""
+    if not _LOCATION_FIRST_RE.match(lines.clean(start)):
+        return None
+    at, stop = start + 1, min(len(lines), start + 2 + limits.frame_lines)
+    if at < stop and not lines.clean(at).strip():
+        at += 1
+    frame = at
+    while at < stop and (in_frame(lines.clean(at)) or CARET_UNDER_RE.match(lines.clean(at))):
+        at += 1
+    if at == frame or at >= stop:
+        return None
+    message = lines.clean(at)
+    if indent(message) > indent(lines.clean(start)) or not _SEVERITY_FIRST_RE.match(message):
+        return None
+    return at
+
+
 def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, record_framed: bool) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
     follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`). The caller
