@@ -73,7 +73,7 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, unit_end
+from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, quoted_at, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -392,6 +392,9 @@ def _place_anomalies(
             plan.in_frames.update(range(start + 1, unit.stop))
         elif message is not None:
             plan.in_frames.update(range(start + 1, message))
+        elif not traceback:
+            # Source quoted over a caret is no status of the run (`from .e import Error`).
+            plan.in_frames.update(i for i in unit[1:] if quoted_at(lines, i))
         # A traceback is known by all its lines; another anomaly by its first line alone.
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(head)
         if sections is not None and sections[start]:

@@ -6,7 +6,15 @@ A Python traceback runs to its exception line and the message after it. A diagno
 (`  |`, `12 |   code`, `= note: …`, `help: …`), notes at its own location, and notes
 elsewhere that follow it (a candidate, a macro's definition, with the include chain
 printed before each): a note belongs to the diagnostic before it, so it is shown or
-folded with it and never grouped with another diagnostic's notes.
+folded with it and never grouped with another diagnostic's notes. A source line over a
+caret is its frame's at any indentation.
+
+A framed record (a header, then a pointer to its location: ` --> a.rs:3:5`, a drawn
+frame's corner `,-[a.js:3:5]`, or an indented location alone after a blank line,
+`    a.js:3:5:`) runs over its frame, notes and help to the next record (`framed_end`),
+with or without blank lines between records. A record headed by its location alone
+(`a.f90:14:52:`), then its frame, then its message (`Error: …`), runs to its message
+(`message_after`). Either is read whole: its lines never fold with another record's.
 """
 
 from __future__ import annotations
@@ -69,7 +77,7 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
 CARET_UNDER_RE = re.compile(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
 
 
-def _quoted_at(lines: Lines, index: int) -> bool:
+def quoted_at(lines: Lines, index: int) -> bool:
     """Whether the line at `index` is a caret under a quoted source line, or the source
     line over one: a frame's, at whatever indentation the source has (at the margin too)."""
     if CARET_UNDER_RE.match(lines.clean(index)):
@@ -165,9 +173,9 @@ def in_frame(line: bytes) -> bool:
     return _GUTTER_RE.match(line) is not None or FRAMED_POINTER_RE.match(line) is not None
 
 
-# A line of a drawn source frame (`12 | code`, `   :    ^^^`, `   │`, `   ╵`, `  `----`):
-# quoted source, whatever it says.
-_GUTTER_RE = re.compile(rb"[ \t]*\d*[ \t]*(?:[|:`]|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])")
+# A line of a drawn source frame (`12 | code`, `   :    ^^^`, `   │`, `   ╵`, `  `----`,
+# a suggested edit's `12 + code` and `   - code`): quoted source, whatever it says.
+_GUTTER_RE = re.compile(rb"[ \t]*\d*[ \t]*(?:[|:`]|[-+](?:[ \t]|$)|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])")
 
 
 # A location alone on a line, said before the frame and message it heads (`a.f90:14:52:`,
@@ -236,7 +244,7 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
                 # includes that lead to it and its frame, up to the next diagnostic: never
                 # grouped with another diagnostic's notes.
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
-            elif not _FRAME_RE.match(line) and not _quoted_at(lines, end):
+            elif not _FRAME_RE.match(line) and not quoted_at(lines, end):
                 if indent(line) <= base or indented == limits.continuation_lines:
                     break
                 indented += 1
