@@ -73,7 +73,7 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, quoted_at, unit_end
+from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, unit_end
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -348,8 +348,9 @@ def _located_first(lines: Lines, templates: Templates, limits: LogLimits, tried:
     location with its message. Up to `tried` lines of a template are looked at."""
     return {
         number
-        for number, members in enumerate(templates.members)
-        if any(message_after(lines, i, limits) is not None for i in members[:tried])
+        for number, key in enumerate(templates.keys)
+        if key.rstrip().endswith(b":")  # the lines of most templates are read no further
+        and any(message_after(lines, i, limits) is not None for i in templates.members[number][:tried])
     }
 
 
@@ -394,7 +395,8 @@ def _place_anomalies(
             plan.in_frames.update(range(start + 1, message))
         elif not traceback:
             # Source quoted over a caret is no status of the run (`from .e import Error`).
-            plan.in_frames.update(i for i in unit[1:] if quoted_at(lines, i))
+            carets = [i for i in unit[1:] if CARET_UNDER_RE.match(lines.clean(i))]
+            plan.in_frames.update(carets, [i - 1 for i in carets if i - 1 > start])
         # A traceback is known by all its lines; another anomaly by its first line alone.
         key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(head)
         if sections is not None and sections[start]:

@@ -244,10 +244,12 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
                 # includes that lead to it and its frame, up to the next diagnostic: never
                 # grouped with another diagnostic's notes.
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
-            elif not _FRAME_RE.match(line) and not quoted_at(lines, end):
+            elif not _FRAME_RE.match(line):
                 if indent(line) <= base or indented == limits.continuation_lines:
-                    break
-                indented += 1
+                    if not quoted_at(lines, end):
+                        break
+                else:
+                    indented += 1
             end += 1
         return end
     stop = min(len(lines), start + 1 + limits.traceback_lines)
