@@ -81,7 +81,8 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     source = next((lines.clean(i) for i in range(body, unit.stop) if _SOURCE_LINE_RE.match(lines.clean(i))), None)
     # A record headed by its location alone says its severity in its message, under its frame.
     message = None if pointer is not None else message_after(lines, unit.start, limits)
-    warning = not line_shapes.is_failure(lines.text(unit.start if message is None else message, limits.line_bytes))
+    severity = unit.start if message is None else message
+    warning = not line_shapes.is_failure(lines.text(severity, limits.line_bytes))
     # A framed record (header, pointer, frame, help) is its rule's one example: its frame
     # shows whatever else the log holds.
     hidden_warning = frames.failures and warning and pointer is None

@@ -73,7 +73,14 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import CARET_UNDER_RE, framed, in_frame, message_after, pointer_of, unit_end
+from tokenlab.optimizers.log.units import (
+    CARET_UNDER_RE,
+    framed,
+    in_frame,
+    message_after,
+    pointer_of,
+    unit_end,
+)
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]

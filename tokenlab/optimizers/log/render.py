@@ -231,12 +231,13 @@ def _located_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> st
     frame, `Warning: Unused variable ‘k’ …`) as their message and one row each: its
     location and the message's values that differ. None unless every unit is such a
     record and their messages share a skeleton."""
-    messages = [message_after(lines, unit[0], limits) for unit in units]
-    if None in messages:
-        return None
-    found = records.family(
-        [[lines.text(unit[0], limits.line_bytes).strip(), lines.text(message, limits.line_bytes)] for unit, message in zip(units, messages, strict=True) if message is not None]
-    )
+    pairs: list[list[str]] = []
+    for unit in units:
+        message = message_after(lines, unit[0], limits)
+        if message is None:
+            return None
+        pairs.append([lines.text(unit[0], limits.line_bytes).strip(), lines.text(message, limits.line_bytes)])
+    found = records.family(pairs)
     if found is None:
         return None
     rows = found.rows()

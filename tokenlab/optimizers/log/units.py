@@ -114,7 +114,8 @@ def pointer_of(lines: Lines, start: int) -> int | None:
         if following == start + 1 or indent(text) > indent(lines.clean(start)):
             return following
         return None
-    if LONE_LOCATION_RE.match(text) and indent(text) > indent(lines.clean(start)) and lines.clean(start).strip():
+    header = lines.clean(start)
+    if LONE_LOCATION_RE.match(text) and indent(text) > indent(header) and header.strip():
         return following
     return None
 
@@ -150,7 +151,7 @@ def framed_end(lines: Lines, start: int, pointer: int, limits: LogLimits) -> int
             others += 1
             if others > limits.note_lines:
                 break
-            if indent(line) <= base and not _SUBORDINATE_RE.match(line) and pointer_of(lines, end) is not None:
+            if indent(line) <= base and not _SUBORDINATE_RE.match(line) and framed(lines, end):
                 break
             if line_shapes.is_summary(visible(line)):
                 break
@@ -175,7 +176,9 @@ def in_frame(line: bytes) -> bool:
 
 # A line of a drawn source frame (`12 | code`, `   :    ^^^`, `   │`, `   ╵`, `  `----`,
 # a suggested edit's `12 + code` and `   - code`): quoted source, whatever it says.
-_GUTTER_RE = re.compile(rb"[ \t]*\d*[ \t]*(?:[|:`]|[-+](?:[ \t]|$)|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])")
+_GUTTER_RE = re.compile(
+    rb"[ \t]*\d*[ \t]*(?:[|:`]|[-+](?:[ \t]|$)|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])"
+)
 
 
 # A location alone on a line, said before the frame and message it heads (`a.f90:14:52:`,
