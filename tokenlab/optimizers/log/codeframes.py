@@ -14,8 +14,9 @@ merge into templates no one can read (`[×305]     |`). Here each record is a wh
 - the others fold into one group line per rule, which lists every further location with
   the values of the message that vary, paired, and how many there are.
 
-The `-->` shape (a header without its location, a pointer line under it: rustc's, ruff's)
-is read by `units.framed`.
+The pointer shape (a header without its location, a pointer line under it: rustc's and
+ruff's `-->`, a drawn frame's corner `,-[a.js:3:5]`, an indented location alone) is read
+by `units.pointer_of`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.units import framed
+from tokenlab.optimizers.log.units import message_after, pointer_of
 from tokenlab.optimizers.log.model import (
     FOLD,
     HELP_LINE_RE,
@@ -74,14 +74,18 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     """The part of a shown diagnostic that stays visible: its header and pointer, and its
     code frame unless it is a warning in a log with failures, or it shows a source line
     shown above (a cascade of errors on one line); past `diagnostic_lines` it folds."""
-    body = unit.start + 1
+    pointer = pointer_of(lines, unit.start)  # a framed record's, maybe after a blank line
+    body = unit.start + 1 if pointer is None else pointer + 1
     while body < unit.stop and POINTER_LINE_RE.match(lines.clean(body)):
         body += 1
     source = next((lines.clean(i) for i in range(body, unit.stop) if _SOURCE_LINE_RE.match(lines.clean(i))), None)
-    warning = not line_shapes.is_failure(lines.text(unit.start, limits.line_bytes))
+    # A record headed by its location alone says its severity in its message, under its frame.
+    message = None if pointer is not None else message_after(lines, unit.start, limits)
+    severity = unit.start if message is None else message
+    warning = not line_shapes.is_failure(lines.text(severity, limits.line_bytes))
     # A framed record (header, pointer, frame, help) is its rule's one example: its frame
     # shows whatever else the log holds.
-    hidden_warning = frames.failures and warning and not framed(lines, unit.start)
+    hidden_warning = frames.failures and warning and pointer is None
     cut = unit.start + limits.diagnostic_lines
     if body < unit.stop and (hidden_warning or (source is not None and source in frames.sources)):
         cut = body
@@ -96,7 +100,7 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     tail = array(LINE_INDEX)
     for i in range(cut, unit.stop):
         line = lines.clean(i)
-        if HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
+        if i == message or HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
             plan.role[i] = KEEP
         else:
             tail.append(i)

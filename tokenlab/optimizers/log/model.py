@@ -95,8 +95,15 @@ _TEXTS_AT_ONCE = 1024
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
 # The pointer that makes a record framed: a header (`CODE message`, `warning: …`), this
-# line, a `|`-prefixed source frame and help lines, up to a blank line.
-FRAMED_POINTER_RE = re.compile(rb"[ \t]*--> \S+:\d+")
+# line, a source frame and help lines. An arrow (` --> src/a.rs:3:5`), or the top corner
+# of a drawn frame holding the location (`  ,-[src/a.js:3:5]`, `╭─[src/a.js:3:5]`,
+# `┌─ src/a.js:3:5`).
+FRAMED_POINTER_RE = re.compile(
+    rb"[ \t]*(?:--> \S+:\d+|(?:,-|\xe2\x95\xad\xe2\x94\x80)\[\S+:\d+|\xe2\x94\x8c\xe2\x94\x80 \S+:\d+)"
+)
+# A location alone on an indented line (`    src/a.js:3:5:`): a framed record's pointer
+# when it is more indented than the header above it.
+LONE_LOCATION_RE = re.compile(rb"[ \t]+[^\s:]+:\d+(?::\d+)?:?[ \t]*$")
 # A framed record's help (`help: Organize imports`, `  = help: for further information …`):
 # what to do about it, shown with the record's example even when its frame folds; for an
 # error, its notes too (`= note: \`#[deny(…)]\` on by default`): why it stops the build.

@@ -73,7 +73,14 @@ from tokenlab.optimizers.log.sections import (
     fold_like_sections,
     record_blocks,
 )
-from tokenlab.optimizers.log.units import framed, unit_end
+from tokenlab.optimizers.log.units import (
+    CARET_UNDER_RE,
+    framed,
+    in_frame,
+    message_after,
+    pointer_of,
+    unit_end,
+)
 from tokenlab.optimizers.log.variants import merge_variants
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
@@ -249,6 +256,8 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     plan = Plan(bytearray(len(lines)))
     plan.anomalous = {number for number, key in enumerate(templates.keys) if _ANOMALY_RE.search(key)}
     plan.anomalous |= _framed_headers(lines, templates)
+    plan.anomalous |= _located_with_carets(lines, templates)
+    plan.anomalous |= _located_first(lines, templates, limits)
     plan_records(lines, plan, limits)
     sections = failure_sections(lines)
     if sections is not None:
@@ -295,26 +304,61 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     return plan
 
 
-# A framed record's pointer, at the start of a line (see `units.framed`).
-_POINTER_START_RE = re.compile(rb"^[ \t]*--> \S", re.MULTILINE)
-_POINTER = b"--> "
+# A framed record's pointer (see `units.pointer_of`), from the line break before it: an
+# arrow or a drawn frame's corner holding the location. (A header over an indented
+# location alone says its severity, so it is an anomaly already.)
+_POINTER_START_RE = re.compile(rb"\n[ \t]*(?:--> \S|,-\[|\xe2\x95\xad\xe2\x94\x80\[|\xe2\x94\x8c\xe2\x94\x80 )")
+_POINTERS = (b"--> ", b",-[", b"\xe2\x95\xad\xe2\x94\x80[", b"\xe2\x94\x8c\xe2\x94\x80 ")
 
 
 def _framed_headers(lines: Lines, templates: Templates) -> set[int]:
     """The templates of framed records' headers (`I001 [*] Import block is un-sorted`,
-    `warning: unused variable`): a line at the margin followed by a pointer. A header
-    names no severity word a log line would, yet it starts a record whose lines are read
-    together; found by the pointers, which are few."""
+    `warning: unused variable`, `  ! rule(name): message`): a line further out than the
+    pointer under it. A header names no severity word a log line would, yet it starts a
+    record whose lines are read together; found by the pointers, which are few."""
     found: set[int] = set()
-    if not holds(lines.data, _POINTER):  # the pattern, tried at each line, found nothing in 0.13 s on 20 MB
-        return found
+    if not any(holds(lines.data, pointer) for pointer in _POINTERS):
+        return found  # the pattern, tried at each line, found nothing in 0.13 s on 20 MB
     for match in scan.matches(_POINTER_START_RE, lines.data):
-        header = bisect_right(lines.ends, match.start()) - 1
-        if header >= 0 and framed(lines, header):
+        pointer = bisect_right(lines.ends, match.start()) + 1  # the line after the break
+        for header in (pointer - 1, pointer - 2):
+            if header < 0 or pointer_of(lines, header) != pointer:
+                continue
             text = lines.clean(header)
-            if text.strip() and not indent(text) and not _POINTER_START_RE.match(text):
+            if text.strip() and indent(text) <= indent(lines.clean(pointer)) and not in_frame(text):
                 found.add(templates.of_line[header])
     return found
+
+
+_NOTE_KEY_RE = re.compile(rb"[ \t]*@: note\b")
+
+
+def _located_with_carets(lines: Lines, templates: Templates, tried: int = 3) -> set[int]:
+    """The templates of diagnostics at a location (`@:`, see `_merge_located_and_quoted`)
+    whose severity is no failure word (`style:`, `portability:`, `information:`) and that
+    quote their source with a caret under it: each is read with its frame, never apart
+    from it. Up to `tried` lines of a template are looked at."""
+    found: set[int] = set()
+    for number, key in enumerate(templates.keys):
+        if not key.lstrip().startswith(b"@:") or _NOTE_KEY_RE.match(key):
+            continue  # a note belongs to the diagnostic above it (`units`)
+        for i in templates.members[number][:tried]:
+            if any(CARET_UNDER_RE.match(lines.clean(j)) for j in range(i + 1, min(len(lines), i + 3))):
+                found.add(number)
+                break
+    return found
+
+
+def _located_first(lines: Lines, templates: Templates, limits: LogLimits, tried: int = 3) -> set[int]:
+    """The templates of locations said alone before the frame and message they head
+    (`a.f90:14:52:`, see `units.message_after`): each such record is read whole, its
+    location with its message. Up to `tried` lines of a template are looked at."""
+    return {
+        number
+        for number, key in enumerate(templates.keys)
+        if key.rstrip().endswith(b":")  # the lines of most templates are read no further
+        and any(message_after(lines, i, limits) is not None for i in templates.members[number][:tried])
+    }
 
 
 def _by_record(parts: list[array[int]], records: array[int] | None) -> list[array[int]]:
@@ -347,18 +391,30 @@ def _place_anomalies(
             continue
         traceback = _TRACEBACK in templates.key(start)
         record_framed = framed(lines, start)
-        unit = range(start, unit_end(lines, start, traceback, limits, record_framed))
+        # A record headed by its location alone is known, and ends, by its message.
+        message = None if record_framed or traceback else message_after(lines, start, limits)
+        head = start if message is None else message
+        unit = range(start, unit_end(lines, head, traceback, limits, record_framed))
         covered = unit.stop
         if record_framed:
             plan.in_frames.update(range(start + 1, unit.stop))
+        elif message is not None:
+            plan.in_frames.update(range(start + 1, message))
+        elif not traceback:
+            # Source quoted over a caret is no status of the run (`from .e import Error`).
+            carets = [i for i in unit[1:] if CARET_UNDER_RE.match(lines.clean(i))]
+            plan.in_frames.update(carets, [i - 1 for i in carets if i - 1 > start])
         # A traceback is known by all its lines; another anomaly by its first line alone.
-        key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(start)
+        key = b"\n".join(map(templates.key, unit)) if traceback else templates.key(head)
         if sections is not None and sections[start]:
             key += b"\n@section %d" % sections[start]
         seen[key] = seen.get(key, 0) + 1
         role = KEEP
-        diagnostic = _DIAGNOSTIC_KEY_RE.match(key) is not None or any(
-            POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3]
+        diagnostic = (
+            record_framed
+            or message is not None
+            or _DIAGNOSTIC_KEY_RE.match(key) is not None
+            or any(POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3])
         )
         shown = limits.verbatim_repeats
         if diagnostic:
@@ -368,11 +424,11 @@ def _place_anomalies(
             # line too: its first location leads the list, its frame is behind the ref.
             # A few errors each show in full, a code frame with its labels or one line
             # as printed: a group line would hide them, or their places, for little gain.
-            seen_times = len(templates.members[templates.of_line[start]])
+            seen_times = len(templates.members[templates.of_line[head]])
             if len(unit) == 1 and seen_times > max(1, limits.verbatim_repeats):
                 shown = 0  # failure or not: read once, not per line of a long build
             else:
-                failure = line_shapes.is_failure(lines.text(start, limits.line_bytes))
+                failure = line_shapes.is_failure(lines.text(head, limits.line_bytes))
                 often = seen_times > limits.warning_locations and not failure
                 if failure and seen_times <= limits.verbatim_repeats:
                     shown = limits.verbatim_repeats

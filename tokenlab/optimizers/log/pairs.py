@@ -31,6 +31,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
 )
 from tokenlab.optimizers.log.render import with_heading
+from tokenlab.optimizers.log.units import is_pointer, message_after
 
 
 def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
@@ -38,7 +39,7 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
     result: list[Group] = []
     for group in plan.groups:
         if group.kind is GroupKind.REPEAT and group.units == 1:
-            result += _single(group, plan, lines)
+            result += _single(group, plan, lines, limits)
             continue
         if group.kind is not GroupKind.REPEAT:
             result.append(group)
@@ -53,7 +54,7 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
         distinct = dict.fromkeys(combos)
         if 2 <= len(distinct) <= limits.inline_values and len(distinct) * 2 <= len(combos):
             for part in _split(group, combos):
-                result += [part] if part.units > 1 else _single(part, plan, lines)
+                result += [part] if part.units > 1 else _single(part, plan, lines, limits)
         elif len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]) and _paired(found):
             for i in group.lines:
                 plan.role[i] = KEEP
@@ -63,16 +64,27 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
     plan.groups = result
 
 
-def _single(group: Group, plan: Plan, lines: Lines) -> list[Group]:
+def _single(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> list[Group]:
     """A repeat seen once more is no group (`[×1]`): its first line and location are
     shown, and the rest of it (a code frame) folds on the line after them."""
     shown = 1
-    while shown < len(group.lines) and POINTER_LINE_RE.match(lines.clean(group.lines[shown])):
-        shown += 1  # where it is (` --> src/a.rs:3:5`) stays with it
+    if message_after(lines, group.lines[0], limits) is not None:
+        shown = len(group.lines)  # its location alone says nothing without its message
+    while shown < len(group.lines) and _says_where(lines, group.lines[shown : shown + 2]):
+        shown += 1  # where it is (` --> src/a.rs:3:5`, `  ,-[src/a.js:3:5]`) stays with it
     for i in group.lines[:shown]:
         plan.role[i] = KEEP
     rest = group.lines[shown:]
     return [Group(GroupKind.TAIL, rest)] if rest else []
+
+
+def _says_where(lines: Lines, at: array[int]) -> bool:
+    """Whether the first of `at` points at where a diagnostic is, or is the blank line
+    that sets such a pointer apart from its header."""
+    line = lines.clean(at[0])
+    if not line.strip() and len(at) > 1:
+        line = lines.clean(at[1])
+    return POINTER_LINE_RE.match(line) is not None or is_pointer(line)
 
 
 def _combinations(found: VaryingSlots | None) -> list[tuple[str, ...]] | None:

@@ -14,7 +14,6 @@ from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
-    FRAMED_POINTER_RE,
     POINTER_LINE_RE,
     Group,
     GroupKind,
@@ -24,6 +23,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     Texts,
 )
+from tokenlab.optimizers.log.units import is_pointer, message_after
 from tokenlab.optimizers.log.variants import variants_shown
 
 _FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
@@ -176,6 +176,8 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     failure line inside them (a traceback's exception) where the units line up."""
     units = _units(group, lines)
     rows = _framed_rows(units, lines, limits)
+    if rows is None:
+        rows = _located_rows(units, lines, limits)
     if rows is not None:
         return rows
     heads = list(group.heads) or [group.lines[0]]
@@ -213,12 +215,35 @@ def _framed_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> str
     (`warning: unused variable: `#` --> {src/main.rs:24:9 unused_3, :44:9 unused_6}`).
     Every location is listed: a record is found by where it is. None unless every unit is
     a framed record and their headers share a skeleton."""
-    if not all(len(unit) > 1 and FRAMED_POINTER_RE.match(lines.clean(unit[1])) for unit in units):
+    if not all(len(unit) > 1 and is_pointer(lines.clean(unit[1])) for unit in units):
         return None
     found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
     if found is None:
         return None
-    return f"{found.headline(1)} --> {{{', '.join(found.rows())}}}"
+    rows = found.rows()
+    if not any(rows):  # the same record again and again (one call site, several overloads)
+        return f"{found.headline(1)} {lines.text(units[0][1], limits.line_bytes).strip()}"
+    return f"{found.headline(1)} --> {{{', '.join(rows)}}}"
+
+
+def _located_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> str | None:
+    """Further records of one message headed by their location alone (`a.f90:35:16:`,
+    frame, `Warning: Unused variable ‘k’ …`) as their message and one row each: its
+    location and the message's values that differ. None unless every unit is such a
+    record and their messages share a skeleton."""
+    pairs: list[list[str]] = []
+    for unit in units:
+        message = message_after(lines, unit[0], limits)
+        if message is None:
+            return None
+        pairs.append([lines.text(unit[0], limits.line_bytes).strip(), lines.text(message, limits.line_bytes)])
+    found = records.family(pairs)
+    if found is None:
+        return None
+    rows = found.rows()
+    if not any(rows):
+        return f"{found.headline(1)} {lines.text(units[0][0], limits.line_bytes).strip()}"
+    return f"{found.headline(1)} {{{', '.join(rows)}}}"
 
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:

@@ -6,7 +6,15 @@ A Python traceback runs to its exception line and the message after it. A diagno
 (`  |`, `12 |   code`, `= note: …`, `help: …`), notes at its own location, and notes
 elsewhere that follow it (a candidate, a macro's definition, with the include chain
 printed before each): a note belongs to the diagnostic before it, so it is shown or
-folded with it and never grouped with another diagnostic's notes.
+folded with it and never grouped with another diagnostic's notes. A source line over a
+caret is its frame's at any indentation.
+
+A framed record (a header, then a pointer to its location: ` --> a.rs:3:5`, a drawn
+frame's corner `,-[a.js:3:5]`, or an indented location alone after a blank line,
+`    a.js:3:5:`) runs over its frame, notes and help to the next record (`framed_end`),
+with or without blank lines between records. A record headed by its location alone
+(`a.f90:14:52:`), then its frame, then its message (`Error: …`), runs to its message
+(`message_after`). Either is read whole: its lines never fold with another record's.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import re
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.model import FRAMED_POINTER_RE, Lines, LogLimits, indent
+from tokenlab.optimizers.log.model import FRAMED_POINTER_RE, LONE_LOCATION_RE, Lines, LogLimits, indent
 
 # A line that starts a new record ends an exception message's continuation lines.
 _RECORD_START_RE = re.compile(
@@ -65,15 +73,141 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
     return start + 1
 
 
+# A caret under a quoted source line (`    ^`, `  |  ^~~~`).
+CARET_UNDER_RE = re.compile(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
+
+
+def quoted_at(lines: Lines, index: int) -> bool:
+    """Whether the line at `index` is a caret under a quoted source line, or the source
+    line over one: a frame's, at whatever indentation the source has (at the margin too)."""
+    if CARET_UNDER_RE.match(lines.clean(index)):
+        return True
+    return index + 1 < len(lines) and CARET_UNDER_RE.match(lines.clean(index + 1)) is not None
+
+
 def framed(lines: Lines, start: int) -> bool:
-    """Whether the line at `start` heads a framed record: the next line points at its
-    location (` --> src/a.rs:3:5`)."""
+    """Whether the line at `start` heads a framed record (`pointer_of`)."""
+    return pointer_of(lines, start) is not None
+
+
+def pointer_of(lines: Lines, start: int) -> int | None:
+    """The line pointing at the location of the framed record the line at `start` heads:
+    the next line (` --> src/a.rs:3:5`, `  ,-[src/a.js:3:5]`), or the one after a blank
+    line; a location alone (`    src/a.js:3:5:`) points only from further in than the
+    header. None if it heads no framed record."""
     following = start + 1
     if following >= len(lines):
-        return False
-    if lines.stripped is None and lines.data.find(b"-->", lines.ends[start], lines.ends[following]) < 0:
-        return False  # asked of every anomaly of a large build: most lines hold no arrow
-    return FRAMED_POINTER_RE.match(lines.clean(following)) is not None
+        return None
+    if lines.stripped is not None or lines.ends[following] - lines.ends[start] <= 2:
+        if not lines.clean(following).strip():
+            following += 1  # the tool sets the pointer apart from its header
+            if following >= len(lines):
+                return None
+    data, at = lines.data, lines.start(following)
+    # Asked of every anomaly of a large build: most are followed by no indented line and
+    # no arrow, which is all that is read of them.
+    if lines.stripped is None and data[at : at + 1] not in (b" ", b"\t"):
+        if data.find(b"-->", at, lines.ends[following]) < 0:
+            return None
+    text = lines.clean(following)
+    if FRAMED_POINTER_RE.match(text):
+        if following == start + 1 or indent(text) > indent(lines.clean(start)):
+            return following
+        return None
+    header = lines.clean(start)
+    if LONE_LOCATION_RE.match(text) and indent(text) > indent(header) and header.strip():
+        return following
+    return None
+
+
+def framed_end(lines: Lines, start: int, pointer: int, limits: LogLimits) -> int:
+    """End (exclusive) of the framed record headed at `start` (header, pointer, frame,
+    notes, help): its lines never stand apart, to be grouped with another record's. It
+    ends at a blank line, or, when the tool sets its pointer apart by a blank line (and
+    so its notes and further frames too), at a blank line before a line no further in
+    than the header; without blank lines between records, at the next record's header
+    (a note's, `info: defined here` over its own pointer, is part of this record); and
+    before a summary (`INFO 35 errors`), which is the run's, not the record's. A drawn
+    frame is read to its end, however long (a function quoted whole); other lines, at
+    most `note_lines`."""
+    clean = lines.clean
+    base = indent(clean(start))
+    spaced = pointer > start + 1
+    stop = len(lines)
+    end, others = pointer + 1, 0
+    while end < stop:
+        line = clean(end)
+        if not line.strip():
+            if not spaced:
+                break
+            following = end + 1
+            while following < stop and not clean(following).strip():
+                following += 1
+            if following >= stop or indent(clean(following)) <= base:
+                break
+            end = following
+            continue
+        if not in_frame(line):
+            others += 1
+            if others > limits.note_lines:
+                break
+            if indent(line) <= base and not _SUBORDINATE_RE.match(line) and framed(lines, end):
+                break
+            if line_shapes.is_summary(visible(line)):
+                break
+        end += 1
+    return end
+
+
+# A record's own note, info or help, framed like a record: it belongs to the record above.
+_SUBORDINATE_RE = re.compile(rb"[ \t]*(?:note|info|help|hint)\b", re.IGNORECASE)
+
+
+def is_pointer(line: bytes) -> bool:
+    """Whether the line says where a framed record is, in any of `pointer_of`'s shapes."""
+    return FRAMED_POINTER_RE.match(line) is not None or LONE_LOCATION_RE.match(line) is not None
+
+
+def in_frame(line: bytes) -> bool:
+    """Whether the line is a pointer or a line of a drawn source frame: quoted source,
+    whatever it says, and no record's header."""
+    return _GUTTER_RE.match(line) is not None or FRAMED_POINTER_RE.match(line) is not None
+
+
+# A line of a drawn source frame (`12 | code`, `   :    ^^^`, `   │`, `   ╵`, `  `----`,
+# a suggested edit's `12 + code` and `   - code`): quoted source, whatever it says.
+_GUTTER_RE = re.compile(
+    rb"[ \t]*\d*[ \t]*(?:[|:`]|[-+](?:[ \t]|$)|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])"
+)
+
+
+# A location alone on a line, said before the frame and message it heads (`a.f90:14:52:`,
+# `File "a.ml", line 3, characters 4-9:`).
+_LOCATION_FIRST_RE = re.compile(
+    rb'[ \t]*(?:[^\s:]+:\d+(?::\d+)?(?:-\d+)?|File "[^"]+", line \d+(?:, characters \d+-\d+)?):[ \t]*$'
+)
+# The message under such a record's frame: its severity first (`Error: …`, `Warning: …`).
+_SEVERITY_FIRST_RE = re.compile(rb"[ \t]*(?i:error|warning|fatal|note|remark|info)\b")
+
+
+def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
+    """The message line of a record headed by its location alone: the location, maybe a
+    blank line, a source frame (gutter lines, carets), then the message with its severity
+    first, no further in than the location. None unless the line at `start` heads one."""
+    if not _LOCATION_FIRST_RE.match(lines.clean(start)):
+        return None
+    at, stop = start + 1, min(len(lines), start + 2 + limits.frame_lines)
+    if at < stop and not lines.clean(at).strip():
+        at += 1
+    frame = at
+    while at < stop and (in_frame(lines.clean(at)) or CARET_UNDER_RE.match(lines.clean(at))):
+        at += 1
+    if at == frame or at >= stop:
+        return None
+    message = lines.clean(at)
+    if indent(message) > indent(lines.clean(start)) or not _SEVERITY_FIRST_RE.match(message):
+        return None
+    return at
 
 
 def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, record_framed: bool) -> int:
@@ -84,12 +218,9 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
     header = clean(start)
     base = indent(header)
     if record_framed:
-        # A framed record (header, pointer, frame, help) runs to its blank line: its
-        # frame's lines never stand apart, to be grouped with another record's.
-        end, stop = start + 2, min(len(lines), start + 1 + limits.note_lines)
-        while end < stop and clean(end).strip():
-            end += 1
-        return end
+        pointer = pointer_of(lines, start)
+        assert pointer is not None  # the caller read that it heads a framed record
+        return framed_end(lines, start, pointer, limits)
     if not traceback:
         # The header's location is looked for only when a line could be a note after it,
         # or the header could be wrapped: each diagnostic of a large build is read here.
@@ -118,8 +249,10 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
             elif not _FRAME_RE.match(line):
                 if indent(line) <= base or indented == limits.continuation_lines:
-                    break
-                indented += 1
+                    if not quoted_at(lines, end):
+                        break
+                else:
+                    indented += 1
             end += 1
         return end
     stop = min(len(lines), start + 1 + limits.traceback_lines)
