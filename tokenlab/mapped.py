@@ -8,7 +8,7 @@ the file, and a page read again is mapped again. Reading stays byte-exact either
 
 A mapping offers slicing (which copies), `find`, `rfind`, `re` and memoryviews, not the
 other methods of `bytes`; `in` would compare bytes with its items, which are ints, and so
-never match: `holds` asks instead. `as_bytes` gives code that needs `bytes` a copy.
+never match: `holds` asks instead, and `starts_with` stands for `startswith`. `as_bytes` gives code that needs `bytes` a copy.
 """
 
 from __future__ import annotations
@@ -105,6 +105,13 @@ def find(raw: RawInput, word: bytes, start: int = 0) -> int:
             return at
         start = end
     return -1
+
+
+def starts_with(raw: RawInput, word: bytes, at: int) -> bool:
+    """`raw.startswith(word, at)`, for a mapping too (which has no `startswith`)."""
+    if isinstance(raw, bytes):
+        return raw.startswith(word, at)
+    return raw[at : at + len(word)] == word
 
 
 def as_bytes(raw: RawInput) -> bytes:

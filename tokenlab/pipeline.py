@@ -143,7 +143,7 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     """Store the omissions behind markers, mask the rest, and add the footer if needed."""
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and not part.source])
+    run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)])
     original = Omission(_whole(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
@@ -157,6 +157,13 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
                 visible += "\n"
             visible += markers.footer(len(packet.raw), stored.id, folded=omits)
     packet.visible = visible
+
+
+def _counted_whole(omission: Omission | StoredRef) -> bool:
+    """Whether an omission is counted as a text of its own rather than mapped onto the input
+    by its `source`: input ranges (`InputSlices`) are counted from the raw count's index
+    without being joined, which a large input's mapped copy would need."""
+    return isinstance(omission.content, InputSlices) or not omission.source
 
 
 def _whole(raw: RawInput) -> bytes | InputSlices:
@@ -336,7 +343,7 @@ def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [
-        MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.content
+        ref.content if _counted_whole(ref) else MappedText(ref.data, _source_runs(ref.source))
         for ref in packet.refs
     ]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]

@@ -179,7 +179,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.DISASSEMBLY, "disassembly"),
     Family(ContentType.GIT_LOG, "git_log"),
     Family(ContentType.GIT_STATUS, "git_status"),
-    Family(ContentType.DIFF, "diff", maps_input=True),
+    Family(ContentType.DIFF, "diff", maps_input=True, reads_mapped=True),
     Family(ContentType.SEARCH_RESULTS, "search_results"),
     Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
     Family(ContentType.CALL_TRACE, "call_trace"),
