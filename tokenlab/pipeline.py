@@ -57,6 +57,7 @@ from tokenlab.optimizers import (
     optimizer_for,
     planner_for,
 )
+from tokenlab.optimizers import whole as whole_input
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
@@ -144,7 +145,7 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
     run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)])
-    original = Omission(_whole(packet.raw), "original input, byte for byte")
+    original = Omission(whole_input(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
@@ -164,11 +165,6 @@ def _counted_whole(omission: Omission | StoredRef) -> bool:
     by its `source`: input ranges (`InputSlices`) are counted from the raw count's index
     without being joined, which a large input's mapped copy would need."""
     return isinstance(omission.content, InputSlices) or not omission.source
-
-
-def _whole(raw: RawInput) -> bytes | InputSlices:
-    """The whole input as an omission's content: a mapped input is stored from its pages."""
-    return raw if isinstance(raw, bytes) else InputSlices(raw, ((0, len(raw)),))
 
 
 def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
