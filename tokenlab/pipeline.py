@@ -144,7 +144,8 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     """Store the omissions behind markers, mask the rest, and add the footer if needed."""
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)])
+    counted = [part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)]
+    run.counter.prefetch(counted)
     original = Omission(whole_input(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.

@@ -276,7 +276,9 @@ class TokenCounter:
                 zip(
                     safe_at(repeat(data), before(starts, repeat(1))),
                     safe_at(repeat(data), before(ends, repeat(1))),
-                    map(partial(starts_with, raw), map(data.__getitem__, map(slice, starts, ends)), raw_starts),
+                    map(
+                        partial(starts_with, raw), map(data.__getitem__, map(slice, starts, ends)), raw_starts
+                    ),
                 ),
             )
         )

@@ -49,7 +49,8 @@ def summary(data: bytes, listing: Listing, config: OptimizerConfig, limits: File
             count = outside.count(b"\n") + (not outside.endswith(b"\n"))
             parts += [f"{count:,} lines outside the tree: ", _outside_omission(outside), "\n"]
     else:
-        parts += ["full listing: ", Omission(whole(data), f"full file listing, {line_count(data):,} lines"), "\n"]
+        original = Omission(whole(data), f"full file listing, {line_count(data):,} lines")
+        parts += ["full listing: ", original, "\n"]
     return OptimizeResult(tuple(parts))
 
 
