@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.counting import tokens
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, visible
+from tokenlab.optimizers.json_doc import detect as detect_json
 from tokenlab.optimizers.json_doc import optimizer as json_doc
 from tokenlab.optimizers.json_doc import records as json_records
 from tokenlab.optimizers.json_doc import scan as json_scan
@@ -624,3 +625,19 @@ def test_few_distinct_messages_of_one_template_are_each_spelled_as_the_input_wri
     for f in range(12):
         many = many.replace(f"'gone{f % 3}'".encode(), f"'name{f}'".encode(), 1)
     assert "'{name0, name1, name2," in render_preview(json_doc.optimize(many, COARSE))
+
+
+def test_json_lines_are_told_from_their_first_line_without_parsing_the_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def parsed_whole(data: bytes) -> bool:
+        raise AssertionError("the whole input was parsed")
+
+    lines = b'{"id": 1, "ok": true}\n{"id": 2, "ok": false}\n'
+    with monkeypatch.context() as patched:
+        patched.setattr(json_doc, "looks_like_json", parsed_whole)
+        assert detect_json(lines, lines) is None
+    # Whitespace after a whole first line, or a first line that is not whole, leaves the
+    # answer to the whole document's parse.
+    for document in (b'{"id": 1}\n \t\r\n', b'{"ids": [\n1, 2]}\n', b"[1]\n[2]"):
+        assert (detect_json(document, document) is not None) == json_doc.looks_like_json(document), document

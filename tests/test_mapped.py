@@ -21,9 +21,23 @@ from tokenlab.store import FolderStore
 
 REPO = Path(__file__).resolve().parents[1]
 # Every log fixture (escapes, tracebacks, templated lines), a JSON document and an XML report:
-# the log optimizer reads the mapping; the detectors of JSON and XML parse it as bytes.
+# the log optimizer reads the mapping; the detectors of JSON and XML parse it as bytes. The
+# diff and file-list optimizers read it too: diffs (conflict markers, a release), paths
+# (`find`, `tsc --listFiles`), and the drawn listings that are read as bytes (`ls -l`, `tree`).
+_DIFFS_AND_LISTINGS = (
+    "auth_guard.diff",
+    "files.txt",
+    "real/release.diff",
+    "real/git_diff_conflict_markers.txt",
+    "real/find_listing.txt",
+    "real/find_small_maven_project.txt",
+    "real/tsc_listfiles.log",
+    "real/ls_laR.txt",
+    "real/tree_L3_js_project.txt",
+)
 FIXTURES = [
     *sorted((REPO / "fixtures").glob("*.log")),
+    *(REPO / "fixtures" / name for name in _DIFFS_AND_LISTINGS),
     REPO / "fixtures" / "api_response.json",
     *sorted((REPO / "tests" / "golden" / "log").glob("*.txt"))[:12],
     *sorted((REPO / "tests" / "golden" / "xml").glob("*.txt"))[:2],
@@ -66,6 +80,12 @@ def test_searches_of_a_mapping_answer_as_bytes_do(tmp_path: Path, monkeypatch: p
         for start in (0, 3, 6, 40, len(data)):
             assert mapped.find(raw, word, start) == data.find(word, start), (word, start)
     assert mapped.as_bytes(raw) == data
+    for byte in (b"\n", b"\x1b", b"z"):
+        assert mapped.count(raw, byte) == data.count(byte), byte
+    for word in (b"tail", b"ail", b"x\ntail", b"", b"tails", data + b"!"):
+        assert mapped.ends_with(raw, word) == data.endswith(word), word
+        for at in (0, 3, len(data) - 4, len(data)):
+            assert mapped.starts_with(raw, word, at) == data.startswith(word, at), (word, at)
     mapped.close(raw)
 
 

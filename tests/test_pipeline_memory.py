@@ -1,5 +1,6 @@
-"""Memory that does not hold a large input (issue 25): a 200 MB log is analysed in a child
-process under a data limit that the code which read the input into memory exceeded
+"""Memory that does not hold a large input (issue 25): a 200 MB log, a 100 MB diff and a
+100 MB file listing are each analysed in a child process under a data limit that the code
+which read the input into memory exceeded
 (`RLIMIT_DATA` counts the heap, anonymous mappings and thread stacks, so it holds with the
 tokenizer's threads, where `RLIMIT_AS` counts reserved address space too)."""
 
@@ -41,20 +42,92 @@ def large_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _limited() -> None:
-    resource.setrlimit(resource.RLIMIT_DATA, (DATA_LIMIT, DATA_LIMIT))
+def _analysed_under(limit: int, path: Path) -> subprocess.CompletedProcess[bytes]:
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
-
-@pytest.mark.slow
-def test_a_200_mb_log_is_analysed_under_a_data_limit(large_log: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "tokenlab", "analyze", str(large_log)],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        preexec_fn=_limited,
+        [sys.executable, "-m", "tokenlab", "analyze", str(path)],
+        env={**os.environ, "PYTHONPATH": str(REPO), "TOKENLAB_WORKER": "0"},
+        preexec_fn=limited,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
-    assert b"failed: connection reset" in proc.stdout
     assert b"refs reload byte-exactly" in proc.stderr
+    return proc
+
+
+@pytest.mark.slow
+def test_a_200_mb_log_is_analysed_under_a_data_limit(large_log: Path) -> None:
+    proc = _analysed_under(DATA_LIMIT, large_log)
+    assert b"failed: connection reset" in proc.stdout
+
+
+DIFF_BYTES = 100_000_000
+# Measured on this diff (25,000 files of one change amid 80 context lines): VmData peaked at
+# 489 MiB when the diff was copied out of its mapping and its folded context joined into
+# one omission; read from the mapping and stored from input ranges, at 333 MiB.
+DIFF_DATA_LIMIT = 400 << 20
+
+
+@pytest.fixture(scope="session")
+def large_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 100 MB of files that each change one line amid 80 distinct context lines, and
+    one removed permission check at the end."""
+    path = tmp_path_factory.mktemp("memory") / "change.diff"
+    with open(path, "wb") as out:
+        written = file = 0
+        while written < DIFF_BYTES:
+            files = []
+            for file in range(file + 1, file + 1001):
+                before = "".join(f"     total_{file}_{k} = measure(record_{k}, {file})\n" for k in range(40))
+                after = "".join(f"     check_{file}_{k} = verify(record_{k}, {file})\n" for k in range(40))
+                name = f"src/module_{file}.py"
+                files.append(
+                    f"diff --git a/{name} b/{name}\nindex 1a2b3c4..5d6e7f8 100644\n"
+                    f"--- a/{name}\n+++ b/{name}\n"
+                    f"@@ -10,81 +10,81 @@ def handle_{file}():\n{before}"
+                    f"-    limit = {file}\n+    limit = {file + 1}\n{after}"
+                )
+            written += out.write("".join(files).encode())
+        out.write(
+            b"diff --git a/src/guard.py b/src/guard.py\n--- a/src/guard.py\n+++ b/src/guard.py\n"
+            b"@@ -1,3 +1,2 @@\n def check(user):\n-    require_permission(user)\n     return True\n"
+        )
+    return path
+
+
+@pytest.mark.slow
+def test_a_100_mb_diff_is_analysed_under_a_data_limit(large_diff: Path) -> None:
+    proc = _analysed_under(DIFF_DATA_LIMIT, large_diff)
+    assert b"-    require_permission(user)" in proc.stdout
+
+
+LISTING_BYTES = 100_000_000
+# Measured on this listing (2.3 million paths in 115,000 folders): VmData peaked at 387 MiB
+# when the listing was copied out of its mapping and every folder's four entry forms were
+# held at once; read from the mapping, at 252 MiB.
+LISTING_DATA_LIMIT = 320 << 20
+
+
+@pytest.fixture(scope="session")
+def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 100 MB of `find` output: 20 files a folder, 20 folders a package."""
+    path = tmp_path_factory.mktemp("memory") / "files.txt"
+    with open(path, "wb") as out:
+        out.write(b"./README.md\n./pyproject.toml\n")
+        written = first = 0
+        while written < LISTING_BYTES:
+            numbers = range(first, first + 20_000)
+            paths = [f"./src/package_{n // 400}/module_{n // 20 % 20}/file_{n}.py\n" for n in numbers]
+            written += out.write("".join(paths).encode())
+            first += 20_000
+    return path
+
+
+@pytest.mark.slow
+def test_a_100_mb_file_listing_is_analysed_under_a_data_limit(large_listing: Path) -> None:
+    proc = _analysed_under(LISTING_DATA_LIMIT, large_listing)
+    assert b"pyproject.toml" in proc.stdout

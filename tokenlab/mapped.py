@@ -8,7 +8,8 @@ the file, and a page read again is mapped again. Reading stays byte-exact either
 
 A mapping offers slicing (which copies), `find`, `rfind`, `re` and memoryviews, not the
 other methods of `bytes`; `in` would compare bytes with its items, which are ints, and so
-never match: `holds` asks instead. `as_bytes` gives code that needs `bytes` a copy.
+never match: `holds` asks instead, and `count`, `starts_with` and `ends_with` stand for
+the methods of those names. `as_bytes` gives code that needs `bytes` a copy.
 """
 
 from __future__ import annotations
@@ -105,6 +106,32 @@ def find(raw: RawInput, word: bytes, start: int = 0) -> int:
             return at
         start = end
     return -1
+
+
+def count(raw: RawInput, byte: bytes) -> int:
+    """`raw.count(byte)` of one byte, a mapping's pages given back as the count passes them."""
+    if isinstance(raw, bytes):
+        return raw.count(byte)
+    total = 0
+    for start in range(0, len(raw), PASS_BYTES):
+        end = min(len(raw), start + PASS_BYTES)
+        total += raw[start:end].count(byte)
+        let_go(raw, start, end)
+    return total
+
+
+def ends_with(raw: RawInput, word: bytes) -> bool:
+    """`raw.endswith(word)`, for a mapping too."""
+    if isinstance(raw, bytes):
+        return raw.endswith(word)
+    return len(raw) >= len(word) and raw[len(raw) - len(word) :] == word
+
+
+def starts_with(raw: RawInput, word: bytes, at: int) -> bool:
+    """`raw.startswith(word, at)`, for a mapping too (which has no `startswith`)."""
+    if isinstance(raw, bytes):
+        return raw.startswith(word, at)
+    return raw[at : at + len(word)] == word
 
 
 def as_bytes(raw: RawInput) -> bytes:

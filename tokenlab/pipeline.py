@@ -57,6 +57,7 @@ from tokenlab.optimizers import (
     optimizer_for,
     planner_for,
 )
+from tokenlab.optimizers import whole as whole_input
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
@@ -143,8 +144,9 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     """Store the omissions behind markers, mask the rest, and add the footer if needed."""
     omits = any(isinstance(part, Omission) for part in parts)
     # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    run.counter.prefetch([part.content for part in parts if isinstance(part, Omission) and not part.source])
-    original = Omission(_whole(packet.raw), "original input, byte for byte")
+    counted = [part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)]
+    run.counter.prefetch(counted)
+    original = Omission(whole_input(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
@@ -159,9 +161,11 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     packet.visible = visible
 
 
-def _whole(raw: RawInput) -> bytes | InputSlices:
-    """The whole input as an omission's content: a mapped input is stored from its pages."""
-    return raw if isinstance(raw, bytes) else InputSlices(raw, ((0, len(raw)),))
+def _counted_whole(omission: Omission | StoredRef) -> bool:
+    """Whether an omission is counted as a text of its own rather than mapped onto the input
+    by its `source`: input ranges (`InputSlices`) are counted from the raw count's index
+    without being joined, which a large input's mapped copy would need."""
+    return isinstance(omission.content, InputSlices) or not omission.source
 
 
 def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
@@ -336,7 +340,7 @@ def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     visible = packet.visible.encode("utf-8")
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [
-        MappedText(ref.data, _source_runs(ref.source)) if ref.source else ref.content
+        ref.content if _counted_whole(ref) else MappedText(ref.data, _source_runs(ref.source))
         for ref in packet.refs
     ]
     marker_text = [markers.marker(ref.id).encode() for ref in packet.all_refs]

@@ -59,7 +59,7 @@ from tokenlab.counting.runs import (
     _find_runs,
     _slice_interiors,
 )
-from tokenlab.mapped import let_go
+from tokenlab.mapped import let_go, starts_with
 
 _REPEATED_GAP_BYTES = 256
 
@@ -276,7 +276,9 @@ class TokenCounter:
                 zip(
                     safe_at(repeat(data), before(starts, repeat(1))),
                     safe_at(repeat(data), before(ends, repeat(1))),
-                    map(raw.startswith, map(data.__getitem__, map(slice, starts, ends)), raw_starts),
+                    map(
+                        partial(starts_with, raw), map(data.__getitem__, map(slice, starts, ends)), raw_starts
+                    ),
                 ),
             )
         )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
-from tokenlab.mapped import let_go
+from tokenlab.mapped import let_go, starts_with
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -34,7 +34,7 @@ def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, 
     safe_after, size = tokens.SAFE_CUT_RE.match, len(data)
     for start, raw_start, length in runs:
         end, raw_end = start + length, raw_start + length
-        if not raw.startswith(data[start:end], raw_start):
+        if not starts_with(raw, data[start:end], raw_start):
             continue
         first: int | None = start
         if (start and not safe_after(data, start - 1)) or (raw_start and not safe_after(raw, raw_start - 1)):

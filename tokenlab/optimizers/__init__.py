@@ -115,6 +115,12 @@ class OptimizeResult:
         return (part for part in self.parts if isinstance(part, Omission))
 
 
+def whole(data: bytes) -> bytes | InputSlices:
+    """The whole input as an omission's content: a mapped input (`tokenlab/mapped.py`) is
+    stored and counted from its pages, never copied."""
+    return data if isinstance(data, bytes) else InputSlices(data, ((0, len(data)),))
+
+
 def join_literals(parts: list[Part]) -> list[Part]:
     """Neighbouring strings joined, empty ones dropped: a few long literal parts."""
     joined: list[Part] = []
@@ -179,12 +185,12 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.DISASSEMBLY, "disassembly"),
     Family(ContentType.GIT_LOG, "git_log"),
     Family(ContentType.GIT_STATUS, "git_status"),
-    Family(ContentType.DIFF, "diff", maps_input=True),
+    Family(ContentType.DIFF, "diff", maps_input=True, reads_mapped=True),
     Family(ContentType.SEARCH_RESULTS, "search_results"),
     Family(ContentType.DEPENDENCY_TREE, "dependency_tree"),
     Family(ContentType.CALL_TRACE, "call_trace"),
     Family(ContentType.TABLE, "table"),
-    Family(ContentType.FILELIST, "file_list"),
+    Family(ContentType.FILELIST, "file_list", reads_mapped=True),
     Family(ContentType.YAML, "yaml_doc"),
     Family(ContentType.LOG, "log", reads_mapped=True),
     Family(ContentType.TEXT, "text"),

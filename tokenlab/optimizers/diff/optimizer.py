@@ -54,6 +54,7 @@ from functools import partial
 from itertools import accumulate, compress, islice, repeat
 from operator import add, is_, mul, not_, or_, sub
 
+from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import (
     Excerpt,
     Granularity,
@@ -310,7 +311,7 @@ class _Renderer:
     def render(self, cuts: _Cuts) -> OptimizeResult:
         data = self.data
         if not cuts.starts:
-            whole = visible(data)
+            whole = visible(bytes(data))  # a mapped input is decoded from a copy
             return OptimizeResult((whole,) if whole else ())
         spans = list(zip(cuts.starts, cuts.ends))
         is_meta = list(map(is_, cuts.kinds, repeat(_CutKind.META)))
@@ -381,8 +382,9 @@ def _excerpt(
 
 
 def _grouped(data: bytes, spans: list[Span], reason: str) -> Omission:
-    view = memoryview(data)  # joined straight from the input: no copy of each piece first
-    return Omission(b"".join([view[start:end] for start, end in spans]), reason, tuple(spans))
+    """Held as ranges of the input (a large diff's context is much of it): stored and counted
+    from the input, never joined."""
+    return Omission(InputSlices(data, spans), reason, tuple(spans))
 
 
 def _summary(data: bytes, meta: list[Span], context: list[Span], context_lines: int) -> list[Part]:

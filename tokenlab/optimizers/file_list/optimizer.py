@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from tokenlab import mapped
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.parse import DEFAULT_LIMITS, FileListConfig, parse
 from tokenlab.optimizers.file_list.printed import drawn_listing, own_lines_as_printed
@@ -62,8 +63,8 @@ def looks_like_file_list(data: bytes) -> bool:
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: FileListConfig = DEFAULT_LIMITS) -> OptimizeResult:
-    if data.count(b"\n") < limits.small_listing_lines:
-        return OptimizeResult((visible(data),) if data else ())
+    if mapped.count(data, b"\n") < limits.small_listing_lines:  # a large input may be mapped
+        return OptimizeResult((visible(mapped.as_bytes(data)),) if data else ())
     drawn = drawn_listing(data, config, limits)
     if drawn is not None:
         return drawn

@@ -20,6 +20,8 @@ from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import itemgetter, or_
 
+from tokenlab.mapped import ends_with
+
 
 @dataclass(frozen=True)
 class FileListConfig:
@@ -136,7 +138,7 @@ def chunks(data: bytes) -> Iterator[tuple[int, int]]:
     Working slice by slice keeps the per-line lists a regex or split builds small, so
     memory stays near the input size on a listing of millions of paths.
     """
-    size = len(data) - data.endswith(b"\n")
+    size = len(data) - ends_with(data, b"\n")
     start = 0
     while start < size:
         cut = data.find(b"\n", start + _CHUNK_BYTES, size)
@@ -184,13 +186,14 @@ def _scan_lines(
 ) -> list[tuple[int, int]]:
     """One pass over the listing's lines, each slice split once: folder entries are taken
     out of `pairs`, and the (start, end) of each line naming a notable file is returned."""
-    forms = _folder_entry_forms(pairs)
+    entries = _folder_entries(pairs)
     names, prefixes = notable_names(limits)
     present: set[bytes] = set()
     notable: list[tuple[int, int]] = []
     for start, end in chunks(data):
-        lines = data[start:end].split(b"\n")
-        present |= forms.intersection(lines)
+        piece = data[start:end]
+        lines = piece.split(b"\n")
+        present.update(_entry_lines(lines, entries, b"\r" in piece))
         notable += _notable_lines(data, start, end, lines, names, prefixes)
     for form in present:
         match = ENTRY_RE.match(form)
@@ -199,9 +202,11 @@ def _scan_lines(
     return notable
 
 
-def _folder_entry_forms(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
-    """How a folder's own line may read: `find` without `-type f` prints folders too,
-    which were counted as files and are taken out again."""
+def _folder_entries(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
+    """How a folder's own line may read, but for a leading `./` and a trailing CR: `find`
+    without `-type f` prints folders too, which were counted as files and are taken out
+    again. (Those variants are stripped from the lines instead: four forms of every
+    folder held at once cost more than the listing on a large one.)"""
     folders = {b""}
     # Each folder with its ancestors, deepest first, up to the first one already there,
     # whose ancestors are all there too: a folder shared by many files is walked once.
@@ -210,11 +215,21 @@ def _folder_entry_forms(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
         while end >= 0 and folder[: end + 1] not in folders:
             folders.add(folder[: end + 1])
             end = folder.rfind(b"/", 0, end)
-    forms: set[bytes] = set()
+    entries: set[bytes] = set()
     for folder in folders:
-        for entry in {folder, folder[:-1]} - {b""} if folder else (b".", b"./"):
-            forms.update((entry, b"./" + entry, entry + b"\r", b"./" + entry + b"\r"))
-    return forms
+        entries.update({folder, folder[:-1]} - {b""} if folder else (b".", b"./"))
+    return entries
+
+
+def _entry_lines(lines: list[bytes], entries: set[bytes], with_cr: bool) -> Iterator[bytes]:
+    """The lines that are a folder entry, perhaps led by `./` and ended by a CR (which only
+    lines holding a CR can be)."""
+    bare = list(map(bytes.removeprefix, lines, repeat(b"./")))
+    variants = [lines, bare]
+    if with_cr:
+        variants += [list(map(bytes.removesuffix, variant, repeat(b"\r"))) for variant in (lines, bare)]
+    named = map(any, zip(*(map(entries.__contains__, variant) for variant in variants)))
+    return compress(lines, named)
 
 
 def common_folder(folders: list[bytes]) -> bytes:

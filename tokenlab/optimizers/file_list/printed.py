@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from tokenlab.mapped import as_bytes
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
 from tokenlab.optimizers.file_list import long_listing
 from tokenlab.optimizers.file_list.parse import (
@@ -41,6 +42,7 @@ def own_lines_as_printed(
     set_aside = set_aside_re(limits)
     if _own_files(listing.tree, set_aside) > limits.max_tree_lines:
         return None
+    data = as_bytes(data)  # shown as printed: read as bytes, a mapped listing copied
     lines = data.split(b"\n")
     if not lines[-1]:
         lines.pop()
@@ -92,6 +94,7 @@ def drawn_listing(data: bytes, config: OptimizerConfig, limits: FileListConfig) 
     """`ls -l` and `tree` output, which `long_listing` summarises; None for a list of paths."""
     if not _DRAWN_HINT_RE.search(data, 0, 8192):
         return None
+    data = as_bytes(data)  # drawn listings are read as bytes, a mapped one copied
     if long_listing.looks_like_long_listing(data):
         return long_listing.optimize_long(data, config)
     if not long_listing.looks_like_tree(data):

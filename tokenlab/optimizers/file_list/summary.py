@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import itemgetter
 
-from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
+from tokenlab.mapped import count, ends_with
+from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible, whole
 from tokenlab.optimizers.file_list.parse import FileListConfig, Folder, Listing, chunks, set_aside_re
 from tokenlab.optimizers.lines import numbered
 
@@ -48,12 +49,13 @@ def summary(data: bytes, listing: Listing, config: OptimizerConfig, limits: File
             count = outside.count(b"\n") + (not outside.endswith(b"\n"))
             parts += [f"{count:,} lines outside the tree: ", _outside_omission(outside), "\n"]
     else:
-        parts += ["full listing: ", Omission(data, f"full file listing, {line_count(data):,} lines"), "\n"]
+        original = Omission(whole(data), f"full file listing, {line_count(data):,} lines")
+        parts += ["full listing: ", original, "\n"]
     return OptimizeResult(tuple(parts))
 
 
 def line_count(data: bytes) -> int:
-    return data.count(b"\n") + (not data.endswith(b"\n"))
+    return count(data, b"\n") + (not ends_with(data, b"\n"))
 
 
 def _files(count: int) -> str:
@@ -319,7 +321,7 @@ def _bucket_lines(data: bytes, root: bytes, layout: _Layout) -> dict[bytes, byte
                 bucket = buckets[key] = bytearray()
             bucket += line
             bucket += b"\n"
-    if not data.endswith(b"\n") and buckets:
+    if not ends_with(data, b"\n") and buckets:
         buckets[key].pop()  # the last line had no newline
     return buckets
 

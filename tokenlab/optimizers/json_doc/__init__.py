@@ -14,9 +14,14 @@
 from __future__ import annotations
 
 
+_JSON_WHITESPACE = b" \t\r\n"
+
+
 def detect(data: bytes, sample: bytes) -> str | None:
     head = sample.lstrip()[:1]
     if head not in (b"{", b"["):
+        return None
+    if _first_line_ends_a_document(sample):
         return None
     from tokenlab.mapped import as_bytes
     from tokenlab.optimizers.json_doc.optimizer import looks_like_json
@@ -29,3 +34,20 @@ def detect(data: bytes, sample: bytes) -> str | None:
     if ends_early(whole):
         return "one JSON document cut short: it parses up to the input's end"
     return None
+
+
+def _first_line_ends_a_document(sample: bytes) -> bool:
+    """Whether the first line is a whole JSON document and more than whitespace follows it
+    (JSON lines, one record per line): then the input is not one document, as a parser
+    reads the same first value and meets the rest after it. Known from the sample, so a
+    large input is neither parsed nor copied to find out."""
+    first, newline, rest = sample.partition(b"\n")
+    if not newline or not rest.strip(_JSON_WHITESPACE):
+        return False
+    import orjson
+
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:  # not a document by itself (or nested past orjson's depth)
+        return False
+    return True
