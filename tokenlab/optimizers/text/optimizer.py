@@ -33,7 +33,12 @@ What stays visible, and why:
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
   members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
-  that no block hides behind the line before it. A kept line longer than
+  that no block hides behind the line before it; a listing of `name  value` rows whose
+  values are mostly a few states keeps the rows of a rare value and counts the others per
+  value (see `blocks`). An entry (`name - summary`) is an item of its own, never a
+  paragraph's continuation, and `#` lines next to one another are a listing's comments,
+  not headings. In a large series of alike sections, a line led by a word that few
+  members have (`no symbols`) stays: it marks the members that differ. A kept line longer than
   `long_line_bytes` shows its first sentence and any sentence holding a signal word.
 - Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
@@ -430,10 +435,10 @@ class _Document:
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
         to the one line before it, and its lines of a rare shape (a total under a stat, the
-        one changed file among renames), which are unlike the sample. A listing is a run of
-        lines at one indentation (but for a few: a traceback among log lines) with no
-        blank line; prose and docstring bodies have
-        paragraphs and stay folded whole."""
+        one changed file among renames) or led by a word no other row has (a banner among
+        `import` lines), which are unlike the sample. A listing is a run of lines at one
+        indentation (but for a few: a traceback among its rows) with no blank line; prose
+        and docstring bodies have paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
