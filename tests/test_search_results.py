@@ -685,7 +685,7 @@ def test_a_small_search_whose_hits_fit_the_floor_with_a_little_slack_shows_every
     hits = [(f"share/doc/pkg{i}/changelog", text) for i in range(9) for _ in range(3)]
     data = grep_n(hits)
     whole = len(preview(data, SearchLimits(verbatim_bytes=0, budget_floor=len(data))))
-    floor = int(whole / 1.15)  # every hit takes a little more than the floor
+    floor = int(whole / 1.1)  # every hit takes a little more than the floor
     shown = preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor))
     assert "#ref:" not in shown  # nothing folded: every hit is shown
     assert shown.count(text) == 27

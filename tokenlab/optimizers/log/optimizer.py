@@ -466,7 +466,11 @@ def _details_block_start(lines: Lines, start: int, limits: LogLimits) -> int:
     first = start
     while first > 0 and start - first < limits.closing_search and _CLOSING_FIELD_RE.match(lines.clean(first - 1)):
         first -= 1
-    return max(0, first - 1) if start - first >= _DETAILS_MIN_FIELDS else start
+    # Without a heading line above them (a log whose lines all read `x: y`, or more fields
+    # than the closing search reads), the fields are the log's own lines, not its details.
+    if start - first < _DETAILS_MIN_FIELDS or first == 0 or _CLOSING_FIELD_RE.match(lines.clean(first - 1)):
+        return start
+    return first - 1
 
 
 _DETAILS_MIN_FIELDS = 2  # fewer fields above the closing lines are no details block

@@ -35,11 +35,12 @@ What stays visible, and why:
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
   that no block hides behind the line before it; a listing of `name  value` rows whose
   values are mostly a few states keeps the rows of a rare value and counts the others per
-  value (see `blocks`). An entry (`name - summary`) is an item of its own, never a
-  paragraph's continuation, and `#` lines next to one another are a listing's comments,
-  not headings. In a large series of alike sections, a line led by a word that few
-  members have (`no symbols`) stays: it marks the members that differ. A kept line longer than
-  `long_line_bytes` shows its first sentence and any sentence holding a signal word.
+  value (see `blocks`). In an output that is a listing of entries (`name - summary`, a
+  search by keyword) each entry is an item, never a paragraph's continuation; `#` lines
+  next to one another are a listing's comments, not headings. In a large series of alike
+  sections, a line led by a word that few members have (`no symbols`) stays: it marks the
+  members that differ. A kept line longer than `long_line_bytes` shows its first sentence
+  and any sentence holding a signal word.
 - Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
   named after its heading. FINE: one ref per folded run, right after its marker; runs
@@ -93,6 +94,8 @@ class TextConfig:
     sample_run_lines: int = 40  # a folded run this long shows its first and last lines...
     sample_lines: int = 2  # ...this many of each, so no large block hides behind one line
     listing_indent_share: float = 0.95  # a run with this share of its lines at one indentation is a listing
+    entry_share: float = 0.9  # a document with this share of `name - summary` lines is a listing of entries...
+    entry_listing_bytes: int = 32768  # ...shown whole up to this size (about 8k tokens)
     # Case-insensitive whole words; a trailing "*" also matches longer words (warn* → warning).
     signal_words: tuple[str, ...] = (
         "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
@@ -281,6 +284,18 @@ class _Document:
     def is_documentation(self) -> bool:
         """Mostly prose: outlined paragraph by paragraph (see `blocks`)."""
         return blocks.is_documentation(self.lines)
+
+    @cached_property
+    def is_entry_listing(self) -> bool:
+        """The output is a listing of entries (`name - summary` on `entry_share` of its
+        lines, at most `entry_listing_bytes`): what a search by keyword printed, each entry
+        what was asked for. A list of entries inside a larger report (the patches under
+        `perl -V`'s label) is one section among others and is outlined as such."""
+        if len(self.data) > self.limits.entry_listing_bytes:
+            return False
+        filled = [line for line in self.lines if line.strip()]
+        entries = sum(1 for line in filled if b" - " in line and _ENTRY_RE.match(line.lstrip()))
+        return entries >= self.limits.entry_share * len(filled)
 
     @cached_property
     def signals(self) -> list[int]:
@@ -542,6 +557,7 @@ class _Document:
         """Run the outline rules; blank lines are marked and settled afterwards."""
         outliner = _Outliner(self.heading_levels, self.limits.list_items_kept)
         outliner.base = 0 if _STARTS_AT_MARGIN_RE.search(self.data) else _base_indent(self.lines)
+        outliner.entries_are_items = self.is_entry_listing
         for index, line in enumerate(self.lines):
             content = line.strip(_BLANKISH)
             if not content:
@@ -599,6 +615,7 @@ class _Outliner:
         self.rows = 0  # record rows seen in the current block
         self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
         self.traits_of: dict[bytes, int] = {}  # see `_traits`
+        self.entries_are_items = False  # the document is a listing of entries (see `_Document.is_entry_listing`)
 
     def reset(self) -> None:
         """After a block decided elsewhere (fenced code): start afresh."""
@@ -655,8 +672,8 @@ class _Outliner:
             return self.previous_kept and (not seen or bool(traits & _ITEM))
         if self.gap:
             return indent == self.base or bool(traits & _ITEM)
-        # An entry (`name - summary`) is an item of its own, not wrapped prose.
-        return bullet or bool(traits & _ENTRY) or self._row_kept(traits, indent)
+        # In a listing of entries (`name - summary`), each is an item, not wrapped prose.
+        return bullet or bool(traits & _ENTRY and self.entries_are_items) or self._row_kept(traits, indent)
 
     def _traits(self, body: bytes) -> int:
         """What `body` is by itself (bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
