@@ -707,3 +707,36 @@ def test_a_batch_of_lines_reads_as_each_line_would(data: bytes) -> None:
     every = list(range(len(lines)))
     for indexes in (every, every[::-1], every[1:], [0, 0]):
         assert lines.cleans(indexes) == [lines.clean(index) for index in indexes]
+
+
+# Names without digits, so that no two rows share a template.
+_WORD_PAIRS = [
+    (a, c + b)
+    for a in ("utils", "cli", "config", "auth", "cache", "audit", "exec", "pack", "view", "run", "ls", "ci")
+    for b in ("output", "display", "format", "open", "read", "ping", "queue", "usage", "log")
+    for c in ("", "sub", "meta")
+]
+
+
+@pytest.mark.parametrize(
+    ("rows", "details"),
+    [
+        # a packer's dry run: a file list, then what the package is
+        (
+            [f"npm notice {i % 9 + 1}.{i % 7}kB lib/{a}/{b}.js" for i, (a, b) in enumerate(_WORD_PAIRS)],
+            ["npm notice Tarball Details", "npm notice name: kit", "npm notice version: 2.4.1",
+             "npm notice filename: kit-2.4.1.tgz", "npm notice total files: 120", "npm notice"],
+        ),
+        # an uploader: progress rows, then where the release is
+        (
+            [f"Uploading {a}-{b}.whl" for a, b in _WORD_PAIRS],
+            ["Release summary", "Project: kit", "Version: 2.4.1", "Archive: kit-2.4.1.tar.gz", "Done"],
+        ),
+    ],
+)
+def test_a_details_block_closing_the_log_stays_whole_with_its_heading(rows: list[str], details: list[str]) -> None:
+    data = ("\n".join([*rows, *details, "kit-2.4.1"]) + "\n").encode()
+    shown = render_preview(log.optimize(data, COARSE))
+    for line in details[:4]:
+        assert line in shown
+    assert rows[62] not in shown

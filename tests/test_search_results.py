@@ -672,3 +672,21 @@ def test_real_captures_restore_byte_for_byte(tmp_path: Path, name: str) -> None:
     packet = analyze(data, source=name, store=store)
     assert packet.content_type is ContentType.SEARCH_RESULTS
     assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "    module (CVE-2024-2961).  Closes: #1069191.",  # a changelog's lines found by zgrep
+        "    result = parse_config(settings_path)  # the second call",  # a call found by grep
+    ],
+)
+def test_a_small_search_whose_hits_fit_the_floor_with_a_little_slack_shows_every_hit(text: str) -> None:
+    hits = [(f"share/doc/pkg{i}/changelog", text) for i in range(9) for _ in range(3)]
+    data = grep_n(hits)
+    whole = len(preview(data, SearchLimits(verbatim_bytes=0, budget_floor=len(data))))
+    floor = int(whole / 1.1)  # every hit takes a little more than the floor
+    shown = preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor))
+    assert "#ref:" not in shown  # nothing folded: every hit is shown
+    assert shown.count(text) == 27
+    assert "#ref:" in preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor, floor_slack=0.0))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.text.optimizer import TextConfig, optimize
+from tokenlab.optimizers.text.optimizer import _KEEP, TextConfig, _Document, optimize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -468,3 +468,82 @@ def test_folds_hiding_a_slight_share_of_a_listing_are_shown() -> None:
     result = optimize(data, COARSE)
     assert "libstdc++-12-dev:amd64: /usr/include/c++/12/bits/regex_error.h" in render_preview(result)
     assert result.omissions == () or all(len(omission.data) >= len(data) for omission in result.omissions)
+
+
+# --- listings of entries and rows that differ (captures28 a: apt-cache, python -v, objdump -x) ---
+
+
+def _modules(count: int) -> list[str]:
+    return [f"import '{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}mod' # <SourceFileLoader object at 0x7f82a7d{i:05x}>" for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    "comments",
+    [
+        ["# code object from '/usr/lib/python3.11/json.pyc'", "# destroy json"],  # an interpreter's trace
+        ["# installing hook", "# installed hook"],  # a tool's progress notes
+    ],
+)
+def test_hash_lines_next_to_one_another_are_comments_not_headings(comments: list[str]) -> None:
+    rows = _modules(60)
+    lines = [*rows[:30], *comments, *rows[30:]]
+    document = _Document(("\n".join(lines) + "\n").encode(), TextConfig())
+    assert document.heading_levels == {}
+
+
+def test_a_lone_hash_line_between_paragraphs_is_still_a_heading() -> None:
+    text = ("Intro line of the notes.\n\n# Usage\n\n" + "Run the tool with care and read its report.\n" * 80).encode()
+    assert _Document(text, TextConfig()).heading_levels == {2: 1}
+
+
+@pytest.mark.parametrize(
+    "odd_line",
+    [
+        "Python 3.11.7 (main, May  9 2026, 07:35:25) [GCC 12.2.0] on linux",  # a banner among imports
+        "Interrupted: worker 3 stopped early",  # a note among progress rows
+    ],
+)
+def test_a_sampled_listing_keeps_a_line_led_by_a_word_no_other_row_has(odd_line: str) -> None:
+    rows = _modules(120)
+    rows.insert(60, odd_line)
+    rows[90:92] = ["Traceback (most recent call last):", '  File "<string>", line 1, in <module>']
+    text = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    assert odd_line in text
+    assert rows[40] not in text
+
+
+def _member(name: str, symbols: list[str]) -> str:
+    body = "\n".join(symbols) if symbols else "no symbols"
+    return (
+        f"{name}:     file format elf64-x86-64\narchitecture: i386:x86-64, flags 0x00000011:\n\n"
+        f"Sections:\nIdx Name          Size      VMA\n  0 .text         00000040  0000000000000000\n"
+        f"                  CONTENTS, ALLOC, LOAD, READONLY, CODE\nSYMBOL TABLE:\n{body}\n"
+    )
+
+
+@pytest.mark.parametrize("odd", ["no symbols", "stripped by strip --strip-all"])
+def test_a_series_member_keeps_a_line_led_by_a_word_few_members_have(odd: str) -> None:
+    members = [
+        _member(f"m{i}.o", [f"{j:016x} g     F .text\t0000000000000040 __f{i}_{j}" for j in range(i % 7 + 1)])
+        for i in range(60)
+    ]
+    members[20] = _member("m20.o", []).replace("no symbols", odd)
+    data = "\n\n".join(members).encode()
+    # The outline's decision (a series this regular is folded as records before it).
+    document = _Document(data, TextConfig())
+    states = document.outline([])
+    lines = data.split(b"\n")
+    assert states[lines.index(odd.encode())] == _KEEP
+    assert states[lines.index(b"0000000000000000 g     F .text\t0000000000000040 __f5_0")] != _KEEP
+
+
+def test_entries_of_a_documentation_listing_each_stay() -> None:
+    names = [a + b for a in ("lib", "node-", "ruby-", "python3-") for b in ("errno", "oops", "fail", "trap", "panic", "fault")]
+    # Some summaries hold a failure word and stay as failures would; the others are entries too.
+    entries = [
+        f"{name}-tool - module to {'report errors' if at % 3 else 'handle exceptions'} of kind {name} in an easy way"
+        for at, name in enumerate(names * 5)
+    ]
+    entries = [entry.replace("-tool", f"-tool{chr(97 + at % 26)}{chr(97 + at // 26)}") for at, entry in enumerate(entries)]
+    text = render_preview(optimize(("\n".join(entries) + "\n").encode(), COARSE))
+    assert all(entry in text for entry in entries)

@@ -3,11 +3,21 @@ count at status positions only, and a long listing's fold counts its columns' va
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
-from tokenlab.optimizers.text.blocks import at_status, column_summary, is_prose, kept_record_lines, record_blocks
+from tokenlab.optimizers.text.blocks import (
+    at_status,
+    column_summary,
+    is_prose,
+    is_small_listing_of_entries,
+    kept_record_lines,
+    record_blocks,
+    value_summary,
+)
 from tokenlab.optimizers.text.optimizer import optimize
 from tokenlab.optimizers.text.render import SpanKind, TextSpan, unfold_unprofitable
 
@@ -191,3 +201,77 @@ def test_a_section_whose_folds_hide_less_than_their_markers_is_shown_whole() -> 
     ]
     kept = unfold_unprofitable(spans, [(0, 300), (300, 900)])
     assert kept == [TextSpan(SpanKind.KEEP, 0, 400), TextSpan(SpanKind.FOLD, 400, 900)]
+
+
+_NAMES = [
+    a + b
+    for a in ("err", "warn", "fail", "abort", "trap", "fault", "halt", "drop")
+    for b in ("no", "or", "msg", "str", "ctl", "log", "set", "get")
+]
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # man pages found by a keyword, each with its summary
+        [f"{name} (3)   - {('get', 'print', 'return')[len(name) % 3]} the state of {name}" for name in _NAMES[:60]],
+        # a report of facts, each a different key
+        [f"{name.title()} setting of the cluster:{' ' * 6}{len(name) * 7}" for name in _NAMES[:50]],
+    ],
+)
+def test_a_small_listing_of_distinct_entries_stays_whole(rows: list[str]) -> None:
+    lines = [row.encode() for row in rows]
+    assert is_small_listing_of_entries(lines, 0, len(lines))
+    assert kept_record_lines(lines, 0, len(lines)) == list(range(len(lines)))
+
+
+def test_a_small_listing_of_repeats_or_a_large_listing_is_sampled() -> None:
+    repeats = [f"2024-05-0{i % 9 + 1} 10:00:{i % 60:02d} GET /health 200 {i}ms".encode() for i in range(60)]
+    assert not is_small_listing_of_entries(repeats, 0, len(repeats))
+    assert kept_record_lines(repeats, 0, len(repeats)) == []
+    versions = [f"  {i * 4:03x}:   2 (GLIBC_2.2.5)   {'d' if i % 2 else 'e'} (GLIBC_2.3)".encode() for i in range(60)]
+    assert not is_small_listing_of_entries(versions, 0, len(versions))  # hex cells are numbers too
+    large = [f"package-{i} - a library for the thing number {i} of many".encode() for i in range(200)]
+    assert not is_small_listing_of_entries(large, 0, len(large))
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Database cluster state:               in production", "Latest checkpoint's REDO location:    0/1500718"],
+)
+def test_a_field_aligned_after_its_colon_is_no_prose(line: str) -> None:
+    assert not is_prose(line.encode())
+
+
+@pytest.mark.parametrize(
+    ("rows", "rare_row"),
+    [
+        # compiler options with their state; one is an alias
+        ([f"  -Wopt{i}{' ' * 20}\t\t[{'enabled' if i % 3 else 'disabled'}]" for i in range(60)]
+         + ["  -Werror-implicit \t-Werror=implicit"], "  -Werror-implicit \t-Werror=implicit"),
+        # units with their state; one is masked
+        ([f"unit{i}.service{' ' * 8}{'enabled' if i % 4 else 'static'}" for i in range(60)]
+         + ["legacy.service          masked"], "legacy.service          masked"),
+    ],
+)
+def test_value_summary_counts_states_and_keeps_the_rows_unlike_them(rows: list[str], rare_row: str) -> None:
+    lines = [row.encode() for row in rows]
+    summary, rare = value_summary(lines, 2)
+    assert summary.startswith("column 2: ")
+    assert " ×45" in summary or " ×40" in summary
+    assert [rows[at] for at in rare] == [rare_row]
+
+
+def test_value_summary_reads_no_table_of_several_columns() -> None:
+    rows = [f"  {i * 4:03x}:   1 (*global*)      1 (*global*)   {i % 5} (LIB_{i % 5})".encode() for i in range(80)]
+    assert value_summary(rows, 2) == ("", [])
+
+
+def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest() -> None:
+    rows = [f"  -Wopt{i:03d}{' ' * 20}\t\t[{'enabled' if i % 3 else 'disabled'}]" for i in range(300)]
+    for at in range(100, 220, 10):  # aliases, each naming another option: too many values for columns
+        rows[at] = f"  -Wold-name{at}               \t\t-Wnew-name={at}"
+    text = render_preview(optimize(("Options:\n" + "\n".join(rows) + "\n").encode(), COARSE))
+    assert all(rows[at] in text for at in range(100, 220, 10))
+    assert re.search(r" … \+\d+ \{column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
+    assert rows[121] not in text

@@ -138,6 +138,9 @@ _TRACEBACK = b"Traceback (most recent call last)"
 _DIAGNOSTIC_KEY_RE = re.compile(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
 _RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
+# A field of a closing details block, after up to three words of a line prefix the log's
+# lines share: `npm notice filename: npm-11.19.1.tgz`, `  Version: 2.4.1`.
+_CLOSING_FIELD_RE = re.compile(rb"\s*(?:\S+ ){0,3}?[A-Za-z][\w'/-]*(?: [\w'/-]+){0,3}: +\S")
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
@@ -503,12 +506,30 @@ def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits:
         if _RULE_RE.match(lines.clean(i)):
             start = i
             break
+    start = _details_block_start(lines, start, limits)
     # Lines of a routine shape (seen `min_group` times or more) before the last line are
     # shown by their group line; the last line stays whatever it is (the final state).
     members, of_line = templates.members, templates.of_line
     for i in range(start, last):
         if not plan.role[i] and (i == last - 1 or len(members[of_line[i]]) < limits.min_group):
             plan.role[i] = KEEP
+
+
+def _details_block_start(lines: Lines, start: int, limits: LogLimits) -> int:
+    """Where a block of fields ending in the closing region starts, with the heading line
+    above it (`Tarball Details`, then `name:`, `version:`, `filename:`…): a tool's summary
+    of what it did, read as a whole, so it joins the closing region."""
+    first = start
+    while first > 0 and start - first < limits.closing_search and _CLOSING_FIELD_RE.match(lines.clean(first - 1)):
+        first -= 1
+    # Without a heading line above them (a log whose lines all read `x: y`, or more fields
+    # than the closing search reads), the fields are the log's own lines, not its details.
+    if start - first < _DETAILS_MIN_FIELDS or first == 0 or _CLOSING_FIELD_RE.match(lines.clean(first - 1)):
+        return start
+    return first - 1
+
+
+_DETAILS_MIN_FIELDS = 2  # fewer fields above the closing lines are no details block
 
 
 def _mark_context(

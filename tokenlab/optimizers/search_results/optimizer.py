@@ -157,13 +157,16 @@ def _views_within(
     """The most hits per file, alike for every file, whose rendering fits `budget`; the
     bytes left over show one level more of the first files (those defining the name, then
     sources). The levels: every hit, then `max_shown` down to none besides definitions, and
-    last none however small the rest."""
+    last none however small the rest. A small search (its budget the floor) whose every hit
+    fits the floor and `floor_slack` more shows them all: folding would hide a few hits,
+    and not alike in every file, to save less than a look-up costs."""
     levels: list[tuple[int | None, int]] = [(None, limits.fold_min_bytes)]
     levels += [(cap, limits.fold_min_bytes) for cap in range(limits.max_shown, -1, -1)]
     levels.append((0, 0))
+    slack = int(limits.budget_floor * limits.floor_slack) if budget <= limits.budget_floor else 0
     for at, (cap, fold_min_bytes) in enumerate(levels):
         views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
-        spare = budget - _size(_render_files(views, None))
+        spare = budget + (slack if at == 0 else 0) - _size(_render_files(views, None))
         if spare >= 0 or at == len(levels) - 1:
             break
     if at == 0 or spare <= 0:

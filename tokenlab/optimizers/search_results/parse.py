@@ -50,6 +50,7 @@ class SearchLimits:
     verbatim_bytes: int = 2048  # shorter output is shown as it is
     budget_share: float = 0.12  # the visible text aims at this share of the input's bytes
     budget_floor: int = 2048  # ... and may always use this many bytes
+    floor_slack: float = 0.15  # a small search whose every hit fits the floor and this share more shows them all
     max_shown: int = 3  # hits shown per file besides definitions, at most
     min_import_files: int = 6  # files importing the name alike before imports are shown apart
     max_import_forms: int = 8  # import lines (number and text) shown once each, at most

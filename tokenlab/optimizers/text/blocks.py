@@ -14,7 +14,11 @@ plain words), it is a *record block*, and:
   body is read the same way, so a small body stays whole and a large one keeps its own
   record lines. A block of more than `many_records` records is a listing: it is left to
   the outline's sampling (first and last lines, rare shapes), as keeping every row of a
-  724-row package list would save nothing.
+  724-row package list would save nothing;
+- unless it is a small listing of distinct entries (at most `listing_bytes`, its rows
+  distinct once numbers are masked: man pages found by a keyword, modules with their
+  summaries, a `key: value` report). Each row is an item of its own, not a repeat of the
+  one before it, so sampling would hide the very rows it was printed for.
 
 Inside record blocks a failure *word* (`error`, `fail…`) is a failure only where a tool
 reports status: at the start of the line or of a `prog:` message, right after a field's
@@ -37,7 +41,9 @@ from dataclasses import dataclass
 class BlockLimits:
     small_lines: int = 10  # a record block (or a record's body) this short stays whole...
     small_bytes: int = 600  # ...as does one this small (about 150 tokens)
-    many_records: int = 40  # more records than this make a listing, sampled by the outline
+    many_records: int = 40  # more records than this make a listing, sampled by the outline...
+    listing_bytes: int = 6144  # ...unless it is this small (about 1.5k tokens) and its rows are distinct
+    distinct_share: float = 0.9  # rows distinct once numbers are masked make a listing of entries
     prose_share: float = 0.5  # a block with more than this share of prose lines is prose
     document_prose_share: float = 0.35  # a document with this share of prose lines is documentation
     series_bytes: int = 8192  # blocks alike in more bytes than this are a large repetitive section
@@ -50,6 +56,7 @@ DEFAULT_BLOCK_LIMITS = BlockLimits()
 _PROSE_WORD_RE = re.compile(rb"[(\"'`*_]*[A-Za-z][a-z'-]*[)\"'`*_,.;:!?]*")
 _PROSE_MIN_WORDS = 3
 _COLUMN_GAP_RE = re.compile(rb"\S {2,}(?=\S)")
+_ALIGNED_FIELD_RE = re.compile(rb"\w: {2,}(?=\S)")
 _BULLETS = frozenset((b"-", b"*", b"+", b"\xe2\x80\xa2", b">"))
 _PROSE_WORD_SHARE = 0.75
 _BLANKISH = b" \t\r\f\v|"
@@ -72,10 +79,11 @@ FAILURE_PHRASE_RE = re.compile(
 
 
 def is_prose(line: bytes) -> bool:
-    """Mostly plain words, not in tab-separated or space-aligned columns: wrapped prose,
-    not a record."""
+    """Mostly plain words, not in tab-separated or space-aligned columns nor a field whose
+    value is aligned after its key's colon (`Database cluster state:   in production`):
+    wrapped prose, not a record."""
     body = line.strip()
-    if b"\t" in body or len(_COLUMN_GAP_RE.findall(body)) >= 2:
+    if b"\t" in body or len(_COLUMN_GAP_RE.findall(body)) >= 2 or _ALIGNED_FIELD_RE.search(body):
         return False
     words = body.split()
     if words and words[0] in _BULLETS:
@@ -158,7 +166,7 @@ def kept_record_lines(
 ) -> list[int]:
     """The lines of a record block that stay: all of a small block, else each record's
     first line and what its body keeps by the same rule; none of a long listing."""
-    if _small(lines, first, end, limits):
+    if _small(lines, first, end, limits) or is_small_listing_of_entries(lines, first, end, limits):
         return list(range(first, end))
     # One pass in a comprehension, not a call per line: a listing of 100,000 rows is read
     # here only to be left to the outline.
@@ -173,6 +181,22 @@ def kept_record_lines(
         if next_start > start + 1:
             kept += kept_record_lines(lines, start + 1, next_start, limits)
     return kept
+
+
+# A word holding a digit, or made of hex digits only (`0a4:`, `d (GLIBC_2.2.5)`): a number.
+_NUMBER_WORD_RE = re.compile(rb"\S*\d\S*|(?<!\S)[0-9a-fA-F]+:?(?!\S)")
+_SPACE_RUN_RE = re.compile(rb"\s+")
+
+
+def is_small_listing_of_entries(
+    lines: Sequence[bytes], first: int, end: int, limits: BlockLimits = DEFAULT_BLOCK_LIMITS
+) -> bool:
+    """At most `listing_bytes`, and at least `distinct_share` of its rows distinct once
+    numbers and runs of spaces are masked: entries, not repeats of a line."""
+    if sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
+        return False
+    masked = {_SPACE_RUN_RE.sub(b" ", _NUMBER_WORD_RE.sub(b"#", line.strip())) for line in lines[first:end]}
+    return len(masked) >= limits.distinct_share * (end - first)
 
 
 def _states(counts: Counter[bytes]) -> bool:
@@ -252,3 +276,28 @@ def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[st
         if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * len(values):
             rare_rows.update(at for at, words in enumerate(split) if len(words) > column and counts[words[column]] <= rare)
     return "; ".join(parts), sorted(rare_rows)
+
+
+# A row's value: what follows its name across a column gap (a tab, or two spaces and more),
+# itself with no gap (a row of several columns is a table's): `  -Wabi   \t\t[disabled]`,
+# `Cluster state:    in production`.
+_VALUE_RE = re.compile(rb"[ \t]*\S(?:\S| (?=\S))*(?: *\t|  )[ \t]*(\S(?:\S| (?=\S))*)?[ \t\r]*")
+_MOST_COMMON_VALUES = 12  # a listing whose rows mostly share this few values holds states...
+_COMMON_SHARE = 0.75  # ...in this share of its rows at least
+
+
+def value_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
+    """Counts per value of a listing whose rows are `name  value` and whose values are
+    mostly a few states (`[disabled] ×137, [enabled] ×74`), and the rows whose value at
+    most `rare` rows hold (an alias among states, the one setting that differs): the rows
+    that say something the counts do not. Values may hold spaces, unlike a column of
+    `column_summary`."""
+    values = [match.group(1) or b"" if (match := _VALUE_RE.fullmatch(row)) else None for row in rows]
+    counts = Counter(value for value in values if value is not None)
+    common = [(value, count) for value, count in counts.most_common() if count > rare]
+    if len(common) > _MOST_COMMON_VALUES or sum(count for _, count in common) < _COMMON_SHARE * len(rows):
+        return "", []
+    listed = ", ".join(f"{value.decode(errors='replace') or '(empty)'} ×{count}" for value, count in common)
+    rare_rows = [at for at, value in enumerate(values) if value is not None and counts[value] <= rare]
+    return f"column 2: {listed}", rare_rows
+

@@ -33,8 +33,14 @@ What stays visible, and why:
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
   members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
-  that no block hides behind the line before it. A kept line longer than
-  `long_line_bytes` shows its first sentence and any sentence holding a signal word.
+  that no block hides behind the line before it; a listing of `name  value` rows whose
+  values are mostly a few states keeps the rows of a rare value and counts the others per
+  value (see `blocks`). In an output that is a listing of entries (`name - summary`, a
+  search by keyword) each entry is an item, never a paragraph's continuation; `#` lines
+  next to one another are a listing's comments, not headings. In a large series of alike
+  sections, a line led by a word that few members have (`no symbols`) stays: it marks the
+  members that differ. A kept line longer than `long_line_bytes` shows its first sentence
+  and any sentence holding a signal word.
 - Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
   named after its heading. FINE: one ref per folded run, right after its marker; runs
@@ -87,6 +93,9 @@ class TextConfig:
     list_items_kept: int = 8  # items shown per list in a large document; the rest fold
     sample_run_lines: int = 40  # a folded run this long shows its first and last lines...
     sample_lines: int = 2  # ...this many of each, so no large block hides behind one line
+    listing_indent_share: float = 0.95  # a run with this share of its lines at one indentation is a listing
+    entry_share: float = 0.9  # a document with this share of `name - summary` lines is a listing of entries...
+    entry_listing_bytes: int = 32768  # ...shown whole up to this size (about 8k tokens)
     # Case-insensitive whole words; a trailing "*" also matches longer words (warn* → warning).
     signal_words: tuple[str, ...] = (
         "warn*", "deprecat*", "must", "mustn't", "never", "do not", "does not",
@@ -146,7 +155,12 @@ _LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
 # What a line is by itself, as bits (`_Outliner._traits`); remembered for lines up to this long.
-_INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW = 1, 2, 4, 8, 16
+_INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
+# An entry of a listing of names with their summaries: `liberror-perl - Perl module for…`,
+# `perror (3)   - print a system error message`, `urllib.error - Exception classes…`.
+# The name holds a letter and the summary starts with a word: `1.2.3.4 - - [date]` is a
+# request, not an entry.
+_ENTRY_RE = re.compile(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
 _TRAITS_CACHED_BYTES = 200
 _REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
@@ -252,8 +266,12 @@ class _Document:
     def heading_levels(self) -> dict[int, int]:
         """Heading line -> level (1 is the highest); setext underlines map to level 0."""
         levels: dict[int, int] = {}
-        for index, match in self._lines_matching(_ATX_HEADING_RE):
-            levels[index] = len(match.group(1))
+        atx = {index: len(match.group(1)) for index, match in self._lines_matching(_ATX_HEADING_RE)}
+        for index, level in atx.items():
+            # `#` lines next to one another at one level are comments of a listing (`# code
+            # object from …`, `# destroy x`), not headings: a heading has text under it.
+            if atx.get(index - 1) != level and atx.get(index + 1) != level:
+                levels[index] = level
         for index, _match in self._lines_matching(_CAPS_HEADING_RE):
             levels.setdefault(index, 1)
         for index, match in self._lines_matching(_SETEXT_RE):
@@ -266,6 +284,18 @@ class _Document:
     def is_documentation(self) -> bool:
         """Mostly prose: outlined paragraph by paragraph (see `blocks`)."""
         return blocks.is_documentation(self.lines)
+
+    @cached_property
+    def is_entry_listing(self) -> bool:
+        """The output is a listing of entries (`name - summary` on `entry_share` of its
+        lines, at most `entry_listing_bytes`): what a search by keyword printed, each entry
+        what was asked for. A list of entries inside a larger report (the patches under
+        `perl -V`'s label) is one section among others and is outlined as such."""
+        if len(self.data) > self.limits.entry_listing_bytes:
+            return False
+        filled = [line for line in self.lines if line.strip()]
+        entries = sum(1 for line in filled if b" - " in line and _ENTRY_RE.match(line.lstrip()))
+        return entries >= self.limits.entry_share * len(filled)
 
     @cached_property
     def signals(self) -> list[int]:
@@ -401,36 +431,63 @@ class _Document:
                     states[index] = _FOLD
         if plan.series_rest:
             self._keep_signal_lines(states)
+            self._keep_rare_member_lines(states, plan.series_rest)
+
+    def _keep_rare_member_lines(self, states: bytearray, members: list[tuple[int, int]]) -> None:
+        """A line of a series member led by a word that at most `rare_shape_lines` members
+        hold (`no symbols` in two of 529 archive members) marks the members that differ:
+        it outranks the lines every member has, folded under the member's name."""
+        if len(members) < _SERIES_MEMBERS_READ:
+            return
+        leads = [{_leading_word(self.lines[index]) for index in range(first + 1, end)} for first, end in members]
+        holders = Counter(lead for member in leads for lead in member)
+        for first, end in members:
+            for index in range(first + 1, end):
+                if states[index] == _FOLD and holders[_leading_word(self.lines[index])] <= self.limits.rare_shape_lines:
+                    states[index] = _KEEP
 
 
     def _sample_long_folds(self, states: bytearray) -> None:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
         to the one line before it, and its lines of a rare shape (a total under a stat, the
-        one changed file among renames), which are unlike the sample. A listing is a run of
-        lines at one indentation with no blank line; prose and docstring bodies have
-        paragraphs and stay folded whole."""
+        one changed file among renames) or led by a word no other row has (a banner among
+        `import` lines), which are unlike the sample. A listing is a run of lines at one
+        indentation (but for a few: a traceback among its rows) with no blank line; prose
+        and docstring bodies have paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
             distinct = dict.fromkeys(lines)  # a long listing repeats lines: each is read once
-            if len({len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in distinct}) > 1:
+            indent_of = {line: len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in distinct}
+            indents = Counter(map(indent_of.__getitem__, lines))
+            if -1 in indents or indents.most_common(1)[0][1] < self.limits.listing_indent_share * len(lines):
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
             summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
+            if not summary:
+                summary, rare_rows = blocks.value_summary(lines, self.limits.rare_shape_lines)
             if summary:
                 self.fold_notes[run.start() + sample] = summary
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
-            shapes = list(map(shape_of.__getitem__, lines))
-            counts = Counter(shapes)
-            rare = self.limits.rare_shape_lines
-            if sum(count for count in counts.values() if count > rare) * 4 < len(lines) * 3:
-                continue  # no common shapes: every line is as rare as the others
-            for offset, shape in enumerate(shapes):
-                if counts[shape] <= rare:
-                    states[run.start() + offset] = _KEEP
+            self._keep_rare(states, run.start(), list(map(shape_of.__getitem__, lines)))
+            # Rows named alike (`import x`, `# destroy y`) have a rare row among them by
+            # their first word even when no two rows have one shape (a banner line).
+            lead_of = {line: _leading_word(line) for line in distinct}
+            self._keep_rare(states, run.start(), list(map(lead_of.__getitem__, lines)))
+
+    def _keep_rare(self, states: bytearray, start: int, shapes: list) -> None:
+        """Keep the lines from `start` whose shape at most `rare_shape_lines` lines have,
+        when common shapes make up most lines (else every line is as rare as the others)."""
+        counts = Counter(shapes)
+        rare = self.limits.rare_shape_lines
+        if sum(count for count in counts.values() if count > rare) * 4 < len(shapes) * 3:
+            return
+        for offset, shape in enumerate(shapes):
+            if counts[shape] <= rare:
+                states[start + offset] = _KEEP
 
     def _keep_report_lines(self, states: bytearray) -> None:
         """What a tool's report is read for stays: HTTP status lines, lines counting
@@ -500,6 +557,7 @@ class _Document:
         """Run the outline rules; blank lines are marked and settled afterwards."""
         outliner = _Outliner(self.heading_levels, self.limits.list_items_kept)
         outliner.base = 0 if _STARTS_AT_MARGIN_RE.search(self.data) else _base_indent(self.lines)
+        outliner.entries_are_items = self.is_entry_listing
         for index, line in enumerate(self.lines):
             content = line.strip(_BLANKISH)
             if not content:
@@ -557,6 +615,7 @@ class _Outliner:
         self.rows = 0  # record rows seen in the current block
         self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
         self.traits_of: dict[bytes, int] = {}  # see `_traits`
+        self.entries_are_items = False  # the document is a listing of entries (see `_Document.is_entry_listing`)
 
     def reset(self) -> None:
         """After a block decided elsewhere (fenced code): start afresh."""
@@ -613,11 +672,12 @@ class _Outliner:
             return self.previous_kept and (not seen or bool(traits & _ITEM))
         if self.gap:
             return indent == self.base or bool(traits & _ITEM)
-        return bullet or self._row_kept(traits, indent)
+        # In a listing of entries (`name - summary`), each is an item, not wrapped prose.
+        return bullet or bool(traits & _ENTRY and self.entries_are_items) or self._row_kept(traits, indent)
 
     def _traits(self, body: bytes) -> int:
         """What `body` is by itself (bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
-        `_TABLE_ROW`), read once per distinct short line: long listings repeat lines."""
+        `_TABLE_ROW`, `_ENTRY`), read once per distinct short line: long listings repeat lines."""
         traits = self.traits_of.get(body)
         if traits is None:
             traits = (
@@ -626,6 +686,7 @@ class _Outliner:
                 | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
                 | (_ITEM if _ITEM_RE.match(body) else 0)
                 | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
+                | (_ENTRY if b" - " in body and _ENTRY_RE.match(body) else 0)
             )
             if len(body) <= _TRAITS_CACHED_BYTES:
                 self.traits_of[body] = traits
@@ -669,6 +730,18 @@ def _settle_blank_run(run: re.Match[bytes]) -> bytes:
 def _base_indent(lines: list[bytes]) -> int:
     indents = [len(line) - len(line.lstrip(b" \t|")) for line in lines if line.strip(_BLANKISH)]
     return min(indents, default=0)
+
+
+def _leading_word(line: bytes) -> bytes:
+    """A line's first word, a word holding a digit as `#`: what a listing's rows are led by."""
+    words = line.split(maxsplit=1)
+    if not words:
+        return b""
+    return b"#" if any(byte in _DIGIT_BYTES for byte in words[0]) else words[0]
+
+
+_DIGIT_BYTES = frozenset(b"0123456789")
+_SERIES_MEMBERS_READ = 10  # fewer members of a series say nothing of what is rare among them
 
 
 def _is_excerpt(line: bytes) -> bool:
