@@ -423,7 +423,7 @@ def fold_records(
         for low, high in lines.paragraphs(first, last):  # a ruled record's paragraphs apart
             texts = best.texts[number][low - first : high - first]
             groups += _line_groups(texts, lines.starts[low:high], lines.ends[low:high], limits)
-    return _parts(data, groups, granularity)
+    return parts_with_groups(data, groups, granularity)
 
 
 @dataclass(frozen=True)
@@ -434,7 +434,7 @@ class _Folding:
 
     blocks: list[tuple[int, int]]
     texts: list[list[str]]
-    groups: list[_Group]
+    groups: list[Group]
     said_whole: set[int]
     folded: int
 
@@ -457,7 +457,7 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
     # A record's bytes, with the separators after it up to the next record.
     extent = [(starts[first], starts[following[0]]) for (first, _), following in zip(blocks, blocks[1:])]
     extent.append((starts[blocks[-1][0]], len(data)))
-    groups: list[_Group] = []
+    groups: list[Group] = []
     said_whole: set[int] = set()
     structured = [number for number, block in enumerate(texts) if _structured(block)]
     for shape, fold in ((skeleton, family), (kin, kin_family)):
@@ -475,7 +475,7 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
             if line is None or len(line.encode()) > limits.max_line_share * hidden:
                 continue
-            groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
+            groups.append(Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
     return _Folding(blocks, texts, groups, said_whole, folded_bytes)
@@ -517,7 +517,7 @@ def _joined(constants: list[str], values: list[str]) -> list[str]:
     return [text for pair in zip(constants, [*values, ""], strict=True) for text in pair]
 
 
-def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[_Group]:
+def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[Group]:
     """A block's lines of one skeleton, `min_records` or more, each one a record. The
     first in natural order stays (`worker[0]` before `worker[2]`, whatever order they came
     in: the one a reader asks for first), and one group line after it stands for the
@@ -525,7 +525,7 @@ def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: R
     by_skeleton: dict[tuple[str, ...], list[int]] = {}
     for at, text in enumerate(texts):
         by_skeleton.setdefault(skeleton([text]), []).append(at)
-    groups: list[_Group] = []
+    groups: list[Group] = []
     for members in by_skeleton.values():
         if len(members) < limits.min_records:
             continue
@@ -538,7 +538,7 @@ def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: R
         hidden = sum(ends[at] - starts[at] for at in members[1:])
         if line is not None and len(line.encode()) > limits.max_line_share * hidden:
             continue
-        groups.append(_Group(line, sorted((starts[at], ends[at]) for at in members[1:]), ends[first]))
+        groups.append(Group(line, sorted((starts[at], ends[at]) for at in members[1:]), ends[first]))
     return groups
 
 
@@ -551,7 +551,7 @@ def _natural(text: str) -> list[tuple[int, str]]:
 
 
 @dataclass(frozen=True)
-class _Group:
+class Group:
     """Folded records: the group line (None when they are all alike), their spans of the
     input, and where the group line goes (where the first of them was, or after the
     record shown whole)."""
@@ -586,7 +586,7 @@ def _text(line: bytes) -> str:
     return visible(line.rstrip(b"\r\n"))
 
 
-def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:
+def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity) -> tuple[Part, ...]:
     """The input's text with each group's folded spans left out and its line where it goes."""
     coarse = granularity is Granularity.COARSE
     folded = sorted(span for group in groups for span in group.spans)
@@ -607,7 +607,7 @@ def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple
     return tuple(join_literals(parts))
 
 
-def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:
+def _group_line(data: bytes, group: Group, coarse: bool) -> list[Part]:
     """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
     shown = f" {group.line}" if group.line is not None else ""
     if coarse:
