@@ -113,13 +113,15 @@ class Family:
         value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
         eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
         their numbers (`columns.sorted_order`)."""
-        columns = [_Column.of(self.split, at, position) for at, position in self.varying]
+        columns = [replace(_Column.of(self.split, at, position), line=at) for at, position in self.varying]
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
             order = columns_rules.sorted_order(column.values)
             if order is not None:  # numbered records out of order: rows go by their numbers
                 kept = [replace(other, values=[other.values[row] for row in order]) for other in kept]
                 kept[number] = replace(kept[number], resorted=True)
+                rows_order = order
                 break
         ruled = [(column, column.rule()) for column in kept]
         said = [rule for _, rule in ruled if rule is not None]
@@ -129,6 +131,13 @@ class Family:
             common = max(set(column.values), key=column.values.count)
             if len(listed) > 1 and column.values.count(common) >= share * len(column.values):
                 usual[number] = common
+        name = _name_column(kept) if self.records else None
+        if name is not None and usual:
+            # Each record differing from the usual value is named: its line whole, beside
+            # the value that names it (`… but tenant06-api has image: …:3.7.9`).
+            said += [self._but(listed[number], common, name, rows_order) for number, common in usual.items()]
+            listed = [column for number, column in enumerate(listed) if number not in usual]
+            usual = {}
         if usual and len(usual) == len(listed):
             del usual[0]  # rows name something of each record
         said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
@@ -149,6 +158,18 @@ class Family:
         # A row of one value holds no space: rows of one value need no other separator.
         between = " " if len(listed) == 1 else "; "
         return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
+
+    def _but(self, column: _Column, common: str, name: _Column, rows_order: list[int]) -> str:
+        """`replicas: 2, but tenant11-api has replicas: 0`: a column's usual value in its
+        line, and each record holding another, by its name, with its line whole."""
+        rows = [row for row, value in enumerate(column.values) if value != common]
+        usual_row = column.values.index(common)
+
+        def line(row: int) -> str:
+            return _SPACES_RE.sub(" ", self.records[rows_order[row]][column.line].strip())
+
+        others = ", ".join(f"{name.cell(name.values[row])} has {line(row)}" for row in rows)
+        return f"{line(usual_row)}, but {others}"
 
     def others(self) -> Family:
         """The records after the first (shown whole), with their values that vary among
@@ -277,6 +298,7 @@ class _Column:
     values: list[str]
     label: str = ""
     resorted: bool = False  # the rows were put in this column's order
+    line: int = -1  # the record's line holding the value
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
@@ -333,6 +355,13 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _name_column(columns: list[_Column]) -> _Column | None:
+    """The column naming the records: one whose values differ on every record, labelled
+    `name` if one is, else the first."""
+    naming = [column for column in columns if len(set(column.values)) == len(column.values)]
+    return next((column for column in naming if column.label == "name"), naming[0] if naming else None)
 
 
 def _short(value: str) -> str:
