@@ -335,3 +335,16 @@ def test_record_captures_golden_with_every_signal_shown(name: str, granularity: 
     golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
     signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
     assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()
+
+
+def test_a_long_line_is_not_quoted_whole_for_an_unusual_value() -> None:
+    # A record printed on one long line (a report's element): its value is said bare.
+    def case(index: int) -> list[str]:
+        seconds = "0.9" if index == 4 else "0.1"
+        padding = "x" * 120
+        return [f'<case name="t{index:02}" time="{seconds}" seed="{index * 7919 % 101}" note="{padding}">', "  <ok/>"]
+
+    found = records.family([case(n) for n in range(1, 13)])
+    assert found is not None
+    table = found.table()
+    assert " has " not in table and "unless shown" in table

@@ -32,6 +32,8 @@ _SPACES_RE = re.compile(r"\s+")
 # A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
 _LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
+# A line longer than this is not quoted whole in a group line.
+_QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 
@@ -132,7 +134,7 @@ class Family:
             if len(listed) > 1 and column.values.count(common) >= share * len(column.values):
                 usual[number] = common
         name = _name_column(kept) if self.records else None
-        if name is not None and usual:
+        if name is not None and usual and all(self._short_line(listed[number].line) for number in usual):
             # Each record differing from the usual value is named: its line whole, beside
             # the value that names it (`… but tenant06-api has image: …:3.7.9`).
             said += [self._but(listed[number], common, name, rows_order) for number, common in usual.items()]
@@ -158,6 +160,11 @@ class Family:
         # A row of one value holds no space: rows of one value need no other separator.
         between = " " if len(listed) == 1 else "; "
         return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
+
+    def _short_line(self, at: int) -> bool:
+        """Whether the records' line `at` is short enough to be quoted whole in a group
+        line (a field's line, not a whole record printed on one line)."""
+        return all(len(record[at]) <= _QUOTED_LINE_BYTES for record in self.records)
 
     def _but(self, column: _Column, common: str, name: _Column, rows_order: list[int]) -> str:
         """`replicas: 2, but tenant11-api has replicas: 0`: a column's usual value in its
