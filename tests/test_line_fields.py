@@ -84,3 +84,12 @@ def test_describe_says_a_column_once() -> None:
     assert describe("ms", [str(n * n) for n in places], places, "0") == "ms = 1–144, 12 values"
     assert describe("ts", [f"10:00:{n:02}" for n in places], places, "x") == "ts = 10:00:01 … 10:00:12 rising, 12 values"
     assert describe("same", ["v"] * 12, places, "v") == ""
+
+
+def test_a_record_with_a_failure_line_stays_whole() -> None:
+    # Three failures in ten records: too many to be unusual, each a failure line.
+    levels = ["info", "ERROR", "info", "info", "ERROR", "info", "info", "ERROR", "info", "info"]
+    data = "".join(f"level: {level}\n  msg: step {n} took {n * 7 % 11} s\n  host: node-{n}\n\n" for n, level in enumerate(levels))
+    shown = _shown(fold_fields(data.encode()) or ())
+    assert shown.count("level: ERROR") == 3
+    assert "msg: step 4 took 6 s" in shown and "msg: step 3 took" not in shown

@@ -66,6 +66,7 @@ class _Record:
     keys: tuple[bytes, ...]
     separator: bytes
     values: tuple[str, ...]
+    failing: bool  # a line of it is a failure (`ERROR:  …`, `error | OSError: …`)
 
 
 def fold_fields(data: bytes, granularity: Granularity = Granularity.FINE, limits: FieldLimits = DEFAULT_LIMITS) -> tuple[Part, ...] | None:
@@ -106,7 +107,8 @@ def _records(lines: list[bytes], limits: FieldLimits) -> list[_Record]:
         if fields and opens and len(fields) >= limits.min_fields and len({field[2] for field in fields}) == 1:
             keys = tuple(field[1] for field in fields)
             values = tuple(visible(ANSI_RE.sub(b"", field[3])) for field in fields)
-            found.append(_Record(first, at, ruled, keys, fields[0][2], values))
+            failing = any(is_failure(visible(ANSI_RE.sub(b"", field[0]))) for field in fields)
+            found.append(_Record(first, at, ruled, keys, fields[0][2], values, failing))
         ruled = _RECORD_RULE_RE.fullmatch(line.strip(b" \t")) is not None
         opens = ruled or not line.strip()
         if fields and found and found[-1].last == at and not opens:
@@ -163,7 +165,7 @@ def _standing_out(family: list[_Record], limits: FieldLimits) -> set[int]:
         usual, count = Counter(values).most_common(1)[0]
         if count < len(values) and count >= limits.usual_share * len(values):
             standing.update(at for at, value in enumerate(values) if value != usual)
-        standing.update(at for at, value in enumerate(values) if is_failure(value))
+    standing.update(at for at, record in enumerate(family) if record.failing)
     standing.discard(0)
     return standing
 

@@ -1,7 +1,8 @@
 """Plain text and rendered documentation: keep the outline, fold the bodies behind refs.
 
-A document of 2 KB and more whose lines are records rather than prose (a key = value
-dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
+A document of 2 KB and more that is mostly rows printed one field a line (`key = value`
+records between blank lines or under numbered rules) is folded by `lines/fields.py`; one
+whose lines are records rather than prose (a key = value dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
 handed to `text_records.py`, and one whose rows are long-listing rows led by an inode and
 a block count (`find -ls`, `ls -lis`) to `long_listing.py`; what follows is about prose.
 
