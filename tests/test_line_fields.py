@@ -93,3 +93,14 @@ def test_a_record_with_a_failure_line_stays_whole() -> None:
     shown = _shown(fold_fields(data.encode()) or ())
     assert shown.count("level: ERROR") == 3
     assert "msg: step 4 took 6 s" in shown and "msg: step 3 took" not in shown
+
+
+def test_vertical_rows_under_starred_rules_keep_their_colon() -> None:
+    # Another client's vertical output: `key: value`, each row under a starred rule.
+    rows = "".join(
+        f"{'*' * 27} {n}. row {'*' * 27}\n     id: {n}\n   zone: {'ab'[n % 2]}\n  state: {'stuck' if n == 9 else 'ready'}\n"
+        for n in range(1, 21)
+    )
+    shown = _shown(fold_fields(rows.encode(), Granularity.COARSE) or ())
+    assert "[×18 more like the one above] {2–8,10–20. row; id: 2–8,10–20; zone: b, a in turn; 1 shown whole below}" in shown
+    assert f"{'*' * 27} 9. row {'*' * 27}\n     id: 9\n   zone: b\n  state: stuck\n" in shown

@@ -138,10 +138,11 @@ def _fold(family: list[_Record], lines: list[bytes], starts: list[int], limits: 
     if len(folded) < 2:
         return None
     keys = [key.decode("ascii") for key in family[0].keys]
+    joiner = ": " if family[0].separator == b":" else " = "
     said = [_titles(family, folded, lines)] if family[0].ruled else []
     for column, key in enumerate(keys):
         values = [family[at].values[column] for at in folded]
-        described = describe(key, values, folded, family[0].values[column], limits)
+        described = describe(key, values, folded, family[0].values[column], limits, joiner)
         if described:
             said.append(described)
     kept = f"; {len(standing)} shown whole below" if standing else ""
@@ -179,36 +180,40 @@ def _titles(family: list[_Record], folded: list[int], lines: list[bytes]) -> str
     return f"[ {said} ]" if titles[0].startswith("[") else said
 
 
-def describe(key: str, values: Sequence[str], places: Sequence[int], first: str, limits: FieldLimits = DEFAULT_LIMITS) -> str:
+def describe(
+    key: str, values: Sequence[str], places: Sequence[int], first: str, limits: FieldLimits = DEFAULT_LIMITS, joiner: str = " = "
+) -> str:
     """One key's values over folded records, said once: `places` are the records' places
     in their family (the first record, shown whole, is place 0 and holds `first`). Empty
-    when every record holds the first record's value."""
+    when every record holds the first record's value. `joiner` joins key and value
+    (`key: value` records keep their colon)."""
+    named = f"{key}{joiner}"
     distinct = set(values)
     if len(distinct) == 1:
         value = values[0]
-        return "" if value == first else f"{key} = {value}"
+        return "" if value == first else f"{named}{value}"
     turn = _turn([first, *values], [0, *places], limits.max_turn)
     numbered = columns_rules.progression(values) if turn is None else None
     if numbered is not None and numbered.count(",") < limits.max_runs:
-        return f"{key} = {numbered}"
+        return f"{named}{numbered}"
     span = f"{min(values, key=float)}–{max(values, key=float)}" if _numbers(values) else ""
     if turn is not None:
         in_order = columns_rules.progression(turn)
         if in_order is not None:
-            return f"{key} = {in_order} in turn"
+            return f"{named}{in_order} in turn"
         if len(turn) <= limits.turn_listed:
-            return f"{key} = {span + ': ' if span else ''}{', '.join(turn)} in turn"
+            return f"{named}{span + ': ' if span else ''}{', '.join(turn)} in turn"
     stretches = columns_rules.stretches(values)
     if stretches is not None:
-        return f"{key} = " + " then ".join(f"{value} ×{count}" for value, count in stretches)
+        return f"{named}" + " then ".join(f"{value} ×{count}" for value, count in stretches)
     if len(distinct) <= limits.tally_listed and 2 * len(distinct) <= len(values):  # values repeat
         tally = Counter(values).most_common()
-        return f"{key} = " + ", ".join(f"{value} ×{count}" for value, count in tally)
+        return f"{named}" + ", ".join(f"{value} ×{count}" for value, count in tally)
     if span:
-        return f"{key} = {span}, {len(distinct):,} values"
+        return f"{named}{span}, {len(distinct):,} values"
     rising = all(a < b for a, b in zip(values, values[1:])) and len({len(value) for value in values}) == 1
     order = " rising" if rising else ""
-    return f"{key} = {values[0]} … {values[-1]}{order}, {len(distinct):,} values"
+    return f"{named}{values[0]} … {values[-1]}{order}, {len(distinct):,} values"
 
 
 def _turn(values: Sequence[str], places: Sequence[int], longest: int) -> list[str] | None:
