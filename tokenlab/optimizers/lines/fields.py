@@ -14,8 +14,8 @@ one value; a numbered run (`id = 2–2870,2872–9000`); values dealt in turn fr
 record on (`site = cold-store, loading-bay, north-hall in turn`; a long turn that is itself a
 numbered run, `sensor-001–149,000 in turn`); a few stretches; else its range (numbers),
 its first and last value (values that only rise: times), or a tally of its few values.
-A record stays whole, in its place, when one of its values is a failure
-(`shapes.is_failure`) or differs from the value `usual_share` of the family hold
+A record stays whole, in its place, when one of its lines is a failure
+(`shapes.is_failure`: `level: ERROR`, `error | OSError: …`) or a value differs from the value `usual_share` of the family hold
 (`status = alarm` among `ok`, an `error` that is not empty): the records a reader looks
 for. Records of other keys stay as they are. None unless folded records make up
 `min_folded_share` of the input.
@@ -69,7 +69,9 @@ class _Record:
     failing: bool  # a line of it is a failure (`ERROR:  …`, `error | OSError: …`)
 
 
-def fold_fields(data: bytes, granularity: Granularity = Granularity.FINE, limits: FieldLimits = DEFAULT_LIMITS) -> tuple[Part, ...] | None:
+def fold_fields(
+    data: bytes, granularity: Granularity = Granularity.FINE, limits: FieldLimits = DEFAULT_LIMITS
+) -> tuple[Part, ...] | None:
     """The input with each family of field records folded; None when it holds none, or
     when folded records are not most of it."""
     if b"\n" not in data:
@@ -123,7 +125,8 @@ def _families(records: list[_Record], limits: FieldLimits) -> list[list[_Record]
     families: list[list[_Record]] = []
     for record in records:
         last = families[-1][-1] if families else None
-        if last is not None and last.keys == record.keys and last.separator == record.separator and last.ruled == record.ruled:
+        alike = last is not None and (last.keys, last.separator, last.ruled) == (record.keys, record.separator, record.ruled)
+        if alike:
             families[-1].append(record)
         else:
             families.append([record])
@@ -158,7 +161,7 @@ def _fold(family: list[_Record], lines: list[bytes], starts: list[int], limits: 
 
 
 def _standing_out(family: list[_Record], limits: FieldLimits) -> set[int]:
-    """The records after the first that stay whole: a value is a failure, or differs from
+    """The records after the first that stay whole: a line is a failure, or a value differs from
     the one `usual_share` of the family hold."""
     standing: set[int] = set()
     for column in range(len(family[0].keys)):
@@ -181,7 +184,12 @@ def _titles(family: list[_Record], folded: list[int], lines: list[bytes]) -> str
 
 
 def describe(
-    key: str, values: Sequence[str], places: Sequence[int], first: str, limits: FieldLimits = DEFAULT_LIMITS, joiner: str = " = "
+    key: str,
+    values: Sequence[str],
+    places: Sequence[int],
+    first: str,
+    limits: FieldLimits = DEFAULT_LIMITS,
+    joiner: str = " = ",
 ) -> str:
     """One key's values over folded records, said once: `places` are the records' places
     in their family (the first record, shown whole, is place 0 and holds `first`). Empty
