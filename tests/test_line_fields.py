@@ -104,3 +104,10 @@ def test_vertical_rows_under_starred_rules_keep_their_colon() -> None:
     shown = _shown(fold_fields(rows.encode(), Granularity.COARSE) or ())
     assert "[×18 more like the one above] {2–8,10–20. row; id: 2–8,10–20; zone: b, a in turn; 1 shown whole below}" in shown
     assert f"{'*' * 27} 9. row {'*' * 27}\n     id: 9\n   zone: b\n  state: stuck\n" in shown
+
+
+def test_a_long_rule_like_line_is_read_once() -> None:
+    # A line of 200,000 dashes without a digit among records: no record rule, read in one pass.
+    data = _line_mode(12, {}) + b"\n" + b"-" * 200_000 + b"x\n-\n"
+    parts = fold_fields(data)
+    assert parts is not None and b"-" * 200_000 in _recovered(parts)

@@ -39,6 +39,8 @@ class FieldLimits:
     min_records: int = 5  # a family this large folds; fewer records (a summary query's) stay
     min_fields: int = 2  # keys per record
     min_folded_share: float = 0.5  # folded records hold at least this share of the input
+    max_input_bytes: int = 1 << 26  # every line is matched: larger inputs are left to the caller
+    sample_bytes: int = 1 << 16  # field lines are looked for here first
     usual_share: float = 0.9  # a value this share of a family holds: records differing stay
     max_turn: int = 200  # the longest turn of values looked for
     turn_listed: int = 24  # a turn this long or shorter is listed
@@ -50,8 +52,10 @@ DEFAULT_LIMITS = FieldLimits()
 
 # `key = value`, `key | value`, `key: value`: a name, padding, the separator, one space.
 _FIELD_RE = re.compile(rb"[ \t]*([A-Za-z_][\w.\-]*)[ \t]*(=|\||:)(?: |(?=\r?$))(.*?)\r?$")
-# A record rule: rule characters, a title holding a number, rule characters.
-_RECORD_RULE_RE = re.compile(rb"([-=*_#~])\1*[ \[]*[^\n]*?\d[^\n]*?[ \]]*\1{3,}\r?$")
+# The same, found anywhere in a sample (its lines' values are not read).
+_FIELD_LINE_RE = re.compile(rb"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*[=|:](?: |\r?$)", re.MULTILINE)
+_DIGIT_RE = re.compile(rb"\d")
+_RULE_BYTES = b"-=*_#~"
 _NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?")
 _RULE_EDGES = "-=*_#~ "
 
@@ -74,8 +78,11 @@ def fold_fields(
 ) -> tuple[Part, ...] | None:
     """The input with each family of field records folded; None when it holds none, or
     when folded records are not most of it."""
-    if b"\n" not in data:
+    if b"\n" not in data or len(data) > limits.max_input_bytes:
         return None
+    sample = data[: limits.sample_bytes]
+    if len(_FIELD_LINE_RE.findall(sample)) < limits.min_records * limits.min_fields:
+        return None  # its start holds too few field lines: a document of another kind
     lines = data.split(b"\n")
     starts = [0]
     for line in lines:
@@ -111,13 +118,20 @@ def _records(lines: list[bytes], limits: FieldLimits) -> list[_Record]:
             values = tuple(visible(ANSI_RE.sub(b"", field[3])) for field in fields)
             failing = any(is_failure(visible(ANSI_RE.sub(b"", field[0]))) for field in fields)
             found.append(_Record(first, at, ruled, keys, fields[0][2], values, failing))
-        ruled = _RECORD_RULE_RE.fullmatch(line.strip(b" \t")) is not None
+        ruled = _is_record_rule(line.strip(b" \t\r"))
         opens = ruled or not line.strip()
         if fields and found and found[-1].last == at and not opens:
             found.pop()  # the record runs on into a line of another kind: not a record
         fields = []
         first = at + (not ruled)
     return found
+
+
+def _is_record_rule(text: bytes) -> bool:
+    """A record rule: a rule character, a title holding a number, three of the character
+    (`-[ RECORD 12 ]------`). Read by its ends and one search: linear on any line."""
+    edge = text[:1]
+    return edge != b"" and edge in _RULE_BYTES and text.endswith(edge * 3) and _DIGIT_RE.search(text) is not None
 
 
 def _families(records: list[_Record], limits: FieldLimits) -> list[list[_Record]]:
