@@ -107,7 +107,8 @@ def test_vertical_rows_under_starred_rules_keep_their_colon() -> None:
 
 
 def test_a_long_rule_like_line_is_read_once() -> None:
-    # A line of 200,000 dashes without a digit among records: no record rule, read in one pass.
+    # A line of 200,000 dashes after records (a pattern that backtracks reads it ~10^10
+    # times): no record rule, and records are not most of the input.
     data = _line_mode(12, {}) + b"\n" + b"-" * 200_000 + b"x\n-\n"
-    parts = fold_fields(data)
-    assert parts is not None and b"-" * 200_000 in _recovered(parts)
+    assert fold_fields(data) is None
+    assert fold_fields(_line_mode(12, {}) + b"\n" + b"-" * 200 + b"\n") is not None
