@@ -80,11 +80,33 @@ def test_a_table_says_a_usual_value_once() -> None:
     picked = [(1, "eu-1"), (4, "us-2"), (9, "us-2"), (10, "eu-1"), (15, "ap-3"), (22, "us-2"), (23, "eu-1")]
     found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
     assert found is not None
+    # The record holding another value is named by its `name`, beside its line whole.
     assert found.table() == (
-        '+ tier = "std" unless shown; worker[#] | + name = "#" | + region = "#": '
-        '1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1 + tier = "gpu"; '
+        '+ tier = "std", but worker-10 has + tier = "gpu"; worker[#] | + name = "#" | + region = "#": '
+        "1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1; "
         "15 worker-15 ap-3; 22 worker-22 us-2; 23 worker-23 eu-1"
     )
+
+
+def _deployment(index: int, image: str, replicas: int) -> list[str]:
+    return [
+        "kind: Deployment",
+        "metadata:",
+        f"  name: shop{index:02}-api",
+        "spec:",
+        f"  replicas: {replicas}",
+        f"  image: registry.local/shop/api:{image}",
+        f"  port: {8000 + index}",
+    ]
+
+
+def test_a_record_with_an_unusual_value_is_named_by_its_name_with_its_line_whole() -> None:
+    found = records.family([_deployment(n, "3.7.9" if n == 6 else "3.8.1", 0 if n == 11 else 2) for n in range(1, 15)])
+    assert found is not None
+    table = found.table()
+    assert "image: registry.local/shop/api:3.8.1, but shop06-api has image: registry.local/shop/api:3.7.9" in table
+    assert "replicas: 2, but shop11-api has replicas: 0" in table
+    assert "unless shown" not in table
 
 
 def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> None:
@@ -367,3 +389,14 @@ def test_failing_records_fold_when_they_differ_in_a_name_only_or_are_many() -> N
     many = "\n\n".join("\n".join(record) for record in _failing_tests(9)) + "\n"
     shown = _shown(records.fold_records(many.encode()))
     assert "[×8 more like the one above" in shown
+def test_a_long_line_is_not_quoted_whole_for_an_unusual_value() -> None:
+    # A record printed on one long line (a report's element): its value is said bare.
+    def case(index: int) -> list[str]:
+        seconds = "0.9" if index == 4 else "0.1"
+        padding = "x" * 120
+        return [f'<case name="t{index:02}" time="{seconds}" seed="{index * 7919 % 101}" note="{padding}">', "  <ok/>"]
+
+    found = records.family([case(n) for n in range(1, 13)])
+    assert found is not None
+    table = found.table()
+    assert " has " not in table and "unless shown" in table

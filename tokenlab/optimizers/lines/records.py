@@ -32,6 +32,8 @@ _SPACES_RE = re.compile(r"\s+")
 # A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
 _LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
+# A line longer than this is not quoted whole in a group line.
+_QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 
@@ -113,13 +115,15 @@ class Family:
         value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
         eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
         their numbers (`columns.sorted_order`)."""
-        columns = [_Column.of(self.split, at, position) for at, position in self.varying]
+        columns = [replace(_Column.of(self.split, at, position), line=at) for at, position in self.varying]
         kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
             order = columns_rules.sorted_order(column.values)
             if order is not None:  # numbered records out of order: rows go by their numbers
                 kept = [replace(other, values=[other.values[row] for row in order]) for other in kept]
                 kept[number] = replace(kept[number], resorted=True)
+                rows_order = order
                 break
         ruled = [(column, column.rule()) for column in kept]
         said = [rule for _, rule in ruled if rule is not None]
@@ -129,6 +133,13 @@ class Family:
             common = max(set(column.values), key=column.values.count)
             if len(listed) > 1 and column.values.count(common) >= share * len(column.values):
                 usual[number] = common
+        name = _name_column(kept) if self.records else None
+        if name is not None and usual and all(self._short_line(listed[number].line) for number in usual):
+            # Each record differing from the usual value is named: its line whole, beside
+            # the value that names it (`… but tenant06-api has image: …:3.7.9`).
+            said += [self._but(listed[number], common, name, rows_order) for number, common in usual.items()]
+            listed = [column for number, column in enumerate(listed) if number not in usual]
+            usual = {}
         if usual and len(usual) == len(listed):
             del usual[0]  # rows name something of each record
         said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
@@ -149,6 +160,28 @@ class Family:
         # A row of one value holds no space: rows of one value need no other separator.
         between = " " if len(listed) == 1 else "; "
         return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
+
+    def _short_line(self, at: int) -> bool:
+        """Whether the records' line `at` is short enough to be quoted whole in a group
+        line (a field's line, not a whole record printed on one line)."""
+        return all(len(record[at]) <= _QUOTED_LINE_BYTES for record in self.records)
+
+    def _but(self, column: _Column, common: str, name: _Column, rows_order: list[int]) -> str:
+        """`replicas: 2, but tenant11-api has replicas: 0`: a column's usual value in its
+        line, and the records holding another, by their names, with its line whole once."""
+        rows = [row for row, value in enumerate(column.values) if value != common]
+        usual_row = column.values.index(common)
+
+        def line(row: int) -> str:
+            return _SPACES_RE.sub(" ", self.records[rows_order[row]][column.line].strip())
+
+        names_by_line: dict[str, list[str]] = {}  # records holding one other line are named together
+        for row in rows:
+            names_by_line.setdefault(line(row), []).append(name.cell(name.values[row]))
+        others = "; ".join(
+            f"{', '.join(names)} {'has' if len(names) == 1 else 'have'} {other}" for other, names in names_by_line.items()
+        )
+        return f"{line(usual_row)}, but {others}"
 
     def others(self) -> Family:
         """The records after the first (shown whole), with their values that vary among
@@ -277,6 +310,7 @@ class _Column:
     values: list[str]
     label: str = ""
     resorted: bool = False  # the rows were put in this column's order
+    line: int = -1  # the record's line holding the value
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
@@ -333,6 +367,13 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _name_column(columns: list[_Column]) -> _Column | None:
+    """The column naming the records: one whose values differ on every record, labelled
+    `name` if one is, else the first."""
+    naming = [column for column in columns if len(set(column.values)) == len(column.values)]
+    return next((column for column in naming if column.label == "name"), naming[0] if naming else None)
 
 
 def _short(value: str) -> str:
@@ -426,7 +467,7 @@ def fold_records(
         for low, high in lines.paragraphs(first, last):  # a ruled record's paragraphs apart
             texts = best.texts[number][low - first : high - first]
             groups += _line_groups(texts, lines.starts[low:high], lines.ends[low:high], limits)
-    return _parts(data, groups, granularity)
+    return parts_with_groups(data, groups, granularity)
 
 
 @dataclass(frozen=True)
@@ -438,7 +479,7 @@ class _Folding:
 
     blocks: list[tuple[int, int]]
     texts: list[list[str]]
-    groups: list[_Group]
+    groups: list[Group]
     said_whole: set[int]
     folded: int
     failing: int = 0
@@ -466,7 +507,7 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
         for (first, _), following in zip(blocks, blocks[1:])
     ]
     extent.append((_opened_at(data, lines, blocks[-1][0]), len(data)))
-    groups: list[_Group] = []
+    groups: list[Group] = []
     said_whole: set[int] = set()
     failing = 0
     structured = [number for number, block in enumerate(texts) if _structured(block)]
@@ -489,7 +530,7 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
             if line is None or len(line.encode()) > limits.max_line_share * hidden:
                 continue
-            groups.append(_Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
+            groups.append(Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
     return _Folding(blocks, texts, groups, said_whole, folded_bytes, failing)
@@ -551,7 +592,7 @@ def _joined(constants: list[str], values: list[str]) -> list[str]:
     return [text for pair in zip(constants, [*values, ""], strict=True) for text in pair]
 
 
-def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[_Group]:
+def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: RecordLimits) -> list[Group]:
     """A block's lines of one skeleton, `min_records` or more, each one a record. The
     first in natural order stays (`worker[0]` before `worker[2]`, whatever order they came
     in: the one a reader asks for first), and one group line after it stands for the
@@ -559,7 +600,7 @@ def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: R
     by_skeleton: dict[tuple[str, ...], list[int]] = {}
     for at, text in enumerate(texts):
         by_skeleton.setdefault(skeleton([text]), []).append(at)
-    groups: list[_Group] = []
+    groups: list[Group] = []
     for members in by_skeleton.values():
         if len(members) < limits.min_records:
             continue
@@ -572,7 +613,7 @@ def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: R
         hidden = sum(ends[at] - starts[at] for at in members[1:])
         if line is not None and len(line.encode()) > limits.max_line_share * hidden:
             continue
-        groups.append(_Group(line, sorted((starts[at], ends[at]) for at in members[1:]), ends[first]))
+        groups.append(Group(line, sorted((starts[at], ends[at]) for at in members[1:]), ends[first]))
     return groups
 
 
@@ -585,7 +626,7 @@ def _natural(text: str) -> list[tuple[int, str]]:
 
 
 @dataclass(frozen=True)
-class _Group:
+class Group:
     """Folded records: the group line (None when they are all alike), their spans of the
     input, and where the group line goes (where the first of them was, or after the
     record shown whole)."""
@@ -620,7 +661,7 @@ def _text(line: bytes) -> str:
     return visible(line.rstrip(b"\r\n"))
 
 
-def _parts(data: bytes, groups: list[_Group], granularity: Granularity) -> tuple[Part, ...]:
+def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity) -> tuple[Part, ...]:
     """The input's text with each group's folded spans left out and its line where it goes."""
     coarse = granularity is Granularity.COARSE
     folded = sorted(span for group in groups for span in group.spans)
@@ -647,7 +688,7 @@ def _shown(kept: bytes) -> str:
     return visible(_ANSI_RE.sub(b"", kept) if b"\x1b" in kept else kept)
 
 
-def _group_line(data: bytes, group: _Group, coarse: bool) -> list[Part]:
+def _group_line(data: bytes, group: Group, coarse: bool) -> list[Part]:
     """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
     shown = f" {group.line}" if group.line is not None else ""
     if coarse:

@@ -1,7 +1,8 @@
 """Plain text and rendered documentation: keep the outline, fold the bodies behind refs.
 
-A document of 2 KB and more whose lines are records rather than prose (a key = value
-dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
+A document of 2 KB and more that is mostly rows printed one field a line (`key = value`
+records between blank lines or under numbered rules) is folded by `lines/fields.py`; one
+whose lines are records rather than prose (a key = value dump, a sorted numeric listing, a table with a header row, templated diagnostics) is
 handed to `text_records.py`, and one whose rows are long-listing rows led by an inode and
 a block count (`find -ls`, `ls -lis`) to `long_listing.py`; what follows is about prose.
 
@@ -68,6 +69,7 @@ from itertools import accumulate
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines.fields import fold_fields
 from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
 from tokenlab.optimizers.text import blocks, reports, sections
 from tokenlab.optimizers.text.records import optimize_records, template
@@ -194,7 +196,7 @@ def optimize(
     if len(data) >= limits.small_doc_bytes:
         if looks_like_counted_long_listing(data):
             return optimize_long(data, config)
-        folded = fold_records(data, config.granularity, TEXT_LIMITS)
+        folded = fold_fields(data, config.granularity) or fold_records(data, config.granularity, TEXT_LIMITS)
         if folded is not None:  # mostly blocks of one skeleton: a plan's resources
             return OptimizeResult(folded)
         records = optimize_records(data, config)
