@@ -27,14 +27,14 @@ def indentation(text: str) -> int:
 
 
 def entry_text(text: str, versioned: re.Pattern[str]) -> str | None:
-    """The entry a line holds (its text after the indentation and a qualifier word) when it
-    names a package with a version, else None."""
+    """The entry a line holds (its text after the indentation and a qualifier word, so that
+    it starts with the package) when it names a package with a version, else None."""
     entry = text.strip()
     if versioned.match(entry):
         return entry
     qualifier = _QUALIFIER_RE.match(entry)
     if qualifier and versioned.match(entry, qualifier.end()):
-        return entry
+        return entry[qualifier.end() :]
     return None
 
 

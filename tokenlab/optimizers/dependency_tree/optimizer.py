@@ -5,6 +5,9 @@ Recognised by shape: most lines are tree-drawing lines (`├── `, `└─┬
 `\\- `, `+--- `, `|  `, with an optional `[INFO] ` lead) whose entry names a package with a
 version (`name@1.2.3`, `name v1.2.3`, `name [required: …, installed: 1.2]`,
 `group:artifact:jar:1.2:compile`). A `tree` listing of files fails the version test.
+A tree drawn by indentation alone (`npm explain`: each record a `name@1.2.3` line, its
+location, and the indented chain of its dependents) is read by `indented.py`; its lines at
+the margin are its roots.
 
 An entry's depth comes from the column where its branch starts, compared with its
 ancestors' columns, so npm's 2-wide, mvn's 3-wide and cargo's 4-wide units all work.
@@ -20,7 +23,11 @@ What stays visible:
   `extraneous`, `missing`), with its ancestors so its path reads; these are the
   optimizer's signals.
 
-Each run of other lines leaves `… N lines` at the run's indentation. COARSE: one ref
+Each run of other lines leaves `… N lines: a, b, …` at the run's indentation, naming the
+records (subtrees) it is made of by what tells them apart: their packages, or, when they
+all name one package (its dependents), the words that differ. Of a long run
+(`first_whole_run_lines`), the first record stays whole when it is small
+(`first_whole_lines`), so that one path reads to its end. COARSE: one ref
 holds all folded lines in order; FINE: one ref per run. Trees under `small_bytes` pass
 through unchanged.
 """
@@ -73,6 +80,10 @@ _VERSIONED_RE = re.compile(
     r"|[\w.\-]+:[\w.\-]+:(?:[\w.\-]+:){0,3}\d"  # maven, gradle: group:artifact:…:1.2
     r")"
 )
+# An entry of a tree drawn by indentation alone names its package the way a package manager
+# does (`name@1.2.3`, `name@"^1.2"`, `name v1.2.3`, `name==1.2`); `a:b:c:1` is too common a
+# shape of indented values (hex dumps) to tell a tree without its drawing.
+_INDENTED_VERSIONED_RE = re.compile(r"@?(?=[^\s@]*[A-Za-z])[^\s@]++@\S*\d|\S+ v\d|\S+==\d")
 _PROBLEM_RE = re.compile(r"\bUNMET\b|\s(?:invalid|extraneous|missing)\b|\bnpm (?:ERR!|error)|\bERROR\b")
 _RANGE_LEADS = ('"', "'", "^", "~", "<", ">", "=", "*")  # a version range: `"^7.5.3"`, `>=2`
 _REPEAT_RE = re.compile(r" deduped\b|\(\*\)|omitted for duplicate")
@@ -95,7 +106,7 @@ def _drawing(sample: bytes) -> bool | None:
         entries += match is not None and _VERSIONED_RE.match(match.group(4)) is not None
     if entries >= 5 and entries >= 0.5 * len(lines):
         return True
-    if drawn == 0 and indented.looks_indented(lines, _VERSIONED_RE):
+    if drawn == 0 and indented.looks_indented(lines, _INDENTED_VERSIONED_RE):
         return False
     return None
 
@@ -146,12 +157,13 @@ def _indented_line(start: int, end: int, text: str, columns: list[int]) -> _Line
     """A line of a tree drawn by indentation: a line at the margin is a root, and each
     deeper indentation a level further (`columns` is the path's, updated in place)."""
     column = indented.indentation(text)
-    versioned = indented.entry_text(text, _VERSIONED_RE) is not None
+    entry = indented.entry_text(text, _INDENTED_VERSIONED_RE)
+    versioned, entry = entry is not None, entry or text.strip()
     if column == 0 or not text.strip():
         columns.clear()
-        return _Line(start, end, text, 0, text.strip(), "", versioned)
+        return _Line(start, end, text, 0, entry, "", versioned)
     _descend(columns, column)
-    return _Line(start, end, text, len(columns), text.strip(), text[:column], versioned)
+    return _Line(start, end, text, len(columns), entry, text[:column], versioned)
 
 
 def _package(entry: str) -> tuple[str, str]:
@@ -283,7 +295,10 @@ def _names(entries: list[str]) -> list[str]:
     names = [_package(entry)[0] for entry in entries]
     if len(set(names)) > 1:
         return names
-    return indented.varying_words(entries)
+    if len(entries) == 1:
+        return entries
+    # The package's own word (with the range each asks for) tells them no further apart.
+    return indented.varying_words([entry.partition(" ")[2] or entry for entry in entries])
 
 
 def _census(lines: list[_Line], limits: TreeLimits) -> str:
