@@ -75,6 +75,10 @@ class LogLimits:
     # Lines of a failure section's assertion detail (`Expected:`, diff lines) kept
     # verbatim; a longer diff folds its rest.
     detail_lines: int = 40
+    # Of the comment lines directly under a failure's heading (its diagnostics), the first
+    # this many are assertion detail (`#   at t/x.t line 4.`, `#   got: 1`, `#   expected:
+    # 2`); the later ones only when they read as detail through the comment lead.
+    heading_comment_lines: int = 4
     # With more failure sections than this, those after the first `verbatim_repeats`
     # show only their heading, assertion detail and failure lines.
     sections_in_full: int = 6
