@@ -46,6 +46,11 @@ class LogLimits:
     distinct_run: int = 10
     run_head: int = 3
     run_tail: int = 3
+    # A dump's header (its first lines up to a blank one, and those of each later record
+    # led by the first line's word: `Classfile …`) stays, up to this many lines a record;
+    # the word must lead at most one line in `record_start_rarity`.
+    header_lines: int = 12
+    record_start_rarity: int = 50
     # Visible bytes of one line; the rest of a longer line is behind a ref.
     line_bytes: int = 1000
     preview_chars: int = 80
