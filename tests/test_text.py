@@ -473,7 +473,7 @@ def test_folds_hiding_a_slight_share_of_a_listing_are_shown() -> None:
 # --- a ranking's top rows: the hottest functions of a profile -----------------------------
 
 
-def _report(rows: list[str]) -> bytes:
+def _ranked_report(rows: list[str]) -> bytes:
     intro = [f"Profile of run {n}: settings as recorded, nothing unusual to report here." for n in range(30)]
     return ("\n".join(["Report", "", *intro, "", "Cost   where", "", *rows, "", "End of report."]) + "\n").encode()
 
@@ -481,7 +481,7 @@ def _report(rows: list[str]) -> bytes:
 def test_a_rankings_top_rows_stay_whole() -> None:
     costs = [9_000_000 // (n + 1) for n in range(40)]
     rows = [f"{cost:>12,} ({cost / 250_000:5.2f}%)  " + " ".join(["column"] * 30) + f"  src/module{n}.c:function_{n}" for n, cost in enumerate(costs)]
-    shown = render_preview(optimize(_report(rows), COARSE))
+    shown = render_preview(optimize(_ranked_report(rows), COARSE))
     for row in rows[:10]:
         assert row in shown  # whole, however long
     assert "function_10" not in shown and "function_20" not in shown
@@ -489,7 +489,7 @@ def test_a_rankings_top_rows_stay_whole() -> None:
 
 def test_rising_numbers_are_no_ranking() -> None:
     rows = [f"{n * 1000:>8,}  " + " ".join(["column"] * 30) + f"  step_{n}" for n in range(1, 41)]
-    shown = render_preview(optimize(_report(rows), COARSE))
+    shown = render_preview(optimize(_ranked_report(rows), COARSE))
     assert "step_5\n" not in shown
 
 
