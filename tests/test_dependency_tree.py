@@ -17,7 +17,14 @@ from tokenlab.store import FolderStore
 COARSE = OptimizerConfig()
 FINE = OptimizerConfig(Granularity.FINE)
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
-CAPTURES = ("npm_ls_all.txt", "npm_ls_all_4_packages.txt", "npm_ls_problems.txt")
+CAPTURES = (
+    "npm_ls_all.txt",
+    "npm_ls_all_4_packages.txt",
+    "npm_ls_problems.txt",
+    "npm_explain_semver.txt",
+    "cargo_tree_i_no_dedupe_core_types.txt",
+    "pipdeptree_r_tokenlab_venv.txt",
+)
 
 MVN = "\n".join(
     [
@@ -101,7 +108,7 @@ def test_census_counts_depths_versions_and_repeats() -> None:
     assert first.startswith("[dependency tree: 129 entries by depth 1: 1, 2: 31, 3: 51")
     assert "71 distinct packages, 1 at several versions: ms (2.0.0, 2.1.3)" in first
     assert "58 repeated entries" in first
-    assert "  ├─┬ body-parser@1.20.2\n  │ … 17 lines\n" in shown
+    assert "  ├─┬ body-parser@1.20.2\n  │ … 17 lines: bytes, content-type, debug, depd, destroy, http-errors, iconv-lite, on-finished, … +4\n" in shown
 
 
 def test_coarse_and_fine_hold_the_same_folded_bytes() -> None:
@@ -160,3 +167,57 @@ def test_hostile_input_restores(tmp_path: Path) -> None:
     packet = analyze(data, source="tree.txt", store=store)
     assert packet.recovery_status.value == "PASS"
     assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+def test_tree_drawn_by_indentation_keeps_records_and_direct_dependents() -> None:
+    data = (REAL / "npm_explain_semver.txt").read_bytes()
+    assert classify(data).content_type is ContentType.DEPENDENCY_TREE
+    shown = preview(data)
+    for line in (
+        "semver@6.3.2\nnode_modules/semver\n",
+        "node_modules/make-dir/node_modules/semver\n",
+        '  semver@"^6.3.1" from @babel/helper-compilation-targets@7.29.13\n',
+        '  semver@"^6.3.0" from istanbul-lib-instrument@5.2.1\n',
+    ):
+        assert line in shown
+    assert len(shown.splitlines()) < 60
+    # The location lines name no package: they are no entries of the census.
+    assert "[dependency tree: 7,040 entries by depth 1: 6, 2: 35" in shown
+    # Ranges asked for are not versions installed.
+    assert "at several versions" not in shown
+
+
+def test_folded_alike_subtrees_show_the_first_and_name_the_rest() -> None:
+    lines = ["app@1.0.0", "node_modules/app"]
+    for n in range(6):
+        lines += [f'  app@"^1.0.0" from lib{n}@2.{n}.0', f"  node_modules/lib{n}"]
+        for m in range(20):
+            lines += [f'    lib{n}@"^2.0.0" from user{m}@3.{m}.0', f"    node_modules/user{m}"]
+            lines += [f'      user{m}@"^3.0.0" from the root project']
+    shown = preview("\n".join(lines).encode())
+    first = '    lib0@"^2.0.0" from user0@3.0.0\n    node_modules/user0\n      user0@"^3.0.0" from the root project\n'
+    assert first in shown
+    assert "    … 57 lines: user1@3.1.0, user2@3.2.0, user3@3.3.0, user4@3.4.0, user5@3.5.0, user6@3.6.0, user7@3.7.0, user8@3.8.0, … +11\n" in shown
+    assert '  app@"^1.0.0" from lib5@2.5.0\n' in shown
+    assert "user1@3.1.0\n" not in shown
+
+
+def test_folded_runs_are_named_by_their_packages() -> None:
+    shown = preview((REAL / "cargo_tree_i_no_dedupe_core_types.txt").read_bytes())
+    assert "├── catalog v0.4.4 (/tmp/left24/rustws/catalog)\n│   … 9 lines: notifications, payments, reports\n" in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A stack dump: versioned frames, all at one indentation.
+        "\n".join(
+            ['"main" #1 prio=5 tid=0x1 runnable', "   java.lang.Thread.State: RUNNABLE"]
+            + [f"\tat java.base@17.0.{n}/java.lang.Thread.run(Thread.java:{n})" for n in range(40)]
+        ),
+        # Prose quoting versions, wrapped at one indentation.
+        "\n".join(f"Upgrade lib{n}@1.{n}.0 first.\n    It fixes issue {n}." for n in range(40)),
+    ],
+)
+def test_indented_text_that_is_no_tree(text: str) -> None:
+    assert classify(text.encode()).content_type is not ContentType.DEPENDENCY_TREE

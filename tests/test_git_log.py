@@ -217,10 +217,10 @@ def test_log_refs_hold_each_commit_exactly(config: OptimizerConfig, small: Path)
 def test_log_line_names_hash_date_author_and_changes(small: Path) -> None:
     data = git_output(small, "log", "--stat", "--decorate")
     shown = render_preview(optimize_git_log(data, Granularity.COARSE, GitLogLimits(detail_share=1.0)))
-    head = run_git(small, "rev-parse", "--short=7", "HEAD")
+    head = run_git(small, "rev-parse", "HEAD")
     assert shown.startswith("[git log: 12 commits, 2024-01-02 .. 2024-01-13; every commit in full: #ref:ctx_")
     assert (
-        f"2024-01-13:\n{head} (HEAD -> main) Test: Bump the version [2 files changed, 2 insertions(+): NOTES.md, VERSION]\n"
+        f"2024-01-13:\ncommit {head} (HEAD -> main) Test: Bump the version [2 files changed, 2 insertions(+): NOTES.md, VERSION]\n"
         in shown
     )
     assert "Zoë Ångström: Release notes for v1 — café [1 file changed, 1 insertion(+): NOTES.md]" in shown
@@ -231,8 +231,8 @@ def test_log_line_names_hash_date_author_and_changes(small: Path) -> None:
 
 def test_merge_commit_is_one_line(small: Path) -> None:
     shown = render_preview(optimize(git_output(small, "log", "--stat", "--decorate"), COARSE))
-    merge = run_git(small, "rev-parse", "--short=7", "v1")
-    assert f"{merge} (tag: v1) Test: Merge branch 'feature'\n" in shown
+    merge = run_git(small, "rev-parse", "v1^{commit}")
+    assert f"commit {merge} (tag: v1) Test: Merge branch 'feature'\n" in shown
 
 
 # --- a single commit: message and every path -----------------------------------------------
@@ -554,6 +554,8 @@ def test_real_logs_pass_the_signal_stage(path: Path) -> None:
         "git_show_stat_1500_files.txt": 7,
         "git_diff_stat_deep_long_paths.txt": 12,  # the summary, the largest changes, the renames
         "git_log_format_trunc_click_400.txt": 299,  # every distinct line, as printed
+        "git_log_stat_tokenlab_40.txt": 40,  # every commit subject
+        "git_log_stat_80_commits.txt": 80,
     }
     assert len(signals) == expected[path.name], signals
 
@@ -644,3 +646,19 @@ def test_a_decoration_naming_one_branch_is_a_decoration() -> None:
 def test_oneline_subjects_that_start_with_a_number_are_still_commits() -> None:
     data = b"".join(b"%07x %d small fixes in module %d\n" % (0xA1B2C3D + n * 7919, n % 5 + 1, n) for n in range(20))
     assert classify(data).content_type is ContentType.GIT_LOG
+
+
+def test_a_short_log_shows_every_full_hash_a_long_one_its_ends_and_notable_changes() -> None:
+    data = (Path(__file__).parent.parent / "fixtures" / "real" / "git_log_stat_80_commits.txt").read_bytes()
+    shown = render_preview(optimize(data, COARSE))
+    full = [line.split()[1] for line in shown.splitlines() if line.startswith("commit ")]
+    # The newest and the oldest commit, and the two changes of about 1,000 lines.
+    assert full == [
+        "50c7f339a32283d721d0960e4ed619b5f72fc630",
+        "f8a79d2d8cf37dd4ad6bf47e1a22226eb04e617d",
+        "fc6c866b83c309d3670e0e7aed11f4a28b777b14",
+        "5b53283c8ffc4360a339563c093fc42bed0c841c",
+    ]
+    assert "\n15b9b86 Add app handling (step 79) [2 files +35 -7]\n" in shown
+    short = optimize_git_log(data, Granularity.COARSE, GitLogLimits(full_hashes=80))
+    assert sum(line.startswith("commit ") for line in render_preview(short).splitlines()) == 80

@@ -740,3 +740,37 @@ def test_a_details_block_closing_the_log_stays_whole_with_its_heading(rows: list
     for line in details[:4]:
         assert line in shown
     assert rows[62] not in shown
+# --- a dump's header: the lines a reader reads first -------------------------------------
+
+
+def _dump(records: int, body: int) -> bytes:
+    """A dump of several records, each led by `Archive` and its header fields, then a
+    body of distinct lines."""
+    out: list[str] = []
+    for n in range(records):
+        out += [f"Archive /srv/pkg/module{n}.pkg", f"  Built from \"module{n}.src\"", f"  format version: {n + 3}"]
+        out += [f"  flags: (0x00{n}1) PUBLIC, SEALED", f"  entries: {body}, attributes: {n}"]
+        out += [f"    #{k} = Entry  {chr(97 + k % 26)}{k * 7 + n} // item {k}" for k in range(body)]
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_each_record_of_a_dump_keeps_its_header() -> None:
+    shown = render_preview(optimize(_dump(3, 60), COARSE))
+    for n in range(3):
+        assert f"Archive /srv/pkg/module{n}.pkg\n  Built from \"module{n}.src\"\n  format version: {n + 3}\n" in shown
+        assert f"  flags: (0x00{n}1) PUBLIC, SEALED\n  entries: 60, attributes: {n}\n" in shown
+    assert "// item 20" not in shown  # the body still folds
+
+
+def test_a_word_leading_many_lines_leads_no_record() -> None:
+    lines = [f"step {n} of the build ran {'quickly' if n % 2 else 'slowly'} on worker {n * 7}" for n in range(60)]
+    shown = render_preview(optimize(("\n".join(lines) + "\n").encode(), COARSE))
+    assert "step 30 of the build" not in shown
+
+
+def test_class_file_dump_headers_stay() -> None:
+    data = (FIXTURES / "real" / "javap_c_v_invoice_ledger.txt").read_bytes()
+    shown = render_preview(log.optimize(data, COARSE))
+    for name, flags in (("Invoice", "(0x0021) ACC_PUBLIC, ACC_SUPER"), ("Ledger", "(0x0031) ACC_PUBLIC, ACC_FINAL, ACC_SUPER")):
+        assert f'  Compiled from "{name}.java"\n' in shown
+        assert f"  minor version: 0\n  major version: 61\n  flags: {flags}\n" in shown

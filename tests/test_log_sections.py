@@ -188,6 +188,10 @@ def test_notes_fold_with_their_own_diagnostic_never_with_another() -> None:
         "rustc_borrowck_errors.log",
         "mypy_pretty_stevedore.log",
         "javac_30_errors.log",
+        "prove_v_merge_ledger_failures.log",
+        "prove_v_stderr_first_ledger_failures.log",
+        "pytest_tap_combined_invoice.tap",
+        "node_test_tap_money.log",
     ],
 )
 def test_survey_captures_show_every_signal(name: str) -> None:
@@ -364,3 +368,52 @@ def test_a_failure_headings_parameters_stay_under_it() -> None:
         for number, (param, verdict) in enumerate(PARAMS, 1):
             if verdict != "ok":
                 assert f"{verdict}: test_mod.test_parse:{number}\n'{param}'\n{rule * 70}" in text
+# Diagnostics of eight failures, each of another shape (as a real run's are).
+_DIAGNOSTICS = [
+    ["#          got: '2.44'", "#     expected: '2.45'"],
+    ["#     Structures begin differing at:", "#          $got->[2] = 'coffee'", "#     $expected->[2] = 'tea'"],
+    ["#     '4'", "#         >", "#     '5'"],
+    ["#          got: undef", "#     expected: 'EUR'"],
+    ["#                   'abc'", "#     doesn't match '(?^:^x)'"],
+    ["#     died: Can't locate object method \"total\" via package \"Ledger\""],
+    ["#          got: 'USD'", "#     expected: 'GBP'"],
+    ["#          'same'", "#         ne", "#     'same'"],
+]
+_NAMES = ["rounds half up", "lists memos", "orders amounts", "reads currency", "matches codes", "calls total", "keeps currency", "differs"]
+
+
+def _tap_failures(blank_after_heading: bool) -> str:
+    """A TAP stream of failed tests, each with its diagnostics as comments directly under
+    it, among passing tests; each failure's last comment is a long aside."""
+    out = ["t/money.t .. "]
+    for n, diagnostics in enumerate(_DIAGNOSTICS, start=1):
+        name = _NAMES[n - 1]
+        out += [f"ok {2 * n - 1} - step {n} runs", f"not ok {2 * n} - {name}"]
+        out += [""] if blank_after_heading else []
+        out += [f"#   Failed test '{name}'", f"#   at t/money.t line {10 + n}.", *diagnostics]
+        out += ["#     (context)", "#     (more context)", f"#     aside on step {n} for the curious"]
+    out += [f"1..{2 * len(_DIAGNOSTICS)}", f"# Looks like you failed {len(_DIAGNOSTICS)} tests of {2 * len(_DIAGNOSTICS)}.", "Result: FAIL"]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("blank_after_heading", [True, False])
+def test_comment_diagnostics_under_a_failed_test_are_its_detail(blank_after_heading: bool) -> None:
+    visible = shown(_tap_failures(blank_after_heading))
+    # Past `sections_in_full`, every failure keeps the first comments under it.
+    for n, diagnostics in enumerate(_DIAGNOSTICS, start=1):
+        name = _NAMES[n - 1]
+        assert f"not ok {2 * n} - {name}" in visible
+        assert f"#   Failed test '{name}'\n#   at t/money.t line {10 + n}.\n{diagnostics[0]}\n" in visible
+    assert "#     Structures begin differing at:\n#          $got->[2] = 'coffee'\n#     $expected->[2] = 'tea'\n" in visible
+    # Beyond them, a condensed failure keeps only what reads as detail.
+    assert "#     aside on step 8 for the curious" not in visible
+
+
+def test_a_failed_test_line_without_a_body_heads_only_the_comments_under_it() -> None:
+    text = "\n".join(["not ok 1 - opens the ledger", "ok 2 - counts", "cannot open ledger.csv", "ok 3 - sums"]) + "\n"
+    data = text.encode()
+    sections = failure_sections(log._split(data)[0])
+    assert sections is not None and list(sections) == [1, 0, 0, 0]
+    commented = "\n".join(["not ok 1 - opens the ledger", "# got: 1", "# expected: 2", "ok 2 - counts"]) + "\n"
+    sections = failure_sections(log._split(commented.encode())[0])
+    assert sections is not None and list(sections) == [1, 1, 1, 0]

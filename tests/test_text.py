@@ -547,3 +547,33 @@ def test_entries_of_a_documentation_listing_each_stay() -> None:
     entries = [entry.replace("-tool", f"-tool{chr(97 + at % 26)}{chr(97 + at // 26)}") for at, entry in enumerate(entries)]
     text = render_preview(optimize(("\n".join(entries) + "\n").encode(), COARSE))
     assert all(entry in text for entry in entries)
+# --- a ranking's top rows: the hottest functions of a profile -----------------------------
+
+
+def _ranked_report(rows: list[str]) -> bytes:
+    intro = [f"Profile of run {n}: settings as recorded, nothing unusual to report here." for n in range(30)]
+    return ("\n".join(["Report", "", *intro, "", "Cost   where", "", *rows, "", "End of report."]) + "\n").encode()
+
+
+def test_a_rankings_top_rows_stay_whole() -> None:
+    costs = [9_000_000 // (n + 1) for n in range(40)]
+    rows = [f"{cost:>12,} ({cost / 250_000:5.2f}%)  " + " ".join(["column"] * 30) + f"  src/module{n}.c:function_{n}" for n, cost in enumerate(costs)]
+    shown = render_preview(optimize(_ranked_report(rows), COARSE))
+    for row in rows[:10]:
+        assert row in shown  # whole, however long
+    assert "function_10" not in shown and "function_20" not in shown
+
+
+def test_rising_numbers_are_no_ranking() -> None:
+    rows = [f"{n * 1000:>8,}  " + " ".join(["column"] * 30) + f"  step_{n}" for n in range(1, 41)]
+    shown = render_preview(optimize(_ranked_report(rows), COARSE))
+    assert "step_5\n" not in shown
+
+
+def test_profile_summary_keeps_its_hottest_rows() -> None:
+    data = (FIXTURES / "real" / "cg_annotate_hot.txt").read_bytes()
+    shown = render_preview(optimize(data, COARSE))
+    lines = data.decode().splitlines()
+    table = lines.index(next(line for line in lines if line.rstrip().endswith("file:function")))
+    for row in lines[table + 2 : table + 12]:
+        assert row in shown

@@ -3,6 +3,7 @@ dependency:tree`, `gradle dependencies`.
 
     __init__.py    `detect`: a tree drawing of package@version entries
     optimizer.py   roots, direct dependencies and every problem line under a census
+    indented.py    trees drawn by indentation alone (`npm explain`); naming folded records
 """
 
 from __future__ import annotations

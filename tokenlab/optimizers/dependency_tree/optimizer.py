@@ -5,6 +5,9 @@ Recognised by shape: most lines are tree-drawing lines (`├── `, `└─┬
 `\\- `, `+--- `, `|  `, with an optional `[INFO] ` lead) whose entry names a package with a
 version (`name@1.2.3`, `name v1.2.3`, `name [required: …, installed: 1.2]`,
 `group:artifact:jar:1.2:compile`). A `tree` listing of files fails the version test.
+A tree drawn by indentation alone (`npm explain`: each record a `name@1.2.3` line, its
+location, and the indented chain of its dependents) is read by `indented.py`; its lines at
+the margin are its roots.
 
 An entry's depth comes from the column where its branch starts, compared with its
 ancestors' columns, so npm's 2-wide, mvn's 3-wide and cargo's 4-wide units all work.
@@ -20,7 +23,11 @@ What stays visible:
   `extraneous`, `missing`), with its ancestors so its path reads; these are the
   optimizer's signals.
 
-Each run of other lines leaves `… N lines` at the run's indentation. COARSE: one ref
+Each run of other lines leaves `… N lines: a, b, …` at the run's indentation, naming the
+records (subtrees) it is made of by what tells them apart: their packages, or, when they
+all name one package (its dependents), the words that differ. Of a long run
+(`first_whole_run_lines`), the first record stays whole when it is small
+(`first_whole_lines`), so that one path reads to its end. COARSE: one ref
 holds all folded lines in order; FINE: one ref per run. Trees under `small_bytes` pass
 through unchanged.
 """
@@ -39,6 +46,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
+from tokenlab.optimizers.dependency_tree import indented
 from tokenlab.optimizers.lines.folds import fold_unkept, headed
 from tokenlab.optimizers.lines.shapes import is_failure
 
@@ -51,6 +59,8 @@ class TreeLimits:
     shallow_lines: int = 40  # levels below 1 are shown while the shallow lines fit this
     problems_shown: int = 200
     names_listed: int = 8
+    first_whole_lines: int = 12  # of alike folded subtrees, the first is shown when this small
+    first_whole_run_lines: int = 48  # … and its run this long: a short run is read whole when opened
 
 
 DEFAULT_LIMITS = TreeLimits()
@@ -70,19 +80,35 @@ _VERSIONED_RE = re.compile(
     r"|[\w.\-]+:[\w.\-]+:(?:[\w.\-]+:){0,3}\d"  # maven, gradle: group:artifact:…:1.2
     r")"
 )
+# An entry of a tree drawn by indentation alone names its package the way a package manager
+# does (`name@1.2.3`, `name@"^1.2"`, `name v1.2.3`, `name==1.2`); `a:b:c:1` is too common a
+# shape of indented values (hex dumps) to tell a tree without its drawing.
+_INDENTED_VERSIONED_RE = re.compile(r"@?(?=[^\s@]*[A-Za-z])[^\s@]++@\S*\d|\S+ v\d|\S+==\d")
 _PROBLEM_RE = re.compile(r"\bUNMET\b|\s(?:invalid|extraneous|missing)\b|\bnpm (?:ERR!|error)|\bERROR\b")
+_RANGE_LEADS = ('"', "'", "^", "~", "<", ">", "=", "*")  # a version range: `"^7.5.3"`, `>=2`
 _REPEAT_RE = re.compile(r" deduped\b|\(\*\)|omitted for duplicate")
 
 
 def looks_like_dependency_tree(sample: bytes) -> bool:
+    return _drawing(sample) is not None
+
+
+def _drawing(sample: bytes) -> bool | None:
+    """True for a tree drawn with branches, False for one drawn by indentation alone, None
+    for no tree."""
     lines = [line for line in sample.decode("utf-8", errors="replace").split("\n")[:2000] if line.strip()]
     if len(lines) > 1:
         lines.pop()  # the sample may end inside a line
-    entries = 0
+    entries = drawn = 0
     for line in lines:
         match = _ENTRY_RE.match(line)
+        drawn += match is not None
         entries += match is not None and _VERSIONED_RE.match(match.group(4)) is not None
-    return entries >= 5 and entries >= 0.5 * len(lines)
+    if entries >= 5 and entries >= 0.5 * len(lines):
+        return True
+    if drawn == 0 and indented.looks_indented(lines, _INDENTED_VERSIONED_RE):
+        return False
+    return None
 
 
 @dataclass
@@ -93,9 +119,10 @@ class _Line:
     depth: int  # 0: outside the drawing
     entry: str
     draw: str  # the drawing before the branch, with the lead
+    versioned: bool = True  # names a package (in a tree drawn by indentation, not every line does)
 
 
-def _parse(data: bytes) -> list[_Line]:
+def _parse(data: bytes, drawn: bool) -> list[_Line]:
     raw = data.split(b"\n")
     if raw[-1] == b"":
         raw.pop()
@@ -105,18 +132,38 @@ def _parse(data: bytes) -> list[_Line]:
     for number, line in enumerate(raw):
         text = line.decode("utf-8", errors="replace").rstrip("\r")
         end = min(starts[number + 1], len(data))
+        if not drawn:
+            parsed.append(_indented_line(starts[number], end, text, columns))
+            continue
         match = _ENTRY_RE.match(text) if len(text) < 4096 else None
         if match is None:
             columns = []
             parsed.append(_Line(starts[number], end, text, 0, text.strip(), ""))
             continue
-        column = len(match.group(2))
-        while columns and columns[-1] >= column:
-            columns.pop()
-        columns.append(column)
+        _descend(columns, len(match.group(2)))
         draw = match.group(1) + match.group(2)
         parsed.append(_Line(starts[number], end, text, len(columns), match.group(4), draw))
     return parsed
+
+
+def _descend(columns: list[int], column: int) -> None:
+    """The ancestors' columns once a line starting at `column` joins the path."""
+    while columns and columns[-1] >= column:
+        columns.pop()
+    columns.append(column)
+
+
+def _indented_line(start: int, end: int, text: str, columns: list[int]) -> _Line:
+    """A line of a tree drawn by indentation: a line at the margin is a root, and each
+    deeper indentation a level further (`columns` is the path's, updated in place)."""
+    column = indented.indentation(text)
+    entry = indented.entry_text(text, _INDENTED_VERSIONED_RE)
+    versioned, entry = entry is not None, entry or text.strip()
+    if column == 0 or not text.strip():
+        columns.clear()
+        return _Line(start, end, text, 0, entry, "", versioned)
+    _descend(columns, column)
+    return _Line(start, end, text, len(columns), entry, text[:column], versioned)
 
 
 def _package(entry: str) -> tuple[str, str]:
@@ -149,9 +196,10 @@ def _is_problem(line: _Line) -> bool:
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: TreeLimits = DEFAULT_LIMITS) -> OptimizeResult:
-    if len(data) < limits.small_bytes or not looks_like_dependency_tree(data[:65536]):
+    drawn = _drawing(data[:65536]) if len(data) >= limits.small_bytes else None
+    if drawn is None:
         return OptimizeResult((visible(data),) if data else ())
-    lines = _parse(data)
+    lines = _parse(data, drawn)
     keep = _kept(lines, limits)
     return _render(data, lines, keep, config.granularity is Granularity.FINE, limits)
 
@@ -183,14 +231,50 @@ def _kept(lines: list[_Line], limits: TreeLimits) -> list[bool]:
                 keep[ancestor] = True
         if line.depth:
             ancestors.append(index)
+    _show_first_records(lines, keep, limits)
     return keep
+
+
+def _run_heads(lines: list[_Line], first: int, stop: int) -> list[int]:
+    """The entries at the top of a run of lines: the records the run is made of."""
+    depth = min((line.depth for line in lines[first:stop] if line.depth), default=0)
+    return [at for at in range(first, stop) if depth and lines[at].depth == depth and lines[at].versioned]
+
+
+def _show_first_records(lines: list[_Line], keep: list[bool], limits: TreeLimits) -> None:
+    """Of a folded run of alike records (subtrees under one entry), the first stays whole
+    when it is small, so that one path reads to its end; the rest fold behind a line that
+    names them."""
+    index = 0
+    while index < len(lines):
+        if keep[index]:
+            index += 1
+            continue
+        stop = index
+        while stop < len(lines) and not keep[stop]:
+            stop += 1
+        heads = _run_heads(lines, index, stop)
+        if (
+            len(heads) > 1
+            and heads[0] == index  # the run starts with a record, not inside another
+            and heads[1] - index <= limits.first_whole_lines
+            and stop - index >= limits.first_whole_run_lines
+        ):
+            keep[index : heads[1]] = [True] * (heads[1] - index)
+        index = stop
 
 
 def _render(
     data: bytes, lines: list[_Line], keep: list[bool], fine: bool, limits: TreeLimits
 ) -> OptimizeResult:
     def label(first: int, stop: int) -> str:
-        return f"{lines[first].draw}… {stop - first:,} line{'s' if stop - first > 1 else ''}"
+        marker = f"{lines[first].draw}… {stop - first:,} line{'s' if stop - first > 1 else ''}"
+        heads = _run_heads(lines, first, stop)
+        if not heads:
+            return marker
+        said = list(dict.fromkeys(_names([lines[at].entry for at in heads])))
+        more = f", … +{len(said) - limits.names_listed}" if len(said) > limits.names_listed else ""
+        return f"{marker}: {', '.join(said[: limits.names_listed])}{more}"
 
     body, folded = fold_unkept(
         data, [(line.start, line.end) for line in lines], keep, label, fine, "dependency tree lines"
@@ -204,14 +288,28 @@ def _render(
     return OptimizeResult(tuple(join_literals(parts + body)), tuple(dict.fromkeys(signals)))
 
 
+def _names(entries: list[str]) -> list[str]:
+    """What tells folded entries apart: their packages' names, or when they name one
+    package (the dependents of one package, listed by what depends on it) the words that
+    differ between them."""
+    names = [_package(entry)[0] for entry in entries]
+    if len(set(names)) > 1:
+        return names
+    if len(entries) == 1:
+        return entries
+    # The package's own word (with the range each asks for) tells them no further apart.
+    return indented.varying_words([entry.partition(" ")[2] or entry for entry in entries])
+
+
 def _census(lines: list[_Line], limits: TreeLimits) -> str:
-    entries = [line for line in lines if line.depth]
+    entries = [line for line in lines if line.depth and line.versioned]
     per_depth = Counter(line.depth for line in entries)
     depths = ", ".join(f"{depth}: {per_depth[depth]:,}" for depth in sorted(per_depth))
     packages = {_package(line.entry) for line in entries}
     versions: dict[str, list[str]] = {}
     for name, version in sorted(packages):
-        versions.setdefault(name, []).append(version)
+        if not version.startswith(_RANGE_LEADS):  # what a dependent asks for, not what is installed
+            versions.setdefault(name, []).append(version)
     several = [(name, found) for name, found in versions.items() if len(found) > 1]
     head = (
         f"[dependency tree: {len(entries):,} entries by depth {depths}; {len(packages):,} distinct packages"

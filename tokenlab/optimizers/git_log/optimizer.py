@@ -3,7 +3,9 @@
 `git log` output (the default, `--format=fuller`/`raw`, `--oneline`, each with `--stat`,
 `--name-only`/`--name-status` or `-p`) is mostly bookkeeping an agent rarely reads: 40-digit
 hashes, e-mail addresses, full timestamps, stat graphs, patches. A log of several commits
-becomes one line per commit -- short hash, decorations, author name (once at the top when
+becomes one line per commit -- its hash (in full as `commit <hash>`, the line copied to act
+on it, in a log of up to `full_hashes` commits; in a longer one for its first and last
+commits and its largest changes, else short), decorations, author name (once at the top when
 there is only one), the subject verbatim, `…` when the message goes on -- under a heading
 per day (YYYY-MM-DD). When the log lists changes, the line ends with the file count and
 the lines added and removed, plus the paths (up to 8) or else the top folders, at the
@@ -84,6 +86,13 @@ class GitLogLimits:
     top_folders: int = 3
     detail_share: float = 0.2
     hash_digits: int = 7
+    # A commit's full hash as git printed it (`commit <hash>`), the line that is copied to
+    # act on it: every commit's in a log of at most `full_hashes` commits; in a longer one,
+    # the first's and the last's, and those of its `notable_commits` largest changes that
+    # are `notable_factor` times the median change or more.
+    full_hashes: int = 50
+    notable_commits: int = 3
+    notable_factor: int = 4
     # A commit line whose paths are not all named is followed by its largest changes, as
     # printed (what a reviewer opens first), when they stand out: at most this many.
     largest_rows: int = 2
@@ -397,7 +406,7 @@ def _render_log(
         parts += ["every commit in full: ", Omission(data[first:], "git log, every commit in full"), "]\n"]
     else:
         parts.append("each commit in full: the ref ending its line]\n")
-    lines = _commit_lines(data, commits, limits, with_author=not single_author)
+    lines = _commit_lines(data, commits, limits, with_author=not single_author, full=_full_hashes(commits, limits))
     day = None
     for commit, line in zip(commits, lines):
         if commit.date != day:
@@ -410,21 +419,38 @@ def _render_log(
     return parts
 
 
-def _commit_lines(data: bytes, commits: list[_Commit], limits: GitLogLimits, with_author: bool) -> list[str]:
+def _full_hashes(commits: list[_Commit], limits: GitLogLimits) -> set[int]:
+    """The commits whose line shows their full hash (see `GitLogLimits.full_hashes`)."""
+    if len(commits) <= limits.full_hashes:
+        return set(range(len(commits)))
+    sizes = sorted(
+        ((commit.changes.added + commit.changes.removed, -at) for at, commit in enumerate(commits) if commit.changes),
+        reverse=True,
+    )
+    median = sizes[len(sizes) // 2][0] if sizes else 0
+    notable = {-at for size, at in sizes[: limits.notable_commits] if size and size >= limits.notable_factor * median}
+    return {0, len(commits) - 1} | notable
+
+
+def _commit_lines(
+    data: bytes, commits: list[_Commit], limits: GitLogLimits, with_author: bool, full: set[int]
+) -> list[str]:
     """Each commit's line, at the richest level of detail about its changes that fits."""
     days = [
         commit.date for at, commit in enumerate(commits) if at == 0 or commit.date != commits[at - 1].date
     ]
     budget = limits.detail_share * len(data) - sum(len(day) + 2 for day in days) - len(commits)
     for detail in (_Detail.PATHS, _Detail.FOLDERS):
-        lines = [_commit_line(data, commit, limits, with_author, detail) for commit in commits]
+        lines = [_commit_line(data, commit, limits, with_author, detail, at in full) for at, commit in enumerate(commits)]
         if sum(map(len, lines)) <= budget:
             return lines
-    return [_commit_line(data, commit, limits, with_author, _Detail.COUNTS) for commit in commits]
+    return [_commit_line(data, commit, limits, with_author, _Detail.COUNTS, at in full) for at, commit in enumerate(commits)]
 
 
-def _commit_line(data: bytes, commit: _Commit, limits: GitLogLimits, with_author: bool, detail: _Detail) -> str:
-    words = [commit.hash[: limits.hash_digits]]
+def _commit_line(
+    data: bytes, commit: _Commit, limits: GitLogLimits, with_author: bool, detail: _Detail, full: bool
+) -> str:
+    words = [f"commit {commit.hash}" if full else commit.hash[: limits.hash_digits]]
     if commit.decoration:
         words.append(commit.decoration)
     if with_author and commit.author:
@@ -476,7 +502,7 @@ def _render_single(
 ) -> list[Part]:
     assert commit.message is not None
     parts: list[Part] = [visible(data[: commit.start])]
-    words = ["commit", commit.hash[: limits.hash_digits], commit.decoration, commit.date, commit.author]
+    words = ["commit", commit.hash, commit.decoration, commit.date, commit.author]
     if commit.merge:
         words.append("(merge)")
     header = data[commit.start : commit.message[0]]

@@ -48,6 +48,11 @@ class LogLimits:
     distinct_run: int = 10
     run_head: int = 3
     run_tail: int = 3
+    # A dump's header (its first lines up to a blank one, and those of each later record
+    # led by the first line's word: `Classfile …`) stays, up to this many lines a record;
+    # the word must lead at most one line in `record_start_rarity`.
+    header_lines: int = 12
+    record_start_rarity: int = 50
     # Visible bytes of one line; the rest of a longer line is behind a ref.
     line_bytes: int = 1000
     preview_chars: int = 80
@@ -77,6 +82,10 @@ class LogLimits:
     # Lines of a failure section's assertion detail (`Expected:`, diff lines) kept
     # verbatim; a longer diff folds its rest.
     detail_lines: int = 40
+    # Of the comment lines directly under a failure's heading (its diagnostics), the first
+    # this many are assertion detail (`#   at t/x.t line 4.`, `#   got: 1`, `#   expected:
+    # 2`); the later ones only when they read as detail through the comment lead.
+    heading_comment_lines: int = 4
     # With more failure sections than this, those after the first `verbatim_repeats`
     # show only their heading, assertion detail and failure lines.
     sections_in_full: int = 6

@@ -277,6 +277,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
     _mark_context(kept, templates, plan, limits, lines)
     summaries = _keep_summaries(lines, templates, plan, limits)
     _keep_closing_region(lines, templates, plan, limits)
+    _keep_record_headers(lines, templates, plan, limits)
     plan.signals = tuple(dict.fromkeys([*_failure_lines(lines, templates, plan, limits), *summaries]))
     if sections is not None:
         condense_sections(lines, sections, plan, limits)
@@ -515,6 +516,37 @@ def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits:
             plan.role[i] = KEEP
 
 
+# A record's leading word: letters first, no digit (a timestamp or a count leads no record).
+_LEADING_WORD_RE = re.compile(rb"([A-Za-z][A-Za-z_.\-]{2,})[ \t:]")
+
+
+def _keep_record_headers(lines: Lines, templates: Templates, plan: Plan, limits: LogLimits) -> None:
+    """Keep a dump's header: its first lines (the file, its format, version and flags: what
+    a reader reads first), up to a blank line, the first of a run of alike lines (the
+    body's entries) or `header_lines`, and the same of each later record whose first line
+    is led by the same word at the margin (the next class or file of a dump of several).
+    A word leading many lines leads every line, no record."""
+    first = next((i for i in range(min(len(lines), limits.header_lines)) if lines.clean(i).strip()), None)
+    if first is None:
+        return
+    word = _LEADING_WORD_RE.match(lines.clean(first))
+    if word is None:
+        return
+    # Each match starts at the newline ending the line before the record's.
+    later = (bisect_right(lines.ends, at) + 1 for at in scan.offsets(lines.data, (b"\n" + word[0],)))
+    starts = [first, *(start for start in later if first < start < len(lines))]
+    if len(starts) * limits.record_start_rarity > len(lines) and len(starts) > 1:
+        return
+    of_line = templates.of_line
+    for start in starts:
+        stop = min(len(lines), start + limits.header_lines)
+        for i in range(start, stop):
+            if not lines.clean(i).strip() or of_line[i] in of_line[i + 1 : stop + 1]:
+                break
+            if not plan.role[i]:
+                plan.role[i] = KEEP
+
+
 def _details_block_start(lines: Lines, start: int, limits: LogLimits) -> int:
     """Where a block of fields ending in the closing region starts, with the heading line
     above it (`Tarball Details`, then `name:`, `version:`, `filename:`…): a tool's summary
@@ -552,8 +584,6 @@ def _mark_context(
         for i in (*before, *after):
             if not role[i] and of_line[i] not in plan.anomalous and _PASSING_TEST not in templates.key(i):
                 role[i] = KEEP
-
-
 
 
 def _items(lines: Lines, plan: Plan) -> list[Item]:

@@ -8,7 +8,9 @@ mocha's `1) suite`. Whatever is printed under such a heading belongs to that fai
 log optimizer never folds it into a group shown under another section (a group line shows
 the lines of one section), and never folds a section's *assertion detail* at all —
 `Expected:`/`Received:` and `left:`/`right:` labels, the `+`/`-` lines of a diff, an
-`expected:`/`actual:` block and what is indented under it. Those lines are the failure;
+`expected:`/`actual:` block and what is indented under it, and the comment lines directly
+under the heading (TAP's `#   at t/x.t line 12.`, `#          got: 'a'`, `#     expected:
+'b'`, maybe after one blank line). Those lines are the failure;
 a template merging them with another failure's would leave neither readable. A code
 frame under the heading shows the line it points at (`> 40 | code`, read first) and its
 caret; the source lines around it fold in place. With more than `sections_in_full`
@@ -20,7 +22,9 @@ a title between rules and its body is indented deeper (jest, TAP, Go, mocha), it
 at the first line back at the heading's indentation, unless that line is left of it and
 the body resumes after it (mocha prints a multi-line assertion message at the margin,
 then the indented stack);
-otherwise at two blank lines in a row.
+otherwise at two blank lines in a row. A heading printed as a comment (TAP's `#   Failed
+test 'name'`), or a failed test's line with no indented body (`not ok 3 - name`), heads
+the comment lines under it and ends at the first other line.
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ _DETAIL_RE = re.compile(
 _FRAME_LINE_RE = re.compile(rb"\s*+(?:>\s*+)?\d*+\s*+\|")  # each blank run taken whole: no split retried
 _POINTED_RE = re.compile(rb"\s*>\s*\d+\s*\|")
 _BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
+# A diagnostic printed as a comment: `#   at t/x.t line 12.`, `    # got: 1`.
+_COMMENT_RE = re.compile(rb"[ \t]*#(?:[ \t]|$)")
+_COMMENTED_HEADING_RE = re.compile(rb"[ \t]*(?:#(?:[ \t]|$)|not ok \d)")
 
 
 def failure_sections(lines: Lines) -> array[int] | None:
@@ -95,6 +102,10 @@ def failure_sections(lines: Lines) -> array[int] | None:
         # A title between rules heads a body at the margin (pytest's traceback, cargo's
         # panic), whatever its first line's indentation.
         nested = not _TITLED_RULE_RE.match(clean(i)) and body < total and indent(clean(body)) > own
+        # A heading printed as a comment (`#   Failed test 'x'`), or a failed test's line
+        # with no indented body, heads only the comments under it: the next test's line
+        # is no part of it.
+        commented = not nested and _COMMENTED_HEADING_RE.match(clean(i)) is not None
         of_line[i] = number
         i += 1
         blanks = 0
@@ -107,6 +118,8 @@ def failure_sections(lines: Lines) -> array[int] | None:
             else:
                 blanks = 0
                 if _is_heading(lines, i) or _CLOSING_RULE_RE.match(line):
+                    break
+                if commented and not _COMMENT_RE.match(line):
                     break
                 if nested and indent(line) <= own:
                     resumes = _body_resumes(lines, i, own) if indent(line) < own else None
@@ -175,12 +188,36 @@ def assertion_details(lines: Lines, sections: array[int], limits: LogLimits) -> 
         inside = block_indent >= 0 and line.strip() and indent(line) > block_indent
         if not inside:
             block_indent = -1
-        if (inside or _DETAIL_RE.match(line)) and per_section.get(section, 0) < limits.detail_lines:
+        said = inside or _DETAIL_RE.match(line) or _heading_comment(lines, i, sections, limits)
+        if said and per_section.get(section, 0) < limits.detail_lines:
             per_section[section] = per_section.get(section, 0) + 1
             found.append(i)
         if _BLOCK_LABEL_RE.match(line):
             block_indent = indent(line)
     return found
+
+
+def _heading_comment(lines: Lines, index: int, sections: array[int], limits: LogLimits) -> bool:
+    """Whether the line at `index` is a diagnostic of its section's failure: one of the
+    comment lines directly under the heading (one blank line may come between), among the
+    first `heading_comment_lines` of them or reading as detail through its comment lead."""
+    line = lines.clean(index)
+    lead = _COMMENT_RE.match(line)
+    if lead is None:
+        return False
+    section = sections[index]
+    above, comments = index - 1, 0
+    while above >= 0 and comments <= limits.detail_lines and sections[above] == section:
+        text = lines.clean(above)
+        heading = above == 0 or sections[above - 1] != section
+        if not heading and not text.strip():  # the one blank line a heading may have under it
+            heading = above >= 1 and (above == 1 or sections[above - 2] != section)
+        if heading:
+            return comments < limits.heading_comment_lines or _DETAIL_RE.match(line, lead.end()) is not None
+        if not _COMMENT_RE.match(text):
+            return False
+        above, comments = above - 1, comments + 1
+    return False
 
 
 def by_section(members: array[int], sections: array[int] | None) -> list[array[int]]:
@@ -292,7 +329,8 @@ def _shows_failure(lines: Lines, index: int, sections: array[int], role: bytearr
         return True  # the heading
     line = lines.clean(index)
     text = lines.text(index, limits.line_bytes)
-    return (role[index] == KEEP and _DETAIL_RE.match(line) is not None) or line_shapes.is_failure(text) or line_shapes.is_summary(text)
+    detail = _DETAIL_RE.match(line) is not None or _heading_comment(lines, index, sections, limits)
+    return (role[index] == KEEP and detail) or line_shapes.is_failure(text) or line_shapes.is_summary(text)
 
 
 def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: int) -> array[int] | None:

@@ -28,7 +28,9 @@ What stays visible, and why:
   must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
   another one (a `pip show` header, the `Severity:` and `Location:` lines indented under a
   finding's heading, the counts of a metrics block), unless it holds a link or two
-  sentences; and what a tool's report is read for: HTTP status lines, lines counting
+  sentences; the top `ranking_rows` rows of a ranking (a run of rows led by falling
+  numbers: a profile's functions by cost), whole however long; and what a tool's report
+  is read for: HTTP status lines, lines counting
   things, column headers, the last line. Folded: paragraph continuation lines, later
   paragraphs of nested prose (docstring bodies), the rest of code examples, quoted source
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
@@ -115,6 +117,8 @@ class TextConfig:
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
     slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
+    ranking_rows: int = 10  # a ranking's top rows kept whole (what a profile's reader reads first)...
+    ranking_min_rows: int = 5  # ...in a run of at least this many rows led by falling numbers
 
     @property
     def words_kept(self) -> tuple[str, ...]:
@@ -143,6 +147,9 @@ _FACT_RE = re.compile(
     rb"\n[ \t]*(?:[<>*+-]+[ \t]+)?%?[A-Za-z][\w.()-]*(?: [\w.#()-]+){0,4}"
     rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?![=>])[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
 )
+# A row led by a number, thousands grouped or not (`65,956,452 (32.47%) … file:function`).
+# Zero-padded digits are an address or an id (`0000000000288c30`), no quantity.
+_RANKED_ROW_RE = re.compile(rb"\n[ \t]*([1-9]\d{0,2}(?:,\d{3})+|[1-9]\d*|0)(?:\.\d+)?[ \t]+\S")
 # An HTTP status line (`< HTTP/1.1 301 Moved`), or a request answered with a 4xx/5xx
 # status (`"GET /x HTTP/1.1" 503 …`): what a server said, read first.
 _HTTP_STATUS_RE = re.compile(rb"HTTP/\d(?:\.\d)? [1-5]\d\d\b|HTTP/\d(?:\.\d)?\" [45]\d\d\b")
@@ -237,6 +244,7 @@ class _Document:
         self.held_folds: set[int] = set()  # folded by the outline for what they are, never kept as records
         self.fold_notes: dict[int, str] = {}  # a sampled listing's first folded line -> its column counts
         self.fact_lines: set[int] = set()  # status fields (`Severity: Low`), kept wherever they stand
+        self.whole_lines: set[int] = set()  # kept uncut however long (a ranking's top rows)
 
     def line_at(self, position: int) -> int:
         return bisect_right(self.starts, position) - 1
@@ -387,11 +395,12 @@ class _Document:
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
         self._keep_report_lines(states)
+        self._keep_ranking_heads(states)
         self._keep_whole_sections(states)
         self.mark_repeats(states, repeats)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
-            if len(line) > long_line and states[index] == _KEEP:
+            if len(line) > long_line and states[index] == _KEEP and index not in self.whole_lines:
                 states[index] = _LONG
         return states
 
@@ -490,6 +499,29 @@ class _Document:
         for offset, shape in enumerate(shapes):
             if counts[shape] <= rare:
                 states[start + offset] = _KEEP
+
+    def _keep_ranking_heads(self, states: bytearray) -> None:
+        """A ranking's top rows stay whole: in a block of `ranking_min_rows` or more lines
+        (no other line between) each led by a number, the numbers only falling from the
+        first to the last (a profile's functions by cost, counts sorted down), the first
+        `ranking_rows` rows are the hottest, what is read first; their columns are never
+        cut. A block whose numbers rise anywhere, or never fall, is a listing, not a
+        ranking."""
+        block: list[int] = []
+        falling = True
+        previous, first, last = -2, 0.0, 0.0
+        for index, match in [*self._lines_matching(_RANKED_ROW_RE), (-1, None)]:
+            number = float(match[1].replace(b",", b"")) if match is not None else 0.0
+            if index != previous + 1:
+                if falling and first > last and len(block) >= self.limits.ranking_min_rows:
+                    for kept in block[: self.limits.ranking_rows]:
+                        states[kept] = _KEEP
+                        self.whole_lines.add(kept)
+                block, falling, first = [], True, number
+            elif number > last:
+                falling = False
+            block.append(index)
+            previous, last = index, number
 
     def _keep_report_lines(self, states: bytearray) -> None:
         """What a tool's report is read for stays: HTTP status lines, lines counting
