@@ -96,7 +96,7 @@ def test_a_long_listing_is_left_to_sampling_and_its_fold_counts_column_values() 
     rows[150] = "rc  oldtool:amd64  0.9-1  amd64  a tool removed but configured"
     text = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
     # The first row stays as the outline's first line; the fold counts the rows after it.
-    assert "… +147 {column 1: ii ×298, rc ×1; column 4: amd64 ×225, all ×74;" in text
+    assert "… +147 {299 rows from the 2 above on: column 1: ii ×298, rc ×1; column 4: amd64 ×225, all ×74;" in text
     assert rows[150] in text  # the one row in an unusual state
     assert rows[120] not in text
 
@@ -273,5 +273,5 @@ def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest(
         rows[at] = f"  -Wold-name{at}               \t\t-Wnew-name={at}"
     text = render_preview(optimize(("Options:\n" + "\n".join(rows) + "\n").encode(), COARSE))
     assert all(rows[at] in text for at in range(100, 220, 10))
-    assert re.search(r" … \+\d+ \{column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
+    assert re.search(r" … \+\d+ \{\d+ rows from the \d+ above on: column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
     assert rows[121] not in text

@@ -479,7 +479,9 @@ class _Document:
             if not summary:
                 summary, rare_rows = blocks.value_summary(lines, self.limits.rare_shape_lines)
             if summary:
-                self.fold_notes[run.start() + sample] = summary
+                # The counts are of the whole run, its rows shown around the fold among them:
+                # said so, or a reader takes them for the fold's own or for the listing's.
+                self.fold_notes[run.start() + sample] = f"{len(lines)} rows from the {sample} above on: {summary}"
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
