@@ -10,11 +10,12 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from itertools import repeat
 from operator import sub
 from typing import overload
 
-from tokenlab.mapped import let_go
+from tokenlab.mapped import holds, let_go
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 
@@ -147,6 +148,12 @@ class Lines:
     def span(self, first: int, last: int) -> memoryview:
         """The exact original lines `first..last`, inclusive, without copying them."""
         return memoryview(self.data)[self.start(first) : self.ends[last]]
+
+    @cached_property
+    def holds_carets(self) -> bool:
+        """Whether any line could point under quoted source (`^`): most logs hold none, and
+        a frame's lines are then never looked for line by line."""
+        return holds(self.data, b"^")
 
     def clean(self, index: int) -> bytes:
         """The line as shown: no ANSI escapes, no terminator."""

@@ -377,6 +377,13 @@ def _all_same(lines: Lines, members: array[int]) -> bool:
     return all(lines.raw(i) == first for i in members)
 
 
+def _is_diagnostic_key(key: bytes, known: dict[bytes, bool]) -> bool:
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _DIAGNOSTIC_KEY_RE.match(key) is not None
+    return found
+
+
 def _place_anomalies(
     lines: Lines, templates: Templates, plan: Plan, limits: LogLimits, sections: array[int] | None
 ) -> list[range]:
@@ -390,6 +397,7 @@ def _place_anomalies(
     kept: list[range] = []
     frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
+    diagnostic_keys: dict[bytes, bool] = {}  # read once per key: a large build repeats its keys
     for start in starts:
         if start < covered:
             continue
@@ -404,7 +412,7 @@ def _place_anomalies(
             plan.in_frames.update(range(start + 1, unit.stop))
         elif message is not None:
             plan.in_frames.update(range(start + 1, message))
-        elif not traceback:
+        elif not traceback and len(unit) > 1:
             # Source quoted over a caret is no status of the run (`from .e import Error`).
             carets = [i for i in unit[1:] if CARET_UNDER_RE.match(lines.clean(i))]
             plan.in_frames.update(carets, [i - 1 for i in carets if i - 1 > start])
@@ -417,7 +425,7 @@ def _place_anomalies(
         diagnostic = (
             record_framed
             or message is not None
-            or _DIAGNOSTIC_KEY_RE.match(key) is not None
+            or _is_diagnostic_key(key, diagnostic_keys)
             or any(POINTER_LINE_RE.match(lines.clean(i)) for i in unit[1:3])
         )
         shown = limits.verbatim_repeats

@@ -80,9 +80,17 @@ CARET_UNDER_RE = re.compile(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
 def quoted_at(lines: Lines, index: int) -> bool:
     """Whether the line at `index` is a caret under a quoted source line, or the source
     line over one: a frame's, at whatever indentation the source has (at the margin too)."""
-    if CARET_UNDER_RE.match(lines.clean(index)):
-        return True
-    return index + 1 < len(lines) and CARET_UNDER_RE.match(lines.clean(index + 1)) is not None
+    return _caret_under(lines, index) or (index + 1 < len(lines) and _caret_under(lines, index + 1))
+
+
+def _caret_under(lines: Lines, index: int) -> bool:
+    # Asked at the end of every diagnostic of a large build: most lines hold no caret, and
+    # such a line is not cut out of the input to be read.
+    if not lines.holds_carets or (
+        lines.stripped is None and lines.data.find(b"^", lines.start(index), lines.ends[index]) < 0
+    ):
+        return False
+    return CARET_UNDER_RE.match(lines.clean(index)) is not None
 
 
 def framed(lines: Lines, start: int) -> bool:
@@ -95,15 +103,16 @@ def pointer_of(lines: Lines, start: int) -> int | None:
     the next line (` --> src/a.rs:3:5`, `  ,-[src/a.js:3:5]`), or the one after a blank
     line; a location alone (`    src/a.js:3:5:`) points only from further in than the
     header. None if it heads no framed record."""
+    ends = lines.ends  # asked of every anomaly: no method calls before the common answer
     following = start + 1
-    if following >= len(lines):
+    if following >= len(ends):
         return None
-    if lines.stripped is not None or lines.ends[following] - lines.ends[start] <= 2:
+    if lines.stripped is not None or ends[following] - ends[start] <= 2:
         if not lines.clean(following).strip():
             following += 1  # the tool sets the pointer apart from its header
-            if following >= len(lines):
+            if following >= len(ends):
                 return None
-    data, at = lines.data, lines.start(following)
+    data, at = lines.data, ends[following - 1]
     # Asked of every anomaly of a large build: most are followed by no indented line and
     # no arrow, which is all that is read of them.
     if lines.stripped is None and data[at : at + 1] not in (b" ", b"\t"):
@@ -194,7 +203,9 @@ def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
     """The message line of a record headed by its location alone: the location, maybe a
     blank line, a source frame (gutter lines, carets), then the message with its severity
     first, no further in than the location. None unless the line at `start` heads one."""
-    if not _LOCATION_FIRST_RE.match(lines.clean(start)):
+    header = lines.clean(start)
+    # Asked of every anomaly of a large build: most headers do not end at their location.
+    if not header.rstrip(b" \t").endswith(b":") or not _LOCATION_FIRST_RE.match(header):
         return None
     at, stop = start + 1, min(len(lines), start + 2 + limits.frame_lines)
     if at < stop and not lines.clean(at).strip():
@@ -205,7 +216,7 @@ def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
     if at == frame or at >= stop:
         return None
     message = lines.clean(at)
-    if indent(message) > indent(lines.clean(start)) or not _SEVERITY_FIRST_RE.match(message):
+    if indent(message) > indent(header) or not _SEVERITY_FIRST_RE.match(message):
         return None
     return at
 
@@ -233,7 +244,7 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
 
         wrapped = not _CODE_AT_END_RE.search(header) and note_at_location() is not None
         end, indented = _wrapped_message_end(lines, start, limits) if wrapped else start + 1, 0
-        stop = min(len(lines), start + 1 + limits.frame_lines)
+        stop = min(len(lines.ends), start + 1 + limits.frame_lines)
         while end < stop:
             line = clean(end)  # read once: every diagnostic of a large build reads the next
             if not line.strip():
