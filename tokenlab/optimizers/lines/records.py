@@ -670,8 +670,10 @@ def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity
     lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
     if coarse:
-        reason = f"all {len(folded):,} folded records, concatenated in original order"
-        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
+        # Spans are lines when every group leaves lines out of records that stay.
+        kind = "lines" if groups and all(group.label for group in groups) else "records"
+        reason = f"all {len(folded):,} folded {kind}, concatenated in original order"
+        parts += [f"[{kind}: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
     stops = dict(folded)
     for place in sorted({*lines_at, *stops}):
