@@ -121,7 +121,9 @@ def _settings(names: list[str], separator: str, rule: bool) -> bytes:
         text += f"-[ RECORD {number} ]{'-' * 20}\n" if rule else ("\n" if number > 1 else "")
         unit = "ms" if name == "retry_delay" else ""
         context = "user" if name.endswith("on_error") else "sighup"
-        for key, value in (("name", name), ("setting", str(number % 3)), ("unit", unit), ("context", context), ("source", "default")):
+        reset = "9" if name == "fsync" else str(number % 3)  # the reset value, as the setting but once
+        fields = (("name", name), ("setting", str(number % 3)), ("unit", unit), ("context", context), ("source", "default"), ("reset", reset))
+        for key, value in fields:
             text += f"{key:<8}{separator}{value}\n".replace(f"{separator}\n", separator.rstrip() + "\n")
     return text.encode()
 
@@ -141,7 +143,9 @@ def test_a_listing_of_distinct_entries_keeps_each_record_without_its_usual_lines
     assert "-[ RECORD 2 ]" in shown and "-[ RECORD 8 ]" in shown
     assert "name    | exit_on_error\nsetting | 2\ncontext | user\n" in shown
     assert "name    | retry_delay\nsetting | 0\nunit    | ms\n" in shown
-    assert "[in the 7 records below, 18 lines holding these usual values are left out #ref] {unit = (empty); context = sighup; source = default}" in shown
+    assert "name    | fsync\nsetting | 0\nreset   | 9\n" in shown
+    said = "{unit = (empty); context = sighup; source = default; reset = as setting}"
+    assert f"[in the 7 records below, 24 lines holding the values said here are left out #ref] {said}" in shown
     assert shown.count("source  | default") == 1  # in the first record only
     assert b"".join(part.data for part in parts if isinstance(part, Omission)).count(b"source  | default") == 7
 
@@ -151,8 +155,8 @@ def test_distinct_entries_in_key_value_blocks_keep_each_record() -> None:
     data = _settings(_NAMES, "= ", rule=False)
     shown = _shown(fold_fields(data, Granularity.COARSE) or ())
     assert all(f"name    = {name}\n" in shown for name in _NAMES)
-    assert "{unit = (empty); context = sighup; source = default}" in shown
-    assert shown.startswith("[lines: 18 folded: #ref]\n")
+    assert "{unit = (empty); context = sighup; source = default; reset = as setting}" in shown
+    assert shown.startswith("[lines: 24 folded: #ref]\n")
     assert "more like the one above" not in shown
 
 

@@ -24,7 +24,8 @@ A family of at most `max_listed_records` whose records are distinct entries (a k
 values are all different names that no run, turn or rise says: a settings listing's
 `name`) is no repeat of one record: a group line would hide which entries exist. Each
 record stays, and only its lines holding the value most records hold for their key (an
-empty `unit`, `source = default`) are left out, said once after the first record.
+empty `unit`, `source = default`), or the value of a key above it (`reset_val` as
+`setting`, in most records), are left out, said once after the first record.
 A failure is read in a value, where a record reports a status (`error | OSError: …`),
 never in a key (`exit_on_error = off` names a setting).
 """
@@ -209,18 +210,26 @@ def _distinct_entries(family: list[_Record], limits: FieldLimits) -> bool:
 
 def _without_usual_lines(family: list[_Record], starts: list[int], limits: FieldLimits) -> Group | None:
     """The lines of the records after the first that hold their key's usual value (the
-    one at least half the family holds), and a group line saying those values once."""
+    one at least half the family holds) or, in at least half the records, the value of a
+    key above it (`reset_val` as `setting`), and a group line saying those once."""
     size = starts[-1] - 1  # the input's length: its last line has no newline
     said: list[str] = []
     spans: list[tuple[int, int]] = []
     joiner = ": " if family[0].separator == b":" else " = "
-    for column, key in enumerate(family[0].keys):
+    keys = [key.decode("ascii") for key in family[0].keys]
+    for column, key in enumerate(keys):
         usual, count = Counter(record.values[column] for record in family).most_common(1)[0]
-        if 2 * count < len(family):
+        same = _same_as(family, column)
+        if 2 * count >= len(family):
+            said.append(f"{key}{joiner}{usual or '(empty)'}")
+            leaves_out = [record.values[column] == usual for record in family]
+        elif same is not None:
+            said.append(f"{key}{joiner}as {keys[same]}")
+            leaves_out = [record.values[column] == record.values[same] for record in family]
+        else:
             continue
-        said.append(f"{key.decode('ascii')}{joiner}{usual or '(empty)'}")
-        for record in family[1:]:
-            if record.values[column] == usual:
+        for record, left_out in zip(family[1:], leaves_out[1:]):
+            if left_out:
                 at = record.first + record.ruled + column
                 spans.append((min(starts[at], size), min(starts[at + 1], size)))
     if not spans:
@@ -228,8 +237,18 @@ def _without_usual_lines(family: list[_Record], starts: list[int], limits: Field
     line = "{" + "; ".join(said) + "}"
     if len(line.encode()) > sum(end - start for start, end in spans) // 2:
         return None
-    label = f"in the {len(family) - 1} records below, {len(spans)} lines holding these usual values are left out"
+    label = f"in the {len(family) - 1} records below, {len(spans)} lines holding the values said here are left out"
     return Group(line, sorted(spans), min(starts[family[0].last], size), label)
+
+
+def _same_as(family: list[_Record], column: int) -> int | None:
+    """The first key above `column` whose value `column` repeats, not empty, in at least
+    half the records (a setting's reset value, the name a record is filed under)."""
+    for other in range(1, column):
+        alike = sum(1 for record in family if record.values[column] and record.values[column] == record.values[other])
+        if 2 * alike >= len(family):
+            return other
+    return None
 
 
 def _standing_out(family: list[_Record], limits: FieldLimits) -> set[int]:
