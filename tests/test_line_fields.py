@@ -122,8 +122,9 @@ def _settings(names: list[str], separator: str, rule: bool) -> bytes:
         unit = "ms" if name == "retry_delay" else ""
         context = "user" if name.endswith("on_error") else "sighup"
         reset = "9" if name == "fsync" else str(number % 3)  # the reset value, as the setting but once
-        fields = (("name", name), ("setting", str(number % 3)), ("unit", unit), ("context", context), ("source", "default"), ("reset", reset))
-        for key, value in fields:
+        setting = str(number % 3)
+        fields = (("name", name), ("setting", setting), ("unit", unit), ("context", context), ("source", "default"))
+        for key, value in (*fields, ("reset", reset)):
             text += f"{key:<8}{separator}{value}\n".replace(f"{separator}\n", separator.rstrip() + "\n")
     return text.encode()
 
