@@ -112,3 +112,61 @@ def test_a_long_rule_like_line_is_read_once() -> None:
     data = _line_mode(12, {}) + b"\n" + b"-" * 200_000 + b"x\n-\n"
     assert fold_fields(data) is None
     assert fold_fields(_line_mode(12, {}) + b"\n" + b"-" * 200 + b"\n") is not None
+
+
+def _settings(names: list[str], separator: str, rule: bool) -> bytes:
+    """A listing of distinct settings, one record each, most fields at a usual value."""
+    text = ""
+    for number, name in enumerate(names, 1):
+        text += f"-[ RECORD {number} ]{'-' * 20}\n" if rule else ("\n" if number > 1 else "")
+        unit = "ms" if name == "retry_delay" else ""
+        context = "user" if name.endswith("on_error") else "sighup"
+        reset = "9" if name == "fsync" else str(number % 3)  # the reset value, as the setting but once
+        setting = str(number % 3)
+        fields = (("name", name), ("setting", setting), ("unit", unit), ("context", context), ("source", "default"))
+        for key, value in (*fields, ("reset", reset)):
+            text += f"{key:<8}{separator}{value}\n".replace(f"{separator}\n", separator.rstrip() + "\n")
+    return text.encode()
+
+
+_NAMES = ["archive_mode", "exit_on_error", "fsync", "log_destination", "log_on_error", "retry_delay", "syslog_ident", "work_mem"]
+
+
+def test_a_listing_of_distinct_entries_keeps_each_record_without_its_usual_lines() -> None:
+    # A database client's expanded display of settings: every record is another setting,
+    # so each stays, without the lines holding what most records hold.
+    data = _settings(_NAMES, "| ", rule=True)
+    parts = fold_fields(data, Granularity.FINE)
+    assert parts is not None
+    shown = _shown(parts)
+    for name in _NAMES:
+        assert f"name    | {name}\n" in shown
+    assert "-[ RECORD 2 ]" in shown and "-[ RECORD 8 ]" in shown
+    assert "name    | exit_on_error\nsetting | 2\ncontext | user\n" in shown
+    assert "name    | retry_delay\nsetting | 0\nunit    | ms\n" in shown
+    assert "name    | fsync\nsetting | 0\nreset   | 9\n" in shown
+    said = "{unit = (empty); context = sighup; source = default; reset = as setting}"
+    assert f"[in the 7 records below, 24 lines holding the values said here are left out #ref] {said}" in shown
+    assert shown.count("source  | default") == 1  # in the first record only
+    assert b"".join(part.data for part in parts if isinstance(part, Omission)).count(b"source  | default") == 7
+
+
+def test_distinct_entries_in_key_value_blocks_keep_each_record() -> None:
+    # Another tool's shape: `key = value` blocks between blank lines (no rules).
+    data = _settings(_NAMES, "= ", rule=False)
+    shown = _shown(fold_fields(data, Granularity.COARSE) or ())
+    assert all(f"name    = {name}\n" in shown for name in _NAMES)
+    assert "{unit = (empty); context = sighup; source = default; reset = as setting}" in shown
+    assert shown.startswith("[lines: 24 folded: #ref]\n")
+    assert "more like the one above" not in shown
+
+
+def test_a_failure_word_in_a_key_is_no_failure() -> None:
+    # `Error:` names a field here; only the record whose value reports one stays whole.
+    data = "".join(
+        f"job: export-{n % 3}\nrun: {n}\nError: {'OSError: disk full' if n == 7 else ''}\n\n" for n in range(1, 13)
+    )
+    shown = _shown(fold_fields(data.encode(), Granularity.COARSE) or ())
+    assert "[×10 more like the one above]" in shown
+    assert "run: 7\nError: OSError: disk full\n" in shown
+    assert shown.count("\nError: ") == 2  # the first record and the failing one

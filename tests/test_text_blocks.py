@@ -12,9 +12,11 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.blocks import (
     at_status,
     column_summary,
+    identity_rows,
     is_prose,
     is_small_listing_of_entries,
     kept_record_lines,
+    quoted_value_bodies,
     record_blocks,
     value_summary,
 )
@@ -275,3 +277,62 @@ def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest(
     assert all(rows[at] in text for at in range(100, 220, 10))
     assert re.search(r" … \+\d+ \{\d+ rows from the \d+ above on: column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
     assert rows[121] not in text
+
+
+def _variables(rows: int, named: dict[int, str], source_at: int = -1) -> str:
+    """A build tool's variable dump: `NAME "value"` rows, one of them (at `source_at`) a
+    quoted C source running on over 60 lines, each `#if` line looking like a heading."""
+    lines = []
+    for at in range(rows):
+        lines.append(named.get(at, f'TOOL_SETTING_{at:03} "-fopt-{at % 7} /usr/lib/x{at}"'))
+        if at == source_at:
+            lines.append('TOOL_PROBE_CONTENT "#define STRINGIFY(X) #X')
+            for arch in range(30):
+                lines += [f"#elif defined(__arch{arch}__)", f'# define ARCH_ID "arch{arch}"']
+            lines.append('"')
+    return "\n".join(lines) + "\n"
+
+
+def test_rows_naming_what_runs_stay_in_a_long_dump_of_variables() -> None:
+    named = {40: 'TOOL_VERSION "3.25.1"', 70: 'TOOL_C_COMPILER_ID "GNU"', 90: 'TOOL_GENERATOR "Unix Makefiles"'}
+    data = ("=== VARIABLES\n" + _variables(120, named)).encode()
+    text = render_preview(optimize(data, COARSE))
+    assert all(row in text for row in named.values())
+    assert 'TOOL_SETTING_055 "' not in text  # the other rows fold
+
+
+def test_rows_naming_what_runs_stay_in_a_runtime_s_properties() -> None:
+    # A runtime's settings: indented `key = value` rows, dotted names.
+    rows = [f"    app.option{at}.path = /opt/app/lib/module{at}/share" for at in range(100)]
+    rows[30], rows[77] = "    java.vm.version = 17.0.2+8", "    os.arch = amd64"
+    text = render_preview(optimize(("Property settings:\n" + "\n".join(rows) + "\n").encode(), COARSE))
+    assert "java.vm.version = 17.0.2+8" in text and "os.arch = amd64" in text
+    assert "app.option50.path" not in text
+
+
+def test_records_each_with_an_id_are_no_dump_of_what_runs() -> None:
+    data = "".join(f"id: {n}\nname: item-{n}\n" for n in range(30)).encode()
+    assert identity_rows(data) == []
+    assert len(identity_rows(b"x\nTOOL_VERSION \"1\"\nAvoid ctest truncation: X\n")) == 1
+
+
+def test_a_quoted_value_over_many_lines_folds_behind_its_named_row() -> None:
+    data = ("=== VARIABLES\n" + _variables(40, {38: 'TOOL_VERSION "3.25.1"'}, source_at=10)).encode()
+    text = render_preview(optimize(data, COARSE))
+    assert 'TOOL_PROBE_CONTENT "#define STRINGIFY(X) #X … +' in text
+    assert "ARCH_ID" not in text and text.count("full section") == 1  # `# define` lines are no headings
+    assert 'TOOL_VERSION "3.25.1"' in text
+
+
+def test_quoted_value_bodies_in_an_environment_listing() -> None:
+    # Another shape: `NAME="…"` rows, one value a multi-line banner; an unbalanced quote
+    # in prose opens nothing.
+    lines = [b'HOME="/root"', b'MOTD="Welcome', b"# maintenance window", b"on Sunday", b'error budget: 3"', b'PATH="/usr/bin"']
+    assert quoted_value_bodies(b"\n".join(lines), lines, lambda at: _line_at(lines, at)) == [(2, 5)]
+    prose = [b'He said "stop', b"and then", b"left", b'the room."', b"Then more."]
+    assert quoted_value_bodies(b"\n".join(prose), prose, lambda at: _line_at(prose, at)) == []
+
+
+def _line_at(lines: list[bytes], position: int) -> int:
+    """The line holding byte `position` of the lines joined by newlines."""
+    return b"\n".join(lines)[:position].count(b"\n")

@@ -19,6 +19,15 @@ A record stays whole, in its place, when one of its lines is a failure
 (`status = alarm` among `ok`, an `error` that is not empty): the records a reader looks
 for. Records of other keys stay as they are. None unless folded records make up
 `min_folded_share` of the input.
+
+A family of at most `max_listed_records` whose records are distinct entries (a key whose
+values are all different names that no run, turn or rise says: a settings listing's
+`name`) is no repeat of one record: a group line would hide which entries exist. Each
+record stays, and only its lines holding the value most records hold for their key (an
+empty `unit`, `source = default`), or the value of a key above it (`reset_val` as
+`setting`, in most records), are left out, said once after the first record.
+A failure is read in a value, where a record reports a status (`error | OSError: …`),
+never in a key (`exit_on_error = off` names a setting).
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ class FieldLimits:
     turn_listed: int = 24  # a turn this long or shorter is listed
     max_runs: int = 8  # a numbered run in more pieces is said by its range
     tally_listed: int = 12  # a column of this many distinct values or fewer is tallied
+    max_listed_records: int = 100  # a family of distinct entries this large keeps each record
 
 
 DEFAULT_LIMITS = FieldLimits()
@@ -58,6 +68,7 @@ _DIGIT_RE = re.compile(rb"\d")
 _RULE_BYTES = b"-=*_#~"
 _NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?")
 _RULE_EDGES = "-=*_#~ "
+_SPACE_RE = re.compile(r"\s")
 
 
 @dataclass(frozen=True)
@@ -89,12 +100,17 @@ def fold_fields(
         starts.append(starts[-1] + len(line) + 1)
     records = _records(lines, limits)
     groups: list[Group] = []
+    handled = 0  # bytes of records folded or of listings shown with their usual lines left out
     for family in _families(records, limits):
-        group = _fold(family, lines, starts, limits)
+        if _distinct_entries(family, limits):
+            group = _without_usual_lines(family, starts, limits)
+            handled += starts[family[-1].last] - starts[family[0].first] if group is not None else 0
+        else:
+            group = _fold(family, lines, starts, limits)
+            handled += sum(end - start for start, end in group.spans) if group is not None else 0
         if group is not None:
             groups.append(group)
-    folded = sum(end - start for group in groups for start, end in group.spans)
-    if folded < limits.min_folded_share * len(data):
+    if handled < limits.min_folded_share * len(data):
         return None
     return parts_with_groups(data, groups, granularity)
 
@@ -116,7 +132,7 @@ def _records(lines: list[bytes], limits: FieldLimits) -> list[_Record]:
         if fields and opens and len(fields) >= limits.min_fields and len({field[2] for field in fields}) == 1:
             keys = tuple(field[1] for field in fields)
             values = tuple(visible(ANSI_RE.sub(b"", field[3])) for field in fields)
-            failing = any(is_failure(visible(ANSI_RE.sub(b"", field[0]))) for field in fields)
+            failing = any(is_failure(value) for value in values)
             found.append(_Record(first, at, ruled, keys, fields[0][2], values, failing))
         ruled = _is_record_rule(line.strip(b" \t\r"))
         opens = ruled or not line.strip()
@@ -172,6 +188,67 @@ def _fold(family: list[_Record], lines: list[bytes], starts: list[int], limits: 
     if len(line.encode()) > hidden // 2:
         return None
     return Group(line, spans, spans[0][0])
+
+
+def _distinct_entries(family: list[_Record], limits: FieldLimits) -> bool:
+    """Whether the family lists distinct entries: a key's values are all different names
+    (one word each: a message with varying numbers is no name), which a group line could
+    only say as `first … last, N values` (not numbers, no numbered run, not rising like times)."""
+    if len(family) > limits.max_listed_records:
+        return False
+    for column in range(len(family[0].keys)):
+        values = [record.values[column] for record in family]
+        if len(set(values)) < len(values) or any(not value or _SPACE_RE.search(value) for value in values):
+            continue
+        if _numbers(values) or columns_rules.progression(values) is not None:
+            continue
+        rising = all(a < b for a, b in zip(values, values[1:])) and len({len(value) for value in values}) == 1
+        if not rising:
+            return True
+    return False
+
+
+def _without_usual_lines(family: list[_Record], starts: list[int], limits: FieldLimits) -> Group | None:
+    """The lines of the records after the first that hold their key's usual value (the
+    one at least half the family holds) or, in at least half the records, the value of a
+    key above it (`reset_val` as `setting`), and a group line saying those once."""
+    size = starts[-1] - 1  # the input's length: its last line has no newline
+    said: list[str] = []
+    spans: list[tuple[int, int]] = []
+    joiner = ": " if family[0].separator == b":" else " = "
+    keys = [key.decode("ascii") for key in family[0].keys]
+    for column, key in enumerate(keys):
+        usual, count = Counter(record.values[column] for record in family).most_common(1)[0]
+        same = _same_as(family, column)
+        if 2 * count >= len(family):
+            said.append(f"{key}{joiner}{usual or '(empty)'}")
+            leaves_out = [record.values[column] == usual for record in family]
+        elif same is not None:
+            said.append(f"{key}{joiner}as {keys[same]}")
+            leaves_out = [record.values[column] == record.values[same] for record in family]
+        else:
+            continue
+        for record, left_out in zip(family[1:], leaves_out[1:]):
+            if left_out:
+                at = record.first + record.ruled + column
+                spans.append((min(starts[at], size), min(starts[at + 1], size)))
+    if not spans:
+        return None
+    line = "{" + "; ".join(said) + "}"
+    if len(line.encode()) > sum(end - start for start, end in spans) // 2:
+        return None
+    label = f"in the {len(family) - 1} records below, {len(spans)} lines holding the values said here are left out"
+    return Group(line, sorted(spans), min(starts[family[0].last], size), label)
+
+
+def _same_as(family: list[_Record], column: int) -> int | None:
+    """The first key above `column` whose value `column` repeats, not empty, in at least
+    half the records (a setting's reset value, the name a record is filed under)."""
+    for other in range(1, column):
+        alike = sum(1 for record in family if record.values[column] and record.values[column] == record.values[other])
+        if 2 * alike >= len(family):
+            return other
+    return None
 
 
 def _standing_out(family: list[_Record], limits: FieldLimits) -> set[int]:

@@ -629,11 +629,13 @@ def _natural(text: str) -> list[tuple[int, str]]:
 class Group:
     """Folded records: the group line (None when they are all alike), their spans of the
     input, and where the group line goes (where the first of them was, or after the
-    record shown whole)."""
+    record shown whole). `label` replaces `×N more like the one above` when the spans are
+    no whole records (lines left out of records that stay)."""
 
     line: str | None
     spans: list[Span]
     at: int
+    label: str | None = None
 
 
 def _structured(lines: list[str]) -> bool:
@@ -668,8 +670,10 @@ def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity
     lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
     if coarse:
-        reason = f"all {len(folded):,} folded records, concatenated in original order"
-        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
+        # Spans are lines when every group leaves lines out of records that stay.
+        kind = "lines" if groups and all(group.label for group in groups) else "records"
+        reason = f"all {len(folded):,} folded {kind}, concatenated in original order"
+        parts += [f"[{kind}: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
     stops = dict(folded)
     for place in sorted({*lines_at, *stops}):
@@ -691,8 +695,9 @@ def _shown(kept: bytes) -> str:
 def _group_line(data: bytes, group: Group, coarse: bool) -> list[Part]:
     """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
     shown = f" {group.line}" if group.line is not None else ""
+    said = group.label or f"×{len(group.spans):,} more like the one above"
     if coarse:
-        return [f"[×{len(group.spans):,} more like the one above]{shown}\n"]
-    label = f"{len(group.spans)} records like: {(group.line or '')[:80]}"
+        return [f"[{said}]{shown}\n"]
+    label = f"{len(group.spans)} {'lines' if group.label else 'records'} like: {(group.line or '')[:80]}"
     omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
-    return [f"[×{len(group.spans):,} more like the one above ", omission, f"]{shown}\n"]
+    return [f"[{said} ", omission, f"]{shown}\n"]

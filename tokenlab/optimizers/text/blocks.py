@@ -20,6 +20,20 @@ plain words), it is a *record block*, and:
   summaries, a `key: value` report). Each row is an item of its own, not a repeat of the
   one before it, so sampling would hide the very rows it was printed for.
 
+In a dump of named values (`NAME "value"`, `key = value`, `key: value`, one name a row:
+a build tool's variables, a runtime's properties, kernel parameters), the rows naming
+what runs are read first: a name whose last word is `version`, `id`, `generator`,
+`processor`, `arch`, `machine` or `platform`, with a short value on its line
+(`CMAKE_CXX_COMPILER_ID "GNU"`, `java.vm.version = 17.0.2`, `os.arch = amd64`). They stay wherever the outline
+folds their listing (`identity_rows`), unless their name is repeated (records each with
+an `id` are records, not a dump).
+
+A quoted value that runs on over lines (`NAME "#define X …` to a line ending the quote,
+among rows of one-line named values: a compiler probe's source in a build tool's
+variables, a function in a shell's `set` listing) is one value: its lines after the
+named row fold whole, whatever they look like (`#` lines are no headings, `error` in
+them is no failure), and the named row stays (`quoted_value_bodies`).
+
 Inside record blocks a failure *word* (`error`, `fail…`) is a failure only where a tool
 reports status: at the start of the line or of a `prog:` message, right after a field's
 key (`Status: failed`, `severity=error`, `[ERROR]`), or as a column of its own between
@@ -33,7 +47,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -181,6 +195,60 @@ def kept_record_lines(
         if next_start > start + 1:
             kept += kept_record_lines(lines, start + 1, next_start, limits)
     return kept
+
+
+# A named value whose name's last word says what runs, its value short and on its line:
+# `CMAKE_VERSION "3.25.1"`, `java.vm.version = 17`, `machine: x86_64`. Group 1 is the name.
+_IDENTITY_ROW_RE = re.compile(
+    rb"\n[ \t]*((?:[A-Za-z][\w.-]*?[_.-])?(?i:version|id|generator|processor|arch|machine|platform))"
+    rb"(?:[ \t]*(?:==?|:)[ \t]*|[ \t]+)(?:\"[^\"\n]{1,60}\"|[^\s\"][^\n]{0,59}?)[ \t\r]*(?=\n|\Z)"
+)
+_IDENTITY_ROWS_KEPT = 24  # a dump naming more than this many versions is a listing of them
+
+
+def identity_rows(data: bytes) -> list[int]:
+    """Where the rows of a dump of named values that say what runs start (see the module's
+    docstring): each name at most twice (a value printed again), at most
+    `_IDENTITY_ROWS_KEPT`. One pass over the input, led by a literal newline."""
+    found = [(match.start() + 1, match[1]) for match in _IDENTITY_ROW_RE.finditer(b"\n" + data)]
+    names = Counter(name for _start, name in found)
+    kept = [start - 1 for start, name in found if names[name] <= 2]
+    return kept if len(kept) <= _IDENTITY_ROWS_KEPT else []
+
+
+# A named row opening a quoted value (`NAME "…`, `NAME = "…`, `NAME="…`); group 1 is the
+# rest of its line. `_NAMED_ROW_RE` is any line starting so.
+_OPEN_VALUE_RE = re.compile(rb'\n[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"([^\n]*)')
+_NAMED_ROW_RE = re.compile(rb'[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"')
+_VALUE_BODY_MIN_LINES = 3  # a shorter value's lines are read as any lines
+_VALUE_BODY_MAX_LINES = 10_000  # no closing quote this far: no value
+
+
+def _quotes(text: bytes) -> int:
+    """The quotes of a line that are not escaped (`\\"`)."""
+    return text.count(b'"') - text.count(b'\\"')
+
+
+def quoted_value_bodies(data: bytes, lines: Sequence[bytes], line_at: Callable[[int], int]) -> list[tuple[int, int]]:
+    """(first, end) lines of each quoted value's body (see the module's docstring): from
+    the line after its named row to the line ending the quote, a named row before or after
+    it (a lone unbalanced quote in prose opens nothing)."""
+    bodies: list[tuple[int, int]] = []
+    for match in _OPEN_VALUE_RE.finditer(b"\n" + data):
+        row = line_at(match.start())
+        if (bodies and row < bodies[-1][1]) or _quotes(match[1]) % 2:
+            continue  # inside the value before, or closed on its own line
+        end = next(
+            (at + 1 for at in range(row + 1, min(len(lines), row + _VALUE_BODY_MAX_LINES)) if _quotes(lines[at]) % 2),
+            None,
+        )
+        if end is None or end - row - 1 < _VALUE_BODY_MIN_LINES or not lines[end - 1].rstrip().endswith(b'"'):
+            continue
+        around = [lines[row - 1]] if row else []
+        around += [lines[end]] if end < len(lines) else []
+        if any(_NAMED_ROW_RE.match(line) for line in around):
+            bodies.append((row + 1, end))
+    return bodies
 
 
 # A word holding a digit, or made of hex digits only (`0a4:`, `d (GLIBC_2.2.5)`): a number.

@@ -288,7 +288,21 @@ class _Document:
             if index and index - 1 not in levels and self.lines[index - 1].strip():
                 levels[index - 1] = 1 if match.group(1).startswith(b"=") else 2
                 levels[index] = 0
-        return {index: level for index, level in levels.items() if not self._fenced(index)}
+        inside = self.in_value_body
+        return {index: level for index, level in levels.items() if not self._fenced(index) and not inside[index]}
+
+    @cached_property
+    def value_bodies(self) -> list[tuple[int, int]]:
+        """(first, end) lines of each quoted value running on over lines (see `blocks`)."""
+        return blocks.quoted_value_bodies(self.data, self.lines, self.line_at) if b'"' in self.data else []
+
+    @cached_property
+    def in_value_body(self) -> bytearray:
+        """Per line: 1 inside a quoted value's body (its `#` lines are no headings)."""
+        flags = bytearray(len(self.lines))
+        for first, end in self.value_bodies:
+            flags[first:end] = b"\x01" * (end - first)
+        return flags
 
     @cached_property
     def is_documentation(self) -> bool:
@@ -367,6 +381,14 @@ class _Document:
             return bool(positions)
         return any(blocks.at_status(text, position, _word_length(text, position)) for position in positions)
 
+    def _keep_identity_rows(self, states: bytearray) -> None:
+        """The rows of a dump of named values that say what runs (`CMAKE_VERSION "3.25.1"`)
+        stay however long their listing (see `blocks`)."""
+        for start in blocks.identity_rows(self.data):
+            index = self.line_at(start)
+            if states[index] == _FOLD and index not in self.held_folds:
+                states[index] = _KEEP
+
     def _keep_record_lines(self, states: bytearray) -> None:
         """Record blocks are no paragraphs: small ones stay whole, larger ones keep each
         record's first line (see `blocks`)."""
@@ -391,6 +413,7 @@ class _Document:
         self._keep_fact_runs(states, decided)
         self._keep_signal_lines(states)
         self._keep_record_lines(states)
+        self._keep_identity_rows(states)
         self._outline_reports(states)
         states = bytearray(_BLANK_RUN_STATE_RE.sub(_settle_blank_run, states))
         self._sample_long_folds(states)
@@ -398,11 +421,25 @@ class _Document:
         self._keep_ranking_heads(states)
         self._keep_whole_sections(states)
         self.mark_repeats(states, repeats)
+        self._fold_value_bodies(states)
         long_line = self.limits.long_line_bytes
         for index, line in enumerate(self.lines):
             if len(line) > long_line and states[index] == _KEEP and index not in self.whole_lines:
                 states[index] = _LONG
         return states
+
+    def _fold_value_bodies(self, states: bytearray) -> None:
+        """A quoted value's lines fold whole behind its named row, which stays, whatever
+        the rules before kept of them (see `blocks`); a repeat reaching into one folds
+        with it, as a repeat is shown by its head."""
+        for first, end in self.value_bodies:
+            while first > 0 and states[first] == _REPEAT_BODY:
+                first -= 1
+            while end < len(states) and states[end] == _REPEAT_BODY:
+                end += 1
+            states[first:end] = bytes([_FOLD]) * (end - first)
+            if first > 0 and states[first - 1] == _FOLD:
+                states[first - 1] = _KEEP
 
     def _outline_reports(self, states: bytearray) -> None:
         """A numbered stack shows its head line and its first frames, up to the reader's
