@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tokenlab.optimizers.lines import shapes as line_shapes
 
 
@@ -85,6 +88,12 @@ LOCATION_VALUES = [
     "",
     "src/a.c:12:5\nb.c:3",
     "a.b(c.d:4",
+    "abc:1",
+    "a:b.c:1",
+    "a.b:c:1",
+    "a.c:1:2:3",
+    "a.c:1(2,3)",
+    "a.c:1.2",
 ]
 
 
@@ -98,6 +107,21 @@ def test_location_parts_are_each_values_file_and_place_when_all_are_locations() 
     assert line_shapes.location_parts(located) == expected
     assert line_shapes.location_parts([*located, "plain"]) is None
     assert line_shapes.location_parts(["plain", *located]) is None
+
+
+def _located_one_by_one(values: list[str]) -> list[tuple[str, str]] | None:
+    found = [line_shapes.LOCATION_VALUE_RE.fullmatch(value) for value in values]
+    return [(match[1], match[2]) for match in found if match] if all(found) else None
+
+
+@given(st.lists(st.text(alphabet="ab./:(),0123 \nline", max_size=14), min_size=1, max_size=6))
+def test_location_parts_read_in_one_scan_are_those_read_one_by_one(values: list[str]) -> None:
+    assert line_shapes.location_parts(values) == _located_one_by_one(values)
+
+
+@given(st.lists(st.from_regex(r"[ab./:(]{0,6}[./]?[ab./]{0,4}(:[0-9]{1,3}){0,3}", fullmatch=True), min_size=1, max_size=6))
+def test_location_parts_of_plain_locations_are_those_read_one_by_one(values: list[str]) -> None:
+    assert line_shapes.location_parts(values) == _located_one_by_one(values)
 
 
 def test_slots_of_lines_that_repeat_what_follows_their_location_are_each_lines_own() -> None:

@@ -260,7 +260,8 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
                 stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
             elif not _FRAME_RE.match(line):
                 if indent(line) <= base or indented == limits.continuation_lines:
-                    if not quoted_at(lines, end):
+                    # Most builds quote no source under a caret: no frame is looked for.
+                    if not (lines.holds_carets and quoted_at(lines, end)):
                         break
                 else:
                     indented += 1
