@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tokenlab.optimizers.lines import shapes as line_shapes
 
 
@@ -71,3 +74,68 @@ def test_a_group_line_of_records_differing_in_a_name_shows_each_name_in_its_line
 def test_a_count_after_its_noun_behind_an_info_sign_is_a_summary() -> None:
     assert line_shapes.is_summary("ℹ fail 24") and line_shapes.is_summary("# tests 10")
     assert not line_shapes.is_summary("ℹ duration_ms 757.26")
+
+
+LOCATION_VALUES = [
+    "src/a.c:12:5",
+    "pkg/m.py:40",
+    "src/a.ts(12,5)",
+    "a.py: line 3, col 4",
+    "C:/work/b.c:3:1",
+    "x:y/z.rs:7",
+    "a.c:3:",
+    "not a location",
+    "",
+    "src/a.c:12:5\nb.c:3",
+    "a.b(c.d:4",
+    "abc:1",
+    "a:b.c:1",
+    "a.b:c:1",
+    "a.c:1:2:3",
+    "a.c:1(2,3)",
+    "a.c:1.2",
+]
+
+
+def test_location_parts_are_each_values_file_and_place_when_all_are_locations() -> None:
+    for value in LOCATION_VALUES:
+        match = line_shapes.LOCATION_VALUE_RE.fullmatch(value)
+        assert line_shapes.location_parts([value]) == ([(match[1], match[2])] if match else None), value
+    located = [v for v in LOCATION_VALUES if line_shapes.is_location(v)]
+    assert len(located) >= 6
+    expected = [line_shapes.LOCATION_VALUE_RE.fullmatch(v).groups() for v in located]  # type: ignore[union-attr]
+    assert line_shapes.location_parts(located) == expected
+    assert line_shapes.location_parts([*located, "plain"]) is None
+    assert line_shapes.location_parts(["plain", *located]) is None
+
+
+def _located_one_by_one(values: list[str]) -> list[tuple[str, str]] | None:
+    found = [line_shapes.LOCATION_VALUE_RE.fullmatch(value) for value in values]
+    return [(match[1], match[2]) for match in found if match] if all(found) else None
+
+
+@given(st.lists(st.text(alphabet="ab./:(),0123 \nline", max_size=14), min_size=1, max_size=6))
+def test_location_parts_read_in_one_scan_are_those_read_one_by_one(values: list[str]) -> None:
+    assert line_shapes.location_parts(values) == _located_one_by_one(values)
+
+
+@given(st.lists(st.from_regex(r"[ab./:(]{0,6}[./]?[ab./]{0,4}(:[0-9]{1,3}){0,3}", fullmatch=True), min_size=1, max_size=6))
+def test_location_parts_of_plain_locations_are_those_read_one_by_one(values: list[str]) -> None:
+    assert line_shapes.location_parts(values) == _located_one_by_one(values)
+
+
+def test_slots_of_lines_that_repeat_what_follows_their_location_are_each_lines_own() -> None:
+    lines = [
+        "src/a.c:12:5: warning: unused variable 'v3' [-Wunused-variable]",
+        "src/b.c:9:1: warning: unused variable 'v3' [-Wunused-variable]",
+        "src/b.c:9:1: error: 'v7' undeclared (first use in this function)",
+        "  note: see 12 and 'v3'",
+    ]
+    seen = line_shapes.SlotsSeen()
+    for line in lines * 2:
+        found = line_shapes.slots(line, seen)
+        assert found == line_shapes.slots(line)
+        constants, values = found
+        assert "".join(c + v for c, v in zip(constants, values)) + constants[-1] == line
+    first, again = line_shapes.slots(lines[0], seen), line_shapes.slots(lines[0], seen)
+    assert first == again and first[0] is not again[0] and first[1] is not again[1]

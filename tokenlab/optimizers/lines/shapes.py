@@ -99,28 +99,34 @@ def slots(line: str, known: SlotsSeen | None = None) -> tuple[list[str], list[st
     """(constant texts, values): `line == c0 + v0 + c1 + … + vN-1 + cN`. `known` keeps the
     values found in what follows a line's location, for lines of one shape that repeat it
     (`: warning: unused variable 'v3' …` after each file's location)."""
-    constants: list[str] = []
-    values: list[str] = []
     start = 0
     location = LOCATION_RE.match(line) if known is None else _location(line, known)
     if location:
-        begin = location.end(1)
-        constants.append(line[:begin])
-        values.append(line[begin : location.end() - 1])
         start = location.end() - 1
     # What is found from `start` on depends on that text alone: the location ends with a
     # digit then the `:` at `start`, which no value's look-behind reads past.
     rest = line[start:]
-    spans = known.spans.get(rest) if known is not None else None
-    if spans is None:
-        spans = [(match.start() - start, match.end() - start) for match in _varying_or_quoted(line, start)]
+    split = known.rests.get(rest) if known is not None else None
+    if split is None:
+        split = _rest_slots(line, start, rest)
         if known is not None:
-            known.spans[rest] = spans
+            known.rests[rest] = split
+    constants, values = split
+    if location:
+        begin = location.end(1)
+        return [line[:begin], *constants], [line[begin:start], *values]
+    return list(constants), list(values)
+
+
+def _rest_slots(line: str, start: int, rest: str) -> tuple[list[str], list[str]]:
+    """`slots` of `rest`, the text of `line` from `start` on, after its location."""
+    constants: list[str] = []
+    values: list[str] = []
     at = 0
-    for value_start, value_end in spans:
-        constants.append(rest[at:value_start])
-        values.append(rest[value_start:value_end])
-        at = value_end
+    for match in _varying_or_quoted(line, start):
+        constants.append(rest[at : match.start() - start])
+        values.append(match[0])
+        at = match.end() - start
     constants.append(rest[at:])
     return constants, values
 
@@ -177,10 +183,11 @@ def _location(line: str, known: SlotsSeen) -> re.Match[str] | None:
 @dataclass
 class SlotsSeen:
     """What `slots` found in the texts that follow a location, for lines of one shape that
-    repeat them (`: warning: unused variable 'v3' …` after each file's place): the values'
-    spans in each, and whether each is what a location needs after it."""
+    repeat them (`: warning: unused variable 'v3' …` after each file's place): the constant
+    texts and values of each (read, never changed: each line's lists are its own), and
+    whether each is what a location needs after it."""
 
-    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    rests: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
     followed: dict[str, bool] = field(default_factory=dict)
 
 
@@ -209,9 +216,16 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
 # file, then its place (`:12:5`, `(12,5)`). The place starts at one of the last `:` or `(`,
 # the latest one that works; the file is everything before it, with a `.` or `/` after its
 # own last `:` or `(`. Each part is read once per `:` or `(`, never again from each byte.
-LOCATION_VALUE_RE = re.compile(
-    r"((?:[^\n]*[:(])?(?>[^:(\n]*[./])[^:(]*+)(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)"
-)
+_FILE_UP_TO_ITS_DOT = r"(?:[^\n]*[:(])?(?>[^:(\n]*[./])"
+_PLACE = r"(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)"
+LOCATION_VALUE_RE = re.compile(f"({_FILE_UP_TO_ITS_DOT}[^:(]*+){_PLACE}")
+# The same, a line at a time in values joined by line breaks: it reads no line break, so
+# a value without one matches on its line, with the same groups, exactly when it does.
+_LOCATION_VALUE_LINE_RE = re.compile(rf"^({_FILE_UP_TO_ITS_DOT}[^:(\n]*+){_PLACE}$", re.MULTILINE)
+# Its common case, read in half the time: a file holding no `:` or `(`, then `:12` or
+# `:12:5`. Where this matches a line, so does the whole pattern, with the same groups: a
+# file read after a `:` of the place would need a `.` or `/` among its digits.
+_PLAIN_LOCATION_LINE_RE = re.compile(r"^([^:(\n]*[./][^:(\n]*)(:\d+(?::\d+)?)$", re.MULTILINE)
 
 
 # Each line's (constant texts, values), and the positions of the values that vary.
@@ -271,6 +285,20 @@ _SPACE_RE = re.compile(r"\s")
 def is_location(value: str) -> bool:
     """Whether a slot's value is a source location (`src/a.c:12:5`, `a.ts(3,5)`)."""
     return LOCATION_VALUE_RE.fullmatch(value) is not None
+
+
+def location_parts(values: Sequence[str]) -> list[tuple[str, str]] | None:
+    """Each value's file and place (`LOCATION_VALUE_RE`'s groups), when every one of
+    `values` is a location (`is_location`); else None. One scan of them all: a large
+    group's values are many."""
+    joined = "\n".join(values)
+    if joined.count("\n") != len(values) - 1:  # a value holds a line break
+        located = [LOCATION_VALUE_RE.fullmatch(value) for value in values]
+        return [(match[1], match[2]) for match in located if match] if all(located) else None
+    found: list[tuple[str, str]] = _PLAIN_LOCATION_LINE_RE.findall(joined)
+    if len(found) != len(values):
+        found = _LOCATION_VALUE_LINE_RE.findall(joined)
+    return found if len(found) == len(values) else None
 
 
 def incidental(value: str) -> bool:

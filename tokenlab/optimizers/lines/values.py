@@ -21,11 +21,11 @@ from typing import Any
 
 from tokenlab.optimizers.lines import columns
 from tokenlab.optimizers.lines.shapes import (
-    LOCATION_VALUE_RE,
     VaryingSlots,
     all_incidental,
     incidental,
     is_location,
+    location_parts,
     plain_words,
     shape_pattern,
     slots,
@@ -357,14 +357,13 @@ _PADDING_RE = re.compile(r"(?<=\S) {2,}(?=\S)")
 
 def _listed(values: list[str], cap: int, location_cap: int) -> str:
     # Read as locations when all are; the first says whether to look at the rest.
-    located = [LOCATION_VALUE_RE.fullmatch(value) for value in values] if is_location(values[0]) else [None]
+    matches = location_parts(values) if is_location(values[0]) else None
     separator = ", "
     place = ""
-    if all(located):
+    if matches is not None:
         cap = location_cap
-        matches = [match for match in located if match]
-        places = {match[2] for match in matches}
-        paths = [match[1] for match in matches]
+        places = {where for _, where in matches}
+        paths = [path for path, _ in matches]
         if len(places) == 1 and len(set(paths)) == len(paths):
             # The same place in every file (`a.js:2:8`, `b.js:2:8`): named once, after
             # the list, with the extension they share: `{a b}.js:2:8`.
@@ -391,7 +390,7 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
     return "{" + separator.join(listed) + more + "}" + place
 
 
-def _by_place(located: list[re.Match[str]]) -> str:
+def _by_place(located: list[tuple[str, str]]) -> str:
     """Files that share a few places, each place named once after its files, in order of
     first appearance: `{in src/: a b}.ts(3,53) {c d}.ts(3,55)`."""
     shown = _locations(located)
@@ -400,8 +399,8 @@ def _by_place(located: list[re.Match[str]]) -> str:
         lead, _, shown[0] = shown[0].partition(": ")
         lead += ": "
     by_place: dict[str, list[str]] = {}
-    for text, match in zip(shown, located, strict=True):
-        by_place.setdefault(match[2], []).append(text.removesuffix(match[2]))
+    for text, (_, place) in zip(shown, located, strict=True):
+        by_place.setdefault(place, []).append(text.removesuffix(place))
     lists = []
     for place, names in by_place.items():
         extensions = {name.rpartition(".")[2] for name in names if "." in name.rpartition("/")[2]}
@@ -413,17 +412,16 @@ def _by_place(located: list[re.Match[str]]) -> str:
     return "{" + lead + lists[0][1:] + "".join(" " + each for each in lists[1:]) if lists else ""
 
 
-def _locations(located: list[re.Match[str]]) -> list[str]:
-    """Locations with each file named once for a run of them (`a.c:3:1`, `:9:2`), and the
-    folder all of them share named once: `in src/app/: a.c:3:1, …`."""
-    paths = {match[1] for match in located}
+def _locations(located: list[tuple[str, str]]) -> list[str]:
+    """Locations (file, place) with each file named once for a run of them (`a.c:3:1`,
+    `:9:2`), and the folder all of them share named once: `in src/app/: a.c:3:1, …`."""
+    paths = {path for path, _ in located}
     folder = os.path.commonprefix(sorted(paths)).rpartition("/")[0] + "/" if len(paths) > 1 else "/"
     if len(folder) * (len(located) - 1) < _SHARED_FOLDER_SAVES or folder == "/":
         folder = ""
     listed: list[str] = []
     previous = None
-    for match in located:
-        path, place = match.groups()
+    for path, place in located:
         listed.append(place if path == previous else path[len(folder) :] + place)
         previous = path
     if folder:

@@ -30,7 +30,7 @@ from tokenlab.optimizers.log.model import (
     LogLimits,
     Plan,
 )
-from tokenlab.optimizers.log.render import with_heading
+from tokenlab.optimizers.log.render import with_headings
 from tokenlab.optimizers.log.units import is_pointer, message_after
 
 
@@ -44,7 +44,7 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
         if group.kind is not GroupKind.REPEAT:
             result.append(group)
             continue
-        texts = [with_heading(lines, i, limits) for i in group.heads]
+        texts = with_headings(lines, group.heads, limits)
         found = line_shapes.varying_slots(texts)
         combos = _combinations(found)
         if combos is None:
@@ -94,10 +94,12 @@ def _combinations(found: VaryingSlots | None) -> list[tuple[str, ...]] | None:
     if found is None:
         return None
     split, varying = found
-    positions = [p for p in varying if not all(line_shapes.is_location(values[p]) for _, values in split)]
-    if not positions:
+    columns = [[values[p] for _, values in split] for p in varying]
+    # The first value says whether to read the rest: a large group's values are many.
+    kept = [c for c in columns if not line_shapes.is_location(c[0]) or line_shapes.location_parts(c) is None]
+    if not kept:
         return None
-    return [tuple(values[p] for p in positions) for _, values in split]
+    return list(zip(*kept))
 
 
 def _paired(found: VaryingSlots | None) -> bool:

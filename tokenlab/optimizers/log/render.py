@@ -6,6 +6,8 @@ exact bytes of everything folded.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from itertools import compress
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
@@ -192,7 +194,7 @@ def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
     if known and known[0] == len(heads):
         found = known[1]
     else:
-        found = line_shapes.varying_slots([with_heading(lines, i, limits) for i in heads])
+        found = line_shapes.varying_slots(with_headings(lines, heads, limits))
     shown = [slots_shown(found, cap, located) or first]
     pointers = _unit_pointers(group, lines)
     if pointers:
@@ -301,6 +303,15 @@ def with_heading(lines: Lines, index: int, limits: LogLimits) -> str:
 
 
 _POSITION_RE = re.compile(r"\s+\d+:\d+\s")
+
+
+def with_headings(lines: Lines, indexes: Sequence[int], limits: LogLimits) -> list[str]:
+    """`with_heading` of each of `indexes`: a large group's heads, their texts made a batch
+    at a time (`Texts`), and a heading looked for only above an entry that needs one."""
+    texts = list(Texts(lines, indexes, limits.line_bytes))
+    for at in compress(range(len(texts)), map(_POSITION_RE.match, texts)):
+        texts[at] = with_heading(lines, indexes[at], limits)
+    return texts
 
 
 def _unit_pointers(group: Group, lines: Lines) -> list[int]:

@@ -221,6 +221,53 @@ def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
     return at
 
 
+def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: LogLimits) -> int:
+    """End (exclusive) of the diagnostic whose header, at `start`, is `header`: its wrapped
+    message, notes, indented follow-up and code frame."""
+    # Where a note at the header's own location would start (`src/a.c:3:5: note: `), read
+    # only when a line could be a note after it, or the header could be wrapped: each
+    # diagnostic of a large build is read here.
+    own_note: bytes | None = None
+    read = not _CODE_AT_END_RE.search(header)
+    if read:
+        own_note = _note_at(header)
+    end, indented = _wrapped_message_end(lines, start, limits) if own_note is not None else start + 1, 0
+    stop = min(len(lines.ends), start + 1 + limits.frame_lines)
+    clean = lines.clean
+    while end < stop:
+        line = clean(end)  # read once: every diagnostic of a large build reads the next
+        if not line.strip():
+            break
+        # A note names itself (` note: `), or follows the includes that lead to it.
+        note = None
+        if b" note: " in line or _INCLUDED_RE.match(line):
+            if not read:
+                own_note, read = _note_at(header), True
+            note = own_note
+        if note and line.lstrip().startswith(note):
+            pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
+        elif note and _note_follows(lines, end):
+            # So does a note elsewhere (a candidate, a macro's definition), with the
+            # includes that lead to it and its frame, up to the next diagnostic: never
+            # grouped with another diagnostic's notes.
+            stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
+        elif not _FRAME_RE.match(line):
+            if indent(line) <= base or indented == limits.continuation_lines:
+                # Most builds quote no source under a caret: no frame is looked for.
+                if not (lines.holds_carets and quoted_at(lines, end)):
+                    break
+            else:
+                indented += 1
+        end += 1
+    return end
+
+
+def _note_at(header: bytes) -> bytes | None:
+    """How a note at the header's location starts (`src/a.c:3:5: note: `), if it has one."""
+    location = line_shapes.LOCATION_RE.match(visible(header))
+    return location[0].strip().encode() + b" note: " if location else None
+
+
 def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, record_framed: bool) -> int:
     """End (exclusive) of the anomaly starting at `start`: a traceback, or its indented
     follow-up and code frame (`  |`, `12 |   code`, `= note: …`, `help: …`). The caller
@@ -233,39 +280,7 @@ def unit_end(lines: Lines, start: int, traceback: bool, limits: LogLimits, recor
         assert pointer is not None  # the caller read that it heads a framed record
         return framed_end(lines, start, pointer, limits)
     if not traceback:
-        # The header's location is looked for only when a line could be a note after it,
-        # or the header could be wrapped: each diagnostic of a large build is read here.
-        found: list[re.Match[str] | None] = []
-
-        def note_at_location() -> bytes | None:
-            if not found:
-                found.append(line_shapes.LOCATION_RE.match(visible(header)))
-            return found[0][0].strip().encode() + b" note: " if found[0] else None
-
-        wrapped = not _CODE_AT_END_RE.search(header) and note_at_location() is not None
-        end, indented = _wrapped_message_end(lines, start, limits) if wrapped else start + 1, 0
-        stop = min(len(lines.ends), start + 1 + limits.frame_lines)
-        while end < stop:
-            line = clean(end)  # read once: every diagnostic of a large build reads the next
-            if not line.strip():
-                break
-            # A note names itself (` note: `), or follows the includes that lead to it.
-            note = note_at_location() if b" note: " in line or _INCLUDED_RE.match(line) else None
-            if note and line.lstrip().startswith(note):
-                pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
-            elif note and _note_follows(lines, end):
-                # So does a note elsewhere (a candidate, a macro's definition), with the
-                # includes that lead to it and its frame, up to the next diagnostic: never
-                # grouped with another diagnostic's notes.
-                stop = min(len(lines), start + 1 + limits.note_lines, end + 1 + limits.frame_lines)
-            elif not _FRAME_RE.match(line):
-                if indent(line) <= base or indented == limits.continuation_lines:
-                    if not quoted_at(lines, end):
-                        break
-                else:
-                    indented += 1
-            end += 1
-        return end
+        return _diagnostic_end(lines, start, header, base, limits)
     stop = min(len(lines), start + 1 + limits.traceback_lines)
     end = start + 1
     while end < stop and clean(end).strip() and indent(clean(end)) > base:
