@@ -134,10 +134,10 @@ def test_a_100_mb_file_listing_is_analysed_under_a_data_limit(large_listing: Pat
 
 
 JSON_LINES_BYTES = 200_000_000
-# Measured on these lines (about 400,000 records of two shapes): the text outline held
-# the lines of its input several times over and peaked at about 1.7 GB of RSS; folded by
-# shape from the mapping, VmData stays near the tokenizer's own (README, "Memory").
-JSON_LINES_DATA_LIMIT = 350 << 20
+# Measured on these lines (600,000 records of two shapes): the text outline, which held
+# the lines of its input several times over, failed at a 350 MiB limit within seconds;
+# folded by shape from the mapping, the analysis ran under 250 MiB (README, "Memory").
+JSON_LINES_DATA_LIMIT = 300 << 20
 
 
 @pytest.fixture(scope="session")
