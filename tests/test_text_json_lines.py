@@ -94,6 +94,15 @@ def test_a_long_line_is_cut_and_its_rest_folded() -> None:
     assert omission.data == first[999:] + second[999:] + third + b"\n"  # the shown lines' ends stay
 
 
+def test_fine_stores_the_rest_of_a_cut_line_behind_it() -> None:
+    data = b"".join(json.dumps({"id": n, "blob": "x" * 3000}).encode() + b"\n" for n in range(4))
+    first = data.split(b"\n")[0]
+    result = _folded(data, Granularity.FINE)
+    rest, _second_rest, run = _omissions(result)
+    assert (rest.data, run.data) == (first[2000:], data.split(b"\n", 2)[2])
+    assert _shown(result).splitlines()[1] == first[:2000].decode() + " … "  # the marker follows
+
+
 def test_too_many_shapes_are_no_series_of_records() -> None:
     data = b"".join(json.dumps({f"key_{n}": n}).encode() + b"\n" for n in range(10))
     assert fold_json_lines(data, OptimizerConfig(), JsonLinesConfig(min_bytes=0, max_shapes=9)) is None

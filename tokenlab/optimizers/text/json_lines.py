@@ -48,6 +48,7 @@ class JsonLinesConfig:
     fields_counted: int = 64  # fields whose values are counted, at most
     shapes_described: int = 6  # shapes named in the header; the rest are counted
     keys_described: int = 12  # keys named per shape
+    fields_described: int = 12  # few-valued fields whose values are counted in the header
     line_bytes: int = 2000  # a shown line longer than this is cut, the rest folded
     sample_bytes: int = 1 << 16  # read to decide whether the input is JSON lines
     chunk_bytes: int = 1 << 20  # read at a time
@@ -195,7 +196,7 @@ def _parts(raw: bytes, census: _Census, granularity: Granularity, limits: JsonLi
         yield visible(raw[start:cut])
         if cut < end:
             yield " …"
-            folded.append((cut, end))
+            yield from _folded_rest(raw, (cut, end), granularity, folded)
         yield "\n"
         previous_line, previous_end = number, min(end + 1, len(raw))
     if census.lines > previous_line + 1:
@@ -219,6 +220,15 @@ def _fold(
     else:
         folded.extend(spans)
     yield "\n"
+
+
+def _folded_rest(raw: bytes, span: Span, granularity: Granularity, folded: list[Span]) -> Iterator[Part]:
+    """The rest of a cut line: FINE stores it behind the line, COARSE at the end."""
+    if granularity is Granularity.FINE:
+        yield " "
+        yield Omission(InputSlices(raw, [span]), "the rest of a long JSON line")
+    else:
+        folded.append(span)
 
 
 def _cut(raw: bytes, start: int, end: int, limits: JsonLinesConfig) -> int:
@@ -247,7 +257,7 @@ def _header(census: _Census, limits: JsonLinesConfig) -> str:
         f"{key}: " + ", ".join(f"{value} ×{count:,}" for value, count in counts.most_common())
         for key, counts in census.values.items()
         if len(counts) > 1
-    ]
+    ][: limits.fields_described]
     return header + (". " + "; ".join(states) if states else "") + "]"
 
 
