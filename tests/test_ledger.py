@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import mmap
 import os
 import sqlite3
 import stat
@@ -221,3 +223,19 @@ def test_a_ledger_that_cannot_be_opened_is_kept_open_without_failing(tmp_path: P
     (tmp_path / ledger.LEDGER_NAME).mkdir()  # a folder where the database should be
     with ledger.kept_open(tmp_path):
         assert ledger.record(tmp_path, row()) is not None  # the call reports it, as without
+
+
+def test_an_output_mapped_from_its_spool_is_fingerprinted_as_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ledger, "PASS_BYTES", 7)  # read a pass at a time, the last pass short
+    output = b"".join(b"line %d\n" % n for n in range(100))
+    path = tmp_path / "spool"
+    path.write_bytes(output)
+    with open(path, "rb") as file:
+        mapped_output = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    call = ledger.call_fingerprint("/p", "cat", "spool")
+    whole = hashlib.sha256(len(output).to_bytes(8, "big") + output + (0).to_bytes(8, "big")).hexdigest()
+    assert ledger.fingerprint(call, [mapped_output, b""]) == f"{call}.{whole[:16]}"
+    assert ledger.fingerprint(call, [output, b""]) == f"{call}.{whole[:16]}"
+    mapped_output.close()  # no view of it is left

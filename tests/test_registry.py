@@ -30,6 +30,6 @@ def test_each_family_has_its_detector_and_optimizer() -> None:
 
 
 def test_text_comes_last_and_recognises_anything() -> None:
-    assert FAMILIES[-1] == Family(ContentType.TEXT, "text")
+    assert FAMILIES[-1] == Family(ContentType.TEXT, "text", reads_mapped=True)
     assert classify(b"").content_type is ContentType.TEXT
     assert classify(b"hello there\n").reason == "no structure recognised: plain text"

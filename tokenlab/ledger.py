@@ -36,6 +36,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tokenlab.mapped import PASS_BYTES, RawInput, let_go
+
 if TYPE_CHECKING:
     from tokenlab.packet import ContextPacket
 
@@ -539,12 +541,18 @@ def call_fingerprint(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def fingerprint(call: str, outputs: Iterable[bytes]) -> str:
-    """`call`'s fingerprint with a digest of what it printed: `<call>.<output>`."""
+def fingerprint(call: str, outputs: Iterable[RawInput]) -> str:
+    """`call`'s fingerprint with a digest of what it printed: `<call>.<output>`.
+
+    A large output is a mapping of its spool: it is read a pass at a time, its pages given
+    back as they are hashed (hashed whole, a gigabyte's pages all stayed resident)."""
     digest = hashlib.sha256()
     for output in outputs:
         digest.update(len(output).to_bytes(8, "big"))
-        digest.update(output)
+        with memoryview(output) as view:
+            for start in range(0, len(output), PASS_BYTES):
+                digest.update(view[start : start + PASS_BYTES])
+                let_go(output, start, start + PASS_BYTES)
     return f"{call}.{digest.hexdigest()[:16]}"
 
 

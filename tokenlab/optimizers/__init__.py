@@ -193,7 +193,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(ContentType.FILELIST, "file_list", reads_mapped=True),
     Family(ContentType.YAML, "yaml_doc"),
     Family(ContentType.LOG, "log", reads_mapped=True),
-    Family(ContentType.TEXT, "text"),
+    Family(ContentType.TEXT, "text", reads_mapped=True),
 )
 _FAMILY = {family.content_type: family for family in FAMILIES}
 

@@ -68,12 +68,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 
+from tokenlab.mapped import as_bytes
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.fields import fold_fields
 from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
 from tokenlab.optimizers.text import blocks, reports, sections
+from tokenlab.optimizers.text.json_lines import fold_json_lines, looks_like_json_lines
 from tokenlab.optimizers.text.records import optimize_records, template
 from tokenlab.optimizers.text.render import (
     Renderer,
@@ -196,8 +198,16 @@ _BLANK_RUN_STATE_RE = re.compile(rb"\x02+(\x00?)")  # no lookahead: linear on lo
 
 
 def optimize(
-    data: bytes, config: OptimizerConfig, limits: TextConfig = DEFAULT_LIMITS
+    raw: bytes, config: OptimizerConfig, limits: TextConfig = DEFAULT_LIMITS
 ) -> OptimizeResult:
+    """`raw` is the input's bytes or, for a large input, a mapping of them (`mapped.py`)."""
+    if looks_like_json_lines(raw):
+        # Large JSON lines (a mapped input's size) are folded by shape in one bounded pass:
+        # the outline below holds the lines of its input, several times over.
+        by_shape = fold_json_lines(raw, config)
+        if by_shape is not None:
+            return by_shape
+    data = as_bytes(raw)  # a mapped input of any other kind is read as bytes, as before
     if not data:
         return OptimizeResult(())
     if len(data) >= limits.small_doc_bytes:
