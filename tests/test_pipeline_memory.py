@@ -42,12 +42,14 @@ def large_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _analysed_under(limit: int, path: Path) -> subprocess.CompletedProcess[bytes]:
+def _analysed_under(limit: int, path: Path, *command: str) -> subprocess.CompletedProcess[bytes]:
+    """`tokens analyze PATH`, or `tokens COMMAND… PATH`, under a data limit."""
+
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "tokenlab", "analyze", str(path)],
+        [sys.executable, "-m", "tokenlab", *(command or ("analyze",)), str(path)],
         env={**os.environ, "PYTHONPATH": str(REPO), "TOKENLAB_WORKER": "0"},
         preexec_fn=limited,
         stdout=subprocess.PIPE,
@@ -168,3 +170,51 @@ def _job_event(n: int) -> str:
 def test_200_mb_of_json_lines_are_analysed_under_a_data_limit(large_json_lines: Path) -> None:
     proc = _analysed_under(JSON_LINES_DATA_LIMIT, large_json_lines)
     assert b'{"id": "job_500", "status": "failed", "error": {"code": "OOM_KILLED"' in proc.stdout
+
+
+CHANGED_DIFF_BYTES = 100_000_000
+# Measured on this diff (33,000 files of 40 changed lines each, most of it shown): VmData
+# peaked at 860 MiB when its visible text was held as text (two bytes a character, for the
+# `… N lines` folds) and encoded again to be checked, counted and written, and through
+# `tokens run` at 1,508 MiB, when naming the opener in the footer counted the whole text
+# again; held once, as UTF-8, at 682 and 686 MiB.
+CHANGED_DIFF_DATA_LIMIT = 780 << 20
+
+
+@pytest.fixture(scope="session")
+def changed_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 100 MB of files whose hunks are mostly changed lines (kept visible), with a
+    `… N lines` fold in each, and one removed permission check at the end."""
+    path = tmp_path_factory.mktemp("memory") / "rewrite.diff"
+    with open(path, "wb") as out:
+        written = file = 0
+        while written < CHANGED_DIFF_BYTES:
+            files = []
+            for file in range(file + 1, file + 1001):
+                context = "".join(f"     step_{k}(record, {file})\n" for k in range(12))
+                removed = "".join(f"-    total_{k} = measure(record_{k}, {file})\n" for k in range(20))
+                added = "".join(f"+    total_{k} = verify(record_{k}, {file + k})\n" for k in range(20))
+                name = f"src/module_{file}.py"
+                files.append(
+                    f"diff --git a/{name} b/{name}\nindex 1a2b3c4..5d6e7f8 100644\n"
+                    f"--- a/{name}\n+++ b/{name}\n"
+                    f"@@ -10,32 +10,32 @@ def handle_{file}():\n{context}{removed}{added}"
+                )
+            written += out.write("".join(files).encode())
+        out.write(
+            b"diff --git a/src/guard.py b/src/guard.py\n--- a/src/guard.py\n+++ b/src/guard.py\n"
+            b"@@ -1,3 +1,2 @@\n def check(user):\n-    require_permission(user)\n     return True\n"
+        )
+    return path
+
+
+@pytest.mark.slow
+def test_a_100_mb_diff_shown_mostly_whole_is_analysed_under_a_data_limit(changed_diff: Path) -> None:
+    proc = _analysed_under(CHANGED_DIFF_DATA_LIMIT, changed_diff)
+    assert b"-    require_permission(user)" in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_run_printing_a_100_mb_diff_is_analysed_under_a_data_limit(changed_diff: Path) -> None:
+    proc = _analysed_under(CHANGED_DIFF_DATA_LIMIT, changed_diff, "run", "--trace", "--", "cat")
+    assert b"-    require_permission(user)" in proc.stdout

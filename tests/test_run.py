@@ -308,3 +308,31 @@ def test_without_tokens_on_the_path_the_footer_names_tokenlab_by_absolute_path(t
     )  # fmt: skip
     plain = "; open a ref in part: tokens show-ref ID --grep RE | --lines A-B]"
     assert again.stdout.decode().splitlines()[-1].endswith(plain)
+
+
+@pytest.mark.parametrize(
+    "child",
+    [
+        LOG_CHILD,
+        "import sys; print('one line shown as it is'); sys.exit(1)",
+        "import sys; sys.stdout.write('x' * 40); sys.exit(3)",
+    ],
+    ids=["folded", "unchanged", "no-newline"],
+)
+def test_the_closing_line_and_the_opener_keep_the_count_exact(child: str, isolated_store: Path) -> None:
+    # Only the last line changes, so only it is counted again: the total must be what
+    # counting the whole text gives.
+    from tokenlab.agent.run import _name_opener
+    from tokenlab.counting.tokens import count
+
+    with FolderStore(isolated_store) as store:
+        result = run_command(Command.of_args(python(child)), store)
+    packet = result.streams[0].packet
+    assert packet.visible.splitlines()[-2].startswith("[exit ")
+    assert packet.visible_measure is not None
+    assert packet.visible_measure.tokens == count(packet.visible)
+    assert packet.visible_measure.bytes == len(packet.visible.encode())
+    hinted = "tokens show-ref" in packet.visible.splitlines()[-1]  # only when something was folded
+    _name_opener(packet, f"{PY} -m tokenlab")
+    assert (f"{PY} -m tokenlab show-ref" in packet.visible.splitlines()[-1]) is hinted
+    assert packet.visible_measure.tokens == count(packet.visible)

@@ -65,7 +65,7 @@ def fixture_files(folder: Path) -> Iterator[Path]:
 
 def _restore_status(packet: ContextPacket, store: Store) -> Status:
     try:
-        rebuilt = restore(packet.visible.encode("utf-8"), store)
+        rebuilt = restore(packet.visible_bytes, store)
     except TokenlabError:
         return Status.FAIL
     return Status.PASS if rebuilt == packet.raw else Status.FAIL

@@ -109,7 +109,7 @@ def analysis_output(
     if as_json:
         return Output(int(failed), json_bytes(packet.as_dict()), note)
     trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)
-    return Output(int(failed), packet.visible.encode("utf-8"), trace.encode("utf-8") + note)
+    return Output(int(failed), packet.visible_bytes, trace.encode("utf-8") + note)
 
 
 def ref_view_output(

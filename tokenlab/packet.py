@@ -60,7 +60,10 @@ class ContextPacket:
     raw: RawInput = b""  # a large input is mapped from a file (`mapped.py`)
     content_type: ContentType | None = None
     classify_reason: str = ""
-    visible: str = ""
+    # The visible text as UTF-8 (lone surrogates passed through): held once, as bytes, since
+    # a large input's is large and as `str` can take two or four bytes a character. It is
+    # written and counted as bytes; `visible` decodes it for callers that need text.
+    visible_bytes: bytes = b""
     # (offset in the visible text's UTF-8 bytes, offset in the input, length) of input
     # bytes shown unchanged, when the optimizer mapped them: counted from the raw count.
     visible_runs: list[tuple[int, int, int]] = field(default_factory=list)
@@ -80,6 +83,15 @@ class ContextPacket:
     recovery_status: Status = Status.SKIP
     recovery_failures: tuple[str, ...] = ()
     trace: list[TraceEntry] = field(default_factory=list)
+
+    @property
+    def visible(self) -> str:
+        """The visible text (decoded at each call: keep it only while it is needed)."""
+        return self.visible_bytes.decode("utf-8", errors="surrogatepass")
+
+    @visible.setter
+    def visible(self, text: str) -> None:
+        self.visible_bytes = text.encode("utf-8", errors="surrogatepass")
 
     def record(self, stage: str, detail: str) -> None:
         self.trace.append(TraceEntry(stage, detail))

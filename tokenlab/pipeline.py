@@ -151,14 +151,14 @@ def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], ma
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
-        visible = _visible_text(packet, run, parts, mapped, io)
-        if _needs_footer(packet, visible, omits):
+        pieces = _visible_pieces(packet, run, parts, mapped, io)
+        if _needs_footer(packet, pieces, omits):
             stored = _settled(packet, stored_early) if stored_early else _store(packet, run, original)
             packet.original_ref = stored
-            if visible and not visible.endswith("\n"):
-                visible += "\n"
-            visible += markers.footer(len(packet.raw), stored.id, folded=omits)
-    packet.visible = visible
+            if pieces and not pieces[-1].endswith(b"\n"):
+                pieces.append(b"\n")
+            pieces.append(markers.footer(len(packet.raw), stored.id, folded=omits).encode())
+    packet.visible_bytes = b"".join(pieces)  # the one copy of the whole text
 
 
 def _counted_whole(omission: Omission | StoredRef) -> bool:
@@ -168,37 +168,45 @@ def _counted_whole(omission: Omission | StoredRef) -> bool:
     return isinstance(omission.content, InputSlices) or not omission.source
 
 
-def _needs_footer(packet: ContextPacket, visible: str, omits: bool) -> bool:
-    """Whether `visible` needs the footer to rebuild the input: not when it is the input, or
-    the input with only secrets masked (`restore.unmasked` puts them back)."""
-    shown = visible.encode("utf-8", errors="surrogatepass")
-    if _is_the_input(shown, packet.raw):
+def _needs_footer(packet: ContextPacket, pieces: list[bytes], omits: bool) -> bool:
+    """Whether the visible text (`pieces`, joined) needs the footer to rebuild the input: not
+    when it is the input, or the input with only secrets masked (`restore.unmasked` puts
+    them back)."""
+    if _is_the_input(pieces, packet.raw):
         return bool(packet.refs)
     if omits or not packet.secrets_masked:
         return True
     secrets = {ref.id: ref.data for ref in packet.refs}
-    return not _is_the_input(unmasked(shown, lambda ref_id: secrets.get(ref_id, b"")), packet.raw)
+    shown = unmasked(b"".join(pieces), lambda ref_id: secrets.get(ref_id, b""))
+    return not _is_the_input([shown], packet.raw)
 
 
-def _is_the_input(data: bytes, raw: RawInput) -> bool:
-    """`data == raw`, for a mapped input too (whose pages are given back after)."""
-    if isinstance(raw, bytes) or len(data) != len(raw):
-        return data == raw
+def _is_the_input(pieces: list[bytes], raw: RawInput) -> bool:
+    """`b"".join(pieces) == raw`, without joining them, for a mapped input too (whose pages
+    are given back after)."""
+    if sum(map(len, pieces)) != len(raw):
+        return False
+    same, at = True, 0
     with memoryview(raw) as view:
-        same = view == data
+        for piece in pieces:
+            if view[at : at + len(piece)] != piece:
+                same = False
+                break
+            at += len(piece)
     let_go(raw, 0, len(raw))
     return same
 
 
-def _visible_text(
+def _visible_pieces(
     packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool, io: ThreadPoolExecutor
-) -> str:
-    """The parts as visible text: omissions stored on `io` behind markers, the rest masked.
+) -> list[bytes]:
+    """The parts as visible text, in UTF-8 pieces: omissions stored on `io` behind markers,
+    the rest masked. An excerpt that masking leaves as it is stays its own bytes, not a copy.
 
     Markers are filled in once every group is masked, so storing overlaps masking; refs
     keep the order of their markers.
     """
-    pieces: list[str | Future[Stored]] = []
+    pieces: list[bytes | Future[Stored]] = []
     refs: list[StoredRef | Future[Stored]] = []
     unchanged: dict[int, list[str | Excerpt]] = {}  # piece -> its excerpts, still input bytes
     for group in _between_omissions(parts):
@@ -208,19 +216,23 @@ def _visible_text(
             refs.append(stored)
             continue
         text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
-        pieces.append(_masked(packet, run, text, refs))
-        if mapped and pieces[-1] == text:
+        masked = _masked(packet, run, text, refs)
+        if masked != text:
+            pieces.append(_utf8(masked))
+            continue
+        del text, masked  # a large excerpt's text is twice its bytes
+        pieces.append(b"".join(map(_utf8_of, group)) if len(group) > 1 else _utf8_of(group[0]))
+        if mapped:
             unchanged[len(pieces) - 1] = group
-    texts: list[str] = []
-    size = 0  # UTF-8 bytes of the visible text so far, tracked for mapped types
+    texts: list[bytes] = []
+    size = 0  # bytes of the visible text so far
     for at, piece in enumerate(pieces):
-        texts.append(piece if isinstance(piece, str) else _settled(packet, piece).marker)
+        texts.append(piece if isinstance(piece, bytes) else _settled(packet, piece).marker.encode())
         if at in unchanged:
             packet.visible_runs += _excerpt_runs(unchanged[at], size)
-        if mapped:
-            size += _utf8_length(texts[-1])
+        size += len(texts[-1])
     packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
-    return "".join(texts)
+    return texts
 
 
 def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str | Excerpt]]:
@@ -238,8 +250,12 @@ def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str 
         yield text
 
 
-def _utf8_length(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", errors="surrogatepass"))
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+def _utf8_of(part: str | Excerpt) -> bytes:
+    return part.data if isinstance(part, Excerpt) else _utf8(part)
 
 
 def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
@@ -249,7 +265,7 @@ def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
         if isinstance(part, Excerpt):
             starts = map(add, map(itemgetter(0), part.runs), repeat(offset))
             runs += zip(starts, map(itemgetter(1), part.runs), map(itemgetter(2), part.runs))
-        offset += _utf8_length(part.text if isinstance(part, Excerpt) else part)
+        offset += len(_utf8_of(part))
     return runs
 
 
@@ -337,7 +353,7 @@ def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
-    visible = packet.visible.encode("utf-8")
+    visible = packet.visible_bytes
     shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
     refs = [
         ref.content if _counted_whole(ref) else MappedText(ref.data, _source_runs(ref.source))
@@ -362,13 +378,13 @@ def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
     trial = ContextPacket(source=packet.source, raw=packet.raw, content_type=packet.content_type)
     trial.raw_measure = packet.raw_measure
     _render(trial, run, (visible_text(as_bytes(packet.raw)),), mapped=False)
-    if trial.visible == packet.visible:
+    if trial.visible_bytes == packet.visible_bytes:
         return False
     _measure_visible(trial, run)
     assert trial.visible_measure is not None and packet.visible_measure is not None
     if trial.visible_measure.tokens > packet.visible_measure.tokens:
         return False
-    packet.visible, packet.visible_runs = trial.visible, trial.visible_runs
+    packet.visible_bytes, packet.visible_runs = trial.visible_bytes, trial.visible_runs
     packet.refs, packet.original_ref = trial.refs, trial.original_ref
     packet.reload_failures.update(trial.reload_failures)
     packet.secrets_masked = trial.secrets_masked
@@ -385,13 +401,21 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
     if not expected:
         packet.signal_status = Status.SKIP
         return "SKIP (no expected signals given, none found in the input)"
-    missing = line_shapes.not_shown(expected, packet.visible)
+    missing = _not_shown(expected, packet.visible_bytes)
     packet.missing_signals = missing
     packet.signal_status = Status.FAIL if missing else Status.PASS
     counts = f"{len(packet.signals)} given, {len(packet.automatic_signals)} found"
     if missing:
         return f"FAIL missing {len(missing)}/{len(expected)} ({counts}): " + "; ".join(map(repr, missing))
     return f"PASS {len(expected)}/{len(expected)} signals visible ({counts})"
+
+
+def _not_shown(expected: tuple[str, ...], shown: bytes) -> tuple[str, ...]:
+    """`line_shapes.not_shown`, decoding the visible text only when a signal is not in it
+    as it is (UTF-8 finds a text's bytes exactly where the text is)."""
+    if all(_utf8(signal) in shown for signal in expected):
+        return ()
+    return line_shapes.not_shown(expected, shown.decode("utf-8", errors="surrogatepass"))
 
 
 def _as_shown(signal: str, run: RunSettings) -> str:

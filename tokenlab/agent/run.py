@@ -218,7 +218,7 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
         stdout = json_bytes(result.as_dict())
     else:
         for stream in result.streams:
-            text = stream.packet.raw if unmodified else stream.visible.encode("utf-8", errors="surrogatepass")
+            text = stream.packet.raw if unmodified else stream.packet.visible_bytes
             if stream.name == "stderr":
                 stderr += text
             else:
@@ -280,10 +280,10 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
     """Put `line` just before the footer (adding one for output shown unchanged) and count it."""
     from tokenlab.counting import tokens
 
-    visible = packet.visible
-    if markers.parse_footer(visible):
-        cut = visible.rstrip("\n").rfind("\n") + 1
-        body, footer = visible[:cut], visible[cut:]
+    cut = _last_line_start(packet.visible_bytes)
+    last = packet.visible_bytes[cut:].decode("utf-8", errors="surrogatepass")
+    if markers.parse_footer(last):
+        body, footer = "", last
     else:
         reason = "original input, byte for byte"
         meta = {
@@ -292,24 +292,45 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
         }
         ref_id = store.put(packet.raw, reason=reason, **meta)
         packet.original_ref = StoredRef(ref_id, reason, packet.raw)
-        body, footer = visible, markers.footer(len(packet.raw), ref_id, folded=False)
+        body, footer = last, markers.footer(len(packet.raw), ref_id, folded=False)
         packet.marker_tokens += tokens.count(markers.marker(ref_id))
     if body and not body.endswith("\n"):
         body += "\n"
-    packet.visible = body + line + "\n" + footer
-    encoded = packet.visible.encode("utf-8", errors="surrogatepass")
-    packet.visible_measure = Measurement(len(encoded), tokens.count(packet.visible))
+    _replace_last_line(packet, cut, body + line + "\n" + footer)
 
 
 def _name_opener(packet: ContextPacket, opener: str) -> None:
     """Make the footer's hint name tokenlab as the caller's shell can run it, and count it."""
+    cut = _last_line_start(packet.visible_bytes)
+    last = packet.visible_bytes[cut:].decode("utf-8", errors="surrogatepass")
+    named = markers.with_opener(last, opener)  # the footer, if any, is the last line
+    if named != last:
+        _replace_last_line(packet, cut, named)
+
+
+def _last_line_start(visible: bytes) -> int:
+    """Where the visible text's last line starts (its trailing newlines are part of it)."""
+    return visible.rstrip(b"\n").rfind(b"\n") + 1
+
+
+def _replace_last_line(packet: ContextPacket, cut: int, text: str) -> None:
+    """Replace the visible text from `cut` (where its last line starts) with `text`, and
+    count it: the lines before are not counted again when the counts of the two sides of
+    the cut add up (`tokens.is_safe_cut`), as they do before a line that starts with `[`."""
     from tokenlab.counting import tokens
 
-    named = markers.with_opener(packet.visible, opener)
-    if named != packet.visible:
-        packet.visible = named
-        encoded = named.encode("utf-8", errors="surrogatepass")
-        packet.visible_measure = Measurement(len(encoded), tokens.count(named))
+    visible = packet.visible_bytes
+    encoded = text.encode("utf-8", errors="surrogatepass")
+    before = visible[cut - 1 : cut]
+    joined = visible[:cut] + encoded
+    counted = packet.visible_measure
+    if counted and tokens.is_safe_cut(visible, cut) and tokens.is_safe_cut(before + encoded, len(before)):
+        last = visible[cut:].decode("utf-8", errors="surrogatepass")
+        total = counted.tokens - tokens.count(last) + tokens.count(text)
+    else:
+        total = tokens.count(joined.decode("utf-8", errors="surrogatepass"))
+    packet.visible_bytes = joined
+    packet.visible_measure = Measurement(len(joined), total)
 
 
 def _analyse(data: bytes, source: str, store: Store, granularity: Granularity, redact: bool) -> ContextPacket:

@@ -92,10 +92,18 @@ Run = tuple[int, int, int]
 
 @dataclass(frozen=True, slots=True)
 class Excerpt:
-    """Visible text, and the runs of input bytes it shows unchanged."""
+    """Visible text, and the runs of input bytes it shows unchanged.
 
-    text: str
+    Held as UTF-8 bytes: a diff's excerpts are most of its visible text, which as `str`
+    would take two bytes a character once a `…` fold line is in it.
+    """
+
+    data: bytes  # the text, UTF-8
     runs: tuple[Run, ...]
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
 
 
 Part = str | Excerpt | Omission

@@ -362,8 +362,8 @@ def _excerpt(
     """Visible text between two omissions: `lead`, each stretch of input [starts[i], ends[i])
     followed by gaps[i] (`tail` after the last), as one Excerpt that names its runs of input.
 
-    Kept in bytes and decoded once: every stretch of input ends at a line end (or the
-    input's end), so decoding the whole equals decoding each stretch.
+    Kept in bytes, checked to decode once: every stretch of input ends at a line end (or
+    the input's end), so decoding the whole equals decoding each stretch.
     """
     pieces: list[bytes | memoryview] = [lead] * (2 * len(starts) + 1)
     pieces[1::2] = map(view.__getitem__, map(slice, starts, ends))
@@ -373,12 +373,12 @@ def _excerpt(
     runs = tuple(compress(zip(islice(at_in_text, 1, None, 2), starts, lengths), lengths))
     joined = b"".join(pieces)
     try:
-        text = joined.decode("utf-8")
+        joined.decode("utf-8")
     except UnicodeDecodeError:  # shown as U+FFFD, not as themselves: no run is claimed then
-        text, runs = visible(joined), ()
-    if not text:
+        return [text] if (text := visible(joined)) else []
+    if not joined:
         return []
-    return [Excerpt(text, runs) if runs else text]
+    return [Excerpt(joined, runs) if runs else joined.decode("utf-8")]
 
 
 def _grouped(data: bytes, spans: list[Span], reason: str) -> Omission:
