@@ -12,6 +12,7 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.blocks import (
     at_status,
     column_summary,
+    size_extremes,
     is_prose,
     is_small_listing_of_entries,
     kept_record_lines,
@@ -275,3 +276,45 @@ def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest(
     assert all(rows[at] in text for at in range(100, 220, 10))
     assert re.search(r" … \+\d+ \{\d+ rows from the \d+ above on: column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
     assert rows[121] not in text
+
+
+def _pack_rows(count: int) -> list[bytes]:
+    """`git verify-pack -v` rows: sha, type, size, size in pack, offset (rising)."""
+    kinds = ("blob", "tree", "commit")
+    return [
+        f"{i:040x} {kinds[i % 3]:<6} {100 + i * 7 % 900} {60 + i * 5 % 500} {12 + i * 400}".encode()
+        for i in range(count)
+    ]
+
+
+def test_a_column_of_sizes_gives_its_range_and_its_largest_row() -> None:
+    rows = _pack_rows(200)
+    rows[137] = f"{137:040x} blob   2928411 354925 {12 + 137 * 400}".encode()
+    summary, largest = size_extremes(rows)
+    assert summary == "column 3: 100 to 2,928,411, largest shown; column 4: 60 to 354,925, largest shown"
+    assert largest == [137]
+
+
+def test_a_symbol_tables_sizes_are_summarised_but_not_its_section_numbers() -> None:
+    rows = [
+        f"{i:6}: {i * 64:016x} {i % 90 * 3:5} FUNC    GLOBAL DEFAULT {12 + i % 9:3} fn_{i}".encode() for i in range(300)
+    ]
+    rows[42] = b"    42: 0000000000105200 58613 FUNC    GLOBAL DEFAULT  12 _PyEval_EvalFrameDefault"
+    summary, largest = size_extremes(rows)
+    assert summary == "column 3: 0 to 58,613, largest shown"
+    assert largest == [42]
+
+
+def test_line_numbers_are_no_sizes() -> None:
+    rows = [f"name_{i} variable {(i * 37) % 320 + 2} /usr/include/x.h int name_{i};".encode() for i in range(80)]
+    assert size_extremes(rows) == ("", [])
+
+
+def test_a_folded_listing_of_sizes_shows_its_largest_row() -> None:
+    rows = _pack_rows(300)
+    rows[211] = f"{211:040x} blob   2928411 354925 {12 + 211 * 400}".encode()
+    totals = [b"non delta: 120 objects", b"chain length = 1: 180 objects", b"pack-1.pack: ok"]
+    result = optimize(b"\n".join([*rows, *totals]) + b"\n", COARSE)
+    text = render_preview(result)
+    assert f"{211:040x} blob   2928411 354925" in text
+    assert "to 2,928,411, largest shown; column 4: 60 to 354,925, largest shown}" in text

@@ -478,6 +478,9 @@ class _Document:
             summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
             if not summary:
                 summary, rare_rows = blocks.value_summary(lines, self.limits.rare_shape_lines)
+            sizes, largest_rows = blocks.size_extremes(lines)
+            summary = "; ".join(part for part in (summary, sizes) if part)
+            rare_rows = [*rare_rows, *largest_rows]
             if summary:
                 # The counts are of the whole run, its rows shown around the fold among them:
                 # said so, or a reader takes them for the fold's own or for the listing's.
