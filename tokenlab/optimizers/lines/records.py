@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tokenlab.counting.runs import InputSlices
+from tokenlab.mapped import line_count
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
@@ -669,7 +670,10 @@ def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity
     parts: list[Part] = []
     if coarse:
         reason = f"all {len(folded):,} folded records, concatenated in original order"
-        parts += [f"[records: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
+        # The input's lines beside the records folded, as a log's header gives them: a count
+        # of records alone reads as the input's size.
+        header = f"[records: {line_count(data):,} lines; {len(folded):,} records folded: "
+        parts += [header, Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
     stops = dict(folded)
     for place in sorted({*lines_at, *stops}):
