@@ -43,8 +43,10 @@ What stays visible, and why:
   next to one another are a listing's comments, not headings. In a large series of alike
   sections, a line led by a word that few members have (`no symbols`) stays: it marks the
   members that differ. A kept line longer than `long_line_bytes` shows its first sentence
-  and any sentence holding a signal word.
-- Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
+  and any sentence holding a signal word; a line cut inside brackets (a statement's
+  argument list) keeps them to their close when it is near.
+- Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`),
+  or inside a line by the number of words (` … +79 words`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
   named after its heading. FINE: one ref per folded run, right after its marker; runs
   shorter than `fine_min_fold_bytes` stay visible instead. The failure, summary and
@@ -185,6 +187,7 @@ _NAME_WORD_RE = re.compile(rb"(?<!\S)[^\s/\\]*+[/\\]\S*+|(`[^`\n]*+`)")
 _SPACE_RE = re.compile(rb"\s")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
+_LEAST_CUT_BYTES = 16  # a long line's tail shorter than this stays: ` … +2 words` costs as much
 _WORD_BYTES = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 ) | frozenset(range(0x80, 0x100))
@@ -853,7 +856,7 @@ def _long_line(
         return _sentences_with_signals(data, start, end, signals)
     cut = _first_cut(data, start, end, limits)
     newline = end - 1 if data[end - 1 : end] == b"\n" else end
-    if cut >= newline:
+    if cut >= newline - _LEAST_CUT_BYTES:
         return [TextSpan(SpanKind.KEEP, start, end)]
     return [
         TextSpan(SpanKind.KEEP, start, cut),
@@ -871,11 +874,28 @@ def _first_cut(data: bytes, start: int, end: int, limits: TextConfig) -> int:
         return sentence.end()
     space = data.rfind(b" ", start + 40, start + limits.cut_bytes)
     if space > 0:
-        return space + 1
+        return _bracket_closed(data, start, space + 1, limits.long_line_bytes) or space + 1
     cut = min(start + limits.cut_bytes, end - 1)
     while cut > start and data[cut] & 0xC0 == 0x80:  # never split a UTF-8 sequence
         cut -= 1
     return cut
+
+
+def _bracket_closed(data: bytes, start: int, cut: int, reach: int) -> int:
+    """Where the brackets open at `cut` close, when within `reach` bytes after it: a
+    statement cut inside its argument list (`CREATE TABLE t (a INT, b …`, `f(self, x, …`)
+    loses what defines it, and the list is the part read."""
+    depth = data.count(b"(", start, cut) - data.count(b")", start, cut)
+    if depth <= 0:
+        return 0
+    for at in range(cut, min(len(data), cut + reach)):
+        byte = data[at]
+        if byte == 0x0A:
+            return 0
+        depth += (byte == 0x28) - (byte == 0x29)
+        if depth == 0:
+            return at + 1
+    return 0
 
 
 def _sentences_with_signals(data: bytes, start: int, end: int, signals: list[int]) -> list[TextSpan]:
