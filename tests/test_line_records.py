@@ -408,4 +408,5 @@ def test_the_coarse_header_counts_the_inputs_lines_beside_the_records_folded() -
     parts = records.fold_records(data, Granularity.COARSE)
     assert parts is not None
     lines = data.count(b"\n")
-    assert str(parts[0]).startswith(f"[records: {lines} lines; ") and str(parts[0]).endswith(" records folded: ")
+    header = str(parts[0])
+    assert header.startswith(f"[records: {lines} lines; ") and header.endswith(" records folded: ")

@@ -605,10 +605,14 @@ def test_a_cut_inside_a_line_says_how_many_words_it_hides(label: str, words: lis
 @pytest.mark.parametrize(
     "line",
     [
-        "CREATE TABLE tracks (track_id INTEGER PRIMARY KEY, name TEXT NOT NULL, album_id INTEGER REFERENCES "
-        "albums(album_id) ON DELETE CASCADE, genre_id INTEGER REFERENCES genres(genre_id), milliseconds INTEGER);",
-        "     |  async create_connection(self, protocol_factory, host=None, port=None, *, ssl=None, family=0, "
-        "proto=0, flags=0, sock=None, local_addr=None, server_hostname=None, happy_eyeballs_delay=None)",
+        (
+            "CREATE TABLE tracks (track_id INTEGER PRIMARY KEY, name TEXT NOT NULL, album_id INTEGER REFERENCES "
+            "albums(album_id) ON DELETE CASCADE, genre_id INTEGER REFERENCES genres(genre_id), milliseconds INTEGER);"
+        ),
+        (
+            "     |  async create_connection(self, protocol_factory, host=None, port=None, *, ssl=None, family=0, "
+            "proto=0, flags=0, sock=None, local_addr=None, server_hostname=None, happy_eyeballs_delay=None)"
+        ),
     ],
 )
 def test_a_statement_cut_inside_its_argument_list_keeps_the_list(line: str) -> None:

@@ -12,11 +12,11 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.blocks import (
     at_status,
     column_summary,
-    size_extremes,
     is_prose,
     is_small_listing_of_entries,
     kept_record_lines,
     record_blocks,
+    size_extremes,
     value_summary,
 )
 from tokenlab.optimizers.text.optimizer import optimize
@@ -297,7 +297,8 @@ def test_a_column_of_sizes_gives_its_range_and_its_largest_row() -> None:
 
 def test_a_symbol_tables_sizes_are_summarised_but_not_its_section_numbers() -> None:
     rows = [
-        f"{i:6}: {i * 64:016x} {i % 90 * 3:5} FUNC    GLOBAL DEFAULT {12 + i % 9:3} fn_{i}".encode() for i in range(300)
+        f"{i:6}: {i * 64:016x} {i % 90 * 3:5} FUNC    GLOBAL DEFAULT {12 + i % 9:3} fn_{i}".encode()
+        for i in range(300)
     ]
     rows[42] = b"    42: 0000000000105200 58613 FUNC    GLOBAL DEFAULT  12 _PyEval_EvalFrameDefault"
     summary, largest = size_extremes(rows)
@@ -306,7 +307,10 @@ def test_a_symbol_tables_sizes_are_summarised_but_not_its_section_numbers() -> N
 
 
 def test_line_numbers_are_no_sizes() -> None:
-    rows = [f"name_{i} variable {(i * 37) % 320 + 2} /usr/include/x.h int name_{i};".encode() for i in range(80)]
+    rows = [
+        f"name_{i} variable {(i * 37) % 320 + 2} /usr/include/x.h int name_{i};".encode()
+        for i in range(80)
+    ]
     assert size_extremes(rows) == ("", [])
 
 

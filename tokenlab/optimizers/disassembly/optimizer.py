@@ -194,7 +194,8 @@ def _render(
             stop += 1
         start, end = lines[index].start, lines[stop - 1].end
         count = sum(1 for at in range(index, stop) if lines[at].kind is Kind.INSTRUCTION)
-        label = f"    … {count:,} instruction{'s' if count != 1 else ''}{_calls_note(lines[index:stop], names)}"
+        calls = _calls_note(lines[index:stop], names)
+        label = f"    … {count:,} instruction{'s' if count != 1 else ''}{calls}"
         stub_body = line.function in grouped  # its header says what it holds
         if not stub_body and (stop - index == 1 or end - start <= 2 * len(label.encode())):
             body.append(visible(data[start:end]))  # as costly as a marker
@@ -210,7 +211,7 @@ def _render(
     return OptimizeResult(tuple(join_literals(parts + body)), signals)
 
 
-def _calls_note(folded: list[Line], names: dict[int, str]) -> str:
+def _calls_note(folded: list[Line], names: dict[int, str | None]) -> str:
     """`` (calls malloc@plt ×2, free@plt)`` for the calls of other functions a fold hides:
     one is kept per target and function, so a second call to the same target would read
     as none."""

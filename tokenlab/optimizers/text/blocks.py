@@ -297,7 +297,8 @@ def size_extremes(rows: Sequence[bytes]) -> tuple[str, list[int]]:
                 break
             continue
         numbers = [int(word) for word in words]
-        if len(set(numbers)) <= _MOST_VALUES or max(numbers) < _SIZE_SKEW * sorted(numbers)[len(numbers) // 2]:
+        median = sorted(numbers)[len(numbers) // 2]
+        if len(set(numbers)) <= _MOST_VALUES or max(numbers) < _SIZE_SKEW * median:
             continue
         largest = max(range(len(numbers)), key=numbers.__getitem__)
         parts.append(f"column {column + 1}: {min(numbers):,} to {numbers[largest]:,}, largest shown")
