@@ -4,6 +4,7 @@ count at status positions only, and a long listing's fold counts its columns' va
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -322,3 +323,20 @@ def test_a_folded_listing_of_sizes_shows_its_largest_row() -> None:
     text = render_preview(result)
     assert f"{211:040x} blob   2928411 354925" in text
     assert "to 2,928,411, largest shown; column 4: 60 to 354,925, largest shown}" in text
+
+
+def test_a_patch_named_after_a_security_advisory_stays_among_folded_patches() -> None:
+    data = (Path(__file__).parent.parent / "fixtures" / "real" / "perl_V.txt").read_bytes()
+    shown = render_preview(optimize(data, COARSE))
+    assert "DEBPKG:fixes/CVE-2023-47038 - [7047915]" in shown  # in a path, still an advisory
+    assert "DEBPKG:fixes/CVE-2024-56406 - CVE-2024-56406:" in shown
+    assert "DEBPKG:fixes/lto-test-fix" not in shown  # the patches around them still fold
+
+
+def test_a_changelog_entry_naming_a_security_advisory_stays_among_folded_entries() -> None:
+    words = "bump pin fix drop add move test build docs port sync tidy rename split merge".split()
+    rows = ["  * " + " ".join(words[(i * 7 + k) % 15] for k in range(3 + i % 9)) for i in range(120)]
+    rows[70] = rows[70] + " (GHSA-4xqv-2wqm-fm9g)"
+    shown = render_preview(optimize(("Changes:\n" + "\n".join(rows) + "\n").encode(), COARSE))
+    assert rows[70] in shown
+    assert rows[60] not in shown

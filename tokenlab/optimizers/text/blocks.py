@@ -76,6 +76,9 @@ FAILURE_PHRASE_RE = re.compile(
     rb"|\buninitiali[sz]ed value",
     re.IGNORECASE,
 )
+# A security advisory's identifier names a vulnerability wherever it stands, in a patch's
+# name too (`fixes/CVE-2023-47038`): a line holding one is read first, like a failure.
+ADVISORY_RE = re.compile(rb"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[2-9cfghjmpqrvwx]{4}){3})\b")
 
 
 def is_prose(line: bytes) -> bool:

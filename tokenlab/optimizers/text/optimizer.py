@@ -24,8 +24,9 @@ What stays visible, and why:
   and the first copy of any line holding a signal word (`signal_words`: warning,
   deprecated, must, never, do not, unsafe, breaking…) or a failure word (`failure_words`:
   error, fail…, invalid, killed, SIGSEGV…) outside a path, a code span or a quoted source
-  line (`checkers/deprecated.py` warns of nothing), because those are the lines a reader
-  must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
+  line (`checkers/deprecated.py` warns of nothing), or a security advisory's identifier
+  (`CVE-2023-47038`, `GHSA-…`) even in a name (`fixes/CVE-2023-47038`), because those are
+  the lines a reader must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
   another one (a `pip show` header, the `Severity:` and `Location:` lines indented under a
   finding's heading, the counts of a metrics block), unless it holds a link or two
   sentences; the top `ranking_rows` rows of a ranking (a run of rows led by falling
@@ -313,7 +314,8 @@ class _Document:
     @cached_property
     def signals(self) -> list[int]:
         phrases = [match.start() for match in blocks.FAILURE_PHRASE_RE.finditer(self.data)]
-        return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases)
+        advisories = [match.start() for match in blocks.ADVISORY_RE.finditer(self.data)]
+        return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases + advisories)
 
     @cached_property
     def record_blocks(self) -> list[tuple[int, int]]:
@@ -587,7 +589,8 @@ class _Document:
         words = self.limits.words_kept
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
-            if not self._reports_failure(index, _without_names(content), words):
+            advisory = blocks.ADVISORY_RE.search(content) is not None
+            if not advisory and not self._reports_failure(index, _without_names(content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`) or a name: no warning
             if _is_excerpt(content):
                 continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
