@@ -139,3 +139,23 @@ def test_hostile_input_restores(tmp_path: Path) -> None:
     packet = analyze(data, source="listing.txt", store=store)
     assert packet.recovery_status.value == "PASS"
     assert restore(packet.visible.encode("utf-8"), store) == data
+
+
+def test_a_fold_names_the_calls_it_hides_in_an_objdump_listing() -> None:
+    shown = preview(listing())
+    assert "    … 9 instructions (calls malloc@plt)\n" in shown  # the second malloc, one kept above
+    assert "(calls jle" not in shown and "main+0x2a" not in shown  # a jump inside names no call
+
+
+def test_a_fold_names_the_calls_it_hides_in_a_debuggers_listing() -> None:
+    body = [f"   0x{0x1000 + 4 * n:016x} <+{4 * n}>:\tmov    -0x{8 * n:x}(%rbp),%rax" for n in range(120)]
+    body[10] = "   0x0000000000001028 <+40>:\tcall   0x1090 <printf@plt>"
+    body[50] = "   0x00000000000010c8 <+200>:\tcall   0x1090 <printf@plt>"
+    body[70] = "   0x0000000000001118 <+280>:\tcall   0x1090 <printf@plt>"
+    body[90] = "   0x0000000000001168 <+360>:\tcallq  0x1097 <helper+7>"
+    body[100] = "   0x0000000000001190 <+400>:\tcallq  0x1097 <helper+7>"
+    text = "\n".join(["Dump of assembler code for function work:", *body, "End of assembler dump.", ""])
+    shown = preview(text.encode())
+    assert "call   0x1090 <printf@plt>" in shown
+    assert "    … 79 instructions (calls printf@plt ×2)\n" in shown
+    assert "    … 29 instructions\n" in shown  # a target past a symbol (`<helper+7>`) names no call

@@ -157,7 +157,7 @@ def test_distinct_entries_in_key_value_blocks_keep_each_record() -> None:
     shown = _shown(fold_fields(data, Granularity.COARSE) or ())
     assert all(f"name    = {name}\n" in shown for name in _NAMES)
     assert "{unit = (empty); context = sighup; source = default; reset = as setting}" in shown
-    assert shown.startswith("[lines: 24 folded: #ref]\n")
+    assert shown.startswith("[lines: 24 of 55 folded: #ref]\n")
     assert "more like the one above" not in shown
 
 

@@ -179,7 +179,8 @@ def test_coarse_folding_holds_every_folded_record_in_one_ref() -> None:
     parts = records.fold_records(data, Granularity.COARSE)
     assert parts is not None
     folded = [part for part in parts if isinstance(part, Omission)]
-    assert len(folded) == 1 and str(parts[0]).startswith("[records: ")
+    lines = data.count(b"\n")
+    assert len(folded) == 1 and str(parts[0]) == f"[records: {lines:,} lines; 50 records folded: "
     assert folded[0].data == b"".join(data[a:b] for a, b in folded[0].source)
     assert "[×7 more like the one above] data.node[#]: Creating..." in "".join(p for p in parts if isinstance(p, str))
 
@@ -400,3 +401,12 @@ def test_a_long_line_is_not_quoted_whole_for_an_unusual_value() -> None:
     assert found is not None
     table = found.table()
     assert " has " not in table and "unless shown" in table
+
+
+def test_the_coarse_header_counts_the_inputs_lines_beside_the_records_folded() -> None:
+    data = _race_log(_LOCK_ORDER)
+    parts = records.fold_records(data, Granularity.COARSE)
+    assert parts is not None
+    lines = data.count(b"\n")
+    header = str(parts[0])
+    assert header.startswith(f"[records: {lines} lines; ") and header.endswith(" records folded: ")

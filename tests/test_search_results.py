@@ -690,3 +690,16 @@ def test_a_small_search_whose_hits_fit_the_floor_with_a_little_slack_shows_every
     assert "#ref:" not in shown  # nothing folded: every hit is shown
     assert shown.count(text) == 27
     assert "#ref:" in preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor, floor_slack=0.0))
+
+
+def test_the_header_counts_the_inputs_lines_when_context_lines_make_them_more_than_its_hits() -> None:
+    context_lines = GREP_CONTEXT.count(b"\n")
+    assert preview(GREP_CONTEXT).split(";", 1)[0].endswith(f" files, {context_lines} lines")
+    function_lines = GIT_GREP_W.count(b"\n")
+    header = render_preview(optimize_search_results(GIT_GREP_W, ALWAYS)).split(";", 1)[0]
+    assert header == f"[search results: 2 hits in 2 files, {function_lines} lines"
+
+
+def test_the_header_gives_no_line_count_when_every_line_is_a_hit() -> None:
+    lines = [f"app/m{n}.py:{n}:    parse_config(x)" for n in range(1, 9)]
+    assert preview(("\n".join(lines) + "\n").encode()).startswith("[search results: 8 hits in 8 files; ")

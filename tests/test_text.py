@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.text.optimizer import _KEEP, TextConfig, _Document, optimize
+from tokenlab.optimizers.text.optimizer import _KEEP, TextConfig, _Document, _long_line, optimize
+from tokenlab.optimizers.text.render import SpanKind, TextSpan
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -22,7 +23,7 @@ FINE = OptimizerConfig(Granularity.FINE)
 _ANNOTATION_RE = re.compile(
     r" ?\(full section: #ref:ctx_[0-9a-f]+\)|\[repeat of an earlier paragraph: .*\] #ref:ctx_[0-9a-f]+"
     r"|\[whitespace normalized; exact original: #ref:ctx_[0-9a-f]+\]|\(full section: #ref:ctx_[0-9a-f]+\)"
-    r"| ?…(?: \+\d+)?(?: \{\d+ rows from the \d+ above on: column .*?\}(?= #ref|$))?(?: #ref:ctx_[0-9a-f]+)?"
+    r"| ?…(?: \+[\d,]+(?: words?)?)?(?: \{\d+ rows from the \d+ above on: column .*?\}(?= #ref|$))?(?: #ref:ctx_[0-9a-f]+)?"
     # Line records (text_records.py): folded runs and the closing line.
     r"|\[… [\d,]+ (?:more )?lines?(?: like the one above[^\]]*|, each the same as the one above)?(?:: #ref:ctx_[0-9a-f]+)?\]"
     r"|\[(?:key = value dump|sorted numeric listing|table with a header row|templated records): [^\n]*\]"
@@ -295,8 +296,8 @@ def test_long_line_shows_first_sentence_and_signal_sentences() -> None:
     )
     data = ("# Doc\n\n" + line + "\n\n" + "Another paragraph.\n" * 100).encode()
     text = render_preview(optimize(data, FINE))
-    assert "The first sentence of this long paragraph is kept. … #ref:ctx_" in text
-    assert "This option is deprecated and will be removed. … #ref:ctx_" in text
+    assert "The first sentence of this long paragraph is kept. … +50 words #ref:ctx_" in text
+    assert "This option is deprecated and will be removed. … +50 words #ref:ctx_" in text
     assert "Filler sentence" not in text
 
 
@@ -577,3 +578,50 @@ def test_profile_summary_keeps_its_hottest_rows() -> None:
     table = lines.index(next(line for line in lines if line.rstrip().endswith("file:function")))
     for row in lines[table + 2 : table + 12]:
         assert row in shown
+
+
+def _key_value_report(long_line: str) -> bytes:
+    """A `Key: value` report of 2 KB and more (lscpu, gcc -v) holding one long line."""
+    fields = [f"Field number {i}:{' ' * 20}value {i * 3}" for i in range(60)]
+    return ("\n".join([*fields[:30], long_line, *fields[30:]]) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    ("label", "words"),
+    [
+        ("Flags:                                   ", [f"flag{i}" for i in range(120)]),
+        ("Configured with: ../src/configure", [f"--with-option-{i}=/usr/lib/x{i}" for i in range(40)]),
+    ],
+)
+def test_a_cut_inside_a_line_says_how_many_words_it_hides(label: str, words: list[str]) -> None:
+    line = f"{label} {' '.join(words)}"
+    text = render_preview(optimize(_key_value_report(line), COARSE))
+    shown = next(row for row in text.splitlines() if row.startswith(label))
+    kept = shown.split(" … ")[0]
+    assert shown.endswith(f" … +{len(words) - len(kept[len(label):].split())} words")
+    assert words[-1] not in text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        (
+            "CREATE TABLE tracks (track_id INTEGER PRIMARY KEY, name TEXT NOT NULL, album_id INTEGER REFERENCES "
+            "albums(album_id) ON DELETE CASCADE, genre_id INTEGER REFERENCES genres(genre_id), milliseconds INTEGER);"
+        ),
+        (
+            "     |  async create_connection(self, protocol_factory, host=None, port=None, *, ssl=None, family=0, "
+            "proto=0, flags=0, sock=None, local_addr=None, server_hostname=None, happy_eyeballs_delay=None)"
+        ),
+    ],
+)
+def test_a_statement_cut_inside_its_argument_list_keeps_the_list(line: str) -> None:
+    data = f"{line}\n".encode()
+    assert _long_line(data, 0, len(data), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(data))]
+
+
+def test_an_argument_list_that_runs_on_past_its_reach_is_cut() -> None:
+    data = ("CREATE TABLE wide (" + ", ".join(f"column_{i} INTEGER" for i in range(40)) + ");\n").encode()
+    spans = _long_line(data, 0, len(data), TextConfig(), [])
+    assert [span.kind for span in spans] == [SpanKind.KEEP, SpanKind.FOLD, SpanKind.KEEP]
+    assert spans[0].end < TextConfig().cut_bytes

@@ -4,6 +4,7 @@ count at status positions only, and a long listing's fold counts its columns' va
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from tokenlab.optimizers.text.blocks import (
     kept_record_lines,
     quoted_value_bodies,
     record_blocks,
+    size_extremes,
     value_summary,
 )
 from tokenlab.optimizers.text.optimizer import optimize
@@ -336,3 +338,66 @@ def test_quoted_value_bodies_in_an_environment_listing() -> None:
 def _line_at(lines: list[bytes], position: int) -> int:
     """The line holding byte `position` of the lines joined by newlines."""
     return b"\n".join(lines)[:position].count(b"\n")
+
+
+def _pack_rows(count: int) -> list[bytes]:
+    """`git verify-pack -v` rows: sha, type, size, size in pack, offset (rising)."""
+    kinds = ("blob", "tree", "commit")
+    return [
+        f"{i:040x} {kinds[i % 3]:<6} {100 + i * 7 % 900} {60 + i * 5 % 500} {12 + i * 400}".encode()
+        for i in range(count)
+    ]
+
+
+def test_a_column_of_sizes_gives_its_range_and_its_largest_row() -> None:
+    rows = _pack_rows(200)
+    rows[137] = f"{137:040x} blob   2928411 354925 {12 + 137 * 400}".encode()
+    summary, largest = size_extremes(rows)
+    assert summary == "column 3: 100 to 2,928,411, largest shown; column 4: 60 to 354,925, largest shown"
+    assert largest == [137]
+
+
+def test_a_symbol_tables_sizes_are_summarised_but_not_its_section_numbers() -> None:
+    rows = [
+        f"{i:6}: {i * 64:016x} {i % 90 * 3:5} FUNC    GLOBAL DEFAULT {12 + i % 9:3} fn_{i}".encode()
+        for i in range(300)
+    ]
+    rows[42] = b"    42: 0000000000105200 58613 FUNC    GLOBAL DEFAULT  12 _PyEval_EvalFrameDefault"
+    summary, largest = size_extremes(rows)
+    assert summary == "column 3: 0 to 58,613, largest shown"
+    assert largest == [42]
+
+
+def test_line_numbers_are_no_sizes() -> None:
+    rows = [
+        f"name_{i} variable {(i * 37) % 320 + 2} /usr/include/x.h int name_{i};".encode()
+        for i in range(80)
+    ]
+    assert size_extremes(rows) == ("", [])
+
+
+def test_a_folded_listing_of_sizes_shows_its_largest_row() -> None:
+    rows = _pack_rows(300)
+    rows[211] = f"{211:040x} blob   2928411 354925 {12 + 211 * 400}".encode()
+    totals = [b"non delta: 120 objects", b"chain length = 1: 180 objects", b"pack-1.pack: ok"]
+    result = optimize(b"\n".join([*rows, *totals]) + b"\n", COARSE)
+    text = render_preview(result)
+    assert f"{211:040x} blob   2928411 354925" in text
+    assert "to 2,928,411, largest shown; column 4: 60 to 354,925, largest shown}" in text
+
+
+def test_a_patch_named_after_a_security_advisory_stays_among_folded_patches() -> None:
+    data = (Path(__file__).parent.parent / "fixtures" / "real" / "perl_V.txt").read_bytes()
+    shown = render_preview(optimize(data, COARSE))
+    assert "DEBPKG:fixes/CVE-2023-47038 - [7047915]" in shown  # in a path, still an advisory
+    assert "DEBPKG:fixes/CVE-2024-56406 - CVE-2024-56406:" in shown
+    assert "DEBPKG:fixes/lto-test-fix" not in shown  # the patches around them still fold
+
+
+def test_a_changelog_entry_naming_a_security_advisory_stays_among_folded_entries() -> None:
+    words = "bump pin fix drop add move test build docs port sync tidy rename split merge".split()
+    rows = ["  * " + " ".join(words[(i * 7 + k) % 15] for k in range(3 + i % 9)) for i in range(120)]
+    rows[70] = rows[70] + " (GHSA-4xqv-2wqm-fm9g)"
+    shown = render_preview(optimize(("Changes:\n" + "\n".join(rows) + "\n").encode(), COARSE))
+    assert rows[70] in shown
+    assert rows[60] not in shown

@@ -3,6 +3,7 @@ listings, tables with a header row, templated diagnostics."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,30 @@ def test_a_process_forest_keeps_its_roots_and_cuts_long_rows() -> None:
     for root in range(4):
         assert f"/usr/sbin/daemon{root} --flag" in shown
     assert "--flag " * 40 not in shown and "--flag …" in shown  # cut, behind the ref
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        ("USER       PID  PPID STAT %CPU   RSS COMMAND", "root     {pid:5}     1 S     0.0 {size:5} {name}"),
+        (
+            "COMMAND     PID USER   FD   TYPE DEVICE SIZE/OFF    NODE NAME",
+            "python3.1 14995 root  {pid:3}u   REG  254,0 {size:8} {pid:7} {name}",
+        ),
+    ],
+)
+def test_folded_names_past_the_listed_ones_say_in_how_many_rows_they_are(header: str, row: str) -> None:
+    names = [f"/usr/lib/lib{i}.so" for i in range(150)]
+    names[100:100] = ["/dev/null"] * 3  # one name in three rows, past the names listed
+    rows = [header] + [row.format(pid=100 + i, size=900 - i, name=name) for i, name in enumerate(names)]
+    shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    more = re.search(r" of the folded rows: .*, … \+(\d+) names in (\d+) rows; all of it: ", shown)
+    assert more is not None and int(more[2]) == int(more[1]) + 2
+    assert "/dev/null" not in shown
+
+
+def test_folded_names_each_in_one_row_are_counted_as_before() -> None:
+    rows = ["USER       PID  PPID STAT %CPU   RSS COMMAND"]
+    rows += [f"root     {100 + i:5}     1 S     0.0 {900 - i:5} worker{i}" for i in range(150)]
+    shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    assert re.search(r", … \+\d+; all of it: ", shown)

@@ -120,6 +120,11 @@ def count(raw: RawInput, byte: bytes) -> int:
     return total
 
 
+def line_count(raw: RawInput) -> int:
+    """Lines of `raw`, its last one counted whether or not it ends in a LF."""
+    return count(raw, b"\n") + (len(raw) > 0 and not ends_with(raw, b"\n"))
+
+
 def ends_with(raw: RawInput, word: bytes) -> bool:
     """`raw.endswith(word)`, for a mapping too."""
     if isinstance(raw, bytes):

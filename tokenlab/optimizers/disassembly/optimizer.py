@@ -18,7 +18,8 @@ masked: the stubs of a procedure linkage table) form a group when at least `grou
 share it: the first is read as any function, the others show their header only, which
 names the first (`<printf@plt>:  [3 instructions, like <free@plt>]`).
 
-Each run of other lines leaves `… N instructions`; COARSE: one ref holds every folded line
+Each run of other lines leaves `… N instructions`, with the calls of other functions it
+hides (`(calls malloc@plt)`); COARSE: one ref holds every folded line
 in order; FINE: one ref per run. Listings under `small_bytes` pass through unchanged.
 """
 
@@ -57,6 +58,8 @@ _ATT_STORE_RE = re.compile(r"^\$[^,]+,\s*[-\w]*\(%(\w+)")
 _INTEL_STORE_RE = re.compile(r"^(?:BYTE|WORD|DWORD|QWORD) PTR \[(\w+)[^\]]*\],\s*-?(?:0x[0-9a-f]+|\d+)$")
 _NUMBER_RE = re.compile(r"\b(?:0x)?[0-9a-f]+\b")
 _NAME_RE = re.compile(r"<[^>]*>")
+_CALL_MNEMONICS = ("call", "bl", "jal")  # x86, Arm, RISC-V/MIPS calls (`callq`, `blx`, `jalr`)
+_CALLS_LISTED = 2  # a fold names this many called functions at most, and counts the others
 
 
 def optimize(
@@ -174,6 +177,7 @@ def _render(
             counts[line.function] = (total + 1, folded + (not keep[index]))
     body: list[Part] = []
     folded_spans: list[tuple[int, int]] = []
+    names = {index: header_name(line.text) for index, line in enumerate(lines) if line.kind is Kind.HEADER}
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -190,7 +194,8 @@ def _render(
             stop += 1
         start, end = lines[index].start, lines[stop - 1].end
         count = sum(1 for at in range(index, stop) if lines[at].kind is Kind.INSTRUCTION)
-        label = f"    … {count:,} instruction{'s' if count != 1 else ''}"
+        calls = _calls_note(lines[index:stop], names)
+        label = f"    … {count:,} instruction{'s' if count != 1 else ''}{calls}"
         stub_body = line.function in grouped  # its header says what it holds
         if not stub_body and (stop - index == 1 or end - start <= 2 * len(label.encode())):
             body.append(visible(data[start:end]))  # as costly as a marker
@@ -204,6 +209,25 @@ def _render(
     parts = headed(_census(lines, keep, len(grouped)), data, folded_spans, fine, "disassembly lines")
     signals = tuple(line.text for line, kept in zip(lines, keep) if kept and line.marked)
     return OptimizeResult(tuple(join_literals(parts + body)), signals)
+
+
+def _calls_note(folded: list[Line], names: dict[int, str | None]) -> str:
+    """`` (calls malloc@plt ×2, free@plt)`` for the calls of other functions a fold hides:
+    one is kept per target and function, so a second call to the same target would read
+    as none."""
+    calls: dict[str, int] = defaultdict(int)
+    for line in folded:
+        if line.kind is Kind.INSTRUCTION and line.mnemonic.startswith(_CALL_MNEMONICS):
+            target = named_target(line.operands)
+            # A target with an offset (`<__cxa_finalize@plt+0x1d0>`, a stripped binary's
+            # code past its last symbol) names no function called.
+            if target is not None and not target[1] and target[0] != names.get(line.function):
+                calls[target[0]] += 1
+    if not calls:
+        return ""
+    listed = [f"{name} ×{count}" if count > 1 else name for name, count in calls.items()]
+    more = len(listed) - _CALLS_LISTED
+    return f" (calls {', '.join(listed[:_CALLS_LISTED])}{f', +{more} others' if more > 0 else ''})"
 
 
 def _census(lines: list[Line], keep: list[bool], stubs: int) -> str:

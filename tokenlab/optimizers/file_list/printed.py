@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tokenlab.mapped import as_bytes
+from tokenlab.mapped import as_bytes, line_count
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
 from tokenlab.optimizers.file_list import long_listing
 from tokenlab.optimizers.file_list.parse import (
@@ -25,7 +25,7 @@ from tokenlab.optimizers.file_list.parse import (
     parse,
     set_aside_re,
 )
-from tokenlab.optimizers.file_list.summary import ext_summary, header, line_count, summary
+from tokenlab.optimizers.file_list.summary import ext_summary, header, summary
 
 
 def _own_files(tree: Folder, set_aside: re.Pattern[bytes]) -> int:

@@ -5,7 +5,7 @@ the bucket of the tree line standing for it, which becomes that line's ref.
 
 A third pass over the listing collects file names only for the few folder lines that may
 say them (`ts/ (6 files: m{1…6}.ts)`), so the layout is planned twice at most. The
-header and count wording (`header`, `ext_summary`, `line_count`) are shared with
+header and count wording (`header`, `ext_summary`) are shared with
 `printed`.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import itemgetter
 
-from tokenlab.mapped import count, ends_with
+from tokenlab.mapped import ends_with, line_count
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible, whole
 from tokenlab.optimizers.file_list.parse import FileListConfig, Folder, Listing, chunks, set_aside_re
 from tokenlab.optimizers.lines import numbered
@@ -52,10 +52,6 @@ def summary(data: bytes, listing: Listing, config: OptimizerConfig, limits: File
         original = Omission(whole(data), f"full file listing, {line_count(data):,} lines")
         parts += ["full listing: ", original, "\n"]
     return OptimizeResult(tuple(parts))
-
-
-def line_count(data: bytes) -> int:
-    return count(data, b"\n") + (not ends_with(data, b"\n"))
 
 
 def _files(count: int) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tokenlab.counting.runs import InputSlices
+from tokenlab.mapped import line_count
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
@@ -673,7 +674,15 @@ def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity
         # Spans are lines when every group leaves lines out of records that stay.
         kind = "lines" if groups and all(group.label for group in groups) else "records"
         reason = f"all {len(folded):,} folded {kind}, concatenated in original order"
-        parts += [f"[{kind}: {len(folded):,} folded: ", Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
+        # The input's lines beside what is folded, as a log's header gives them: a count of
+        # records alone reads as the input's size.
+        total = line_count(data)
+        header = (
+            f"[lines: {len(folded):,} of {total:,} folded: "
+            if kind == "lines"
+            else f"[records: {total:,} lines; {len(folded):,} records folded: "
+        )
+        parts += [header, Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
     stops = dict(folded)
     for place in sorted({*lines_at, *stops}):

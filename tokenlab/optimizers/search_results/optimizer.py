@@ -30,6 +30,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from tokenlab.mapped import line_count
 from tokenlab.optimizers import (
     Granularity,
     Omission,
@@ -136,7 +137,7 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     budget = max(limits.budget_floor, int(len(data) * limits.budget_share)) - _size(list(imports))
     views = _views_within(plans, budget, searched, data, limits)
     defining = next((at for at, plan in enumerate(plans) if not plan.definitions), len(plans))
-    parts: list[Part] = [_header(listing, searched, plans)]
+    parts: list[Part] = [_header(listing, searched, plans, line_count(data))]
     parts += _other_parts(listing.other, data, limits)
     parts += _render_files(views[:defining], data)  # the files that define the name come first
     parts += imports
@@ -423,7 +424,10 @@ def _size(parts: list[Part]) -> int:
     return sum(len(part) if isinstance(part, str) else _MARKER_CHARS for part in parts)
 
 
-def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePlan]) -> str:
+def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePlan], lines: int) -> str:
+    """What was searched and how much of it there is: hits and files, and the input's lines
+    when it holds more than its hits (context lines of `-C`, `-W`; headings)."""
+    size = f", {lines:,} lines" if lines != listing.hit_count else ""
     binary = f" and {len(listing.binary):,} binary files" if listing.binary else ""
     defined = sum(len(plan.definitions) for plan in plans)
     if searched is None:
@@ -435,7 +439,7 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePl
     first = listing.files[0].path if listing.files else ""
     printed = f"; printed first: {first}" if plans and plans[0].found.path != first else ""
     return (
-        f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}; {name}; "
+        f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}{size}; {name}; "
         f"then sources, tests, docs{printed}; other hits behind each file's ref]\n"
     )
 

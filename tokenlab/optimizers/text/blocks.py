@@ -90,6 +90,9 @@ FAILURE_PHRASE_RE = re.compile(
     rb"|\buninitiali[sz]ed value",
     re.IGNORECASE,
 )
+# A security advisory's identifier names a vulnerability wherever it stands, in a patch's
+# name too (`fixes/CVE-2023-47038`): a line holding one is read first, like a failure.
+ADVISORY_RE = re.compile(rb"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[2-9cfghjmpqrvwx]{4}){3})\b")
 
 
 def is_prose(line: bytes) -> bool:
@@ -321,6 +324,7 @@ _TABLE_COLUMNS = 3  # few-valued columns that make one-line records a table
 _USUAL_SHARE = 0.9  # a value this many rows hold makes the other values of its column unusual
 _COLUMNS_READ = 8
 _PRESENT_SHARE = 0.9  # a column must be present in this share of the rows
+_SIZE_SKEW = 10  # a column of sizes has its largest this many times its median or more
 
 
 def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[str, list[int]]:
@@ -344,6 +348,33 @@ def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[st
         if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * len(values):
             rare_rows.update(at for at, words in enumerate(split) if len(words) > column and counts[words[column]] <= rare)
     return "; ".join(parts), sorted(rare_rows)
+
+
+def size_extremes(rows: Sequence[bytes]) -> tuple[str, list[int]]:
+    """The range of each column of sizes (`column 3: 7 to 2,928,411, largest shown`) and
+    the row holding each largest value: counts per value cannot say which object is the
+    largest, and that row is what a reader of a listing of sizes asks for. A column of
+    sizes holds a whole number in every row, many distinct ones (a few are states: a
+    section index, a version), skewed: the largest is `_SIZE_SKEW` times the median or
+    more, where line numbers and offsets spread evenly (and offsets rise, so the rows
+    kept around a fold already show their ends)."""
+    split = _split_rows(rows)
+    parts: list[str] = []
+    largest_rows: set[int] = set()
+    for column in range(_COLUMNS_READ):
+        words = [row[column] if len(row) > column else b"" for row in split]
+        if not all(word.isdigit() for word in words):
+            if sum(1 for word in words if word) < _PRESENT_SHARE * len(rows):
+                break
+            continue
+        numbers = [int(word) for word in words]
+        median = sorted(numbers)[len(numbers) // 2]
+        if len(set(numbers)) <= _MOST_VALUES or max(numbers) < _SIZE_SKEW * median:
+            continue
+        largest = max(range(len(numbers)), key=numbers.__getitem__)
+        parts.append(f"column {column + 1}: {min(numbers):,} to {numbers[largest]:,}, largest shown")
+        largest_rows.add(largest)
+    return "; ".join(parts), sorted(largest_rows)
 
 
 # A row's value: what follows its name across a column gap (a tab, or two spaces and more),

@@ -24,8 +24,9 @@ What stays visible, and why:
   and the first copy of any line holding a signal word (`signal_words`: warning,
   deprecated, must, never, do not, unsafe, breaking…) or a failure word (`failure_words`:
   error, fail…, invalid, killed, SIGSEGV…) outside a path, a code span or a quoted source
-  line (`checkers/deprecated.py` warns of nothing), because those are the lines a reader
-  must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
+  line (`checkers/deprecated.py` warns of nothing), or a security advisory's identifier
+  (`CVE-2023-47038`, `GHSA-…`) even in a name (`fixes/CVE-2023-47038`), because those are
+  the lines a reader must not miss. Status fields stay too: a `Key: value` or `key = value` line next to
   another one (a `pip show` header, the `Severity:` and `Location:` lines indented under a
   finding's heading, the counts of a metrics block), unless it holds a link or two
   sentences; the top `ranking_rows` rows of a ranking (a run of rows led by falling
@@ -43,8 +44,10 @@ What stays visible, and why:
   next to one another are a listing's comments, not headings. In a large series of alike
   sections, a line led by a word that few members have (`no symbols`) stays: it marks the
   members that differ. A kept line longer than `long_line_bytes` shows its first sentence
-  and any sentence holding a signal word.
-- Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`).
+  and any sentence holding a signal word; a line cut inside brackets (a statement's
+  argument list) keeps them to their close when it is near.
+- Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`),
+  or inside a line by the number of words (` … +79 words`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
   named after its heading. FINE: one ref per folded run, right after its marker; runs
   shorter than `fine_min_fold_bytes` stay visible instead. The failure, summary and
@@ -187,6 +190,7 @@ _NAME_WORD_RE = re.compile(rb"(?<!\S)[^\s/\\]*+[/\\]\S*+|(`[^`\n]*+`)")
 _SPACE_RE = re.compile(rb"\s")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
+_LEAST_CUT_BYTES = 16  # a long line's tail shorter than this stays: ` … +2 words` costs as much
 _WORD_BYTES = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 ) | frozenset(range(0x80, 0x100))
@@ -334,7 +338,8 @@ class _Document:
     @cached_property
     def signals(self) -> list[int]:
         phrases = [match.start() for match in blocks.FAILURE_PHRASE_RE.finditer(self.data)]
-        return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases)
+        advisories = [match.start() for match in blocks.ADVISORY_RE.finditer(self.data)]
+        return sorted(_signal_positions(self.data, self.limits.words_kept) + phrases + advisories)
 
     @cached_property
     def record_blocks(self) -> list[tuple[int, int]]:
@@ -525,6 +530,9 @@ class _Document:
             summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
             if not summary:
                 summary, rare_rows = blocks.value_summary(lines, self.limits.rare_shape_lines)
+            sizes, largest_rows = blocks.size_extremes(lines)
+            summary = "; ".join(part for part in (summary, sizes) if part)
+            rare_rows = [*rare_rows, *largest_rows]
             if summary:
                 # The counts are of the whole run, its rows shown around the fold among them:
                 # said so, or a reader takes them for the fold's own or for the listing's.
@@ -628,7 +636,8 @@ class _Document:
         words = self.limits.words_kept
         for index in sorted({self.line_at(position) for position in self.signals}):
             content = self.lines[index].strip(_BLANKISH)
-            if not self._reports_failure(index, _without_names(content), words):
+            advisory = blocks.ADVISORY_RE.search(content) is not None
+            if not advisory and not self._reports_failure(index, _without_names(content), words):
                 continue  # the word is part of a path (`checkers/deprecated.py`) or a name: no warning
             if _is_excerpt(content):
                 continue  # a quoted source line (`2227\t    fail = True`) is code, not an event
@@ -897,7 +906,7 @@ def _long_line(
         return _sentences_with_signals(data, start, end, signals)
     cut = _first_cut(data, start, end, limits)
     newline = end - 1 if data[end - 1 : end] == b"\n" else end
-    if cut >= newline:
+    if cut >= newline - _LEAST_CUT_BYTES:
         return [TextSpan(SpanKind.KEEP, start, end)]
     return [
         TextSpan(SpanKind.KEEP, start, cut),
@@ -915,11 +924,28 @@ def _first_cut(data: bytes, start: int, end: int, limits: TextConfig) -> int:
         return sentence.end()
     space = data.rfind(b" ", start + 40, start + limits.cut_bytes)
     if space > 0:
-        return space + 1
+        return _bracket_closed(data, start, space + 1, limits.long_line_bytes) or space + 1
     cut = min(start + limits.cut_bytes, end - 1)
     while cut > start and data[cut] & 0xC0 == 0x80:  # never split a UTF-8 sequence
         cut -= 1
     return cut
+
+
+def _bracket_closed(data: bytes, start: int, cut: int, reach: int) -> int:
+    """Where the brackets open at `cut` close, when within `reach` bytes after it: a
+    statement cut inside its argument list (`CREATE TABLE t (a INT, b …`, `f(self, x, …`)
+    loses what defines it, and the list is the part read."""
+    depth = data.count(b"(", start, cut) - data.count(b")", start, cut)
+    if depth <= 0:
+        return 0
+    for at in range(cut, min(len(data), cut + reach)):
+        byte = data[at]
+        if byte == 0x0A:
+            return 0
+        depth += (byte == 0x28) - (byte == 0x29)
+        if depth == 0:
+            return at + 1
+    return 0
 
 
 def _sentences_with_signals(data: bytes, start: int, end: int, signals: list[int]) -> list[TextSpan]:

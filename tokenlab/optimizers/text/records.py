@@ -581,7 +581,12 @@ def _plural(count: int, word: str) -> str:
 
 
 def _tally(names: list[str], cap: int) -> str:
-    tally = Counter(name for name in names if name)
-    shown = [name if count == 1 else f"{name} ×{count}" for name, count in list(tally.items())[:cap]]
-    more = f", … +{len(tally) - cap}" if len(tally) > cap else ""
+    """The first `cap` names, each with its count when it names several rows, and how
+    many more names there are: in how many rows, when some of them name several (three
+    rows of `/dev/null` read as one otherwise)."""
+    tally = list(Counter(name for name in names if name).items())
+    shown = [name if count == 1 else f"{name} ×{count}" for name, count in tally[:cap]]
+    rest = tally[cap:]
+    rows = sum(count for _, count in rest)
+    more = f", … +{len(rest)}" + (f" names in {rows} rows" if rows != len(rest) else "") if rest else ""
     return ", ".join(shown) + more

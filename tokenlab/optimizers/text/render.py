@@ -190,8 +190,13 @@ class Renderer:
             lines += 1  # the last line has no newline of its own
         # A fold of whole lines says how many it hides (` … +5`): a reader can tell a skipped
         # sentence from a skipped listing, and ask for it. Briefly: a finding's report can
-        # hold a hundred such folds.
-        count = f" +{lines}" if lines and self.data[span.start - 1 : span.start] in (b"", b"\n") else ""
+        # hold a hundred such folds. A fold inside a line says how many words it hides
+        # (` … +118 words`): a cut list of flags or options reads as whole otherwise.
+        if self.data[span.start - 1 : span.start] in (b"", b"\n"):
+            count = f" +{lines}" if lines else ""
+        else:
+            words = len(self.data[span.start : span.end].split())
+            count = f" +{words:,} word{'s' if words != 1 else ''}"
         self.parts.append((" …" if self.parts else "…") + count + (f" {{{span.note}}}" if span.note else ""))
         if self.fine:
             reason = f"folded text, {lines} lines" if lines > 1 else "folded text"
