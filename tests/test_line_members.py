@@ -28,10 +28,10 @@ def _archive_member(name: str, size: int, symbols: int, relocations: bool = True
     )
     if not symbols:
         return text + "no symbols\n\n\n"
-    text += "".join(f"{n * 16:016x} g     F .text\t0000000000000010 fn_{name[:-2]}_{n}\n" for n in range(symbols))
+    text += "".join(f"{n * 16:016x} g     F .text\t0000000000000010 fn_{n}\n" for n in range(symbols))
     if relocations:
         text += "\n\nRELOCATION RECORDS FOR [.text]:\nOFFSET           TYPE              VALUE\n"
-        text += "".join(f"{n * 8:016x} R_X86_64_PLT32    ext_{n}-0x0000000000000004\n" for n in range(symbols))
+        text += "".join(f"{n * 8:016x} R_X86_64_PLT32    ext_{n}-0x4\n" for n in range(symbols))
     return text + "\n\n"
 
 
@@ -78,7 +78,8 @@ def test_archive_members_fold_but_the_first_the_last_and_the_odd_ones() -> None:
     assert shown.count("file format elf64-x86-64\n") == 4
     assert "[×26 more members shaped like m0.o #ref] m1.o 1008; m2.o 1016; m3.o 1024;" in shown
     assert "m28.o 1224\n" in shown
-    assert "[30 members headed like `m0.o:     file format elf64-x86-64`: 4 shown whole, 26 folded in 1 group(s)]" in shown
+    closing = "[30 members headed like `m0.o:     file format elf64-x86-64`: 4 shown whole, 26 folded in 1 group(s)]"
+    assert closing in shown
 
 
 def test_folded_members_are_held_whole_by_their_ref() -> None:
@@ -115,7 +116,8 @@ def test_a_member_holding_a_failure_stays_whole() -> None:
     shown = _shown(parts)
     assert "nm: unit6.o: error: file truncated" in shown
     assert "unit6.o:\n0000000000000000 T unit6_fn0\n" in shown
-    assert "[×12 more members shaped like unit0.o #ref] unit1.o unit1_fn0 unit1_fn1 unit1_fn2 …; unit2.o unit2_fn0" in shown
+    group = "[×12 more members shaped like unit0.o #ref] unit1.o unit1_fn0 unit1_fn1 unit1_fn2 …; unit2.o unit2_fn0"
+    assert group in shown
 
 
 def test_members_of_one_paragraph_are_records_left_to_the_record_folder() -> None:
@@ -139,4 +141,5 @@ def test_the_text_optimizer_folds_members_and_restores_them() -> None:
     shown = _shown(result.parts)
     assert "[members: 37 folded: #ref]" in shown
     (held,) = _held(result.parts)
-    assert held == b"".join(data[a:b] for part in result.parts if isinstance(part, Omission) for a, b in part.source)
+    sources = [span for part in result.parts if isinstance(part, Omission) for span in part.source]
+    assert held == b"".join(data[a:b] for a, b in sources)

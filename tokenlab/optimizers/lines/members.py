@@ -79,7 +79,8 @@ def fold_members(
         return None
     # The last member runs to the input's end, over whatever follows the series: the
     # series is measured by the others, each member taken as large as their mean.
-    member_bytes = (offsets[members[-1].first] - offsets[members[0].first]) * len(members) / (len(members) - 1)
+    others = offsets[members[-1].first] - offsets[members[0].first]
+    member_bytes = others * len(members) / (len(members) - 1)
     if member_bytes < limits.min_share * len(data):
         return None
     groups = _groups(lines, offsets, members, limits)
@@ -164,7 +165,9 @@ def _shape(lines: Sequence[str]) -> tuple[str, ...]:
     )
 
 
-def _groups(lines: Sequence[str], offsets: list[int], members: list[_Member], limits: MemberLimits) -> list[Group]:
+def _groups(
+    lines: Sequence[str], offsets: list[int], members: list[_Member], limits: MemberLimits
+) -> list[Group]:
     """One group per shape seen `rare_members` times or more: its members but the first
     (and the input's last member, and those holding a failure line), as spans."""
     by_shape: dict[tuple[str, ...], list[_Member]] = defaultdict(list)
@@ -177,7 +180,7 @@ def _groups(lines: Sequence[str], offsets: list[int], members: list[_Member], li
         folded = [
             member
             for member in alike[1:]
-            if member is not members[-1] and not any(is_failure(line) for line in lines[member.first : member.end])
+            if member is not members[-1] and not any(map(is_failure, lines[member.first : member.end]))
         ]
         if not folded:
             continue

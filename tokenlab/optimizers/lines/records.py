@@ -701,6 +701,7 @@ def _group_line(data: bytes, group: Group, coarse: bool, kind: str | None) -> li
     said = group.label or f"×{len(group.spans):,} more like the one above"
     if coarse:
         return [f"[{said}]{shown}\n"]
-    label = f"{len(group.spans)} {kind or ('lines' if group.label else 'records')} like: {(group.line or '')[:80]}"
+    kind = kind or ("lines" if group.label else "records")
+    label = f"{len(group.spans)} {kind} like: {(group.line or '')[:80]}"
     omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
     return [f"[{said} ", omission, f"]{shown}\n"]
