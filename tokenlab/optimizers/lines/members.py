@@ -169,24 +169,34 @@ def _groups(
     lines: Sequence[str], offsets: list[int], members: list[_Member], limits: MemberLimits
 ) -> list[Group]:
     """One group per shape seen `rare_members` times or more: its members but the first
-    (and the input's last member, and those holding a failure line), as spans."""
+    (and the input's last member, and those holding a failure line), as spans. A folded
+    member followed by one shown keeps its closing blank lines on show, so that the group
+    line stands apart from the next member's header as the member did."""
     by_shape: dict[tuple[str, ...], list[_Member]] = defaultdict(list)
     for member in members:
         by_shape[member.shape].append(member)
-    groups: list[Group] = []
-    for alike in by_shape.values():
-        if len(alike) < limits.rare_members:
-            continue
-        folded = [
+    folded_by_shape = [
+        [
             member
             for member in alike[1:]
             if member is not members[-1] and not any(map(is_failure, lines[member.first : member.end]))
         ]
-        if not folded:
-            continue
-        spans: list[Span] = [(offsets[member.first], offsets[member.end]) for member in folded]
-        line = "; ".join(_varying_words(lines, alike[0], folded, limits.said_words))
-        label = f"×{len(folded):,} more members shaped like {alike[0].name}"
+        for alike in by_shape.values()
+        if len(alike) >= limits.rare_members
+    ]
+    folded_firsts = {member.first for folded in folded_by_shape for member in folded}
+    groups: list[Group] = []
+    for folded in filter(None, folded_by_shape):
+        spans: list[Span] = []
+        for member in folded:
+            end = member.end
+            if end < len(lines) and end not in folded_firsts:
+                while end - 1 > member.first and not lines[end - 1].strip():
+                    end -= 1
+            spans.append((offsets[member.first], offsets[end]))
+        first = by_shape[folded[0].shape][0]
+        line = "; ".join(_varying_words(lines, first, folded, limits.said_words))
+        label = f"×{len(folded):,} more members shaped like {first.name}"
         groups.append(Group(line, spans, spans[0][0], label))
     return groups
 
