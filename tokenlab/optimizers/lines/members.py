@@ -44,7 +44,7 @@ class MemberLimits:
     min_share: float = 0.8  # members must make up this share of the input's bytes
     min_member_lines: int = 3  # a member shorter than this is a line, not a report
     said_words: int = 4  # a folded member is named by this many of its varying words at most
-    max_input_bytes: int = 1 << 28  # larger inputs are left to the outline's streaming rules
+    max_input_bytes: int = 1 << 26  # every line is read as text: larger inputs are left to the outline
 
 
 DEFAULT_MEMBER_LIMITS = MemberLimits()
