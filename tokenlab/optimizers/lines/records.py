@@ -664,15 +664,18 @@ def _text(line: bytes) -> str:
     return visible(line.rstrip(b"\r\n"))
 
 
-def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity) -> tuple[Part, ...]:
-    """The input's text with each group's folded spans left out and its line where it goes."""
+def parts_with_groups(
+    data: bytes, groups: list[Group], granularity: Granularity, kind: str | None = None
+) -> tuple[Part, ...]:
+    """The input's text with each group's folded spans left out and its line where it goes;
+    `kind` names what the spans are (`members`) when they are neither records nor lines."""
     coarse = granularity is Granularity.COARSE
     folded = sorted(span for group in groups for span in group.spans)
     lines_at = {group.at: group for group in groups}  # at most one group line starts a span
     parts: list[Part] = []
     if coarse:
         # Spans are lines when every group leaves lines out of records that stay.
-        kind = "lines" if groups and all(group.label for group in groups) else "records"
+        kind = kind or ("lines" if groups and all(group.label for group in groups) else "records")
         reason = f"all {len(folded):,} folded {kind}, concatenated in original order"
         # The input's lines beside what is folded, as a log's header gives them: a count of
         # records alone reads as the input's size.
@@ -689,7 +692,7 @@ def parts_with_groups(data: bytes, groups: list[Group], granularity: Granularity
         parts.append(_shown(data[at:place]))
         group = lines_at.get(place)
         if group is not None:
-            parts += _group_line(data, group, coarse)
+            parts += _group_line(data, group, coarse, kind)
         at = stops.get(place, place)
     parts.append(_shown(data[at:]))
     return tuple(join_literals(parts))
@@ -701,12 +704,13 @@ def _shown(kept: bytes) -> str:
     return visible(_ANSI_RE.sub(b"", kept) if b"\x1b" in kept else kept)
 
 
-def _group_line(data: bytes, group: Group, coarse: bool) -> list[Part]:
+def _group_line(data: bytes, group: Group, coarse: bool, kind: str | None) -> list[Part]:
     """`[×N more like the one above]` and the group's line; FINE: with the group's own ref."""
     shown = f" {group.line}" if group.line is not None else ""
     said = group.label or f"×{len(group.spans):,} more like the one above"
     if coarse:
         return [f"[{said}]{shown}\n"]
-    label = f"{len(group.spans)} {'lines' if group.label else 'records'} like: {(group.line or '')[:80]}"
+    kind = kind or ("lines" if group.label else "records")
+    label = f"{len(group.spans)} {kind} like: {(group.line or '')[:80]}"
     omission = Omission(b"".join(data[a:b] for a, b in group.spans), label, tuple(group.spans))
     return [f"[{said} ", omission, f"]{shown}\n"]

@@ -76,6 +76,7 @@ from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, vi
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.fields import fold_fields
+from tokenlab.optimizers.lines.members import fold_members
 from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
 from tokenlab.optimizers.text import blocks, reports, sections
 from tokenlab.optimizers.text.json_lines import fold_json_lines, looks_like_json_lines
@@ -217,7 +218,11 @@ def optimize(
     if len(data) >= limits.small_doc_bytes:
         if looks_like_counted_long_listing(data):
             return optimize_long(data, config)
-        folded = fold_fields(data, config.granularity) or fold_records(data, config.granularity, TEXT_LIMITS)
+        folded = (
+            fold_members(data, config.granularity)
+            or fold_fields(data, config.granularity)
+            or fold_records(data, config.granularity, TEXT_LIMITS)
+        )
         if folded is not None:  # mostly blocks of one skeleton: a plan's resources
             return OptimizeResult(folded)
         records = optimize_records(data, config)
