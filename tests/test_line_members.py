@@ -97,7 +97,7 @@ def test_a_title_repeated_inside_members_is_no_member_header() -> None:
     # member's header: the members stay whole objects.
     shown = _shown(fold_members(_archive(20), Granularity.COARSE) or ())
     assert "members headed like `m0.o:" in shown
-    assert "[members: 18 folded: #ref]" in shown
+    assert "[members: 541 lines; 18 members folded: #ref]" in shown
 
 
 def test_file_headers_fold_with_counts_set_aside() -> None:
@@ -139,7 +139,7 @@ def test_the_text_optimizer_folds_members_and_restores_them() -> None:
     data = _archive(40, empty=3)
     result = optimizer_for("text")(data, OptimizerConfig(granularity=Granularity.COARSE))
     shown = _shown(result.parts)
-    assert "[members: 37 folded: #ref]" in shown
+    assert "[members: 1,066 lines; 37 members folded: #ref]" in shown
     (held,) = _held(result.parts)
     sources = [span for part in result.parts if isinstance(part, Omission) for span in part.source]
     assert held == b"".join(data[a:b] for a, b in sources)

@@ -683,7 +683,7 @@ def parts_with_groups(
         header = (
             f"[lines: {len(folded):,} of {total:,} folded: "
             if kind == "lines"
-            else f"[records: {total:,} lines; {len(folded):,} records folded: "
+            else f"[{kind}: {total:,} lines; {len(folded):,} {kind} folded: "
         )
         parts += [header, Omission(InputSlices(data, folded), reason, tuple(folded)), "]\n"]
     at = 0
