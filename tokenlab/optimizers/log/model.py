@@ -120,8 +120,16 @@ LONE_LOCATION_RE = re.compile(rb"[ \t]+[^\s:]+:\d+(?::\d+)?:?[ \t]*$")
 HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
 NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
 # The typecode of arrays of line indices: 4 bytes a line (a log of 2**32 lines would be
-# hundreds of GB), against 8 for offsets into the input (`Lines.ends`).
+# hundreds of GB).
 LINE_INDEX = "I"
+
+
+def offset_typecode(size: int) -> str:
+    """The typecode of offsets into an input of `size` bytes (`Lines.ends`): 4 bytes a line
+    below 4 GiB, where a 1 GB log's 9 million lines then hold 36 MB less; 8 from there."""
+    return "I" if size < 1 << 32 else "q"
+
+
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
 

@@ -61,6 +61,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     Templates,
     indent,
+    offset_typecode,
 )
 from tokenlab.optimizers.log.pairs import pair_repeats
 from tokenlab.optimizers.log.render import lists_values, render
@@ -170,7 +171,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
     """The lines and their templates; with `exact`, a line's template is the line itself."""
     held_as = Lines if isinstance(data, bytes) else MappedLines
-    lines = held_as(data, array("q"), [] if holds(data, b"\x1b") else None)
+    lines = held_as(data, array(offset_typecode(len(data))), [] if holds(data, b"\x1b") else None)
     templates = Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
