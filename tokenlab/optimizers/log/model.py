@@ -231,6 +231,9 @@ class MappedLines(Lines):
             let_go(self.data, 0, len(self.data))
 
 
+_NARROW_TEMPLATES = 1 << 16  # template numbers an `H` array holds
+
+
 @dataclass(frozen=True)
 class Templates:
     """Each line's template, by number; needed only until the lines are planned.
@@ -243,8 +246,15 @@ class Templates:
     keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
     numbers: dict[bytes, int] = field(default_factory=dict)  # template -> its position in `keys`
     members: list[array[int]] = field(default_factory=list)  # each template's line indices
-    # 4 bytes a line: a number reaching 2**32 would take tens of GB of distinct lines.
-    of_line: array[int] = field(default_factory=lambda: array("I"))
+    # 2 bytes a line while there are fewer than 2**16 templates (most logs have hundreds),
+    # then 4 (`widened`): a number reaching 2**32 would take tens of GB of distinct lines.
+    of_line: array[int] = field(default_factory=lambda: array("H"))
+
+    def widened(self, more: int) -> Templates:
+        """These templates, with `of_line` able to number `more` templates more."""
+        if self.of_line.typecode == "I" or len(self.keys) + more <= _NARROW_TEMPLATES:
+            return self
+        return Templates(self.keys, self.numbers, self.members, array("I", self.of_line))
 
     def key(self, index: int) -> bytes:
         return self.keys[self.of_line[index]]
