@@ -74,10 +74,11 @@ def _analysed_under(limit: int, path: Path, *, from_stdin: bool = False) -> Anal
     return Analysed(stdout, usage.ru_maxrss * 1024)
 
 
-# Measured on this log, from a file and from stdin alike: peak RSS 316 MB when a search for
-# paragraph starts read the whole mapping in one regex call (no page given back until it
-# returned), about 165 MB since.
-LOG_RSS_LIMIT = 240_000_000
+# Measured on this log from a file: peak RSS 345 MB when a search for paragraph starts read
+# the whole mapping in one regex call (no page given back until it returned). Since, on
+# `bench/run.py`'s 200 MB log: 174 MB from a file, and up to 277 MB from stdin at load 20,
+# where the pager, which gives back what other passes leave resident, runs late.
+LOG_RSS_LIMIT = 300_000_000
 
 
 @pytest.mark.slow
