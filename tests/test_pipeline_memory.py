@@ -9,7 +9,6 @@ from a file and from standard input."""
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -52,26 +51,45 @@ class Analysed:
     peak_rss: int  # bytes: the child's `ru_maxrss`
 
 
-def _analysed_under(limit: int, path: Path, *, from_stdin: bool = False) -> Analysed:
-    def limited() -> None:
-        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+# The analysis runs as the grandchild of a small process, which reports its peak: a
+# process's `ru_maxrss` keeps the resident size of what it was forked from (the kernel
+# records it at exec), and this test's own process holds hundreds of MB late in a suite.
+_MEASURED = """
+import os, resource, subprocess, sys
+limit, report = int(sys.argv[1]), sys.argv[2]
+def limited():
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+child = subprocess.Popen(sys.argv[3:], preexec_fn=limited)
+_, status, usage = os.wait4(child.pid, 0)
+with open(report, "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, open(path, "rb") as given:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tokenlab", "analyze", "-" if from_stdin else str(path)],
+
+def _analysed_under(limit: int, path: Path, *, from_stdin: bool = False) -> Analysed:
+    analysis = [sys.executable, "-m", "tokenlab", "analyze", "-" if from_stdin else str(path)]
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        open(path, "rb") as given,
+    ):
+        report = Path(folder) / "peak"
+        code = subprocess.call(
+            [sys.executable, "-c", _MEASURED, str(limit), str(report), *analysis],
             env={**os.environ, "PYTHONPATH": str(REPO), "TOKENLAB_WORKER": "0"},
-            preexec_fn=limited,
             stdin=given if from_stdin else subprocess.DEVNULL,
             stdout=out,
             stderr=err,
         )
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak, not every child's
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
-    assert os.waitstatus_to_exitcode(status) == 0, stderr.decode(errors="replace")[-2000:]
+        peak_kib = int(report.read_text())
+    assert code == 0, stderr.decode(errors="replace")[-2000:]
     assert b"refs reload byte-exactly" in stderr
-    return Analysed(stdout, usage.ru_maxrss * 1024)
+    return Analysed(stdout, peak_kib * 1024)
 
 
 # Measured on this log from a file: peak RSS 345 MB when a search for paragraph starts read
