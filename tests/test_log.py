@@ -367,6 +367,25 @@ def test_memory_besides_the_omission_is_a_fraction_of_the_input() -> None:
     assert peak - len(omission.data) < len(data) // 2
 
 
+def _letters(n: int) -> str:
+    """`n` in base 26 as four letters: a word without a digit, so its own template."""
+    return "".join(chr(ord("a") + n // 26**place % 26) for place in range(4))
+
+
+def test_template_numbers_widen_past_two_bytes() -> None:
+    """Template numbers take 2 bytes a line below 2**16 templates and 4 from there on,
+    each line still numbered with its own template."""
+    distinct = [f"INFO cache evicted {_letters(n)} entry\n".encode() for n in range(70_000)]
+    data = b"".join([*distinct, distinct[0], distinct[-1]])
+    lines, templates = log._split(data)
+    assert templates.of_line.typecode == "I"
+    assert len(templates.keys) == 70_000
+    assert templates.of_line[-2:].tolist() == [0, 69_999]
+    for i in (0, 65_535, 65_536, 69_999, len(lines) - 1):
+        assert templates.key(i) == log._template(lines.clean(i))
+    assert log._split(b"".join(service_lines(100)))[1].of_line.typecode == "H"
+
+
 def test_limits_are_tunable() -> None:
     data = b"".join(service_lines(10))
     shown = render_preview(optimize(data, COARSE, LogLimits(min_group=11, small_input_bytes=0, closing_lines_default=0)))

@@ -180,3 +180,24 @@ def test_lines_read_all_over_a_mapped_log_give_its_pages_back(
     assert given_back and set(given_back) == {len(raw)}
     del from_mapping
     mapped.close(raw)
+
+
+def test_counting_input_ranges_gives_back_the_pages_of_their_edges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting a mapped input's ranges reads only each range's edges, and gives back the
+    fault-around windows those reads mapped, pager or no pager."""
+    from tokenlab.counting import runs
+
+    path = tmp_path / "input"
+    path.write_bytes(b"line of a log\n" * 20_000)
+    raw = _mapping(path)
+    given_back: list[tuple[int, int]] = []
+    monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
+    spans = ((14 * 100, 14 * 9_000), (14 * 10_000, 14 * 19_000))
+    starts, ends, between = runs._slice_interiors(runs.InputSlices(raw, spans))
+    assert len(starts) == len(ends) == len(spans)
+    for edge in (offset for span in spans for offset in span):
+        assert any(low <= edge < high for low, high in given_back), edge
+    assert all(low % mapped.FAULT_AROUND == 0 == high % mapped.FAULT_AROUND for low, high in given_back)
+    mapped.close(raw)

@@ -53,6 +53,18 @@ def mapping(file: IO[bytes]) -> mmap.mmap:
     return mapped
 
 
+# A read that faults maps the pages of the aligned 64 KB around it (the kernel's
+# fault-around), not only the page it reads.
+FAULT_AROUND = 64 << 10
+
+
+def let_go_around(raw: RawInput, start: int, end: int) -> None:
+    """`let_go` of [start, end) widened to the fault-around windows its reads mapped: for a
+    pass that reads a few bytes here and there (at each range's edges), whose pages would
+    otherwise stay until the pager's next round."""
+    let_go(raw, start - start % FAULT_AROUND, end + -end % FAULT_AROUND)
+
+
 def let_go(raw: RawInput, start: int, end: int) -> None:
     """Give back the resident pages of a mapping's [start, end), once read (nothing for bytes)."""
     if isinstance(raw, mmap.mmap) and not raw.closed:

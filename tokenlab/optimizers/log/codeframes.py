@@ -26,11 +26,14 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import records, scan
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan
 
 # A line starting a paragraph at the margin: after a blank line (or the input's start).
-_PARAGRAPH_START_RE = re.compile(rb"\n[ \t]*\r?\n(?=\S)")
+# A blank line, from the LF before it (found a slice at a time, `scan.matches`: no LF
+# after the first, and a slice's end stands for the LF that follows it); the paragraph
+# starts at the line after, if that line starts at the margin.
+_BLANK_LINE_RE = re.compile(rb"\n[ \t]*\r?(?=\n|\Z)")
 _FIRST_PARAGRAPH_RE = re.compile(rb"[ \t]*\r?\n(?=\S)")  # after blank first line
 # A record's header: a location first (`src/a.js:3:5 rule`), last (`… at src/a.js:3:5:`),
 # or said in words (`In FILE line 3:`). Matched on one line only.
@@ -164,7 +167,10 @@ def _paragraph_starts(lines: Lines) -> list[int]:
         return [i for i, text in enumerate(texts) if text[:1].strip() and (i == 0 or not texts[i - 1].strip())]
     data = lines.data
     starts = [0] if data[:1].strip() else [1] if _FIRST_PARAGRAPH_RE.match(data) else []
-    starts += [bisect_right(lines.ends, match.end()) for match in _PARAGRAPH_START_RE.finditer(data)]
+    # One search over a large input that finds few blank lines would hold the GIL, and
+    # every page it reads, until it returned: `scan.matches` reads it a slice at a time.
+    after_blank = (match.end() + 1 for match in scan.matches(_BLANK_LINE_RE, data))
+    starts += [bisect_right(lines.ends, at) for at in after_blank if data[at : at + 1].strip()]
     return [i for i in starts if i < len(lines)]
 
 

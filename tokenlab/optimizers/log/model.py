@@ -120,8 +120,16 @@ LONE_LOCATION_RE = re.compile(rb"[ \t]+[^\s:]+:\d+(?::\d+)?:?[ \t]*$")
 HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
 NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
 # The typecode of arrays of line indices: 4 bytes a line (a log of 2**32 lines would be
-# hundreds of GB), against 8 for offsets into the input (`Lines.ends`).
+# hundreds of GB).
 LINE_INDEX = "I"
+
+
+def offset_typecode(size: int) -> str:
+    """The typecode of offsets into an input of `size` bytes (`Lines.ends`): 4 bytes a line
+    below 4 GiB, where a 1 GB log's 9 million lines then hold 36 MB less; 8 from there."""
+    return "I" if size < 1 << 32 else "q"
+
+
 KEEP = 1  # shown verbatim (anomaly, its block, or context)
 FOLD = 2  # inside a folded group
 
@@ -223,6 +231,9 @@ class MappedLines(Lines):
             let_go(self.data, 0, len(self.data))
 
 
+_NARROW_TEMPLATES = 1 << 16  # template numbers an `H` array holds
+
+
 @dataclass(frozen=True)
 class Templates:
     """Each line's template, by number; needed only until the lines are planned.
@@ -235,8 +246,15 @@ class Templates:
     keys: list[bytes] = field(default_factory=list)  # the templates, in first-seen order
     numbers: dict[bytes, int] = field(default_factory=dict)  # template -> its position in `keys`
     members: list[array[int]] = field(default_factory=list)  # each template's line indices
-    # 4 bytes a line: a number reaching 2**32 would take tens of GB of distinct lines.
-    of_line: array[int] = field(default_factory=lambda: array("I"))
+    # 2 bytes a line while there are fewer than 2**16 templates (most logs have hundreds),
+    # then 4 (`widened`): a number reaching 2**32 would take tens of GB of distinct lines.
+    of_line: array[int] = field(default_factory=lambda: array("H"))
+
+    def widened(self, more: int) -> Templates:
+        """These templates, with `of_line` able to number `more` templates more."""
+        if self.of_line.typecode == "I" or len(self.keys) + more <= _NARROW_TEMPLATES:
+            return self
+        return Templates(self.keys, self.numbers, self.members, array("I", self.of_line))
 
     def key(self, index: int) -> bytes:
         return self.keys[self.of_line[index]]

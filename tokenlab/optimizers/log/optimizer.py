@@ -35,7 +35,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
-from operator import ne
+from operator import ne, not_
 
 from tokenlab.mapped import holds, let_go
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
@@ -61,6 +61,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     Templates,
     indent,
+    offset_typecode,
 )
 from tokenlab.optimizers.log.pairs import pair_repeats
 from tokenlab.optimizers.log.render import lists_values, render
@@ -170,7 +171,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
 def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
     """The lines and their templates; with `exact`, a line's template is the line itself."""
     held_as = Lines if isinstance(data, bytes) else MappedLines
-    lines = held_as(data, array("q"), [] if holds(data, b"\x1b") else None)
+    lines = held_as(data, array(offset_typecode(len(data))), [] if holds(data, b"\x1b") else None)
     templates = Templates()
     for chunk in _chunks(data):
         raw = chunk.splitlines(keepends=True)
@@ -183,6 +184,7 @@ def _split(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:
             keys = stripped if exact else [_template(line) for line in stripped]
         if lines.stripped is not None:
             lines.stripped.extend(stripped)
+        templates = templates.widened(len(keys))  # each line may be a new template
         _index(lines, templates, raw, keys)
     return lines, templates if exact else _merge_located_and_quoted(templates)
 
@@ -234,7 +236,7 @@ def _merge_located_and_quoted(templates: Templates) -> Templates:
     """Templates that differ only in a diagnostic's leading location or in short quoted
     names become one (see `line_shapes.slots`). Done on the distinct templates, a few
     hundred regex calls, rather than on every line."""
-    merged = Templates()
+    merged = Templates(of_line=array(templates.of_line.typecode))
     target_of: list[int] = []
     for number, key in enumerate(templates.keys):
         if b":" in key or b"(" in key:
@@ -292,7 +294,7 @@ def _plan(lines: Lines, templates: Templates, limits: LogLimits) -> Plan:
             continue
         free = templates.members[number]
         if any(map(role.__getitem__, free)):  # most templates lose no line: no copy for them
-            free = array(LINE_INDEX, [i for i in free if not role[i]])
+            free = array(LINE_INDEX, compress(free, map(not_, map(role.__getitem__, free))))
         # A section's lines fold only with that section's; a rule (`_ _ _`, between a
         # traceback's entries) says nothing of any section and folds across them.
         split = None if _RULE_LINE_RE.match(key) else sections

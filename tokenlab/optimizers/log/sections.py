@@ -89,7 +89,7 @@ def failure_sections(lines: Lines) -> array[int] | None:
     candidates = sorted({bisect_right(lines.ends, at) for at in scan.offsets(lines.data, _MARKERS)})
     if not candidates:
         return None
-    of_line = array("I", bytes(4 * total))
+    of_line: array[int] | None = None  # made at the first heading: most candidates head nothing
     number = 0
     i = 0
     for candidate in candidates:
@@ -97,6 +97,8 @@ def failure_sections(lines: Lines) -> array[int] | None:
             continue
         i = candidate
         number += 1
+        if of_line is None:
+            of_line = array("I", bytes(4 * total))
         own = indent(clean(i))
         body = _next_filled(lines, i + 1)
         # A title between rules heads a body at the margin (pytest's traceback, cargo's
@@ -130,7 +132,7 @@ def failure_sections(lines: Lines) -> array[int] | None:
                     continue
             of_line[i] = number
             i += 1
-    return of_line if number else None
+    return of_line
 
 
 def _body_resumes(lines: Lines, start: int, own: int) -> int | None:
@@ -345,7 +347,7 @@ def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: i
     records = _records(lines)
     if not records:
         return None
-    blocks = array("q", bytes(8 * len(lines)))
+    blocks = array(LINE_INDEX, bytes(4 * len(lines)))  # block numbers count lines at most
     block = 0
     first = 0
     for at in range(1, len(records) + 1):
