@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines.members import fold_members
 
@@ -143,3 +145,18 @@ def test_the_text_optimizer_folds_members_and_restores_them() -> None:
     (held,) = _held(result.parts)
     sources = [span for part in result.parts if isinstance(part, Omission) for span in part.source]
     assert held == b"".join(data[a:b] for a, b in sources)
+
+
+def test_blocks_set_apart_by_lines_of_unicode_spaces_are_members_too() -> None:
+    # `str.strip` reads a line of no-break spaces as blank: the check made on the bytes,
+    # before the input is split in lines, must not miss such separators.
+    spaced = re.sub("\n\n+", "\n\u00a0\u2003\n", _archive(20).decode()).encode()
+    assert b"\n\n" not in spaced
+    parts = fold_members(spaced, Granularity.COARSE)
+    assert parts is not None
+    assert b"".join(_held(parts)) in spaced
+
+
+def test_inputs_without_blocks_are_no_members() -> None:
+    assert fold_members(b" ".join(b"w%d" % n for n in range(5000)) + b"\n") is None
+    assert fold_members(b"".join(b"%d\n" % (n % 7) for n in range(5000))) is None

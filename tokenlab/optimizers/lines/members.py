@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from itertools import islice
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Granularity, Part, Span
@@ -52,6 +53,9 @@ DEFAULT_MEMBER_LIMITS = MemberLimits()
 # A name's characters, set aside in the word that holds it (`assert.o:` reads `*:`).
 _NAME_RE = re.compile(r"[\w.\-/+@]+")
 _COUNT_RE = re.compile(r"\b\d+\b")
+# A line that may be blank as `str.strip` reads it: ASCII whitespace, the separators it
+# also strips, or bytes of a character past ASCII (a no-break space) only.
+_MAYBE_BLANK_LINE_RE = re.compile(rb"\n(?:[ \t\r\f\v\x1c-\x1f]|[\x80-\xff])*\n")
 
 
 @dataclass(frozen=True)
@@ -69,14 +73,13 @@ def fold_members(
 ) -> tuple[Part, ...] | None:
     """The input with its members folded by shape (see the module's docstring); None when
     it is no series of members."""
-    if len(data) > limits.max_input_bytes or b"\n" not in data:
+    if len(data) > limits.max_input_bytes or not _enough_blocks(data, limits.min_members):
         return None
-    text = data.decode("utf-8", "surrogateescape")
-    lines = text.split("\n")
-    offsets = _line_offsets(data)
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
     members = _members(lines, limits)
     if not members:
         return None
+    offsets = _line_offsets(data)
     # The last member runs to the input's end, over whatever follows the series: the
     # series is measured by the others, each member taken as large as their mean.
     others = offsets[members[-1].first] - offsets[members[0].first]
@@ -93,6 +96,14 @@ def fold_members(
         f" {len(members) - folded:,} shown whole, {folded:,} folded in {len(groups)} group(s)]\n"
     )
     return tuple(parts)
+
+
+def _enough_blocks(data: bytes, members: int) -> bool:
+    """Whether the input may hold `members` blocks: every member past the first two opens
+    after a blank line that has a line before it. Read before the input is split in
+    lines, which a one-line input or one without blank lines never needs."""
+    wanted = members - 2
+    return sum(1 for _ in islice(_MAYBE_BLANK_LINE_RE.finditer(data), wanted)) >= wanted
 
 
 def _line_offsets(data: bytes) -> list[int]:
