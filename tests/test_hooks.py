@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tokenlab.agent import claude_hook, claude_settings
-from tokenlab.agent.claude_settings import Change, hook_command, install, permission_settings, uninstall
+from tokenlab.agent import claude_hook, claude_permissions
+from tokenlab.agent.claude_permissions import permission_settings
+from tokenlab.agent.claude_settings import Change, hook_command, install, uninstall
 from tokenlab.agent.hooks import Rule, decide, parse_rule, rewrite, wrap
 from tokenlab.agent.launcher import tokens_argv
 from tokenlab.agent.shell_split import Unsure, split_command, split_conditional
@@ -42,7 +43,7 @@ def claude_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-    monkeypatch.setattr(claude_settings, "MANAGED_DIRS", (tmp_path / "managed",))
+    monkeypatch.setattr(claude_permissions, "MANAGED_DIRS", (str(tmp_path / "managed"),))
     return home
 
 

@@ -108,6 +108,8 @@ def test_the_launcher_answers_a_pretooluse_rewrite_without_site(tmp_path: Path) 
     assert shlex.split(rewritten) == [*tokens_argv(), "run", "--shell", "git status"]
     assert "site" not in imported(done.stderr)
     assert "dataclasses" not in imported(done.stderr)
+    # pathlib brings urllib.parse and ipaddress: the settings are read with os.path alone
+    assert "pathlib" not in imported(done.stderr)
 
 
 def test_the_launcher_sets_up_site_for_a_command_that_needs_it(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def run(
     environment = os.environ if env is None else env
 
     def answer(hook_input: dict[str, Any]) -> Mapping[str, Any] | None:
-        from tokenlab.agent.claude_settings import permission_settings
+        from tokenlab.agent.claude_permissions import permission_settings
         from tokenlab.agent.hooks import decide
 
         read_only, excludes = hook_options(args)
