@@ -61,6 +61,14 @@ def test_the_first_lines_of_each_shape_stay_and_the_header_counts_shapes_and_sta
     assert "[… 498 lines]\n" in shown and "[… 299 lines]\n" in shown
 
 
+def test_the_shown_lines_of_a_failing_shape_are_declared_signals() -> None:
+    data = _records(1000, failed=frozenset({500, 700, 900}))
+    lines = data.decode().splitlines()
+    result = _folded(data, Granularity.COARSE)
+    assert result.signals == (lines[500], lines[700])
+    assert all(signal in _shown(result) for signal in result.signals)
+
+
 def test_fine_stores_each_run_behind_its_fold_line_as_input_ranges() -> None:
     data = _records(300, failed=frozenset({100}))
     lines = data.splitlines(keepends=True)

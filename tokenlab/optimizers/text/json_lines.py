@@ -99,7 +99,19 @@ def fold_json_lines(
     census = _census(raw, limits)
     if census is None:
         return None
-    return OptimizeResult(tuple(_parts(raw, census, config.granularity, limits)))
+    parts = tuple(_parts(raw, census, config.granularity, limits))
+    return OptimizeResult(parts, signals=_failing_lines(raw, census, limits))
+
+
+def _failing_lines(raw: bytes, census: _Census, limits: JsonLinesConfig) -> tuple[str, ...]:
+    """The shown lines of each shape holding a failure value, those shown whole: the records
+    a reader looks for first among alike ones, which the SIGNAL stage checks are visible."""
+    failing = {number for shape, counted in census.shapes.items() if shape[1] for number in counted.shown}
+    return tuple(
+        visible(raw[start:end]).strip()
+        for number, start, end in sorted(census.shown)
+        if number in failing and end - start <= limits.line_bytes
+    )
 
 
 def _lines(raw: bytes, limits: JsonLinesConfig) -> Iterator[tuple[int, bytes]]:
