@@ -195,7 +195,7 @@ def test_counting_input_ranges_gives_back_the_pages_of_their_edges(
     given_back: list[tuple[int, int]] = []
     monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
     spans = ((14 * 100, 14 * 9_000), (14 * 10_000, 14 * 19_000))
-    starts, ends, between = runs._slice_interiors(runs.InputSlices(raw, spans))
+    starts, ends, _interiors = runs._slice_interiors(runs.InputSlices(raw, spans))
     assert len(starts) == len(ends) == len(spans)
     for edge in (offset for span in spans for offset in span):
         assert any(low <= edge < high for low, high in given_back), edge

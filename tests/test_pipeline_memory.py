@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,31 +117,43 @@ DIFF_BYTES = 100_000_000
 DIFF_DATA_LIMIT = 400 << 20
 
 
+_GUARD_REMOVED = (
+    b"diff --git a/src/guard.py b/src/guard.py\n--- a/src/guard.py\n+++ b/src/guard.py\n"
+    b"@@ -1,3 +1,2 @@\n def check(user):\n-    require_permission(user)\n     return True\n"
+)
+
+
+def _write_diff(path: Path, size: int, hunk: Callable[[int], str]) -> Path:
+    """About `size` bytes of one-hunk files (`hunk(n)`: file n's header and body, after its
+    `diff --git`, `index`, `---` and `+++` lines), then one removed permission check."""
+    with open(path, "wb") as out:
+        written = last = 0
+        while written < size:
+            files = []
+            for file in range(last + 1, last + 1001):
+                name = f"src/module_{file}.py"
+                files.append(
+                    f"diff --git a/{name} b/{name}\nindex 1a2b3c4..5d6e7f8 100644\n"
+                    f"--- a/{name}\n+++ b/{name}\n{hunk(file)}"
+                )
+            last += 1000
+            written += out.write("".join(files).encode())
+        out.write(_GUARD_REMOVED)
+    return path
+
+
+def _one_change_amid_context(file: int) -> str:
+    before = "".join(f"     total_{file}_{k} = measure(record_{k}, {file})\n" for k in range(40))
+    after = "".join(f"     check_{file}_{k} = verify(record_{k}, {file})\n" for k in range(40))
+    return f"@@ -10,81 +10,81 @@ def handle_{file}():\n{before}-    limit = {file}\n+    limit = {file + 1}\n{after}"
+
+
 @pytest.fixture(scope="session")
 def large_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """About 100 MB of files that each change one line amid 80 distinct context lines, and
     one removed permission check at the end."""
     path = tmp_path_factory.mktemp("memory") / "change.diff"
-    with open(path, "wb") as out:
-        written = file = 0
-        while written < DIFF_BYTES:
-            files = []
-            for file in range(file + 1, file + 1001):
-                before = "".join(f"     total_{file}_{k} = measure(record_{k}, {file})\n" for k in range(40))
-                after = "".join(f"     check_{file}_{k} = verify(record_{k}, {file})\n" for k in range(40))
-                name = f"src/module_{file}.py"
-                files.append(
-                    f"diff --git a/{name} b/{name}\nindex 1a2b3c4..5d6e7f8 100644\n"
-                    f"--- a/{name}\n+++ b/{name}\n"
-                    f"@@ -10,81 +10,81 @@ def handle_{file}():\n{before}"
-                    f"-    limit = {file}\n+    limit = {file + 1}\n{after}"
-                )
-            written += out.write("".join(files).encode())
-        out.write(
-            b"diff --git a/src/guard.py b/src/guard.py\n--- a/src/guard.py\n+++ b/src/guard.py\n"
-            b"@@ -1,3 +1,2 @@\n def check(user):\n-    require_permission(user)\n     return True\n"
-        )
-    return path
+    return _write_diff(path, DIFF_BYTES, _one_change_amid_context)
 
 
 @pytest.mark.slow
@@ -223,31 +236,19 @@ CHANGED_DIFF_BYTES = 100_000_000
 CHANGED_DIFF_DATA_LIMIT = 780 << 20
 
 
+def _mostly_changed(file: int) -> str:
+    context = "".join(f"     step_{k}(record, {file})\n" for k in range(12))
+    removed = "".join(f"-    total_{k} = measure(record_{k}, {file})\n" for k in range(20))
+    added = "".join(f"+    total_{k} = verify(record_{k}, {file + k})\n" for k in range(20))
+    return f"@@ -10,32 +10,32 @@ def handle_{file}():\n{context}{removed}{added}"
+
+
 @pytest.fixture(scope="session")
 def changed_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """About 100 MB of files whose hunks are mostly changed lines (kept visible), with a
     `… N lines` fold in each, and one removed permission check at the end."""
     path = tmp_path_factory.mktemp("memory") / "rewrite.diff"
-    with open(path, "wb") as out:
-        written = file = 0
-        while written < CHANGED_DIFF_BYTES:
-            files = []
-            for file in range(file + 1, file + 1001):
-                context = "".join(f"     step_{k}(record, {file})\n" for k in range(12))
-                removed = "".join(f"-    total_{k} = measure(record_{k}, {file})\n" for k in range(20))
-                added = "".join(f"+    total_{k} = verify(record_{k}, {file + k})\n" for k in range(20))
-                name = f"src/module_{file}.py"
-                files.append(
-                    f"diff --git a/{name} b/{name}\nindex 1a2b3c4..5d6e7f8 100644\n"
-                    f"--- a/{name}\n+++ b/{name}\n"
-                    f"@@ -10,32 +10,32 @@ def handle_{file}():\n{context}{removed}{added}"
-                )
-            written += out.write("".join(files).encode())
-        out.write(
-            b"diff --git a/src/guard.py b/src/guard.py\n--- a/src/guard.py\n+++ b/src/guard.py\n"
-            b"@@ -1,3 +1,2 @@\n def check(user):\n-    require_permission(user)\n     return True\n"
-        )
-    return path
+    return _write_diff(path, CHANGED_DIFF_BYTES, _mostly_changed)
 
 
 @pytest.mark.slow

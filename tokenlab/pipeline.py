@@ -50,15 +50,15 @@ from tokenlab.optimizers import (
     ContentType,
     Excerpt,
     Omission,
-    OptimizeResult,
     OptimizerConfig,
+    OptimizeResult,
     Part,
     Span,
     optimizer_for,
     planner_for,
 )
-from tokenlab.optimizers import whole as whole_input
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
+from tokenlab.optimizers import whole as whole_input
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact

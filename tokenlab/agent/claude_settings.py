@@ -18,7 +18,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tokenlab.agent.claude_permissions import config_dir
-from tokenlab.agent.json_settings import Change, child, entries_in, load, put_entry, remove_entries, runs_hook, write
+from tokenlab.agent.json_settings import (
+    Change,
+    child,
+    entries_in,
+    load,
+    put_entry,
+    remove_entries,
+    runs_hook,
+    write,
+)
 from tokenlab.agent.launcher import tokens_command
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call

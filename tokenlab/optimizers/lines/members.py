@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 
 from tokenlab.optimizers import Granularity, Part, Span
 from tokenlab.optimizers.lines.records import Group, parts_with_groups

@@ -42,8 +42,8 @@ from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
-from tokenlab.optimizers.log.codes import code_counts
 from tokenlab.optimizers.log.codeframes import plan_records
+from tokenlab.optimizers.log.codes import code_counts
 from tokenlab.optimizers.log.frames import Frames, fold_frame, is_failure_template
 from tokenlab.optimizers.log.library import fold_library_frames
 from tokenlab.optimizers.log.model import (
