@@ -239,7 +239,7 @@ def _large_markdown() -> bytes:
         wrapped = "".join(
             f"Wrapped line {i} of a hard-wrapped paragraph in section {number}.\n" for i in range(6)
         )
-        items = "".join(f"- item {i} of the list in part {number}\n" for i in range(12))
+        items = "".join(f"- item {i} of the list in part {number}\n" for i in range(40))
         code = (
             "```python\nfirst_line = 1\n" + "".join(f"line_{i} = {i}\n" for i in range(9)) + "```\n"
         )
@@ -586,16 +586,37 @@ def _key_value_report(long_line: str) -> bytes:
     return ("\n".join([*fields[:30], long_line, *fields[30:]]) + "\n").encode()
 
 
-@pytest.mark.parametrize(
-    ("label", "words"),
-    [
-        ("Flags:                                   ", [f"flag{i}" for i in range(120)]),
-        ("Configured with: ../src/configure", [f"--with-option-{i}=/usr/lib/x{i}" for i in range(40)]),
-    ],
-)
-def test_a_cut_inside_a_line_says_how_many_words_it_hides(label: str, words: list[str]) -> None:
+_WORD_LISTS = [
+    ("Flags:                                   ", [f"flag{i}" for i in range(120)]),
+    ("Configured with: ../src/configure", [f"--with-option-{i}=/usr/lib/x{i}" for i in range(40)]),
+]
+
+
+@pytest.mark.parametrize(("label", "words"), _WORD_LISTS)
+def test_a_long_word_list_in_a_small_output_stays_whole(label: str, words: list[str]) -> None:
+    """The one item a reader looks for (`avx512f` among a CPU's flags) can be anywhere in it."""
     line = f"{label} {' '.join(words)}"
     text = render_preview(optimize(_key_value_report(line), COARSE))
+    assert line in text.splitlines()
+
+
+@pytest.mark.parametrize(("label", "words"), _WORD_LISTS)
+def test_a_long_word_list_in_a_large_output_is_cut(label: str, words: list[str]) -> None:
+    data = _key_value_report(f"{label} {' '.join(words)}")
+    limits = TextConfig(word_list_doc_bytes=len(data) - 1)
+    assert words[-1] not in render_preview(optimize(data, COARSE, limits))
+
+
+def test_a_long_line_of_prose_without_a_sentence_end_is_no_word_list() -> None:
+    line = "Description:  " + ", ".join(f"step {i} copies the files it was given" for i in range(40))
+    data = _key_value_report(line)
+    assert "… +" in next(row for row in render_preview(optimize(data, COARSE)).splitlines() if row.startswith("Description"))
+
+
+@pytest.mark.parametrize(("label", "words"), _WORD_LISTS)
+def test_a_cut_inside_a_line_says_how_many_words_it_hides(label: str, words: list[str]) -> None:
+    data = _key_value_report(f"{label} {' '.join(words)}")
+    text = render_preview(optimize(data, COARSE, TextConfig(word_list_doc_bytes=0)))
     shown = next(row for row in text.splitlines() if row.startswith(label))
     kept = shown.split(" … ")[0]
     assert shown.endswith(f" … +{len(words) - len(kept[len(label):].split())} words")
