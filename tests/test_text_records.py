@@ -273,3 +273,30 @@ def test_folded_names_each_in_one_row_are_counted_as_before() -> None:
     rows += [f"root     {100 + i:5}     1 S     0.0 {900 - i:5} worker{i}" for i in range(150)]
     shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
     assert re.search(r", … \+\d+; all of it: ", shown)
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        (  # open files: mapped ones apart from the few open by number
+            ["COMMAND   PID USER   FD   TYPE DEVICE SIZE/OFF    NODE NAME"]
+            + [f"worker  4100 root  mem    REG  254,0 {5000 + i:8} {700 + i:7} /usr/lib/libm{i}.so" for i in range(60)]
+            + [f"worker  4100 root {fd:>4}   CHR    1,3      0t0       3 /dev/null" for fd in ("0r", "1w", "2w")]
+            + ["worker  4100 root   3r   REG  254,0     4096     812 /srv/app.db"],
+            ["FD of the folded rows: mem ×", ", 0r, 1w, 2w", "TYPE of the folded rows: REG ×"],
+        ),
+        (  # processes: the few in another state than sleeping
+            ["USER       PID  PPID STAT %CPU   RSS COMMAND"]
+            + [f"root     {100 + i:5} {1:5} {'D' if i in (20, 40) else 'S':4} 0.0 {900 - i:5} worker{i}" for i in range(80)],
+            ["STAT of the folded rows: S ×", ", D ×2"],
+        ),
+    ],
+)
+def test_a_table_counts_the_few_values_of_its_folded_rows_per_column(rows: list[str], said: list[str]) -> None:
+    """Which rows are of which kind (mapped or open files, sleeping or blocked processes)
+    is read from a column before the names: its values are counted, numbers aside."""
+    data = ("\n".join(rows) + "\n").encode()
+    assert records_shape(data.decode()) is Shape.TABLE
+    shown = render_preview(optimize(data, COARSE))
+    assert all(part in shown for part in said)
+    assert "USER of the folded rows" not in shown and "PID of the folded rows" not in shown

@@ -22,7 +22,9 @@ read as records when one of these shapes covers most of its lines (checked in or
   nesting (a process forest's roots), the first and last rows, each cut after `row_bytes`.
   The last column names each row (a command, a module,
   a mount point): the folded rows' names are listed after them, tallied, so that every
-  row can be asked for by name.
+  row can be asked for by name. A column before it whose values among the folded rows are
+  few (`FD`: `mem ×81, 0r, 1w, 2w`; `STAT`), numbers aside, is counted per value: which
+  rows are of which kind is read there, not in the names.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
   four share a shape with two others once the words holding digits are set aside, and a
   failure line is among them (documentation repeats shapes too, but far less). Each
@@ -84,6 +86,7 @@ class RecordsConfig:
     closing_lines: int = 2  # the last lines of templated records (an exit status) stay
     values_listed: int = 12  # a folded run lists this many of its values, then `… +N`
     name_share: float = 0.9  # a column this share of rows have, this share distinct, names them
+    states_listed: int = 8  # a table column with at most this many values among its folded rows is counted
 
 
 DEFAULT_LIMITS = RecordsConfig()
@@ -190,6 +193,7 @@ class _Listing:
         self.cut: dict[int, str] = {}  # kept lines shown shortened
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
+        self.state_columns = ""  # the folded table rows' few-valued columns, counted per value
         self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
         self.name_columns: tuple[int, frozenset[int]] = (0, frozenset())  # rows' width, its name columns
@@ -326,7 +330,9 @@ class _Listing:
         if named < 0:
             return
         self.name_column = columns.header[named].strip()
-        self.names = [row[named].strip() for index, row in zip(rows, cells, strict=True) if not self.kept[index]]
+        folded = [row for index, row in zip(rows, cells, strict=True) if not self.kept[index]]
+        self.names = [row[named].strip() for row in folded]
+        self.state_columns = _state_columns(columns.header[:named], folded, self.limits.states_listed)
 
     def _keep_lone_lines(self) -> None:
         """A single folded line between kept ones costs no less than its marker: it stays."""
@@ -428,6 +434,7 @@ class _Listing:
             return []
         names = _tally(self.names, self.limits.names_listed)
         named = f"; {self.name_column} of the folded rows: {names}" if names else ""
+        named = self.state_columns + named
         if shape is Shape.SORTED and folded:
             named += self._whole_columns()
         lines = self.folded_lines
@@ -574,6 +581,22 @@ def _numbered_key(line: str) -> tuple[str, str] | None:
     """The family and number of a `key = value` record's key, when the key holds a number."""
     match = _KEY_VALUE_RE.match(line)
     return numbered.family(match[0].rstrip("= \t").strip()) if match else None
+
+
+def _state_columns(header: list[str], rows: list[list[str]], most: int) -> str:
+    """``; FD of the folded rows: mem ×81, 0r, 1w, 2w; TYPE of the folded rows: REG ×82,
+    CHR ×3`` for the columns before the name column whose words take from two to `most`
+    values among the folded rows, numbers aside (the largest rows are shown): which rows
+    are of which kind, which the names alone cannot tell (mapped files from open ones)."""
+    said = []
+    for column, title in enumerate(header):
+        values = [row[column].strip() for row in rows]
+        counts = Counter(value for value in values if value)
+        if not 2 <= len(counts) <= most or all(_number(value) is not None for value in counts):
+            continue
+        listed = ", ".join(value if count == 1 else f"{value} ×{count}" for value, count in counts.most_common())
+        said.append(f"; {title.strip() or f'column {column + 1}'} of the folded rows: {listed}")
+    return "".join(said)
 
 
 def _plural(count: int, word: str) -> str:
