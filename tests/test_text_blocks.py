@@ -17,6 +17,7 @@ from tokenlab.optimizers.text.blocks import (
     is_prose,
     is_small_listing_of_entries,
     kept_record_lines,
+    lead_names,
     quoted_value_bodies,
     record_blocks,
     size_extremes,
@@ -401,3 +402,51 @@ def test_a_changelog_entry_naming_a_security_advisory_stays_among_folded_entries
     shown = render_preview(optimize(("Changes:\n" + "\n".join(rows) + "\n").encode(), COARSE))
     assert rows[70] in shown
     assert rows[60] not in shown
+
+
+def _loader_trace(count: int) -> list[str]:
+    """An interpreter's verbose import trace: each module's cache lines, then its import."""
+    rows = []
+    for at in range(count):
+        rows += [f"# /usr/lib/python3/__pycache__/mod{at}.pyc matches /usr/lib/python3/mod{at}.py", f"# code object from 'mod{at}.pyc'"]
+        rows.append(f"import 'mod{at}' # <SourceFileLoader object at 0x7f{at:010x}>")
+    return rows
+
+
+def _package_unpacking(count: int) -> list[str]:
+    """A package manager's unpacking: three rows per package, one naming it after its verb."""
+    rows = []
+    for at in range(count):
+        rows += [f"Selecting previously unselected package lib{at}.", f"Preparing to unpack .../lib{at}_1.{at}_amd64.deb ..."]
+        rows.append(f"Unpacking lib{at} (1.{at}) ...")
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("rows", "lead", "names"),
+    [(_loader_trace(30), "import ×30", ["'mod0'", "'mod29'"]), (_package_unpacking(30), "Unpacking ×30", ["lib0", "lib29"])],
+)
+def test_a_listing_naming_a_thing_per_row_lists_the_names_in_order(rows: list[str], lead: str, names: list[str]) -> None:
+    """Which modules were loaded, which packages unpacked, before what followed: read in
+    the names after the verb the rows share, never in the rows between."""
+    said = lead_names([row.encode() for row in rows], 60)
+    assert said.startswith(f"{lead}: {names[0]}, ") and said.endswith(f", {names[1]}")
+
+
+def test_a_verbose_import_trace_names_the_modules_imported_before_its_failure() -> None:
+    data = (Path(__file__).parent.parent / "fixtures" / "real" / "python_v_import_verbose_missing_module.log").read_bytes()
+    text = render_preview(optimize(data, COARSE))
+    note = re.search(r"above on: import ×\d+: ([^}]*)\}", text)
+    assert note is not None
+    names = note[1].split(", ")
+    assert names.index("'json'") < names.index("'sqlite3'") < names.index("'decimal'") == len(names) - 1
+
+
+def test_lead_names_past_the_most_lists_the_first_and_the_last() -> None:
+    said = lead_names([row.encode() for row in _loader_trace(100)], 30)
+    assert ", 'mod9', … +70, 'mod80', " in said and said.endswith("'mod99'")
+
+
+def test_lead_names_needs_a_name_per_row() -> None:
+    rows = [f"status {'ok' if at % 2 else 'done'} after step {at}".encode() for at in range(60)]
+    assert lead_names(rows, 60) == ""

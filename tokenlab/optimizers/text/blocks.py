@@ -400,3 +400,33 @@ def value_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
     rare_rows = [at for at, value in enumerate(values) if value is not None and counts[value] <= rare]
     return f"column 2: {listed}", rare_rows
 
+
+_NAMING_SHARE = 0.25  # rows led by one word, this share of a listing at least, name a thing each...
+_DISTINCT_NAMES_SHARE = 0.9  # ...when this share of them name a thing of their own
+
+
+def lead_names(rows: Sequence[bytes], most: int) -> str:
+    """``import ×52: 'types', 'operator', …`` for a listing of which a good share of rows
+    are led by one word and name a thing each after it (`import 'json' # …`, `Compiling
+    serde v1.0`), other rows between: the things in their order, what such a listing is
+    read for (which modules were loaded before a failure, in what order). Past `most`
+    names, the first third and the last ones are listed: the last came just before
+    whatever followed the listing."""
+    split = _split_rows(rows)
+    leads = Counter(words[0] for words in split if len(words) > 1 and words[0][:1].isalpha())
+    for lead, count in leads.most_common():
+        if count < _NAMING_SHARE * len(rows):
+            break
+        names = list(dict.fromkeys(words[1] for words in split if len(words) > 1 and words[0] == lead))
+        if len(names) >= _DISTINCT_NAMES_SHARE * count:
+            return f"{lead.decode(errors='replace')} ×{count}: {_names_listed(names, most)}"
+    return ""
+
+
+def _names_listed(names: list[bytes], most: int) -> str:
+    """The names, or past `most` the first third of them and the last ones."""
+    said = [name.decode(errors="replace") for name in names]
+    if len(said) > most:
+        head = most // 3
+        said = [*said[:head], f"… +{len(said) - most}", *said[head - most :]]
+    return ", ".join(said)
