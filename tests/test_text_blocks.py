@@ -450,3 +450,29 @@ def test_lead_names_past_the_most_lists_the_first_and_the_last() -> None:
 def test_lead_names_needs_a_name_per_row() -> None:
     rows = [f"status {'ok' if at % 2 else 'done'} after step {at}".encode() for at in range(60)]
     assert lead_names(rows, 60) == ""
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        # compiler options with their state; three are ignored
+        (
+            [f"  -Wopt{i}{' ' * 20}\t\t[{'enabled' if i % 3 else 'disabled'}]" for i in range(60)]
+            + [f"  -Wold{i}{' ' * 20}\t\t[ignored]" for i in range(3)],
+            "[ignored] ×3 (-Wold0, -Wold1, -Wold2)",
+        ),
+        # units with their state; four are masked
+        (
+            [f"unit{i}.service{' ' * 8}{'enabled' if i % 4 else 'static'}" for i in range(60)]
+            + [f"legacy{i}.service          masked" for i in range(4)],
+            "masked ×4 (legacy0.service, legacy1.service, legacy2.service, legacy3.service)",
+        ),
+    ],
+)
+def test_value_summary_names_the_rows_of_a_value_few_hold(rows: list[str], said: str) -> None:
+    """Which names differ from the usual is what a listing of states is asked; the
+    common values' rows are counted only."""
+    summary, _ = value_summary([row.encode() for row in rows], 2, named=8)
+    assert said in summary
+    assert summary.count("(") == 1
+    assert value_summary([row.encode() for row in rows], 2)[0] == summary.replace(f" ({said.split(' (')[1]}", "")

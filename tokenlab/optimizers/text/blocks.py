@@ -385,18 +385,29 @@ _MOST_COMMON_VALUES = 12  # a listing whose rows mostly share this few values ho
 _COMMON_SHARE = 0.75  # ...in this share of its rows at least
 
 
-def value_summary(rows: Sequence[bytes], rare: int) -> tuple[str, list[int]]:
+def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str, list[int]]:
     """Counts per value of a listing whose rows are `name  value` and whose values are
     mostly a few states (`[disabled] ×137, [enabled] ×74`), and the rows whose value at
     most `rare` rows hold (an alias among states, the one setting that differs): the rows
-    that say something the counts do not. Values may hold spaces, unlike a column of
+    that say something the counts do not. A value that at most `named` rows hold, not the
+    most common one, names them (`[ignored] ×3 (-Wa, -Wb, -Wc)`): which names differ from
+    the usual is what such a listing is asked. Values may hold spaces, unlike a column of
     `column_summary`."""
-    values = [match.group(1) or b"" if (match := _VALUE_RE.fullmatch(row)) else None for row in rows]
+    matches = [_VALUE_RE.fullmatch(row) for row in rows]
+    values = [match.group(1) or b"" if match else None for match in matches]
     counts = Counter(value for value in values if value is not None)
     common = [(value, count) for value, count in counts.most_common() if count > rare]
     if len(common) > _MOST_COMMON_VALUES or sum(count for _, count in common) < _COMMON_SHARE * len(rows):
         return "", []
-    listed = ", ".join(f"{value.decode(errors='replace') or '(empty)'} ×{count}" for value, count in common)
+    names: dict[bytes, list[bytes]] = {}
+    for match, value in zip(matches, values, strict=True):
+        if match and value is not None and value != common[0][0] and counts[value] <= named:
+            names.setdefault(value, []).append(match[0][: match.start(1) if match.group(1) else None].strip())
+    listed = ", ".join(
+        f"{value.decode(errors='replace') or '(empty)'} ×{count}"
+        + (f" ({b', '.join(names[value]).decode(errors='replace')})" if value in names else "")
+        for value, count in common
+    )
     rare_rows = [at for at, value in enumerate(values) if value is not None and counts[value] <= rare]
     return f"column 2: {listed}", rare_rows
 
