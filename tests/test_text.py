@@ -607,10 +607,18 @@ def test_a_long_word_list_in_a_large_output_is_cut(label: str, words: list[str])
     assert words[-1] not in render_preview(optimize(data, COARSE, limits))
 
 
-def test_a_long_line_of_prose_without_a_sentence_end_is_no_word_list() -> None:
+def test_a_long_line_of_prose_is_no_word_list() -> None:
     line = "Description:  " + ", ".join(f"step {i} copies the files it was given" for i in range(40))
-    data = _key_value_report(line)
-    assert "… +" in next(row for row in render_preview(optimize(data, COARSE)).splitlines() if row.startswith("Description"))
+    text = render_preview(optimize(_key_value_report(line), COARSE))
+    assert "… +" in next(row for row in text.splitlines() if row.startswith("Description"))
+
+
+def test_a_command_line_is_no_word_list_for_want_of_a_label() -> None:
+    """A link line's words are arguments, not items listed under a name: it shows its start."""
+    data = (" /usr/lib/gcc/collect2 -plugin /usr/lib/gcc/lto.so " + " ".join(f"-L/usr/lib/x{i}" for i in range(60))).encode()
+    assert [span.kind for span in _long_line(data, 0, len(data), TextConfig(), [])][:2] == [SpanKind.KEEP, SpanKind.FOLD]
+    listed = b"Flags:   " + data
+    assert _long_line(listed, 0, len(listed), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(listed))]
 
 
 @pytest.mark.parametrize(("label", "words"), _WORD_LISTS)

@@ -48,8 +48,9 @@ What stays visible, and why:
   members that differ. A kept line longer than `long_line_bytes` shows its first sentence
   and any sentence holding a signal word; a line cut inside brackets (a statement's
   argument list) keeps them to their close when it is near. A long line listing words
-  (`Flags: fpu vme …`, no item ending in `.,;!?`) stays whole in a document of at most
-  `word_list_doc_bytes`: its items are what a reader searches, and no sentence sums them.
+  after its label (`Flags: fpu vme …`, no item ending in `.,;!?`) stays whole in a
+  document of at most `word_list_doc_bytes`: its items are what a reader searches, and
+  no sentence sums them.
 - Folded text is marked ` …`, followed by the number of whole lines it hides (` … +5`),
   or inside a line by the number of words (` … +79 words`).
   COARSE: one ref per top-level section holds the section's complete original bytes,
@@ -100,7 +101,7 @@ class TextConfig:
     small_doc_bytes: int = 2048  # smaller documents only get whitespace and repeat folding
     long_line_bytes: int = 200  # a kept line longer than this shows its first sentence
     cut_bytes: int = 160  # where a long line with no early sentence end is cut (at a space)
-    word_list_doc_bytes: int = 8192  # a long line listing words stays whole in a document this small
+    word_list_doc_bytes: int = 4096  # a labelled list of words stays whole in a document this small
     repeat_min_bytes: int = 160  # repeated paragraphs at least this long are folded
     coarse_min_fold_bytes: int = 24  # smaller folds are not worth a " …"
     fine_min_fold_bytes: int = 120  # smaller folds are not worth a marker
@@ -199,6 +200,8 @@ _SPACE_RE = re.compile(rb"\s")
 _STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
 _SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
 _CLAUSE_END_RE = re.compile(rb"[.,;!?][\"')\]]*\s")
+# A list's label: up to three words, the last ending in a colon (`Flags:`, `Configured with:`).
+_LIST_LABEL_RE = re.compile(rb"[ \t]*(?:[^\s:]+ ){0,2}[^\s:]+:\s")
 _WORD_LIST_LEAST_WORDS = 12  # fewer words are a phrase, not a list
 _LEAST_CUT_BYTES = 16  # a long line's tail shorter than this stays: ` … +2 words` costs as much
 _WORD_BYTES = frozenset(
@@ -940,7 +943,12 @@ def _is_word_list(data: bytes, start: int, end: int) -> bool:
     ../configure --prefix=/usr …`): items a reader searches for one of, which no first
     sentence sums up. Prose ends its sentences and clauses; a list's items end in none of
     `.,;!?`."""
-    return len(data[start:end].split()) >= _WORD_LIST_LEAST_WORDS and not _CLAUSE_END_RE.search(data, start, end)
+    label = _LIST_LABEL_RE.match(data, start, end)
+    return (
+        label is not None
+        and len(data[label.end() : end].split()) >= _WORD_LIST_LEAST_WORDS
+        and not _CLAUSE_END_RE.search(data, label.end(), end)
+    )
 
 
 def _first_cut(data: bytes, start: int, end: int, limits: TextConfig) -> int:
