@@ -20,7 +20,15 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.units import CARET_UNDER_RE, LOCATED_NOTE_RE, in_frame, message_after, note_at, pointer_of
+from tokenlab.optimizers.log.units import (
+    CARET_UNDER_RE,
+    CODE_AT_END_RE,
+    LOCATED_NOTE_RE,
+    in_frame,
+    message_after,
+    note_at,
+    pointer_of,
+)
 from tokenlab.optimizers.log.model import (
     FOLD,
     HELP_LINE_RE,
@@ -136,19 +144,21 @@ def _told_after_frame(lines: Lines, rest: range, limits: LogLimits) -> set[int]:
     after = range(rest.start if last_frame_line is None else last_frame_line + 1, rest.stop)
     if len(after) > limits.continuation_lines:
         return set()
-    return {i for i in after if not NOTE_LINE_RE.match(lines.clean(i)) and not HELP_LINE_RE.match(lines.clean(i))}
+    notes = (NOTE_LINE_RE, HELP_LINE_RE, LOCATED_NOTE_RE)
+    return {i for i in after if not any(note.match(lines.clean(i)) for note in notes)}
 
 
 def _path_steps(lines: Lines, unit: range, rest: range, limits: LogLimits) -> set[int]:
     """The notes of `rest` at a location other than the diagnostic's own, when it has at
     most `continuation_lines` of them: the steps of the path it reports (`assuming 'p==NULL'`
     at one line, the call at the next), which nothing else tells. More of them are a list
-    (each candidate of an overload) and fold with the frame."""
+    (each candidate of an overload) and fold with the frame. A note carrying a rule code
+    of its own (`[SC2086]`) is a finding of its own, not a step."""
     own = note_at(lines.clean(unit.start))
     steps: set[int] = set()
     for i in rest:
         line = lines.clean(i)
-        if LOCATED_NOTE_RE.match(line) and not (own and line.lstrip().startswith(own)):
+        if LOCATED_NOTE_RE.match(line) and not (own and line.lstrip().startswith(own)) and not CODE_AT_END_RE.search(line):
             steps.add(i)
             if len(steps) > limits.continuation_lines:
                 return set()

@@ -55,7 +55,7 @@ def _note_follows(lines: Lines, index: int) -> bool:
 
 # A message's rule code at its end (`[no-untyped-def]`, `[-Wunused]`): where a wrapped
 # message stops.
-_CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
+CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
 
 
 def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
@@ -68,7 +68,7 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
         line = lines.clean(end)
         if not line.strip() or line_shapes.LOCATION_RE.match(visible(line)):
             break
-        if _CODE_AT_END_RE.search(line):
+        if CODE_AT_END_RE.search(line):
             return end + 1
     return start + 1
 
@@ -228,7 +228,7 @@ def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: 
     # only when a line could be a note after it, or the header could be wrapped: each
     # diagnostic of a large build is read here.
     own_note: bytes | None = None
-    read = not _CODE_AT_END_RE.search(header)
+    read = not CODE_AT_END_RE.search(header)
     if read:
         own_note = note_at(header)
     end, indented = _wrapped_message_end(lines, start, limits) if own_note is not None else start + 1, 0
