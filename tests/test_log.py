@@ -855,3 +855,12 @@ def test_a_tail_every_record_repeats_shows_once_under_the_first_record(tool: str
     first_tail = _frame_then_tail(tool, "mod_0", 1)[-3:]
     assert "\n".join(first_tail) in shown  # with the record shown, in its place
     assert shown.index("mod_0") < shown.index(first_tail[0]) < shown.index("mod_1")
+
+
+def test_notes_carrying_their_own_rule_code_are_findings_not_path_steps() -> None:
+    # A linter's note-severity findings (shellcheck -f gcc) follow a warning as notes
+    # would: each is a finding with its own code, folded with the warning's frame.
+    notes = [f"lib/build.sh:{300 + n}:9: note: Double quote to prevent globbing and word splitting. [SC2086]" for n in range(4)]
+    lines = ["lib/build.sh:281:1: warning: setup references arguments, but none are ever passed. [SC2120]", *notes]
+    shown = _shown(("\n".join([*lines, "lib/build.sh:320:3: error: Couldn't parse this function. [SC1073]"]) + "\n").encode())
+    assert not any(note in shown for note in notes) and "[SC2120] [+4 lines]" in shown
