@@ -410,3 +410,33 @@ def test_the_coarse_header_counts_the_inputs_lines_beside_the_records_folded() -
     lines = data.count(b"\n")
     header = str(parts[0])
     assert header.startswith(f"[records: {lines} lines; ") and header.endswith(" records folded: ")
+
+
+def _with_failure_in_the_middle(tool: str) -> tuple[bytes, bytes]:
+    """Records of one shape with a failing record of another shape among them, and the
+    failure's line."""
+    if tool == "make":
+        data = _make_trace(14)
+        failing = b"src/codec_007.c:1:35: error: 'undefined_scale' undeclared\nmake: *** [Makefile:12: build/codec_007.o] Error 1\n"
+        at = data.index(b"Reaping winning child", data.index(b"codec_007.c -o"))
+        return data[:at] + failing + data[at:].replace(b"Reaping winning", b"Reaping losing", 1), failing.splitlines()[0]
+    passing = [_doctest_example(f"c_to_f({n})", f"{n * 1.8 + 32:.1f}", None, 0) for n in range(14)]
+    failing_record = _doctest_example("f_to_c(42.5)", "5.8", "5.83", 140)
+    text = "\n".join(line for record in [*passing[:7], failing_record, *passing[7:]] for line in record) + "\n"
+    return text.encode(), b"Failed example:"
+
+
+@pytest.mark.parametrize("tool", ["make", "doctest"])
+def test_records_never_fold_across_a_failure_between_them(tool: str) -> None:
+    # A group line stands where its first record was: records after the failure folded
+    # into a group before it would read as having come before it.
+    data, failure = _with_failure_in_the_middle(tool)
+    parts = records.fold_records(data, Granularity.FINE, records.TEXT_LIMITS)
+    assert parts is not None
+    failure_at = data.index(failure)
+    groups = [part for part in parts if isinstance(part, Omission)]
+    assert len(groups) >= 2
+    for group in groups:
+        assert all(end <= failure_at for _, end in group.source) or all(start > failure_at for start, _ in group.source)
+    shown = _shown(parts)
+    assert failure.decode() in shown

@@ -793,3 +793,74 @@ def test_class_file_dump_headers_stay() -> None:
     for name, flags in (("Invoice", "(0x0021) ACC_PUBLIC, ACC_SUPER"), ("Ledger", "(0x0031) ACC_PUBLIC, ACC_FINAL, ACC_SUPER")):
         assert f'  Compiled from "{name}.java"\n' in shown
         assert f"  minor version: 0\n  major version: 61\n  flags: {flags}\n" in shown
+
+
+def _path_report(tool: str) -> list[str]:
+    """A warning reporting a path through two steps before its own location, each step a
+    note at another place over its quoted source and caret; the first step's source line
+    is empty (a blank line over its caret), as both tools print it."""
+    if tool == "cppcheck":
+        return [
+            "zlib/gzjoin.c:209:9: warning: Null pointer dereference: in [ctunullpointer]",
+            "    if (bget(in) != 0x1f)", "        ^",
+            "zlib/gzjoin.c:293:12: note: Assuming that condition 'in==NULL' is not redundant", "", "           ^",
+            "zlib/gzjoin.c:295:11: note: Calling function gzhead, 1st argument is null", "    gzhead(in);", "          ^",
+            "zlib/gzjoin.c:209:9: note: Dereferencing argument in that is null", "    if (bget(in) != 0x1f)", "        ^",
+        ]
+    return [
+        "src/list.c:41:12: warning: Access to field 'next' results in a dereference of a null pointer (loaded from variable 'node') [core.NullDereference]",
+        "    return node->next;", "           ^",
+        "src/list.c:30:7: note: Assuming 'head' is equal to NULL", "", "      ^",
+        "src/list.c:36:10: note: Passing null pointer value via 1st parameter 'node'", "    return next_of(head);", "         ^",
+        "src/list.c:41:12: note: Access to field 'next' results in a dereference of a null pointer", "    return node->next;", "           ^",
+    ]
+
+
+@pytest.mark.parametrize("tool", ["cppcheck", "clang-analyzer"])
+def test_a_warnings_path_steps_stay_with_it_and_visible_an_empty_source_line_included(tool: str) -> None:
+    others = [f"src/m{n:02}.c:{n + 3}:5: style: The scope of the variable 'v{n}' can be reduced. [variableScope]" for n in range(20)]
+    error = ["src/main.c:92:18: error: Uninitialized variable: msgbuf [uninitvar]", "        (LPVOID)&msgbuf,", "                 ^"]
+    report = _path_report(tool)
+    shown = _shown(("\n".join([*others, *report, *error]) + "\n").encode())
+    steps = [line for line in report[3:] if ": note: " in line and line.split(": note:")[0] not in report[0]]
+    assert len(steps) == 2 and all(step in shown for step in steps)  # each step of the path, in order
+    assert shown.index(report[0]) < shown.index(steps[0]) < shown.index(steps[1])
+    assert not re.search(r"^\[×\d+\]\s+\^", shown, re.MULTILINE)  # no step's caret grouped with another's
+
+
+def _frame_then_tail(tool: str, module: str, line: int) -> list[str]:
+    """A framed record whose frame quotes a long statement, then lines telling where the
+    tool looked: the same in every record."""
+    source = [f"{line + k} | {'/' if k == 0 else '|'}     name_{k} as name_{k}," for k in range(6)]
+    if tool == "pyrefly":
+        return [
+            f"ERROR Cannot find module `{module}` [missing-import]", f"  --> pkg/__init__.py:{line}:1", "   |", *source, "   | |_^",
+            "  Looked in these locations:",
+            '  Fallback search path (guessed from importing file with heuristics): ["/src/pkg", "/src"]',
+            '  Site packages path queried from interpreter: ["/opt/venv/lib/python3.11/site-packages"]',
+        ]
+    return [
+        f"error[unresolved-import]: Cannot resolve imported module `{module}`", f" --> pkg/__init__.py:{line}:1", "  |", *source, "  |",
+        "info: Searched in the following paths during module resolution:",
+        "info:   1. /src (first-party code)",
+        "info:   2. /opt/venv/lib/python3.11/site-packages (site-packages)",
+    ]
+
+
+@pytest.mark.parametrize("tool", ["pyrefly", "ty"])
+def test_a_tail_every_record_repeats_shows_once_under_the_first_record(tool: str) -> None:
+    records = [line for n in range(12) for line in _frame_then_tail(tool, f"mod_{n}", 10 * n + 1)]
+    shown = _shown(("\n".join([*records, " INFO 12 errors"]) + "\n").encode())
+    assert shown.count("/opt/venv/lib/python3.11/site-packages") == 1
+    first_tail = _frame_then_tail(tool, "mod_0", 1)[-3:]
+    assert "\n".join(first_tail) in shown  # with the record shown, in its place
+    assert shown.index("mod_0") < shown.index(first_tail[0]) < shown.index("mod_1")
+
+
+def test_notes_carrying_their_own_rule_code_are_findings_not_path_steps() -> None:
+    # A linter's note-severity findings (shellcheck -f gcc) follow a warning as notes
+    # would: each is a finding with its own code, folded with the warning's frame.
+    notes = [f"lib/build.sh:{300 + n}:9: note: Double quote to prevent globbing and word splitting. [SC2086]" for n in range(4)]
+    lines = ["lib/build.sh:281:1: warning: setup references arguments, but none are ever passed. [SC2120]", *notes]
+    shown = _shown(("\n".join([*lines, "lib/build.sh:320:3: error: Couldn't parse this function. [SC1073]"]) + "\n").encode())
+    assert not any(note in shown for note in notes) and "[SC2120] [+4 lines]" in shown

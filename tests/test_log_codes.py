@@ -132,3 +132,25 @@ def test_no_census_when_every_diagnostic_is_shown() -> None:
     assert "building module" in visible and "[×" in visible  # the progress lines fold
     assert "src/m5.ts(6,5): error TS2301" in visible
     assert "[codes:" not in visible
+
+
+@pytest.mark.parametrize(
+    ("line", "rare"),
+    [
+        ("pkg/m{n:02}.py:{n}:4: C{code}: Name {word} breaks the naming style (invalid-name)",
+         "pkg/tests/t.py:1897:12: E0213: Method 'resolving' should have \"self\" as first argument (no-self-argument)"),
+        ("pkg/m{n:02}.py:{n}:1: E{code} line about {word} too long",
+         "pkg/tests/t.py:44:5: B006 Do not use mutable data structures for argument defaults"),
+    ],
+)
+def test_every_code_the_census_counts_shows_an_example(line: str, rare: str) -> None:
+    # A long run of distinct lines folds to its head and tail: the one line of a code seen
+    # nowhere else, in its middle, stays visible.
+    words = [chr(97 + n % 26) + chr(97 + n // 26) + "x" for n in range(40)]  # one template each
+    lines = [line.format(n=n, code=501 + n % 2 * 100, word=word) for n, word in enumerate(words)]
+    data = ("\n".join([*lines[:20], rare, *lines[20:]]) + "\n").encode()
+    visible = shown(data)
+    code = code_of(rare.encode())
+    assert code is not None and f"{code} ×1" in visible
+    assert rare in visible
+    assert "more lines]" in visible  # the run still folds around it

@@ -512,12 +512,13 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
     said_whole: set[int] = set()
     failing = 0
     structured = [number for number, block in enumerate(texts) if _structured(block)]
+    failing_blocks = [number for number, block in enumerate(texts) if _fails(block)]
     for shape, fold in ((skeleton, family), (kin, kin_family)):
         by_shape: dict[tuple[str, ...], list[int]] = {}
         for number in structured:
             if number not in said_whole:
                 by_shape.setdefault(shape(texts[number]), []).append(number)
-        for members in by_shape.values():
+        for members in (run for alike in by_shape.values() for run in _runs_between(alike, failing_blocks)):
             if len(members) < limits.min_records:
                 continue
             found = fold([texts[number] for number in members])
@@ -535,6 +536,25 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
     return _Folding(blocks, texts, groups, said_whole, folded_bytes, failing)
+
+
+def _runs_between(members: list[int], failing_blocks: list[int]) -> list[list[int]]:
+    """Records of one shape cut where a failing record of another shape lies between them:
+    a group line stands where its first record was, so records after a failure folded into
+    a group before it would read as having come before it (what a build did after an error
+    is part of what the reader asks). Each run folds on its own."""
+    runs: list[list[int]] = [[members[0]]]
+    others = iter(number for number in failing_blocks if number > members[0])
+    failure = next(others, None)
+    for number in members[1:]:
+        cut = False
+        while failure is not None and failure < number:
+            cut = cut or failure not in members
+            failure = next(others, None)
+        if cut:
+            runs.append([])
+        runs[-1].append(number)
+    return runs
 
 
 def _opened_at(data: bytes, lines: bounds.Lines, first: int) -> int:
@@ -582,7 +602,12 @@ def _reports_failure(found: Family) -> bool:
     in one value (the name of what failed: `worker-23`), which a group line names as
     plainly as the record does; ones differing in more (what was expected, what was got,
     where) are kept whole, neither said as rows of a table nor folded line by line."""
-    return any(_tells_why(line) or _FAILED_LABEL_RE.match(line) for line in found.records[0])
+    return _fails(found.records[0])
+
+
+def _fails(record: Sequence[str]) -> bool:
+    """Whether a record reports a failure: an error line, a failed check, a `Failed …` label."""
+    return any(_tells_why(line) or _FAILED_LABEL_RE.match(line) for line in record)
 
 
 def _tells_why(line: str) -> bool:

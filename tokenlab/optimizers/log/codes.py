@@ -59,6 +59,14 @@ class Codes:
 
     counts: Counter[str] = field(default_factory=Counter)
     members: list[array[int]] = field(default_factory=list)  # the coded templates' lines
+    lines_of: dict[str, array[int]] = field(default_factory=dict)  # each code's lines
+
+    def examples(self, role: bytearray) -> set[int]:
+        """The first line of each code whose lines are all still undecided (neither kept
+        nor grouped, so a long run of distinct lines may fold them all): the census counts
+        every code, so each code counted shows one example (a group line names its code
+        and lists its locations)."""
+        return {lines[0] for lines in self.lines_of.values() if not any(role[index] for index in lines)}
 
     def census(self, role: bytearray) -> str:
         """The census line, when some coded line is folded (else each is there to count)."""
@@ -77,9 +85,14 @@ def code_counts(lines: Lines, templates: Templates) -> Codes:
             continue
         codes.members.append(members)
         if any(character.isdigit() for character in first):
-            codes.counts.update(code for code in map(code_of, map(lines.clean, members)) if code)
+            for index in members:
+                code = code_of(lines.clean(index))
+                if code:
+                    codes.counts[code] += 1
+                    codes.lines_of.setdefault(code, array(members.typecode)).append(index)
         else:
             codes.counts[first] += len(members)
+            codes.lines_of.setdefault(first, array(members.typecode)).extend(members)
     return codes
 
 

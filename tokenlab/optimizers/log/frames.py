@@ -7,7 +7,10 @@ a warning's frame is not what is read first when the log has failures. A frame l
 folds behind the header line as ` [+N lines]`; past `diagnostic_lines` the rest folds too,
 but an error's frame always shows up to its first caret line, its primary label (`^^^^
 mutable borrow occurs here`; secondary labels are drawn with `-`): it says what went wrong
-where.
+where. What the frame leaves out never hides what only the diagnostic tells: a few notes
+at other places (the steps of the path it reports) stay, a warning's too, and so do a few
+lines of its own text after a shown frame (where a tool looked), which the records folded
+under it repeat.
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ from array import array
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.log.units import message_after, pointer_of
+from tokenlab.optimizers.log.units import (
+    CARET_UNDER_RE,
+    CODE_AT_END_RE,
+    LOCATED_NOTE_RE,
+    in_frame,
+    message_after,
+    note_at,
+    pointer_of,
+)
 from tokenlab.optimizers.log.model import (
     FOLD,
     HELP_LINE_RE,
@@ -96,11 +107,22 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
             cut = max(cut, _after_primary_label(lines, range(body, unit.stop)))
     if cut >= unit.stop:
         return unit
-    # Its help lines (an error's notes too) stay below the folded frame.
+    # Its help lines (an error's notes too) stay below the folded frame, and so do a few
+    # notes elsewhere, a warning's too (`_path_steps`). A shown frame's record says what
+    # follows the frame once (the places looked in, a reason): the records folded under
+    # this one repeat it, so here is the one place it is read.
+    told = _told_after_frame(lines, range(cut, unit.stop), limits) if cut > body else set()
+    steps = _path_steps(lines, unit, range(cut, unit.stop), limits)
     tail = array(LINE_INDEX)
     for i in range(cut, unit.stop):
         line = lines.clean(i)
-        if i == message or HELP_LINE_RE.match(line) or (not warning and NOTE_LINE_RE.match(line)):
+        if (
+            i in told
+            or i in steps
+            or i == message
+            or HELP_LINE_RE.match(line)
+            or (not warning and NOTE_LINE_RE.match(line))
+        ):
             plan.role[i] = KEEP
         else:
             tail.append(i)
@@ -110,3 +132,34 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     for i in tail:
         plan.role[i] = FOLD
     return range(unit.start, cut)
+
+
+def _told_after_frame(lines: Lines, rest: range, limits: LogLimits) -> set[int]:
+    """The lines of `rest` after the last line of its code frame (quoted source, gutter,
+    caret), when there are at most `continuation_lines` of them: the diagnostic's own text,
+    not a listing. Notes and help lines there have rules of their own. Empty otherwise."""
+    last_frame_line = next(
+        (i for i in reversed(rest) if in_frame(lines.clean(i)) or CARET_UNDER_RE.match(lines.clean(i))), None
+    )
+    after = range(rest.start if last_frame_line is None else last_frame_line + 1, rest.stop)
+    if len(after) > limits.continuation_lines:
+        return set()
+    notes = (NOTE_LINE_RE, HELP_LINE_RE, LOCATED_NOTE_RE)
+    return {i for i in after if not any(note.match(lines.clean(i)) for note in notes)}
+
+
+def _path_steps(lines: Lines, unit: range, rest: range, limits: LogLimits) -> set[int]:
+    """The notes of `rest` at a location other than the diagnostic's own, when it has at
+    most `continuation_lines` of them: the steps of the path it reports (`assuming 'p==NULL'`
+    at one line, the call at the next), which nothing else tells. More of them are a list
+    (each candidate of an overload) and fold with the frame. A note carrying a rule code
+    of its own (`[SC2086]`) is a finding of its own, not a step."""
+    own = note_at(lines.clean(unit.start))
+    steps: set[int] = set()
+    for i in rest:
+        line = lines.clean(i)
+        if LOCATED_NOTE_RE.match(line) and not (own and line.lstrip().startswith(own)) and not CODE_AT_END_RE.search(line):
+            steps.add(i)
+            if len(steps) > limits.continuation_lines:
+                return set()
+    return steps

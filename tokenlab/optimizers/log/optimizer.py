@@ -156,7 +156,7 @@ def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_L
     del templates
     items = _failures_first(_items(lines, plan), lines, limits)
     if not small:
-        items = _fold_runs(items, lines, plan, limits)
+        items = _fold_runs(items, lines, plan, limits, codes.examples(plan.role))
     items = _fold_stray_blanks(items, lines, plan)
     _fold_long_lines(items, lines, plan, limits)
     for group in plan.groups:
@@ -629,11 +629,12 @@ def _failures_first(items: list[Item], lines: Lines, limits: LogLimits) -> list[
 _SHAPED = (GroupKind.TEMPLATE, GroupKind.REPEAT)  # groups of one shape of line
 
 
-def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -> list[Item]:
+def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits, examples: set[int]) -> list[Item]:
     """Shorten long runs of distinct unremarkable lines to their head and tail. A heading
     (after a blank line, above more indented lines: a failed test's title, a section's
     name) stays visible and splits the run, and so does an outlier: a line whose duration,
-    size or count is far beyond the run's others (the slowest query) is what is read."""
+    size or count is far beyond the run's others (the slowest query) is what is read, and
+    so do the `examples`, each the one line left to show a rule code the census counts."""
     result: list[Item] = []
     run: list[int] = []
 
@@ -644,6 +645,7 @@ def _fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -
             tail = len(run) - limits.run_tail
             texts = [lines.text(i, limits.line_bytes) for i in run]
             shown = {run[p] for p in line_values.outliers(texts) if limits.run_head <= p < tail}
+            shown.update(i for i in run[limits.run_head : tail] if i in examples)
             result.extend([*run[: limits.run_head], *_fold_between(run[limits.run_head : tail], shown, plan)])
             result.extend(run[tail:])
         run.clear()

@@ -7,7 +7,7 @@ A Python traceback runs to its exception line and the message after it. A diagno
 elsewhere that follow it (a candidate, a macro's definition, with the include chain
 printed before each): a note belongs to the diagnostic before it, so it is shown or
 folded with it and never grouped with another diagnostic's notes. A source line over a
-caret is its frame's at any indentation.
+caret is its frame's at any indentation, an empty one (a blank line) too.
 
 A framed record (a header, then a pointer to its location: ` --> a.rs:3:5`, a drawn
 frame's corner `,-[a.js:3:5]`, or an indented location alone after a blank line,
@@ -39,7 +39,7 @@ _FRAME_RE = re.compile(
 )
 # A note at a location (`a.h:3:5: note: candidate: …`), and the include chain printed
 # before one (`In file included from a.h:3,` / `                 from b.h:4:`).
-_NOTE_RE = re.compile(rb"\s*[^\s:]+:\d+(?::\d+)?: note: ")
+LOCATED_NOTE_RE = re.compile(rb"\s*[^\s:]+:\d+(?::\d+)?: note: ")
 _INCLUDED_RE = re.compile(rb"In file included from |\s+from \S+:\d+[,:]$")
 
 
@@ -48,14 +48,14 @@ def _note_follows(lines: Lines, index: int) -> bool:
     while index < len(lines):
         line = lines.clean(index)
         if not _INCLUDED_RE.match(line):
-            return _NOTE_RE.match(line) is not None
+            return LOCATED_NOTE_RE.match(line) is not None
         index += 1
     return False
 
 
 # A message's rule code at its end (`[no-untyped-def]`, `[-Wunused]`): where a wrapped
 # message stops.
-_CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
+CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
 
 
 def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
@@ -68,7 +68,7 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
         line = lines.clean(end)
         if not line.strip() or line_shapes.LOCATION_RE.match(visible(line)):
             break
-        if _CODE_AT_END_RE.search(line):
+        if CODE_AT_END_RE.search(line):
             return end + 1
     return start + 1
 
@@ -228,21 +228,21 @@ def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: 
     # only when a line could be a note after it, or the header could be wrapped: each
     # diagnostic of a large build is read here.
     own_note: bytes | None = None
-    read = not _CODE_AT_END_RE.search(header)
+    read = not CODE_AT_END_RE.search(header)
     if read:
-        own_note = _note_at(header)
+        own_note = note_at(header)
     end, indented = _wrapped_message_end(lines, start, limits) if own_note is not None else start + 1, 0
     stop = min(len(lines.ends), start + 1 + limits.frame_lines)
     clean = lines.clean
     while end < stop:
         line = clean(end)  # read once: every diagnostic of a large build reads the next
-        if not line.strip():
-            break
+        if not line.strip() and not (lines.holds_carets and end + 1 < len(lines) and _caret_under(lines, end + 1)):
+            break  # a blank line over a caret is an empty source line the frame quotes
         # A note names itself (` note: `), or follows the includes that lead to it.
         note = None
         if b" note: " in line or _INCLUDED_RE.match(line):
             if not read:
-                own_note, read = _note_at(header), True
+                own_note, read = note_at(header), True
             note = own_note
         if note and line.lstrip().startswith(note):
             pass  # a note at the diagnostic's own location (gcc, clang) belongs to it
@@ -262,7 +262,7 @@ def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: 
     return end
 
 
-def _note_at(header: bytes) -> bytes | None:
+def note_at(header: bytes) -> bytes | None:
     """How a note at the header's location starts (`src/a.c:3:5: note: `), if it has one."""
     location = line_shapes.LOCATION_RE.match(visible(header))
     return location[0].strip().encode() + b" note: " if location else None
