@@ -10,7 +10,9 @@ then docs, each kind in the order the tool printed them (a declaration, `class X
 before a binding); the header names the file the tool printed first. Under its heading
 (`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
 uses of the name before partial matches and comments), in line order; the rest of its
-hits, with their context lines, go behind one ref that says how many they are. When many
+hits, with their context lines, go behind one ref that the heading names with their
+count. Hits printed alike and alone show once with their places (see `_shown_lines` and
+`_alike_line`): a definition copied into stubs or mocks costs one line. When many
 files import the name alike, each import line is shown once, with the number of files
 that print it, after the files that define the name (see `_imports_shared`).
 Neighbouring files that show no line share one line per folder and one ref
