@@ -349,12 +349,12 @@ def test_a_file_shows_its_lines_in_line_order_and_the_header_names_the_first_fil
 
 def test_spare_budget_shows_more_of_the_first_files() -> None:
     hits = [
-        (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(30) for j in range(6)
+        (f"src/f{i:02}.py", f"    total += parse_config(item_{j}) * {i}") for i in range(40) for j in range(6)
     ]
     shown = preview(grep_n([("src/config.py", "def parse_config(path):"), *hits]))
-    first, last = shown.index("src/f00.py (6 hits)"), shown.index("f29.py (6)")
+    first, last = shown.index("src/f00.py (6 hits, 5 more: #ref:"), shown.index("f39.py (6)")
     assert "    total += parse_config(item_0) * 0" in shown[first:last]
-    assert "* 29" not in shown
+    assert "* 39" not in shown
 
 
 def test_a_declaration_comes_before_bindings_of_the_name() -> None:
@@ -377,7 +377,7 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count() -> None
     for i in range(40):
         path = f"pkg/mod{i}/file{i}.py"
         assert path in shown
-        assert re.search(re.escape(path) + r" \(8 hits\)", shown)
+        assert re.search(re.escape(path) + r" \(8 hits[,)]", shown)
     omissions = list(result.omissions)
     assert len(omissions) == 40  # one ref per file, each with that file's hits only
     for omission in omissions:
@@ -456,10 +456,10 @@ def test_context_lines_stay_with_their_hit() -> None:
 def test_a_hit_shows_its_near_context_and_enclosing_function_and_the_rest_behind_its_ref() -> None:
     result = optimize_search_results(GIT_GREP_W, ALWAYS)
     shown = render_preview(result)
-    assert "app/cli.py\n3=def main(argv):\n37-    step_37()\n" in shown
+    assert "app/cli.py (1 hit with all context: #ref:" in shown
+    assert "\n3=def main(argv):\n37-    step_37()\n" in shown
     assert "40:    settings = parse_config(argv[1])\n41-    after_41()\n42-    after_42()\n43-    after_43()\n" in shown
     assert "step_36" not in shown and "after_44" not in shown
-    assert "[1 hit with all context: " in shown
     behind = b"".join(omission.data for omission in result.omissions)
     assert b"app/cli.py-20-    step_20()\n" in behind and b"app/cli.py-59-    after_59()\n" in behind
     assert not not_shown(("app/cli.py=3=def main(argv):", "app/cli.py-37-    step_37()"), shown)
@@ -469,10 +469,10 @@ def test_json_messages_show_hits_as_printed_and_the_summary() -> None:
     result = optimize_search_results(RG_JSON, ALWAYS)
     shown = render_preview(result)
     definition = rg_message("match", "app/config.py", 12, "def parse_config(path: str) -> dict:")
-    assert shown.index(definition) < shown.index("tests/test_config.py (27 hits)")
+    assert shown.index(definition) < shown.index("tests/test_config.py (27 hits, 24 more, ")
     assert '"matched_lines":28' in shown.splitlines()[1]
     assert rg_message("begin", "app/config.py") not in shown
-    assert "[the file's begin and end messages: " in shown
+    assert "app/config.py (the file's begin and end messages: #ref:" in shown
     assert result.signals == (definition,)
 
 
@@ -545,6 +545,91 @@ def test_a_long_hit_is_a_window_around_the_name_and_whole_behind_the_ref() -> No
     assert any(line.encode() in omission.data for omission in result.omissions)
 
 
+# --- lines printed alike -------------------------------------------------------------------
+
+
+def flat(hits: list[tuple[str, int, str]]) -> bytes:
+    """`path:12:text` per hit, as grep -rn, git grep -n and ack (piped) print them."""
+    return "".join(f"{path}:{number}:{text}\n" for path, number, text in hits).encode()
+
+
+def headed(hits: list[tuple[str, int, str]], *, blank: bool = True) -> bytes:
+    """A heading per file, then its `12:text` hits: rg --heading and ack --group end each
+    file with a blank line, git grep --heading does not."""
+    out: list[str] = []
+    for path, number, text in hits:
+        if not out or out[-1] != path:
+            out += [""] if out and blank else []
+            out.append(path)
+        out.append(f"{number}:{text}")
+    return ("\n".join(out) + "\n").encode()
+
+
+SHAPES = {
+    "grep -rn": flat,
+    "git grep -n": flat,
+    "ack": flat,
+    "rg --heading": headed,
+    "ack --group": headed,
+    "git grep --heading": lambda hits: headed(hits, blank=False),
+}
+STUB = "    def parse_config(self, path: str, strict: bool = False) -> dict[str, object]: ..."
+# The name defined once in its source, alike in five stubs, and called from many files.
+STUBBED = [
+    ("app/config.py", 30, "def parse_config(path: str, strict: bool = False) -> dict[str, object]:"),
+    *((f"typings/app/stubs/{name}.pyi", line, STUB) for name, line in zip("abcde", [12, 7, 40, 9, 3])),
+    *(
+        (f"app/commands/cmd{i:02}.py", 10 + j, f"    settings_{j} = parse_config(args.path_{j}, strict={i % 2})")
+        for i in range(20)
+        for j in range(6)
+    ),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_files_that_print_the_same_one_line_share_a_line_that_lists_them(shape: str) -> None:
+    data = SHAPES[shape](STUBBED)
+    result = optimize(data, COARSE)
+    shown = render_preview(result)
+    assert f"{{in typings/app/stubs/: a.pyi:12 b.pyi:7 c.pyi:40 d.pyi:9 e.pyi:3}}:{STUB}\n" in shown
+    assert shown.count(STUB) == 1
+    paths = tuple(dict.fromkeys(path for path, _, _ in STUBBED))
+    assert not not_shown(paths, shown)  # every file still named
+    assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in STUBBED[:6]), shown)
+    assert not not_shown(result.signals, shown) and len(result.signals) == 6
+
+
+MOCKED = [
+    ("app/net.py", 20, "def resolve(host, port):"),
+    ("app/net.py", 41, "    return resolve(host, port)"),
+    *(("tests/test_net.py", line, "        def resolve(*args, **kw):") for line in (104, 131, 158, 202)),
+    ("tests/test_net.py", 170, "        async def resolve(host, *args):"),
+    *(("tests/test_net.py", 300 + 3 * j, f"    hosts.append(resolve('h{j}', {j}))") for j in range(120)),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_hits_printed_alike_in_one_file_show_once_with_every_line_number(shape: str) -> None:
+    shown = preview(SHAPES[shape](MOCKED))
+    assert re.search(r"\ntests/test_net\.py \(125 hits, \d+ more: #ref:ctx_\w+\)\n", shown)
+    alike = "\n{104 131 158 202}:        def resolve(*args, **kw):\n170:        async def resolve(host, *args):\n"
+    assert alike in shown
+    assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in MOCKED[:7]), shown)
+
+
+def test_hits_with_context_lines_or_unlike_texts_are_not_merged() -> None:
+    data = (
+        b"app/a.py-11-@cache\napp/a.py:12:def parse_config(p):\n--\n"
+        b"app/b.py-11-@cache\napp/b.py:12:def parse_config(p):\n--\n"
+        b"app/c.py:12:def parse_config(p, q):\n"
+        b"app/d.py:12:def parse_config(p, q):\n"
+    )
+    shown = preview(data)
+    assert "app/a.py\n11-@cache\n12:def parse_config(p):\n" in shown
+    assert "app/b.py\n11-@cache\n12:def parse_config(p):\n" in shown
+    assert "{in app/: c.py:12 d.py:12}:def parse_config(p, q):\n" in shown
+
+
 # --- goldens and real captures --------------------------------------------------------------
 
 
@@ -592,7 +677,10 @@ def test_every_printed_line_is_shown_or_behind_a_ref(name: str) -> None:
         for hit in found.hits:
             for line in hit.printed:
                 start, end = line.span
-                assert line.shown in shown or data[start:end] in behind, (found.path, line.shown)
+                # Lines printed alike show once (`{3 9}:text`): as a flat listing names them.
+                flat = f"{found.path}{line.mark}{line.number}{line.mark}{line.text}"
+                shown_once = line.shown in shown or (line.number and not not_shown((flat,), shown))
+                assert shown_once or data[start:end] in behind, (found.path, line.shown)
 
 
 # --- restore, byte for byte ------------------------------------------------------------------
@@ -682,13 +770,13 @@ def test_real_captures_restore_byte_for_byte(tmp_path: Path, name: str) -> None:
     ],
 )
 def test_a_small_search_whose_hits_fit_the_floor_with_a_little_slack_shows_every_hit(text: str) -> None:
-    hits = [(f"share/doc/pkg{i}/changelog", text) for i in range(9) for _ in range(3)]
+    hits = [(f"share/doc/pkg{i}/changelog", f"{text} {j}") for i in range(9) for j in range(3)]
     data = grep_n(hits)
     whole = len(preview(data, SearchLimits(verbatim_bytes=0, budget_floor=len(data))))
     floor = int(whole / 1.1)  # every hit takes a little more than the floor
     shown = preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor))
     assert "#ref:" not in shown  # nothing folded: every hit is shown
-    assert shown.count(text) == 27
+    assert not not_shown(tuple(f"{path}:{10 * at + 1}:{text}" for at, (path, text) in enumerate(hits)), shown)
     assert "#ref:" in preview(data, SearchLimits(verbatim_bytes=0, budget_floor=floor, floor_slack=0.0))
 
 

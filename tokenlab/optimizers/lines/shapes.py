@@ -416,7 +416,7 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     lines = visible.splitlines()
     group_lines = [line for line in lines if "{" in line]
     missing = [text for text in missing if not any(shown_by(text, line, folder) for line in group_lines)]
-    listed = [found for line in lines if (found := folder_list(line))]
+    listed = [found for line in lines if (found := folder_list(line) or located_files(line))]
     missing = [text for text in missing if not any(_listed_in(text, found) for found in listed)]
     if missing:
         flat = hits_under_headings(lines)
@@ -429,7 +429,10 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
 # A grouped listing prints it under its file's heading (`path` or `path (3 hits)`), as
 # `12:text`, `12-text` or `12=text`.
 _HEADED_LINE_RE = re.compile(r"(\d+)([:=-])")
-_HEADING_COUNT_RE = re.compile(r" \(\d[\d,]* hits?\)$")
+# Hits printed alike in one file, shown once with every line number: `{1084 1202}:text`.
+_ALIKE_LINES_RE = re.compile(r"\{(\d+(?: \d+)+)\}:")
+# A heading may say what its ref holds: `path (14 hits, 11 more: #ref:ctx_…)`.
+_HEADING_COUNT_RE = re.compile(r" \((?:\d[\d,]* hits?|[^()]*: #ref:ctx_\w+)\)$")
 # A hit printed as `path scope 12 text` (cscope's line-oriented output) shows `scope 12 text`.
 _SCOPED_LINE_RE = re.compile(r"[^ \[]\S* \d+ ")
 
@@ -437,14 +440,21 @@ _SCOPED_LINE_RE = re.compile(r"[^ \[]\S* \d+ ")
 def hits_under_headings(lines: Sequence[str]) -> set[str]:
     """Every `N:text` / `N-text` / `N=text` line shown under a file heading, as the flat
     listing prints it (`path-N-text`), and as `path:N:text`; a `scope N text` line as
-    `path scope N text`. The heading is the nearest line above that is
-    neither a numbered line nor a fold marker (`[… 3 more hits: …]`)."""
+    `path scope N text`; hits printed alike, `{N M}:text`, as each of their lines. The
+    heading is the nearest line above that is neither a numbered line nor a fold marker
+    (`[… 3 more hits: …]`)."""
     found: set[str] = set()
     heading = ""
     for line in lines:
         numbered = _HEADED_LINE_RE.match(line)
-        if heading and _SCOPED_LINE_RE.match(line):
+        alike = _ALIKE_LINES_RE.match(line)
+        if alike:
+            text = line[alike.end() :]
+            found.update(f"{heading}:{number}:{text}" for number in alike[1].split(" ") if heading)
+        elif heading and _SCOPED_LINE_RE.match(line):
             found.add(f"{heading} {line}")
+        elif line.startswith("{"):
+            heading = ""  # a list of places names its files itself (`located_files`)
         elif numbered:
             if heading:
                 number, text = numbered[1], line[numbered.end() :]
@@ -471,6 +481,23 @@ def folder_list(line: str) -> tuple[str, list[str]] | None:
         return None
     names = [item.rsplit(" (", 1)[0] for item in line[count_end + 3 :].split(", ")]
     return line[: at + 1], names
+
+
+def located_files(line: str) -> tuple[str, list[str]] | None:
+    """(folder, file names) of a list of places that opens a line, as search results show
+    files printing the same line: `{in stubs/: a.pyi:51 b.pyi:19}:text`, `{a.py:3 b.py:9}:text`;
+    plain string scans, linear on any line."""
+    if not line.startswith("{"):
+        return None
+    end = line.find("}")
+    if end < 0:
+        return None
+    places = line[1:end]
+    folder = ""
+    if places.startswith("in ") and (at := places.find("/: ")) > 0:
+        folder, places = places[3 : at + 1], places[at + 3 :]
+    names = [place.rpartition(":")[0] for place in places.split(" ")]
+    return (folder, names) if all(names) else None
 
 
 def _listed_in(text: str, found: tuple[str, list[str]]) -> bool:

@@ -10,7 +10,9 @@ then docs, each kind in the order the tool printed them (a declaration, `class X
 before a binding); the header names the file the tool printed first. Under its heading
 (`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
 uses of the name before partial matches and comments), in line order; the rest of its
-hits, with their context lines, go behind one ref that says how many they are. When many
+hits, with their context lines, go behind one ref that the heading names with their
+count. Hits printed alike and alone show once with their places (see `_shown_lines` and
+`_alike_line`): a definition copied into stubs or mocks costs one line. When many
 files import the name alike, each import line is shown once, with the number of files
 that print it, after the files that define the name (see `_imports_shared`).
 Neighbouring files that show no line share one line per folder and one ref
@@ -314,10 +316,43 @@ def _view(
     if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
         chosen = sorted(plan.definitions + plan.ranked)
         folded = [at for at in range(len(hits)) if plan.strengths[at] is Strength.IMPORT]
-    shown = [_shown_printed(line, searched, limits) for at in chosen for line in plan.near[at]]
+    shown = _shown_lines(plan, chosen, searched, limits)
     clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
     trimmed = [at for at in chosen if len(plan.near[at]) < len(hits[at].printed)]
     return _FileView(plan, shown, folded, clipped, trimmed)
+
+
+def _shown_lines(
+    plan: _FilePlan, chosen: list[int], searched: SearchedName | None, limits: SearchLimits
+) -> list[str]:
+    """The chosen hits' lines in line order; hits printed alike and alone (no context
+    line) show once, where the first is, with every line number: `{1084 1202}:  def f():`.
+    Stubs and mocks define a name in the same words many times, and each copy would cost
+    the whole line again to say only where it is."""
+    hits = plan.found.hits
+    alike: dict[str, list[int]] = {}
+    alone = {
+        at for at in chosen if _alone(hits[at], plan.near[at]) and plan.widths[at] <= limits.max_line_chars
+    }
+    for at in chosen:
+        if at in alone:
+            alike.setdefault(hits[at].line.text, []).append(at)
+    shown: list[str] = []
+    for at in chosen:
+        group = alike[hits[at].line.text] if at in alone else []
+        if len(group) > 1:
+            if at == group[0]:
+                numbers = " ".join(hits[other].line.number for other in group)
+                first = _shown_printed(hits[at].line, searched, limits)
+                shown.append(f"{{{numbers}}}{first[len(hits[at].line.number) :]}")
+            continue
+        shown += [_shown_printed(line, searched, limits) for line in plan.near[at]]
+    return shown
+
+
+def _alone(hit: Hit, near: list[Printed]) -> bool:
+    """Whether the hit is shown as one `12:text` line: numbered, with no context line."""
+    return near == [hit.line] and hit.line.mark == ":" and hit.line.number.isdigit() and not hit.line.shown_as
 
 
 def _render_files(views: list[_FileView], data: bytes | None, kind: Kind = Kind.SOURCE) -> list[Part]:
@@ -333,7 +368,8 @@ def _render_files(views: list[_FileView], data: bytes | None, kind: Kind = Kind.
 
 
 def _runs(views: list[_FileView]) -> list[list[_FileView]]:
-    """Views in order, neighbours that show nothing, of one kind and folder, in one run."""
+    """Views in order, neighbours of one kind in one run: those that show nothing, of one
+    folder, and those whose one hit is printed alike (`_alike_line`)."""
     runs: list[list[_FileView]] = []
     for view in views:
         last = runs[-1] if runs else []
@@ -343,6 +379,11 @@ def _runs(views: list[_FileView]) -> list[list[_FileView]]:
             and not last[-1].shown
             and last[-1].plan.kind is view.plan.kind
             and _shared_folder([*(v.plan.found.path for v in last), view.plan.found.path])
+        ) or (
+            last
+            and last[-1].plan.kind is view.plan.kind
+            and (text := _alike_line(view)) is not None
+            and text == _alike_line(last[-1])
         )
         if joins:
             last.append(view)
@@ -360,7 +401,30 @@ def _shared_folder(paths: list[str]) -> str:
     return folder if len(levels) >= 2 or (folder and own) else ""
 
 
+def _alike_line(view: _FileView) -> str | None:
+    """The text of a file's one hit, when it is all the file shows (`12:text`): files
+    printing the same line (stubs of one interface, copies) share one line that lists
+    where (`{in stubs/: a.pyi:51 b.pyi:19}:    def f(…): ...`)."""
+    hits = view.plan.found.hits
+    if len(hits) != 1 or view.behind or len(view.shown) != 1 or not _alone(hits[0], view.plan.near[0]):
+        return None
+    path, number = view.plan.found.path, hits[0].line.number
+    listable = not any(character.isspace() or character in "{}" for character in path)
+    return view.shown[0][len(number) :] if listable and view.shown[0].startswith(number) else None
+
+
+def _alike_parts(run: list[_FileView]) -> list[Part]:
+    folder = _shared_folder([view.plan.found.path for view in run])
+    places = " ".join(
+        f"{view.plan.found.path[len(folder) :]}:{view.plan.found.hits[0].line.number}" for view in run
+    )
+    listed = f"{{in {folder}: {places}}}" if folder else f"{{{places}}}"
+    return [f"{listed}{_alike_line(run[0])}\n"]
+
+
 def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
+    if len(run) > 1 and run[0].shown:
+        return _alike_parts(run)
     if len(run) > 1:
         folder = _shared_folder([view.plan.found.path for view in run])
         hits = sum(len(view.plan.found.hits) for view in run)
@@ -375,13 +439,15 @@ def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
     count = f" ({len(found.hits):,} hits)" if len(found.hits) > 1 else ""
     if not view.shown:
         return [f"{found.path}{count}: ", _omission(found.path, view.behind, data), "\n"]
-    parts: list[Part] = [f"{found.path}{count}\n", *(line + "\n" for line in view.shown)]
-    if view.behind:
-        what = [f"{len(view.folded):,} more {_hits_word(len(view.folded))}"] if view.folded else []
-        what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
-        what += [_trimmed_label(view)] if view.trimmed else []
-        parts += [f"[{', '.join(what)}: ", _omission(found.path, view.behind, data), "]\n"]
-    return parts
+    lines = [line + "\n" for line in view.shown]
+    if not view.behind:
+        return [f"{found.path}{count}\n", *lines]
+    # What the ref holds is said on the heading, which costs a line less than under it.
+    what = [f"{len(found.hits):,} hits"] if len(found.hits) > 1 else []
+    what += [f"{len(view.folded):,} more"] if view.folded else []
+    what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
+    what += [_trimmed_label(view)] if view.trimmed else []
+    return [f"{found.path} ({', '.join(what)}: ", _omission(found.path, view.behind, data), ")\n", *lines]
 
 
 def _trimmed_label(view: _FileView) -> str:
