@@ -349,6 +349,15 @@ def test_a_name_numbered_by_its_record_lists_only_the_part_that_follows_no_rule(
     assert timed is not None and 'time="#": 0.701 0.402 0.103' in timed.table()
 
 
+def test_a_column_holding_another_in_a_fixed_text_is_said_once_by_that_text() -> None:
+    queues = [("emails", 3600), ("exports", 7200), ("ledger", 18000), ("search", 900)]
+    found = records.family(
+        [[f'  # data.queue["{name}"] will be created', f'      + dlq = "{name}-dlq"', f"      + ttl = {ttl}"] for name, ttl in queues]
+    )
+    assert found is not None
+    assert found.table() == '+ dlq = "#-dlq" for each value; value | + ttl = #: emails 3600; exports 7200; ledger 18000; search 900'
+
+
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:
     documents = [_config(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
     data = "---\n".join("\n".join(lines) + "\n" for lines in documents).encode()

@@ -129,6 +129,11 @@ class Family:
         ruled = [(column, column.rule()) for column in kept]
         said = [rule for _, rule in ruled if rule is not None]
         listed = [column for column, rule in ruled if rule is None]
+        # A column holding another's value in a fixed text (`dlq = "emails-dlq"` beside
+        # `emails`) is said once by that text.
+        derived = {at: said_by for at, column in enumerate(listed) if (said_by := column.derived(listed[:at]))}
+        said += list(derived.values())
+        listed = [column for at, column in enumerate(listed) if at not in derived]
         usual: dict[int, str] = {}
         for number, column in enumerate(listed):
             common = max(set(column.values), key=column.values.count)
@@ -398,6 +403,23 @@ class _Column:
         before, after = "".join(interleaved[:kept]), "".join(interleaved[kept + 1 :])
         values = [cut[kept] for cut in pieces]
         return replace(self, before=self.before + before, after=after + self.after, values=values)
+
+    def derived(self, others: Sequence[_Column]) -> str | None:
+        """The column said by the fixed text around one of `others`' names, which it holds
+        on every record (`+ dlq = "#-dlq" for each value`), or None. Numbers are no names:
+        `worker-7` beside `worker[7]` stays on its row, as the records print it."""
+        for other in others:
+            if not self.before or len(self.values) < columns_rules.MIN_ROWS or len(set(other.values)) < len(other.values):
+                continue  # (a value with no name before it would be said as a bare `#_free`)
+            if not all(any(char.isalpha() for char in value) for value in other.values):
+                continue
+            at = self.values[0].find(other.values[0])
+            if at < 0 or self.values[0] == other.values[0]:
+                continue
+            prefix, suffix = self.values[0][:at], self.values[0][at + len(other.values[0]) :]
+            if all(value == prefix + source + suffix for value, source in zip(self.values, other.values, strict=True)):
+                return f"{self.cell(prefix + '#' + suffix, labelled=True)} for each {other.label or 'value'}"
+        return None
 
     def listed_in(self, group_lines: Sequence[str]) -> bool:
         """Whether one of `group_lines` lists this column already, whole and in the same
