@@ -313,6 +313,69 @@ def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place
     assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
 
 
+_HASHES = ["b79fthhg2d", "9bhfb87m59", "hcb5f2h8gc", "bch45c62k2", "fbgkmmkb26", "dt87mfd4g9"]
+
+
+def _config(tenant: int, level: str = "info") -> list[str]:
+    return [
+        "apiVersion: v1",
+        "data:",
+        f"  LOG_LEVEL: {level}",
+        f"  TENANT: t{tenant:02}",
+        "kind: ConfigMap",
+        "metadata:",
+        f"  name: tenant{tenant:02}-config-{_HASHES[tenant - 1]}",
+    ]
+
+
+def _service(tenant: int) -> list[str]:
+    return [
+        "apiVersion: apps/v1",
+        "kind: Deployment",
+        "metadata:",
+        f"  name: tenant{tenant:02}-api",
+        "spec:",
+        "  configMapRef:",
+        f"    name: tenant{tenant:02}-config-{_HASHES[tenant - 1]}",
+    ]
+
+
+def test_a_name_numbered_by_its_record_lists_only_the_part_that_follows_no_rule() -> None:
+    found = records.family([_config(n) for n in range(1, 7)])
+    assert found is not None
+    assert found.others().table() == "TENANT: t02–06; name: tenant02–06-config-#: " + " ".join(_HASHES[1:])
+    # A number's digits after its point are no part of a name: `0.017` is listed whole.
+    timed = records.family([[f"case {n}", f'  time="0.{n * 7 % 10}{n:02}"', "  ok"] for n in range(1, 7)])
+    assert timed is not None and 'time="#": 0.701 0.402 0.103' in timed.table()
+
+
+def test_a_column_holding_another_in_a_fixed_text_is_said_once_by_that_text() -> None:
+    queues = [("emails", 3600), ("exports", 7200), ("ledger", 18000), ("search", 900)]
+    found = records.family(
+        [[f'  # data.queue["{name}"] will be created', f'      + dlq = "{name}-dlq"', f"      + ttl = {ttl}"] for name, ttl in queues]
+    )
+    assert found is not None
+    assert found.table() == '+ dlq = "#-dlq" for each value; value | + ttl = #: emails 3600; exports 7200; ledger 18000; search 900'
+
+
+def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:
+    documents = [_config(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
+    data = "---\n".join("\n".join(lines) + "\n" for lines in documents).encode()
+    shown = _shown(records.fold_records(data))
+    assert "LOG_LEVEL: debug" not in shown.split("[×")[0]  # folded with its kind, not kept whole
+    assert "LOG_LEVEL: info, but tenant04-config-bch45c62k2 has LOG_LEVEL: debug" in shown
+    assert shown.count(_HASHES[3]) == 2  # where the odd record is named, and once in its column
+    assert "name: tenant02–06-config-# as listed above}" in shown
+
+
+def test_a_failing_record_of_another_error_does_not_join_its_kind() -> None:
+    blocks = [[f"FAILED test_rate[{n}]", "  in rates.py:17", "E   AssertionError: wrong rate"] for n in range(1, 7)]
+    blocks[3][2] = "E   AssertionError: wrong zone"  # of their kind, but another error
+    data = "\n".join("\n".join(lines) + "\n" for lines in blocks).encode()
+    shown = _shown(records.fold_records(data))
+    assert "FAILED test_rate[4]\n  in rates.py:17\nE   AssertionError: wrong zone\n" in shown
+
+
 # Real captures of records repeated with a few values changed (issue 24, class 4): a plan
 # and an apply, a dry-run manifest, a parametrised failure in text and JUnit XML, and a
 # node test run failing one way for many inputs.
@@ -324,6 +387,7 @@ RECORD_CAPTURES = [
     "pytest_parametrize_25_zone_b_junit.xml",
     "node_test_spec_24_same_failure.log",
     "terraform_plan_color_160_workers_12_precondition_errors.log",
+    "kubectl_kustomize_14_tenants_42_objects.yaml",
 ]
 
 

@@ -107,7 +107,7 @@ class Family:
             shown.append(" ".join(words))
         return shown
 
-    def table(self, share: float = 0.7) -> str:
+    def table(self, share: float = 0.7, above: Sequence[str] = ()) -> str:
         """The records' varying values as one table for a group line, every value named:
         a column repeating another said once; one that follows a rule (`lines.columns`:
         numbered records, values in turn, stretches of one value) said once by its rule;
@@ -129,6 +129,11 @@ class Family:
         ruled = [(column, column.rule()) for column in kept]
         said = [rule for _, rule in ruled if rule is not None]
         listed = [column for column, rule in ruled if rule is None]
+        # A column holding another's value in a fixed text (`dlq = "emails-dlq"` beside
+        # `emails`) is said once by that text.
+        derived = {at: said_by for at, column in enumerate(listed) if (said_by := column.derived(listed[:at]))}
+        said += list(derived.values())
+        listed = [column for at, column in enumerate(listed) if at not in derived]
         usual: dict[int, str] = {}
         for number, column in enumerate(listed):
             common = max(set(column.values), key=column.values.count)
@@ -144,6 +149,12 @@ class Family:
         if usual and len(usual) == len(listed):
             del usual[0]  # rows name something of each record
         said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
+        listed = [column if number in usual else column.regular_parts() for number, column in enumerate(listed)]
+        if not usual:  # (rows of usual values stay as they are: they name their records)
+            # A column listed whole above (the config objects' names, then the same names
+            # in the objects using them, record for record) is not listed again.
+            said += [f"{column.head()} as listed above" for column in listed if column.listed_in(above)]
+            listed = [column for column in listed if not column.listed_in(above)]
         heads = [column.head() for number, column in enumerate(listed) if number not in usual]
         if not heads:
             return "; ".join(said)
@@ -191,15 +202,16 @@ class Family:
         varying = [(at, p) for at, p in self.varying if len({record[at][1][p] for record in split}) > 1]
         return Family(split, varying, self.records[1:])
 
-    def said(self, lines: Sequence[int] = ()) -> str | None:
+    def said(self, lines: Sequence[int] = (), above: Sequence[str] = ()) -> str | None:
         """The group line's text for the records after the first: the headline (with the
-        first record's `lines` too, as `#` templates) and the table of their values. None
-        when they are all alike: each family's own rules fold exact repeats."""
+        first record's `lines` too, as `#` templates) and the table of their values (`above`:
+        the group lines shown before it). None when they are all alike: each family's own
+        rules fold exact repeats."""
         others = self.others()
         if not others.varying:
             return None
         extra = [self.headline(at).strip() for at in lines if at]
-        return " … ".join([self.headline(), *dict.fromkeys(extra)]) + f" {{{others.table()}}}"
+        return " … ".join([self.headline(), *dict.fromkeys(extra)]) + f" {{{others.table(above=above)}}}"
 
     def headline(self, line: int | None = None) -> str:
         """The first record's line `line` with the values that vary between records as `#`;
@@ -300,6 +312,10 @@ def _named_values(line: list[tuple[list[str], list[str]]]) -> list[tuple[list[st
     return shown
 
 
+# Where a name's parts meet (`tenant02-api-config-b79fthhg2d`, `eu_1/node-07`).
+_PART_CUT_RE = re.compile(r"([-_/:])")
+
+
 @dataclass(frozen=True)
 class _Column:
     """One varying value of a family's records: the text around it that names it (`name:
@@ -361,6 +377,55 @@ class _Column:
         if runs is not None:
             return f"{self.head()} " + " then ".join(f"{value} ×{count}" for value, count in runs)
         return None
+
+    def regular_parts(self) -> _Column:
+        """The column with the parts of its values that follow a rule said once in its head,
+        each row keeping only the part that does not (`name: tenant02–14-api-config-#:
+        b79fthhg2d 9bhfb87m59 …`): when every value is cut alike by `-_/:` into parts, all
+        but one part are constant or a `progression`, and one is a `progression` (the
+        records' number: the rest of a number, `0.017`, is no part). Else the column."""
+        pieces = [_PART_CUT_RE.split(value) for value in self.values]
+        if not self.before or len(self.values) < columns_rules.MIN_ROWS or len(pieces[0]) < 3:
+            return self
+        if any(len(cut) != len(pieces[0]) or cut[1::2] != pieces[0][1::2] for cut in pieces):
+            return self
+        said: list[str | None] = []
+        for part in range(0, len(pieces[0]), 2):
+            values = [cut[part] for cut in pieces]
+            said.append(values[0] if len(set(values)) == 1 else columns_rules.progression(values))
+        irregular = [number for number, text in enumerate(said) if text is None]
+        numbered = any(len({cut[2 * number] for cut in pieces}) > 1 for number, text in enumerate(said) if text)
+        if len(irregular) != 1 or not numbered or any(not cut[2 * irregular[0]] for cut in pieces):
+            return self
+        kept = 2 * irregular[0]  # the irregular part's place in a cut value
+        head = [text or "" for text in said]
+        interleaved = [text for pair in zip(head, [*pieces[0][1::2], ""], strict=True) for text in pair]
+        before, after = "".join(interleaved[:kept]), "".join(interleaved[kept + 1 :])
+        values = [cut[kept] for cut in pieces]
+        return replace(self, before=self.before + before, after=after + self.after, values=values)
+
+    def derived(self, others: Sequence[_Column]) -> str | None:
+        """The column said by the fixed text around one of `others`' names, which it holds
+        on every record (`+ dlq = "#-dlq" for each value`), or None. Numbers are no names:
+        `worker-7` beside `worker[7]` stays on its row, as the records print it."""
+        for other in others:
+            if not self.before or len(self.values) < columns_rules.MIN_ROWS or len(set(other.values)) < len(other.values):
+                continue  # (a value with no name before it would be said as a bare `#_free`)
+            if not all(any(char.isalpha() for char in value) for value in other.values):
+                continue
+            at = self.values[0].find(other.values[0])
+            if at < 0 or self.values[0] == other.values[0]:
+                continue
+            prefix, suffix = self.values[0][:at], self.values[0][at + len(other.values[0]) :]
+            if all(value == prefix + source + suffix for value, source in zip(self.values, other.values, strict=True)):
+                return f"{self.cell(prefix + '#' + suffix, labelled=True)} for each {other.label or 'value'}"
+        return None
+
+    def listed_in(self, group_lines: Sequence[str]) -> bool:
+        """Whether one of `group_lines` lists this column already, whole and in the same
+        order: its head, then its values one a row (as a group line's only column)."""
+        listing = f"{self.head()}: {' '.join(self.values)}"
+        return len(self.values) >= columns_rules.MIN_ROWS and any(listing in line for line in group_lines)
 
     def repeating(self, other: _Column) -> bool:
         """Whether this column holds `other`'s values on every record (`app:` as a label
@@ -518,21 +583,25 @@ def _folding(data: bytes, lines: bounds.Lines, blocks: list[tuple[int, int]], li
         for number in structured:
             if number not in said_whole:
                 by_shape.setdefault(shape(texts[number]), []).append(number)
+        strays = _strays_by_kin(by_shape, texts, limits) if fold is family else {}
         for members in (run for alike in by_shape.values() for run in _runs_between(alike, failing_blocks)):
             if len(members) < limits.min_records:
                 continue
             found = fold([texts[number] for number in members])
             if found is None:
                 continue
+            members, found = _with_strays(members, found, strays, texts)
             if len(found.varying) > 1 and len(members) <= limits.whole_failures and _reports_failure(found):
                 said_whole.update(members)  # a few failures that differ in more than a name: each is read
                 failing += sum(end - start for start, end in (extent[number] for number in members))
                 continue
-            folded, line = members[1:], found.said(_telling_lines(found, named=fold is kin_family))
+            folded, at = members[1:], extent[members[1]][0]
+            above = [group.line for group in groups if group.line and group.at < at]
+            line = found.said(_telling_lines(found, named=fold is kin_family), above)
             hidden = sum(ends[blocks[n][1] - 1] - starts[blocks[n][0]] for n in folded)
             if line is None or len(line.encode()) > limits.max_line_share * hidden:
                 continue
-            groups.append(Group(line, [extent[number] for number in folded], extent[folded[0]][0]))
+            groups.append(Group(line, [extent[number] for number in folded], at))
             said_whole.update(members)
     folded_bytes = sum(end - start for group in groups for start, end in group.spans)
     return _Folding(blocks, texts, groups, said_whole, folded_bytes, failing)
@@ -555,6 +624,36 @@ def _runs_between(members: list[int], failing_blocks: list[int]) -> list[list[in
             runs.append([])
         runs[-1].append(number)
     return runs
+
+
+def _strays_by_kin(
+    by_shape: dict[tuple[str, ...], list[int]], texts: list[list[str]], limits: RecordLimits
+) -> dict[tuple[str, ...], list[int]]:
+    """The records whose skeleton is seen too few times to fold, by their `kin`."""
+    strays: dict[tuple[str, ...], list[int]] = {}
+    for members in by_shape.values():
+        if len(members) < limits.min_records:
+            for number in members:
+                strays.setdefault(kin(texts[number]), []).append(number)
+    return strays
+
+
+def _with_strays(
+    members: list[int], found: Family, strays: dict[tuple[str, ...], list[int]], texts: list[list[str]]
+) -> tuple[list[int], Family]:
+    """`members` with the `strays` of their kin, which differ from them in names only
+    (`LOG_LEVEL: debug` among `LOG_LEVEL: info`), so that the group line names the odd
+    value beside the record holding it, as it does an odd number. Failures take no strays:
+    a record reporting another error stays whole."""
+    kind = kin(texts[members[0]])
+    if kind not in strays or _reports_failure(found):
+        return members, found
+    joined = sorted([*members, *strays[kind]])
+    merged = kin_family([texts[number] for number in joined])
+    if merged is None or _reports_failure(merged):
+        return members, found
+    del strays[kind]
+    return joined, merged
 
 
 def _opened_at(data: bytes, lines: bounds.Lines, first: int) -> int:
