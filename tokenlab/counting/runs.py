@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
-from tokenlab.mapped import let_go, let_go_around, starts_with
+from tokenlab.mapped import find, let_go, let_go_around, starts_with
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -83,10 +83,13 @@ def _find_runs(text: bytes, raw: bytes, limits: IndexLimits, hint: int = 0) -> l
     at = 0
     while at < len(text):
         probe = text[at : at + limits.probe_bytes]
-        found = raw.find(probe, hint)
+        # `mapped.find`: a probe that is not in the input (a group line) is searched for
+        # through all of it, and a mapping's pages must be given back as the search passes
+        # them (all of a 1 GB log's were resident at once when they were not).
+        found = find(raw, probe, hint)
         search_budget -= (found - hint) if found >= 0 else len(raw) - hint
         if found < 0 and hint:
-            found = raw.find(probe)  # out of order: search from the start
+            found = find(raw, probe)  # out of order: search from the start
             search_budget -= found if found >= 0 else len(raw)
         if search_budget < 0:
             return None
