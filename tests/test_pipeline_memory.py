@@ -283,7 +283,7 @@ assert _find_runs(shown, raw, DEFAULT_LIMITS) is None
 
 
 @pytest.mark.slow
-def test_a_visible_text_is_searched_for_in_a_mapped_200_mb_log_without_holding_its_pages(large_log: Path) -> None:
+def test_a_visible_text_is_looked_for_in_a_mapped_200_mb_log_page_by_page(large_log: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "peak"
         search = [sys.executable, "-c", _SEARCHED, str(large_log)]
