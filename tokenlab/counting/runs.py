@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
-from tokenlab.mapped import find, let_go, let_go_around, starts_with
+from tokenlab.mapped import find, let_go, starts_with
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -199,7 +199,7 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         last = _last_safe_cut_within(raw, first, end) if first is not None else None
         if first is None or last is None or last <= first:
             pending.append(raw[start:end])
-            let_go_around(raw, start, end)
+            let_go(raw, start, end)
             continue
         pending.append(raw[start:first])
         between.append(b"".join(pending))
@@ -209,8 +209,8 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         # Only each range's edges were read: a large log's coarse omission has a range
         # between every two lines shown, and their pages would pile up between the
         # pager's rounds (all of a 1 GB log's, when load kept the pager from running).
-        let_go_around(raw, start, first)
-        let_go_around(raw, last, end)
+        let_go(raw, start, first)
+        let_go(raw, last, end)
     between.append(b"".join(pending))
     return starts, ends, [piece for piece in between if piece]
 
