@@ -210,7 +210,7 @@ def _resident_file_pages_kb() -> int:
 def test_a_pass_giving_back_each_range_it_read_leaves_no_pages_of_the_mapping(tmp_path: Path) -> None:
     """Reading a range's first bytes maps the end of the range before again (the kernel's
     fault-around): `let_go` gives back those windows too. Given back exactly, this pass over
-    a file read from disk left 564 KB of its 20 MB resident (73 of the first 160 MB of
+    a file read from disk left 564 KB of its 20 MB resident (68 of the first 160 MB of
     `bench/run.py`'s 1 GB log)."""
     path = tmp_path / "input"
     with open(path, "wb") as file:
