@@ -267,7 +267,7 @@ def test_a_run_printing_a_100_mb_diff_is_analysed_under_a_data_limit(changed_dif
 # input (`counting/runs.py`): a group line is in no input, so its probe is searched for
 # through all of it. Measured on the 200 MB log: peak RSS 221 MB when that search read the
 # mapping whole, with no page given back (the 1 GB log's visible text, 680 KB, made it the
-# analysis's peak: 1,128 MB); given back as the search passes them, 22 MB.
+# analysis's peak: 1,155 MB); given back as the search passes them, 22 MB.
 SEARCH_RSS_LIMIT = 100_000_000
 _SEARCHED = """
 import sys
