@@ -193,11 +193,39 @@ def test_counting_input_ranges_gives_back_the_pages_of_their_edges(
     path.write_bytes(b"line of a log\n" * 20_000)
     raw = _mapping(path)
     given_back: list[tuple[int, int]] = []
-    monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
+    monkeypatch.setattr(runs, "let_go", lambda data, start, end: given_back.append((start, end)))
     spans = ((14 * 100, 14 * 9_000), (14 * 10_000, 14 * 19_000))
     starts, ends, _interiors = runs._slice_interiors(runs.InputSlices(raw, spans))
     assert len(starts) == len(ends) == len(spans)
     for edge in (offset for span in spans for offset in span):
-        assert any(low <= edge < high for low, high in given_back), edge
-    assert all(low % mapped.FAULT_AROUND == 0 == high % mapped.FAULT_AROUND for low, high in given_back)
+        assert any(low <= edge <= high for low, high in given_back), edge
+    mapped.close(raw)
+
+
+def _resident_file_pages_kb() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssFile:"))
+
+
+def test_a_pass_giving_back_each_range_it_read_leaves_no_pages_of_the_mapping(tmp_path: Path) -> None:
+    """Reading a range's first bytes maps the end of the range before again (the kernel's
+    fault-around): `let_go` gives back those windows too. Given back exactly, this pass over
+    a file read from disk left 564 KB of its 20 MB resident (68 of the first 160 MB of
+    `bench/run.py`'s 1 GB log)."""
+    path = tmp_path / "input"
+    with open(path, "wb") as file:
+        for _ in range(1000):
+            file.write(b"2026-12-02 10:00:00 INFO a line of a service log\n" * 400)
+        file.flush()
+        os.fsync(file.fileno())
+        os.posix_fadvise(file.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # read from disk, as a large input is
+    raw = _mapping(path)
+    before = _resident_file_pages_kb()
+    start = 0
+    while start < len(raw):
+        end = raw.find(b"\n", start + 65_536) + 1 or len(raw)
+        assert raw[start:end].endswith(b"\n")
+        mapped.let_go(raw, start, end)
+        start = end
+    assert _resident_file_pages_kb() - before < 256
     mapped.close(raw)

@@ -54,22 +54,19 @@ def mapping(file: IO[bytes]) -> mmap.mmap:
 
 
 # A read that faults maps the pages of the aligned 64 KB around it (the kernel's
-# fault-around), not only the page it reads.
+# fault-around), not only the page it reads: the pages just before a range are mapped
+# again when its first bytes are read, after the pass gave them back with the range before.
 FAULT_AROUND = 64 << 10
 
 
-def let_go_around(raw: RawInput, start: int, end: int) -> None:
-    """`let_go` of [start, end) widened to the fault-around windows its reads mapped: for a
-    pass that reads a few bytes here and there (at each range's edges), whose pages would
-    otherwise stay until the pager's next round."""
-    let_go(raw, start - start % FAULT_AROUND, end + -end % FAULT_AROUND)
-
-
 def let_go(raw: RawInput, start: int, end: int) -> None:
-    """Give back the resident pages of a mapping's [start, end), once read (nothing for bytes)."""
+    """Give back the resident pages of a mapping's [start, end), once read, widened to the
+    fault-around windows its reads mapped (nothing for bytes). Given back exactly, a pass
+    over 64 KB ranges left 40% of a 200 MB log's pages resident: each range's reads mapped
+    the end of the range before again."""
     if isinstance(raw, mmap.mmap) and not raw.closed:
-        low = start - start % mmap.PAGESIZE
-        end = min(end, len(raw))
+        low = start - start % FAULT_AROUND
+        end = min(end + -end % FAULT_AROUND, len(raw))
         if end > low:
             raw.madvise(mmap.MADV_DONTNEED, low, end - low)
 

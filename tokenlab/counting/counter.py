@@ -59,7 +59,7 @@ from tokenlab.counting.runs import (
     _find_runs,
     _slice_interiors,
 )
-from tokenlab.mapped import let_go, let_go_around, starts_with
+from tokenlab.mapped import let_go, starts_with
 
 _REPEATED_GAP_BYTES = 256
 
@@ -347,8 +347,8 @@ class TokenCounter:
             # Copied, so that the pages read at the span's two ends are given back now: a
             # large log's omission has a span between every two lines shown.
             edges += [memoryview(bytes(piece)) for piece in partial if len(piece)]
-            let_go_around(index.data, starts[at], starts[at] + len(partial[0]))
-            let_go_around(index.data, ends[at] - len(partial[-1]), ends[at])
+            let_go(index.data, starts[at], starts[at] + len(partial[0]))
+            let_go(index.data, ends[at] - len(partial[-1]), ends[at])
         return total, edges
 
     def _count_repeated(self, repeated: Counter[bytes]) -> list[Future[list[int]]]:

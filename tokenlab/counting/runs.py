@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
-from tokenlab.mapped import let_go, let_go_around, starts_with
+from tokenlab.mapped import find, let_go, starts_with
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -83,10 +83,13 @@ def _find_runs(text: bytes, raw: bytes, limits: IndexLimits, hint: int = 0) -> l
     at = 0
     while at < len(text):
         probe = text[at : at + limits.probe_bytes]
-        found = raw.find(probe, hint)
+        # `mapped.find`: a probe that is not in the input (a group line) is searched for
+        # through all of it, and a mapping's pages must be given back as the search passes
+        # them (all of a 1 GB log's were resident at once when they were not).
+        found = find(raw, probe, hint)
         search_budget -= (found - hint) if found >= 0 else len(raw) - hint
         if found < 0 and hint:
-            found = raw.find(probe)  # out of order: search from the start
+            found = find(raw, probe)  # out of order: search from the start
             search_budget -= found if found >= 0 else len(raw)
         if search_budget < 0:
             return None
@@ -196,7 +199,7 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         last = _last_safe_cut_within(raw, first, end) if first is not None else None
         if first is None or last is None or last <= first:
             pending.append(raw[start:end])
-            let_go_around(raw, start, end)
+            let_go(raw, start, end)
             continue
         pending.append(raw[start:first])
         between.append(b"".join(pending))
@@ -206,8 +209,8 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         # Only each range's edges were read: a large log's coarse omission has a range
         # between every two lines shown, and their pages would pile up between the
         # pager's rounds (all of a 1 GB log's, when load kept the pager from running).
-        let_go_around(raw, start, first)
-        let_go_around(raw, last, end)
+        let_go(raw, start, first)
+        let_go(raw, last, end)
     between.append(b"".join(pending))
     return starts, ends, [piece for piece in between if piece]
 
