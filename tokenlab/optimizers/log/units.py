@@ -15,6 +15,11 @@ frame's corner `,-[a.js:3:5]`, or an indented location alone after a blank line,
 with or without blank lines between records. A record headed by its location alone
 (`a.f90:14:52:`), then its frame, then its message (`Error: …`), runs to its message
 (`message_after`). Either is read whole: its lines never fold with another record's.
+
+Most anomalies of a large build are one line followed by another at the margin: one scan
+of the input finds the lines that could carry on the line before (`continuing_lines`),
+and an anomaly followed by none is known to be its line alone (`stands_alone`) without
+reading it as each shape above would.
 """
 
 from __future__ import annotations
@@ -254,7 +259,7 @@ def continuing_lines(lines: Lines) -> set[int] | None:
     if lines.stripped is not None or not isinstance(lines.data, bytes):
         return None
     data, ends = lines.data, lines.ends
-    found = set()
+    found: set[int] = set()
     for pattern in _CONTINUING_START_RES:
         found.update(bisect_right(ends, match.start()) + 1 for match in pattern.finditer(data))
     for pattern in (_NOTE_INSIDE_RE, _POINTER_INSIDE_RE):
