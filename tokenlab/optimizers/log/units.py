@@ -232,13 +232,16 @@ def _ends_with_colon(header: bytes) -> bool:
     return header.rstrip(b" \t").endswith(b":")
 
 
-# Where a line may begin that carries on the line before it: indented or blank, a code
-# frame's line at the margin (`12 | code`, `|`, `...`, `= note`, `help: `, `note: `,
-# `--> a.rs:3:5`, `::: a.rs`), an include chain (`In file included from`). Matched at the
-# terminator of the line before (a lone `\r` ends a line too, a `\r` before `\n` does not).
-# Each pattern starts with a literal byte, which the scan looks for at C speed: an
-# alternation would be tried at every byte (eight times as long over a large build).
-_CONTINUING_START = rb"(?=[\s\d|.=:hnI-])"
+# How a line may begin that carries on the line before it: indented or blank, a code
+# frame's line at the margin (`12 | code`, `12 + edit`, `|`, `...`, `= note`, `help: `,
+# `note: `, `--> a.rs:3:5`, `::: a.rs`), an include chain (`In file included from`); a
+# line led by a clock time or a count does not. Matched at the terminator of the line
+# before (a lone `\r` ends a line too, a `\r` before `\n` does not). Each pattern starts
+# with a literal byte, which the scan looks for at C speed: an alternation would be tried
+# at every byte (eight times as long over a large build).
+_CONTINUING_START = (
+    rb"(?=[\s|]|\d+\s*\||\d+\s+[-+~]|\.\.\.|= (?:note|help)|(?:help|note): |-->|:::|In file included from )"
+)
 _CONTINUING_START_RES = (re.compile(rb"\n" + _CONTINUING_START), re.compile(rb"\r(?!\n)" + _CONTINUING_START))
 # What makes a line carry on the one before wherever it is in the line: a note, a pointer,
 # a caret (whose source line above carries on too).
