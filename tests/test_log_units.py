@@ -3,12 +3,22 @@ record is read whole (header, pointer, frame, notes), in the shapes of several t
 
 from __future__ import annotations
 
+import random
+
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
-from tokenlab.optimizers.log.units import framed_end, message_after, pointer_of
+from tokenlab.optimizers.log.units import (
+    continuing_lines,
+    framed,
+    framed_end,
+    message_after,
+    pointer_of,
+    stands_alone,
+    unit_end,
+)
 
 COARSE = OptimizerConfig(Granularity.COARSE)
 
@@ -190,3 +200,66 @@ def test_a_located_diagnostic_with_a_caret_keeps_its_source_line_with_it() -> No
         assert "        (LPVOID)&msgbuf," in shown
         groups = _group_lines(shown)
         assert len(groups) == 1 and f"[{code}]" in groups[0]
+
+
+# --- an anomaly known to be its line alone without reading what follows ------------------
+
+# Lines of several tools' diagnostics: headers with and without rule codes, notes, include
+# chains, pointers, frames, carets, wrapped messages, locations alone, blank lines.
+_SHAPES = (
+    "src/a.c:3:5: warning: unused variable 'x' [-Wunused-variable]",
+    "src/a.c:3:5: error: 'x' undeclared",
+    "src/a.c:3:5: note: each undeclared identifier is reported only once",
+    "b.h:4:1: note: candidate: 'void f()'",
+    "In file included from a.h:3,",
+    "                 from b.c:4:",
+    "    x = 1;",
+    "x = 1;",
+    "    ^",
+    "  ^~~~",
+    "   12 | code",
+    "      |     ^",
+    "  --> src/a.rs:3:5",
+    "error[E0308]: mismatched types",
+    "a.f90:14:52:",
+    "Error: Symbol 'y' has no IMPLICIT type",
+    "help: consider borrowing here",
+    "note: required by a bound",
+    "= note: expected type `u8`",
+    "...",
+    "::: src/b.rs:1:1",
+    "12 + edit",
+    "12| code at the margin",
+    "7 ~ tilde",
+    "2026-03-14 09:00:00,063 ERROR [db] request failed",
+    "mypy.py:3: error: Function is missing a type",
+    "annotation  [no-untyped-def]",
+    "\tindented by a tab",
+    "ERROR request failed",
+    "a warning --> elsewhere",
+    "",
+    "   ",
+)
+
+
+def test_an_anomaly_stands_alone_only_where_reading_it_finds_one_line() -> None:
+    rng = random.Random("stands-alone")
+    alone = 0
+    for _ in range(1500):
+        chosen = [rng.choice(_SHAPES) for _ in range(rng.randint(1, 10))]
+        text = "".join(line + rng.choice(("\n", "\r\n", "\r")) for line in chosen)
+        lines = log._split(text.encode())[0]
+        continuing = continuing_lines(lines)
+        for start in range(len(lines)):
+            if stands_alone(lines, start, continuing):
+                alone += 1
+                assert not framed(lines, start), text
+                assert message_after(lines, start, DEFAULT_LIMITS) is None, text
+                assert unit_end(lines, start, False, DEFAULT_LIMITS, False) == start + 1, text
+    assert alone > 1000  # most headers followed by another line at the margin are found
+
+
+def test_lines_read_without_their_escapes_are_never_known_alone() -> None:
+    lines = _lines("\x1b[31msrc/a.c:3:5: warning: unused [-Wunused]\x1b[0m\nsrc/a.c:4:5: warning: unused [-Wunused]\n")
+    assert continuing_lines(lines) is None
+    assert not stands_alone(lines, 0, None)

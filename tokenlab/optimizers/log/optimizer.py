@@ -76,10 +76,12 @@ from tokenlab.optimizers.log.sections import (
 )
 from tokenlab.optimizers.log.units import (
     CARET_UNDER_RE,
+    continuing_lines,
     framed,
     in_frame,
     message_after,
     pointer_of,
+    stands_alone,
     unit_end,
 )
 from tokenlab.optimizers.log.variants import merge_variants
@@ -400,15 +402,20 @@ def _place_anomalies(
     frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
     diagnostic_keys: dict[bytes, bool] = {}  # read once per key: a large build repeats its keys
+    continuing = continuing_lines(lines)
     for start in starts:
         if start < covered:
             continue
         traceback = _TRACEBACK in templates.key(start)
-        record_framed = framed(lines, start)
-        # A record headed by its location alone is known, and ends, by its message.
-        message = None if record_framed or traceback else message_after(lines, start, limits)
-        head = start if message is None else message
-        unit = range(start, unit_end(lines, head, traceback, limits, record_framed))
+        if not traceback and stands_alone(lines, start, continuing):
+            # Most anomalies of a large build: nothing after the line carries it on.
+            record_framed, message, head, unit = False, None, start, range(start, start + 1)
+        else:
+            record_framed = framed(lines, start)
+            # A record headed by its location alone is known, and ends, by its message.
+            message = None if record_framed or traceback else message_after(lines, start, limits)
+            head = start if message is None else message
+            unit = range(start, unit_end(lines, head, traceback, limits, record_framed))
         covered = unit.stop
         if record_framed:
             plan.in_frames.update(range(start + 1, unit.stop))

@@ -15,11 +15,17 @@ frame's corner `,-[a.js:3:5]`, or an indented location alone after a blank line,
 with or without blank lines between records. A record headed by its location alone
 (`a.f90:14:52:`), then its frame, then its message (`Error: …`), runs to its message
 (`message_after`). Either is read whole: its lines never fold with another record's.
+
+Most anomalies of a large build are one line followed by another at the margin: one scan
+of the input finds the lines that could carry on the line before (`continuing_lines`),
+and an anomaly followed by none is known to be its line alone (`stands_alone`) without
+reading it as each shape above would.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import shapes as line_shapes
@@ -205,7 +211,7 @@ def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
     first, no further in than the location. None unless the line at `start` heads one."""
     header = lines.clean(start)
     # Asked of every anomaly of a large build: most headers do not end at their location.
-    if not header.rstrip(b" \t").endswith(b":") or not _LOCATION_FIRST_RE.match(header):
+    if not _ends_with_colon(header) or not _LOCATION_FIRST_RE.match(header):
         return None
     at, stop = start + 1, min(len(lines), start + 2 + limits.frame_lines)
     if at < stop and not lines.clean(at).strip():
@@ -219,6 +225,63 @@ def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
     if indent(message) > indent(header) or not _SEVERITY_FIRST_RE.match(message):
         return None
     return at
+
+
+def _ends_with_colon(header: bytes) -> bool:
+    """Whether the line could be a location alone (`message_after`): it ends with `:`."""
+    return header.rstrip(b" \t").endswith(b":")
+
+
+# How a line may begin that carries on the line before it: indented or blank, a code
+# frame's line at the margin (`12 | code`, `12 + edit`, `|`, `...`, `= note`, `help: `,
+# `note: `, `--> a.rs:3:5`, `::: a.rs`), an include chain (`In file included from`); a
+# line led by a clock time or a count does not. Matched at the terminator of the line
+# before (a lone `\r` ends a line too, a `\r` before `\n` does not). Each pattern starts
+# with a literal byte, which the scan looks for at C speed: an alternation would be tried
+# at every byte (eight times as long over a large build).
+_CONTINUING_START = (
+    rb"(?=[\s|]|\d+\s*\||\d+\s+[-+~]|\.\.\.|= (?:note|help)|(?:help|note): |-->|:::|In file included from )"
+)
+_CONTINUING_START_RES = (re.compile(rb"\n" + _CONTINUING_START), re.compile(rb"\r(?!\n)" + _CONTINUING_START))
+# What makes a line carry on the one before wherever it is in the line: a note, a pointer,
+# a caret (whose source line above carries on too).
+_NOTE_INSIDE_RE = re.compile(rb" note: ")
+_POINTER_INSIDE_RE = re.compile(rb"-->")
+_CARET_RE = re.compile(rb"\^")
+
+
+def continuing_lines(lines: Lines) -> set[int] | None:
+    """The lines that may belong to an anomaly on the line before them: every line that
+    `pointer_of`, `message_after`'s frame or `_diagnostic_end` could take past its header
+    is among them (`_FRAME_RE`, `_INCLUDED_RE`, notes, pointers, carets, indented or blank
+    lines). Found by a few scans of the input, so that most anomalies of a large build,
+    each followed by another at the margin, are known to be one line without being read
+    (see `stands_alone`). None when the lines are read without their ANSI escapes (a
+    line's bytes are then not what is matched), or from a mapped input (read a page at a
+    time)."""
+    if lines.stripped is not None or not isinstance(lines.data, bytes):
+        return None
+    data, ends = lines.data, lines.ends
+    found: set[int] = set()
+    for pattern in _CONTINUING_START_RES:
+        found.update(bisect_right(ends, match.start()) + 1 for match in pattern.finditer(data))
+    for pattern in (_NOTE_INSIDE_RE, _POINTER_INSIDE_RE):
+        found.update(bisect_right(ends, match.start()) for match in pattern.finditer(data))
+    for match in _CARET_RE.finditer(data):
+        line = bisect_right(ends, match.start())
+        found.update((line - 1, line))  # the source line over a caret carries on too
+    return found
+
+
+def stands_alone(lines: Lines, start: int, continuing: set[int] | None) -> bool:
+    """Whether the anomaly at `start` (no traceback) is its line alone, as `framed`,
+    `message_after` and `unit_end` would find, without reading them: the next line carries
+    on no header (`continuing_lines`), and this one is neither a location alone nor a
+    diagnostic whose message a tool may have wrapped onto the next lines."""
+    if continuing is None or start + 1 in continuing:
+        return False
+    header = lines.clean(start)
+    return not _ends_with_colon(header) and (_CODE_AT_END_RE.search(header) is not None or _note_at(header) is None)
 
 
 def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: LogLimits) -> int:
