@@ -281,7 +281,7 @@ def stands_alone(lines: Lines, start: int, continuing: set[int] | None) -> bool:
     if continuing is None or start + 1 in continuing:
         return False
     header = lines.clean(start)
-    return not _ends_with_colon(header) and (_CODE_AT_END_RE.search(header) is not None or _note_at(header) is None)
+    return not _ends_with_colon(header) and (CODE_AT_END_RE.search(header) is not None or note_at(header) is None)
 
 
 def _diagnostic_end(lines: Lines, start: int, header: bytes, base: int, limits: LogLimits) -> int:
