@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
@@ -191,20 +190,22 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
     count), with nothing of it tokenized again.
     """
     raw, spans = slices.raw, slices.spans
-    joins = [_joins_at_safe_cut(raw, before, after) for before, after in pairwise(spans)]
-    cut_before = [True, *joins]  # the text can be cut where range i starts
-    cut_after = [*joins, True]  # and where it ends
     starts: list[int] = []
     ends: list[int] = []
     between: list[bytes] = []
     pending: list[bytes] = []
-    for (start, end), whole_start, whole_end in zip(spans, cut_before, cut_after):
+    cut_at_end = True
+    for at, (start, end) in enumerate(spans):
+        # Whether the text can be cut where this range starts (the text's start, or the
+        # join checked with the range before) and where it ends.
+        cut_at_start = cut_at_end
+        cut_at_end = at + 1 == len(spans) or _joins_at_safe_cut(raw, (start, end), spans[at + 1])
         first: int | None = start
-        if not whole_start:
+        if not cut_at_start:
             found = tokens.SAFE_CUT_RE.search(raw, start + 1, end)
             first = found.start() + 1 if found else None
         last: int | None = end
-        if first is not None and not whole_end:
+        if first is not None and not cut_at_end:
             last = _last_safe_cut_within(raw, first, end)
         if first is None or last is None or last <= first:
             pending.append(raw[start:end])
@@ -215,11 +216,12 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         starts.append(first)
         ends.append(last)
         pending = [raw[last:end]]
-        # Only each range's edges were read: a large log's coarse omission has a range
-        # between every two lines shown, and their pages would pile up between the
-        # pager's rounds (all of a 1 GB log's, when load kept the pager from running).
-        let_go_around(raw, start, first)
-        let_go_around(raw, last, end)
+        # Only each range's edges were read (the joins' bytes included): a large log's
+        # coarse omission has a range between every two lines shown, and their pages
+        # would pile up between the pager's rounds (all of a 1 GB log's, when load kept
+        # the pager from running).
+        let_go_around(raw, start, max(first, min(end, start + _JOIN_LOOKAHEAD_BYTES)))
+        let_go_around(raw, max(start, min(last, end - 2)), end)
     between.append(b"".join(pending))
     return starts, ends, [piece for piece in between if piece]
 
