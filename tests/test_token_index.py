@@ -7,6 +7,7 @@ import gc
 import sys
 import threading
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from tokenlab import pipeline
 from tokenlab.counting import counter as token_index
+from tokenlab.counting import runs
 from tokenlab.counting import tokens
 from tokenlab.counting.counter import TokenCounter
 from tokenlab.counting.crew import _lane
@@ -123,6 +125,41 @@ def test_input_slices_count_as_their_joined_bytes(
         if early:
             counter.prefetch([slices])
         assert counter.count_texts([slices]) == [exact(joined)]
+
+
+@st.composite
+def raw_and_line_ranges(draw: st.DrawFn) -> tuple[bytes, InputSlices]:
+    """An input and ranges of whole lines of it (a diff's folds): the joins fall at line starts."""
+    raw_lines = [line.encode() for line in draw(st.lists(lines, min_size=1, max_size=60))]
+    raw = b"".join(raw_lines)
+    line_starts = list(accumulate(map(len, raw_lines), initial=0))
+    offsets = sorted(set(draw(st.lists(st.sampled_from(line_starts), max_size=16))))
+    return raw, InputSlices(raw, list(zip(offsets[::2], offsets[1::2])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw_and_line_ranges(), st.booleans())
+def test_ranges_of_whole_lines_count_as_their_joined_bytes(
+    case: tuple[bytes, InputSlices], planned: bool
+) -> None:
+    """With the raw count cut at the ranges' ends (as a diff's plan cuts it) or not."""
+    raw, slices = case
+    cuts = [sorted({offset for span in slices.spans for offset in span})] if planned else None
+    with TokenCounter(TINY) as counter:
+        counter.start_raw(raw, cuts)
+        assert counter.count_texts([slices]) == [exact(bytes(slices))]
+
+
+def test_ranges_joined_at_safe_cuts_are_counted_whole_from_the_index() -> None:
+    """Only at a join that is not a safe cut of the joined text (the next range starts
+    with a blank line) are the ranges on both sides counted from their inner safe cuts,
+    the bytes between those tokenized."""
+    raw_lines = [b" kept\n", b" folded one\n", b" folded two\n", b" kept\n", b" \n", b" folded\n", b" kept\n"]
+    at = list(accumulate(map(len, raw_lines), initial=0))
+    raw = b"".join(raw_lines)
+    starts, ends, between = runs._slice_interiors(InputSlices(raw, [(at[1], at[3]), (at[4], at[6])]))
+    assert list(zip(starts, ends)) == [(at[1], at[2]), (at[5], at[6])]
+    assert between == [b" folded two\n \n"]
 
 
 def test_slices_of_another_input_are_tokenized_whole() -> None:

@@ -19,8 +19,9 @@ naively is a second tokenizer pass. Instead:
 * An optimizer that knows which input ranges it shows or omits (a diff's kept and folded
   lines: runs too short for the search above) hands the counter those ranges: the raw
   count is then also cut at their ends, and a `MappedText` is counted run by run from the
-  index. Only the bytes between runs, and runs that do not begin and end at safe cuts of
-  the text, are tokenized.
+  index, an `InputSlices` (a diff's folds) range by range wherever its joins are safe cuts
+  of the joined text. Only the bytes between runs, and runs that do not begin and end at
+  safe cuts of the text, are tokenized.
 
 Every count is exact: counts only ever add up across safe cuts, and equal bytes counted
 in isolation have equal counts. Nothing is estimated.

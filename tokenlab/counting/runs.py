@@ -183,20 +183,33 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
     """The joined text as interiors of its ranges (counted from the raw count's index) and
     the bytes between them (tokenized), so that counts add up.
 
-    An interior runs from a range's first safe cut to its last, both checked inside the
-    range (look-behind and look-ahead included), so they are safe cuts of the joined text
-    too: the text's count is the interiors' counts plus the counts of the joined bytes
-    between them.
+    An interior starts at its range's start where the joined text can be cut there (the
+    text's start, or a join `_joins_at_safe_cut` accepts), else at the range's first safe
+    cut; it ends at the range's end likewise, else at its last safe cut. Those inner cuts
+    are checked inside the range (look-behind and look-ahead included), so every interior's
+    ends are safe cuts of the joined text: its count is the interiors' counts plus the
+    counts of the joined bytes between them. A range that begins and ends at such joins
+    is counted whole from the index (a diff's folded lines, whose ends are cuts of the raw
+    count), with nothing of it tokenized again.
     """
-    raw = slices.raw
+    raw, spans = slices.raw, slices.spans
     starts: list[int] = []
     ends: list[int] = []
     between: list[bytes] = []
     pending: list[bytes] = []
-    for start, end in slices.spans:
-        found = tokens.SAFE_CUT_RE.search(raw, start + 1, end)
-        first = found.start() + 1 if found else None
-        last = _last_safe_cut_within(raw, first, end) if first is not None else None
+    cut_at_end = True
+    for at, (start, end) in enumerate(spans):
+        # Whether the text can be cut where this range starts (the text's start, or the
+        # join checked with the range before) and where it ends.
+        cut_at_start = cut_at_end
+        cut_at_end = at + 1 == len(spans) or _joins_at_safe_cut(raw, (start, end), spans[at + 1])
+        first: int | None = start
+        if not cut_at_start:
+            found = tokens.SAFE_CUT_RE.search(raw, start + 1, end)
+            first = found.start() + 1 if found else None
+        last: int | None = end
+        if first is not None and not cut_at_end:
+            last = _last_safe_cut_within(raw, first, end)
         if first is None or last is None or last <= first:
             pending.append(raw[start:end])
             let_go(raw, start, end)
@@ -206,13 +219,34 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         starts.append(first)
         ends.append(last)
         pending = [raw[last:end]]
-        # Only each range's edges were read: a large log's coarse omission has a range
-        # between every two lines shown, and their pages would pile up between the
-        # pager's rounds (all of a 1 GB log's, when load kept the pager from running).
-        let_go(raw, start, first)
-        let_go(raw, last, end)
+        # Only each range's edges were read (the joins' bytes included): a large log's
+        # coarse omission has a range between every two lines shown, and their pages
+        # would pile up between the pager's rounds (all of a 1 GB log's, when load kept
+        # the pager from running).
+        let_go(raw, start, max(first, min(end, start + _JOIN_LOOKAHEAD_BYTES)))
+        let_go(raw, max(start, min(last, end - 2)), end)
     between.append(b"".join(pending))
     return starts, ends, [piece for piece in between if piece]
+
+
+# Bytes of the next range a join's look-ahead may read (SAFE_CUT_RE reads a few; a longer
+# run of blanks before the first printable byte makes the join count as unsafe).
+_JOIN_LOOKAHEAD_BYTES = 64
+
+
+def _joins_at_safe_cut(raw: bytes, before: Span, after: Span) -> bool:
+    """Whether the text that joins range `before` to range `after` can be cut at the join.
+
+    The cut's look-behind reads the last two bytes of `before` and its look-ahead the first
+    bytes of `after`: both are matched in a copy of just those bytes, which ends before
+    whatever follows `after`, so a look-ahead that would need more is refused (the range is
+    then counted from its inner safe cuts, as before), never wrongly accepted.
+    """
+    (low, end), (start, high) = before, after
+    if end - low < 2:  # the look-behind would reach into the range before `before`
+        return False
+    around = raw[end - 2 : end] + raw[start : min(high, start + _JOIN_LOOKAHEAD_BYTES)]
+    return tokens.SAFE_CUT_RE.match(around, 1) is not None
 
 
 def _last_safe_cut_within(raw: bytes, low: int, end: int) -> int | None:
