@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.pg_cluster import Cluster, cluster_or_skip
 from tests.warm_worker import serving_on_a_thread
@@ -19,6 +20,10 @@ from tokenlab.optimizers import Excerpt, Omission, OptimizeResult
 from tokenlab.store import Store, open_store
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
+# Property tests check behaviour, never time (STYLE.md): hypothesis's default 200 ms deadline
+# failed an example that was the first to load the tokenizer's vocabulary on a loaded machine.
+settings.register_profile("tokenlab", deadline=None)
+settings.load_profile("tokenlab")
 # Commits in throwaway repositories, whatever the user's git configuration says.
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
 
