@@ -259,13 +259,13 @@ def test_a_process_forest_keeps_its_roots_and_cuts_long_rows() -> None:
     ],
 )
 def test_folded_names_past_the_listed_ones_say_in_how_many_rows_they_are(header: str, row: str) -> None:
-    names = [f"/usr/lib/lib{i}.so" for i in range(150)]
-    names[100:100] = ["/dev/null"] * 3  # one name in three rows, past the names listed
+    names = [f"worker-{chr(97 + i % 26)}{i // 26}" for i in range(150)]  # names, not paths
+    names[100:100] = ["idle"] * 3  # one name in three rows, past the names listed
     rows = [header] + [row.format(pid=100 + i, size=900 - i, name=name) for i, name in enumerate(names)]
     shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
     more = re.search(r" of the folded rows: .*, … \+(\d+) names in (\d+) rows; all of it: ", shown)
     assert more is not None and int(more[2]) == int(more[1]) + 2
-    assert "/dev/null" not in shown
+    assert "idle" not in shown
 
 
 def test_folded_names_each_in_one_row_are_counted_as_before() -> None:
@@ -300,3 +300,36 @@ def test_a_table_counts_the_few_values_of_its_folded_rows_per_column(rows: list[
     shown = render_preview(optimize(data, COARSE))
     assert all(part in shown for part in said)
     assert "USER of the folded rows" not in shown and "PID of the folded rows" not in shown
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        (  # open files of a process
+            "COMMAND     PID USER   FD   TYPE DEVICE SIZE/OFF    NODE NAME",
+            "python3.1 14995 root  mem    REG  254,0 {size:8} {node:7} {name}",
+        ),
+        ("  PID   RSS EXE", "{node:5} {size:5} {name}"),  # processes by their executable
+    ],
+)
+def test_folded_path_names_are_listed_by_folder_with_their_counts(header: str, row: str) -> None:
+    """How many rows are under a folder, and which files, stays readable however many rows fold."""
+    tree = "/opt/venv/lib/python3.11/site-packages/"
+    libraries = [f"/usr/lib/x86_64-linux-gnu/lib{word}.so.3" for word in "abcdefghijklmnopqrstuvwxyz"]
+    names = libraries[:13] * 3 + [f"{tree}numpy/random/m{i}.cpython-311-x86_64-linux-gnu.so" for i in range(9)]
+    names += [f"{tree}scipy/linalg/_{word}.cpython-311-x86_64-linux-gnu.so" for word in ("fblas", "flapack", "expm") * 4]
+    names += ["/dev/null"] * 3 + libraries[13:] * 3
+    # The libraries are the largest rows and stand at both ends: the rows kept are theirs.
+    sizes = [200 + i if "/lib/" in name else 100 for i, name in enumerate(names)]
+    rows = [header] + [row.format(size=size, node=size, name=name) for size, name in zip(sizes, names, strict=True)]
+    shown = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    footer = shown[shown.index("of the folded rows, by folder: ") :]
+    assert f"(… = {tree})" in footer
+    assert "…/numpy/random/ (9, each ending .cpython-311-x86_64-linux-gnu.so): m{0…8}" in footer
+    assert "…/scipy/linalg/ (12, each ending .cpython-311-x86_64-linux-gnu.so): _fblas ×4, _flapack ×4, _expm ×4" in footer
+    assert "/dev/ (3): null ×3" in footer
+    folded = re.search(r"/usr/lib/x86_64-linux-gnu/ \((\d+)\): ([^;\]]*)", footer)
+    assert folded is not None
+    shown_rows = sum(f"/usr/lib/x86_64-linux-gnu/lib{word}.so.3\n" in shown for word in "abcdefghijklmnopqrstuvwxyz")
+    assert int(folded[1]) + shown_rows >= 78 - 3  # the largest rows are shown whole
+    assert all(f"lib{word}.so.3" in folded[2] for word in "klmnopq")

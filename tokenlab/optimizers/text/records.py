@@ -22,7 +22,8 @@ read as records when one of these shapes covers most of its lines (checked in or
   nesting (a process forest's roots), the first and last rows, each cut after `row_bytes`.
   The last column names each row (a command, a module,
   a mount point): the folded rows' names are listed after them, tallied, so that every
-  row can be asked for by name. A column before it whose values among the folded rows are
+  row can be asked for by name; names that are paths (`lsof`'s `NAME`) are listed by
+  folder, each folder once with its number of rows (`lines/folders.py`). A column before it whose values among the folded rows are
   few (`FD`: `mem ×81, 0r, 1w, 2w`; `STAT`), numbers aside, is counted per value: which
   rows are of which kind is read there, not in the names.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
@@ -63,7 +64,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.lines import numbered
+from tokenlab.optimizers.lines import folders, numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.text.blocks import column_summary
 
@@ -432,8 +433,11 @@ class _Listing:
         cut = [index for index in self.cut]
         if not folded and not cut:
             return []
-        names = _tally(self.names, self.limits.names_listed)
-        named = f"; {self.name_column} of the folded rows: {names}" if names else ""
+        if folders.are_paths(self.names):
+            named = f"; {self.name_column} of the folded rows, by folder: {folders.by_folder(self.names)}"
+        else:
+            names = _tally(self.names, self.limits.names_listed)
+            named = f"; {self.name_column} of the folded rows: {names}" if names else ""
         named = self.state_columns + named
         if shape is Shape.SORTED and folded:
             named += self._whole_columns()
