@@ -513,6 +513,40 @@ def test_a_sampled_listing_keeps_a_line_led_by_a_word_no_other_row_has(odd_line:
     assert rows[40] not in text
 
 
+@pytest.mark.parametrize(
+    ("rows", "rare"),
+    [
+        (  # an interpreter's import trace: extension modules among compiled modules
+            [
+                row
+                for i in range(50)
+                for row in (
+                    f"# /usr/lib/python3.11/__pycache__/m{i}.cpython-311.pyc matches /usr/lib/python3.11/m{i}.py",
+                    f"# code object from '/usr/lib/python3.11/__pycache__/m{i}.cpython-311.pyc'",
+                    f"import 'm{i}' # <SourceFileLoader object at 0x7f82a7d{i:05x}>",
+                    *([f"# extension module '_c{i}' loaded from '/usr/lib/python3.11/lib-dynload/_c{i}.so'"] * (i % 16 == 5)),
+                )
+            ],
+            "# extension module '_c",
+        ),
+        (  # a file sync: the few files deleted among those sent
+            [
+                row
+                for i in range(120)
+                for row in (f"src/pkg{i // 10}/mod{i}.py", *([f"deleting src/pkg{i // 10}/old{i}.py"] * (i % 40 == 17)))
+            ],
+            "deleting src/",
+        ),
+    ],
+)
+def test_a_sampled_listing_keeps_the_rows_of_a_rare_form(rows: list[str], rare: str) -> None:
+    """Rows of a form few rows have are what the listing says beyond its routine."""
+    text = render_preview(optimize(("\n".join(rows) + "\n").encode(), COARSE))
+    odd = [row for row in rows if row.startswith(rare)]
+    assert len(odd) == 3 and all(row + "\n" in text or row + " …" in text for row in odd)
+    assert rows[40] not in text  # the routine rows still fold
+
+
 def _member(name: str, symbols: list[str]) -> str:
     body = "\n".join(symbols) if symbols else "no symbols"
     return (

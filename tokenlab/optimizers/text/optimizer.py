@@ -37,7 +37,9 @@ What stays visible, and why:
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
   members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
-  that no block hides behind the line before it; a listing of `name  value` rows whose
+  that no block hides behind the line before it, and the rows of a form few of its rows
+  have (`lines/forms.py`: `# extension module … loaded from …` among `# code object
+  from …` rows), a bounded number; a listing of `name  value` rows whose
   values are mostly a few states keeps the rows of a rare value and counts the others per
   value, naming the rows of a value at most `value_rows_named` hold (see `blocks`); one of whose rows a good share are led by one word naming a thing
   each (`import 'json'`, `Unpacking libfoo`) lists those things in order. In an output
@@ -79,6 +81,7 @@ from itertools import accumulate
 from tokenlab.mapped import as_bytes
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.long_listing import looks_like_counted_long_listing, optimize_long
+from tokenlab.optimizers.lines import forms
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.fields import fold_fields
 from tokenlab.optimizers.lines.members import fold_members
@@ -531,9 +534,9 @@ class _Document:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
         to the one line before it, and its lines of a rare shape (a total under a stat, the
         one changed file among renames) or led by a word no other row has (a banner among
-        `import` lines), which are unlike the sample. A listing is a run of lines at one
-        indentation (but for a few: a traceback among its rows) with no blank line; prose
-        and docstring bodies have paragraphs and stay folded whole."""
+        `import` lines) or of a form few rows have, which are unlike the sample. A listing
+        is a run of lines at one indentation (but for a few: a traceback among its rows)
+        with no blank line; prose and docstring bodies have paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
@@ -554,10 +557,6 @@ class _Document:
             sizes, largest_rows = blocks.size_extremes(lines)
             summary = "; ".join(part for part in (summary, sizes) if part)
             rare_rows = [*rare_rows, *largest_rows]
-            if summary:
-                # The counts are of the whole run, its rows shown around the fold among them:
-                # said so, or a reader takes them for the fold's own or for the listing's.
-                self.fold_notes[run.start() + sample] = f"{len(lines)} rows from the {sample} above on: {summary}"
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
@@ -566,6 +565,18 @@ class _Document:
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
             self._keep_rare(states, run.start(), list(map(lead_of.__getitem__, lines)))
+            # Rows of a form few rows have (`# extension module … loaded from …` among
+            # `# code object from …` rows), each row naming something else (see `forms`).
+            for offset in forms.rare_form_rows(lines):
+                states[run.start() + offset] = _KEEP
+            self._note_run(states, run.start(), len(lines), summary)
+
+    def _note_run(self, states: bytearray, start: int, rows: int, summary: str) -> None:
+        """The counts are of the whole run, its rows shown around and among its folds, said
+        at its first fold: so said, or a reader takes them for the fold's own or the listing's."""
+        first = states.find(_FOLD, start, start + rows)
+        if summary and first >= 0:
+            self.fold_notes[first] = f"{rows} rows from the {first - start} above on: {summary}"
 
     def _keep_rare(self, states: bytearray, start: int, shapes: list) -> None:
         """Keep the lines from `start` whose shape at most `rare_shape_lines` lines have,
