@@ -42,20 +42,23 @@ DEFAULT_FORM_LIMITS = FormLimits()
 def row_forms(rows: Sequence[bytes], limits: FormLimits = DEFAULT_FORM_LIMITS) -> list[bytes]:
     """Each row's form: its indentation, then its words, those held by fewer than
     `common_word_rows` rows as a slot."""
-    copies = Counter(rows)  # a long listing repeats rows: each distinct one is split once
-    words_of = {row: row.split() for row in copies}
+    copies = Counter(rows)  # a long listing repeats rows: each distinct one is read once
     held: Counter[bytes] = Counter()
     for row, count in copies.items():
-        for word in set(words_of[row]):
+        for word in set(row.split()):
             held[word] += count
+    # Forms are shared objects (rows of one form are most of a listing), each row's split
+    # is dropped once its form is known: a large listing's words are never all held.
+    shared: dict[bytes, bytes] = {}
     forms: dict[bytes, bytes] = {}
-    for row, words in words_of.items():
+    for row in copies:
         said: list[bytes] = []
-        for word in words:
+        for word in row.split():
             word = word if held[word] >= limits.common_word_rows else SLOT
             if word is not SLOT or not said or said[-1] is not SLOT:
                 said.append(word)
-        forms[row] = row[: len(row) - len(row.lstrip())] + b" ".join(said)
+        form = row[: len(row) - len(row.lstrip())] + b" ".join(said)
+        forms[row] = shared.setdefault(form, form)
     return [forms[row] for row in rows]
 
 
