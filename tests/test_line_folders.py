@@ -24,7 +24,10 @@ def test_a_long_prefix_several_folders_share_is_said_once() -> None:
     assert shared_root(folders) == tree
     said = by_folder([f"{folder}a.so" for folder in folders])
     assert said.startswith(f"(… = {tree}) ") and said.count(tree) == 1
-    assert "…/numpy/fft/ (1): a.so; …/numpy/random/ (1): a.so; …/scipy/linalg/ (1): a.so; /usr/lib/ (1): a.so" in said
+    assert (
+        "…/numpy/fft/ (1): a.so; …/numpy/random/ (1): a.so; …/scipy/linalg/ (1): a.so; /usr/lib/ (1): a.so"
+        in said
+    )
     assert shared_root(["/a/b/", "/a/c/"]) == ""  # too short to be worth a name
 
 
@@ -43,7 +46,9 @@ def test_names_differing_in_one_number_are_said_once() -> None:
 
 
 def test_past_the_names_listed_every_folder_keeps_its_count() -> None:
-    names = [f"/data/{folder}/{word}{folder}.bin" for folder in ("a", "b", "c") for word in ("x", "y", "z", "w")]
+    names = [
+        f"/data/{folder}/{word}{folder}.bin" for folder in ("a", "b", "c") for word in ("x", "y", "z", "w")
+    ]
     said = by_folder(names, FolderLimits(names_listed=5))
     counts = [int(count) for count in re.findall(r"/ \((\d+)", said)]
     assert counts == [4, 4, 4]

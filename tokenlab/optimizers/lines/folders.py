@@ -59,7 +59,8 @@ def by_folder(names: Sequence[str], limits: FolderLimits = DEFAULT_FOLDER_LIMITS
         if name:
             folder, _, base = name.rpartition("/")
             has_folder = "/" in name and base
-            groups.setdefault(folder + "/" if has_folder else _NO_FOLDER, []).append(base if has_folder else name)
+            key = folder + "/" if has_folder else _NO_FOLDER
+            groups.setdefault(key, []).append(base if has_folder else name)
     folders = sorted(folder for folder in groups if folder != _NO_FOLDER)
     root = shared_root(folders, limits)
     said, budget = [], limits.names_listed

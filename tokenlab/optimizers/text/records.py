@@ -20,10 +20,10 @@ read as records when one of these shapes covers most of its lines (checked in or
   `python -X importtime`): the header stays, and the rows holding the `table_top`
   largest values of each numeric column, the outermost rows of a column indented to show
   nesting (a process forest's roots), the first and last rows, each cut after `row_bytes`.
-  The last column names each row (a command, a module,
-  a mount point): the folded rows' names are listed after them, tallied, so that every
-  row can be asked for by name; names that are paths (`lsof`'s `NAME`) are listed by
-  folder, each folder once with its number of rows (`lines/folders.py`). A column before it whose values among the folded rows are
+  The last column names each row (a command, a module, a mount point): the folded rows'
+  names are listed after them, tallied, so that every row can be asked for by name; names
+  that are paths (`lsof`'s `NAME`) are listed by folder, each folder once with its number
+  of rows (`lines/folders.py`). A column before it whose values among the folded rows are
   few (`FD`: `mem ×81, 0r, 1w, 2w`; `STAT`), numbers aside, is counted per value: which
   rows are of which kind is read there, not in the names.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
