@@ -123,6 +123,24 @@ def test_large_stdin_is_spooled_to_a_file_with_no_name(
     assert raw.closed
 
 
+def test_a_line_read_from_spooled_stdin_maps_no_more_than_from_a_file(
+    small_mapping_threshold: int, tmp_path: Path
+) -> None:
+    """The page cache keeps each write's bytes in one block as large as the write, and a
+    read of the mapping maps the block it falls in: spooled a MB at a time, each line read
+    mapped 1 MB (this test: 4 MB for 4 reads), against 64 KB from a file."""
+    data = b"2026-12-02 10:00:00 INFO a line of a service log\n" * 200_000  # 10 MB
+    stdin = io.BytesIO(data[sources._COPY_BYTES :])
+    raw = sources.spooled(data[: sources._COPY_BYTES], stdin, tmp_path)
+    assert isinstance(raw, mmap.mmap) and raw[:] == data
+    mapped.let_go(raw, 0, len(raw))
+    before = _resident_file_pages_kb()
+    for at in (100_000, 3_000_000, 6_000_000, 9_000_000):
+        assert raw[at : at + 1] in data
+    assert _resident_file_pages_kb() - before <= 4 * 2 * mapped.FAULT_AROUND // 1024
+    mapped.close(raw)
+
+
 def test_small_stdin_is_read(small_mapping_threshold: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"b" * 10)))
     with sources.opened_input("-", None, stdin_head=b"a") as (_, raw):
