@@ -190,13 +190,44 @@ def test_lines_read_all_over_a_mapped_log_give_its_pages_back(
     store = FolderStore(tmp_path / "store")
     read = analyze(path.read_bytes(), source=path.name, store=store)
     given_back: list[int] = []
-    monkeypatch.setattr(model, "READS_PER_LET_GO", 3)
+    monkeypatch.setattr(model, "WINDOWS_PER_LET_GO", 3)
     monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
     raw = _mapping(path)
     from_mapping = analyze(raw, source=path.name, store=store)
     assert from_mapping.visible == read.visible
     assert given_back and set(given_back) == {len(raw)}
     del from_mapping
+    mapped.close(raw)
+
+
+def test_mapped_lines_give_pages_back_by_the_windows_their_reads_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines read in order map a fault-around window per window of lines, lines read here
+    and there a window each: both give their pages back once they have mapped
+    `WINDOWS_PER_LET_GO` windows, not after a number of lines read."""
+    from tokenlab.optimizers.log import model
+    from tokenlab.optimizers.log.optimizer import _split
+
+    path = tmp_path / "input"
+    path.write_bytes(b"2026-12-02 10:00:00 INFO a line of a service log\n" * 40_000)  # 2 MB
+    raw = _mapping(path)
+    lines, _ = _split(raw)
+    assert isinstance(lines, model.MappedLines)
+    windows = -(-len(raw) // mapped.FAULT_AROUND)
+    given_back: list[int] = []
+    monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
+    monkeypatch.setattr(model, "WINDOWS_PER_LET_GO", 4)
+    for index in range(len(lines)):
+        lines.clean(index)
+    assert len(given_back) == windows // 4
+    one_a_window = range(0, len(lines), len(lines) // windows)
+    for read in (lambda: [lines.raw(index) for index in one_a_window], lambda: lines.cleans(one_a_window)):
+        given_back.clear()
+        read()  # a batch too is read a few lines at a time
+        assert len(given_back) >= len(one_a_window) // 4 - 1
+    assert set(given_back) == {len(raw)}
+    del lines
     mapped.close(raw)
 
 
