@@ -110,6 +110,57 @@ def test_a_200_mb_log_is_analysed_under_a_data_limit(large_log: Path, from_stdin
     assert analysed.peak_rss <= LOG_RSS_LIMIT
 
 
+INTERLEAVED_LOG_BYTES = 100_000_000
+# Measured on this log from standard input: peak RSS 193 MB when stdin was spooled a MB a
+# write (the page cache keeps a write in one block, and a line read mapped the whole 1 MB
+# block it fell in) and lines read here and there gave pages back every 1,024 lines; 130 MB
+# spooled 64 KB a write, giving pages back once the lines read may have mapped 8 MB.
+INTERLEAVED_RSS_LIMIT = 160_000_000
+
+_SHAPES = (
+    "INFO  [cart.api] request_id={h:08x} POST /api/cart/{a}/items -> 201 ({b}.{c} ms)",
+    "INFO  [orders.api] request_id={h:08x} GET /api/orders/{a} -> 200 ({b}.{c} ms)",
+    "DEBUG [cache] request_id={h:08x} cache hit key=product:{a} ttl={b}s",
+    "DEBUG [cache] request_id={h:08x} cache miss key=user:{a} loading from db",
+    "INFO  [auth] request_id={h:08x} user {a} authenticated from 10.{b}.{c}.7",
+    "INFO  [health] request_id={h:08x} health check ok db={b}.{c}ms queue_depth={a}",
+    "DEBUG [db.pool] request_id={h:08x} acquired connection {b}/40 wait={c}.{a}ms",
+)
+
+
+def _interleaved_line(n: int) -> str:
+    """Line `n` of a service log: seven shapes in no order, a slow query every 3,011 lines
+    and a declined charge every 7,919."""
+    h = n * 2654435761 % 2**32
+    if n % 7919 == 0:
+        body = f"ERROR [payments] request_id={h:08x} charge {h % 99991} declined by gateway (code={n % 97})"
+    elif n % 3011 == 0:
+        body = f"WARN  [db.pool] request_id={h:08x} slow query {h % 5000} ms on orders"
+    else:
+        body = _SHAPES[h % len(_SHAPES)].format(h=h, a=h % 99_991, b=h % 89, c=h % 10)
+    return f"2026-03-14 {9 + n // 3_600_000 % 14:02}:{n // 60_000 % 60:02}:{n // 1000 % 60:02},{n % 1000:03} {body}\n"
+
+
+@pytest.fixture(scope="session")
+def interleaved_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 100 MB of a service log whose shapes interleave: each folded group's lines,
+    and the anomalies' context, are read all over the input."""
+    path = tmp_path_factory.mktemp("memory") / "interleaved.log"
+    with open(path, "wb") as out:
+        written = first = 0
+        while written < INTERLEAVED_LOG_BYTES:
+            written += out.write("".join(map(_interleaved_line, range(first, first + 200))).encode())
+            first += 200
+    return path
+
+
+@pytest.mark.slow
+def test_a_log_read_all_over_from_stdin_holds_few_pages_of_its_spool(interleaved_log: Path) -> None:
+    analysed = _analysed_under(DATA_LIMIT, interleaved_log, from_stdin=True)
+    assert b"declined by gateway" in analysed.stdout
+    assert analysed.peak_rss <= INTERLEAVED_RSS_LIMIT
+
+
 DIFF_BYTES = 100_000_000
 # Measured on this diff (25,000 files of one change amid 80 context lines): VmData peaked at
 # 489 MiB when the diff was copied out of its mapping and its folded context joined into
