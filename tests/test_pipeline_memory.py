@@ -138,7 +138,8 @@ def _interleaved_line(n: int) -> str:
         body = f"WARN  [db.pool] request_id={h:08x} slow query {h % 5000} ms on orders"
     else:
         body = _SHAPES[h % len(_SHAPES)].format(h=h, a=h % 99_991, b=h % 89, c=h % 10)
-    return f"2026-03-14 {9 + n // 3_600_000 % 14:02}:{n // 60_000 % 60:02}:{n // 1000 % 60:02},{n % 1000:03} {body}\n"
+    clock = f"{9 + n // 3_600_000 % 14:02}:{n // 60_000 % 60:02}:{n // 1000 % 60:02},{n % 1000:03}"
+    return f"2026-03-14 {clock} {body}\n"
 
 
 @pytest.fixture(scope="session")

@@ -227,9 +227,10 @@ class MappedLines(Lines):
     def cleans(self, indexes: Sequence[int]) -> list[bytes]:
         """A batch of lines far apart is read `WINDOWS_PER_LET_GO` lines at a time: each
         may map a window of its own (1,024 of a large group's lines mapped 64 MB)."""
-        if len(indexes) > WINDOWS_PER_LET_GO and self._windows(min(indexes), max(indexes)) > WINDOWS_PER_LET_GO:
-            step = WINDOWS_PER_LET_GO
-            return [line for at in range(0, len(indexes), step) for line in self.cleans(indexes[at : at + step])]
+        step = WINDOWS_PER_LET_GO
+        if len(indexes) > step and self._windows(min(indexes), max(indexes)) > step:
+            batches = (self.cleans(indexes[at : at + step]) for at in range(0, len(indexes), step))
+            return [line for batch in batches for line in batch]
         if indexes:
             self._count_read(min(indexes), max(indexes), len(indexes))
         return super().cleans(indexes)
