@@ -250,17 +250,14 @@ class Folder:
         table = self.table
         state = bytearray(len(table))  # 0: not below here, 1: below, 2: below and set aside
         state[self.node] = 1
-        aside: dict[bytes, bool] = {}
         own = table.direct[self.node]
         for node in range(self.node + 1, len(table)):
             above = state[table.parent[node]]
             if above == 1:
-                name = table.name(node)
-                found = aside.get(name)
-                if found is None:
-                    found = aside[name] = set_aside.search(name + b"/") is not None
-                above = 2 if found else 1
-                own += 0 if found else table.direct[node]
+                if set_aside.search(table.name(node) + b"/") is None:
+                    own += table.direct[node]
+                else:
+                    above = 2
             state[node] = above
         return own
 

@@ -67,7 +67,7 @@ DEFAULT_LIMITS = FileListConfig()
 # The extension needs one character before its dot, so ".gitignore" has none. Greedy runs
 # that backtrack to the last "/" and "." keep this linear even on a 5 MB line.
 ENTRY_RE = re.compile(rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE)
-_CHUNK_BYTES = 1 << 22
+_CHUNK_BYTES = 1 << 20
 _MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
 _BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
 # A blank line after the line break that leads it: looked for as fast as a word, where
