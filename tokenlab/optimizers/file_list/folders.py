@@ -3,8 +3,8 @@
 A listing of a gigabyte names about a million folders. As one object per folder (a path,
 a dict of children, a `Counter` of extensions) they took about 600 bytes each, more than
 half the analysis's peak. Here a folder is an id: its parent, subtree and direct file
-counts are machine ints in `array`s, and its name is kept once, in the key that finds it
-(`parent id + name`). Extensions are counted as (folder, extension, files) rows, one per
+counts are machine ints in `array`s, its name is kept in one `bytearray` of all names,
+and it is found by (parent, name) in an open-addressing table that is an array too. Extensions are counted as (folder, extension, files) rows, one per
 folder and slice of the listing, and summed only for the few folders a view shows
 (`count_extensions`). `Folder` is a view of one id with the names the views read.
 
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 MAX_DEPTH = 64
+_PARENT_MIX = 1_000_003  # spreads a name's hash over the folders of that name
 _NO_PARENT = -1
 
 
@@ -29,8 +30,14 @@ class FolderTable:
 
     def __init__(self, base: bytes = b"") -> None:
         self.base = base  # node 0's path from the listing's top: b"" or ending in "/"
-        self.keys: list[bytes] = [b""]  # node -> its parent's id (4 bytes) + its name
-        self._ids: dict[bytes, int] = {}
+        # Names, one after another: node n's is _names[_ends[n - 1]:_ends[n]].
+        self._names = bytearray()
+        self._ends = array("q", [0])
+        # An open-addressing table of node ids by (parent, name), in arrays: a dict of keys
+        # held a bytes and an int object per folder, 110 bytes, and freed them into
+        # fragments the rest of the analysis could not use.
+        self._hashes = array("q", [0])
+        self._slots = array("i", [_NO_PARENT]) * 1024
         self.parent = array("i", [_NO_PARENT])
         self.direct = array("q", [0])  # files directly in the folder
         self.files = array("q")  # files in its subtree (`total`)
@@ -46,17 +53,39 @@ class FolderTable:
         return len(self.parent)
 
     def name(self, node: int) -> bytes:
-        return self.keys[node][4:]
+        return bytes(self._names[self._ends[node - 1] : self._ends[node]]) if node else b""
 
     def _child(self, parent: int, name: bytes, create: bool) -> int:
-        key = parent.to_bytes(4, "little") + name
-        node = self._ids.get(key)
-        if node is None and create:
-            node = self._ids[key] = len(self.keys)
-            self.keys.append(key)
-            self.parent.append(parent)
-            self.direct.append(0)
-        return _NO_PARENT if node is None else node
+        """The node named `name` in `parent` (created if `create`), else -1."""
+        hashed = hash(name) ^ (parent * _PARENT_MIX)
+        slots, mask = self._slots, len(self._slots) - 1
+        at = hashed & mask
+        while (node := slots[at]) >= 0:
+            if self._hashes[node] == hashed and self.parent[node] == parent and self.name(node) == name:
+                return node
+            at = (at + 1) & mask
+        if not create:
+            return _NO_PARENT
+        node = len(self.parent)
+        slots[at] = node
+        self._hashes.append(hashed)
+        self._names += name
+        self._ends.append(len(self._names))
+        self.parent.append(parent)
+        self.direct.append(0)
+        if 2 * len(self.parent) > len(slots):
+            self._grow()
+        return node
+
+    def _grow(self) -> None:
+        """Twice the slots, every node placed again (kept at most half full)."""
+        slots = self._slots = array("i", [_NO_PARENT]) * (2 * len(self._slots))
+        mask = len(slots) - 1
+        for node in range(1, len(self.parent)):
+            at = self._hashes[node] & mask
+            while slots[at] >= 0:
+                at = (at + 1) & mask
+            slots[at] = node
 
     def folder_id(self, folder: bytes, known: dict[bytes, int], create: bool = True) -> int:
         """The node of a folder path from the listing's top (b"" or ending in "/") under
