@@ -55,7 +55,7 @@ class FolderTable:
     def name(self, node: int) -> bytes:
         return bytes(self._names[self._ends[node - 1] : self._ends[node]]) if node else b""
 
-    def _child(self, parent: int, name: bytes, create: bool) -> int:
+    def child(self, parent: int, name: bytes, create: bool) -> int:
         """The node named `name` in `parent` (created if `create`), else -1."""
         hashed = hash(name) ^ (parent * _PARENT_MIX)
         slots, mask = self._slots, len(self._slots) - 1
@@ -106,7 +106,7 @@ class FolderTable:
         else:
             cut = head.rfind(b"/") + 1
         parent = self.folder_id(folder[:cut], known, create)
-        node = _NO_PARENT if parent < 0 else self._child(parent, head[cut:], create)
+        node = _NO_PARENT if parent < 0 else self.child(parent, head[cut:], create)
         known[folder] = node
         return node
 
@@ -124,6 +124,15 @@ class FolderTable:
         exts.append(self.ext_id(ext))
         counts.append(count)
         self.direct[node] += count
+
+    def move_direct_files(self, node: int, into: int) -> None:
+        """Count the files directly in `node` as directly in `into`."""
+        folders = self._rows[0]
+        for at, owner in enumerate(folders):
+            if owner == node:
+                folders[at] = into
+        self.direct[into] += self.direct[node]
+        self.direct[node] = 0
 
     def total(self) -> None:
         """Sum the subtree counts, children before parents (a child's id is above its parent's)."""

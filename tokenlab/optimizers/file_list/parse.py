@@ -1,13 +1,15 @@
 """The file-list optimizer's model: its limits (`FileListConfig`), the parse of a listing
-into a `Listing` (common root, a `Folder` tree of counts, the spans of the lines naming
-notable files), and the rules both views share: which folders are set aside (vendored,
-build output, hidden), which names are notable, and how a large listing is cut into
-line-aligned slices.
+into a `Listing` (common root, a tree of counts held flat in a `FolderTable`, the spans
+of the lines naming notable files), and the rules both views share: which folders are set
+aside (vendored, build output, hidden), which names are notable, and how a large listing
+is cut into line-aligned slices.
 
-Counting is done by one regex pass that yields (folder, extension) per line and a
-`Counter` over those pairs, so the per-path work stays in C; the tree is built from the
-distinct folders only. A second pass splits the lines once to find folder entries and
-notable file names with set lookups and C-level maps.
+Counting is done by one regex pass that yields (folder, extension) per line and, slice by
+slice, a `Counter` over those pairs, so the per-path work stays in C; only each slice's
+distinct folders are looked up in the table. A second pass splits the lines once to find
+folder entries and notable file names with set lookups and C-level maps. Each pass gives
+back the pages of a mapped listing as it goes: what a listing costs is its folders (about
+80 bytes each), not its bytes.
 """
 
 from __future__ import annotations
@@ -114,13 +116,17 @@ def parse(data: bytes, limits: FileListConfig) -> Listing:
     if table.capped and root != table.base:  # the depth limit counts names below the root
         table, notable, root = _counted(data, limits, root)
     top = table.folder_id(root, {}, create=False)
+    empty = table.child(top, b"", create=False)
+    if empty >= 0:  # the root then "/" (`/x` at the top) is an empty path below the root: the root
+        table.move_direct_files(empty, top)
+    table.total()
     return Listing(root, Folder(table, top, top), table.files[top], table.extensions(), notable)
 
 
 def _counted(
     data: bytes, limits: FileListConfig, base: bytes
 ) -> tuple[FolderTable, list[tuple[int, int]], bytes]:
-    """The folders under `base` with their counts, folder entries and blank lines taken
+    """The folders under `base` with their direct counts, folder entries and blank lines taken
     out; the spans of the notable lines; and the common root of the folders holding files."""
     table, folders, blank_pair = _count_pairs(data, base)
     notable, present = _scan_lines(data, table, limits)
@@ -130,7 +136,6 @@ def _counted(
         emptied.append(0)
     if any(table.direct[node] == 0 for node in emptied):  # a folder of folder entries only
         folders = [base + table.path(node) for node in range(len(table)) if table.direct[node] > 0]
-    table.total()
     return table, notable, common_folder(folders)
 
 
