@@ -190,12 +190,11 @@ def test_a_100_mb_file_listing_is_analysed_under_a_data_limit(large_listing: Pat
     assert b"pyproject.toml" in analysed.stdout
 
 
-# A listing of many small folders (two files each: 560,000 folders in 34 MB, mapped), whose
-# cost is per folder, not per byte. Measured: peak RSS 392 MB on the 40 MB form of it when
-# every folder was an object (a path, a dict of children, a `Counter` of extensions) and
-# (folder, extension) pairs were counted in a `Counter` of the whole listing; 233 MB as rows
-# of parallel arrays. The data limit is no test of this (a thread's malloc arena reserves
-# more than the folders take): the peak RSS is.
+# A listing of many small folders (two files each: 536,000 folders in 34 MB, mapped), whose
+# cost is per folder, not per byte. Measured: peak RSS 603 MB, and a MemoryError under the
+# listing's data limit, when every folder was an object (a path, a dict of children, a
+# `Counter` of extensions) and (folder, extension) pairs were counted in a `Counter` of the
+# whole listing; 197 MB as rows of parallel arrays (`file_list/folders.py`).
 FOLDERS_LISTING_BYTES = 34_000_000
 FOLDERS_RSS_LIMIT = 300_000_000
 
