@@ -99,8 +99,9 @@ def set_aside_re(limits: FileListConfig) -> re.Pattern[bytes]:
 def chunks(data: bytes) -> Iterator[tuple[int, int]]:
     """(start, end) of line-aligned slices of about `_CHUNK_BYTES`, final newline excluded.
 
-    Working slice by slice keeps the per-line lists a regex or split builds small, so
-    memory stays near the input size on a listing of millions of paths.
+    Working slice by slice keeps the per-line lists a regex or split builds small, and
+    lets a pass give back a mapped listing's pages as it goes: memory does not grow with
+    the listing's bytes, only with its folders.
     """
     size = len(data) - ends_with(data, b"\n")
     start = 0
