@@ -1,5 +1,5 @@
 """Memory that does not hold a large input (issue 25): a 200 MB log, a 100 MB diff and a
-100 MB file listing are each analysed in a child process under a data limit that the code
+100 MB file listing (and one of half a million folders) are each analysed in a child process under a data limit that the code
 which read the input into memory exceeded
 (`RLIMIT_DATA` counts the heap, anonymous mappings and thread stacks, so it holds with the
 tokenizer's threads, where `RLIMIT_AS` counts reserved address space too). A mapped
@@ -240,6 +240,38 @@ def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_100_mb_file_listing_is_analysed_under_a_data_limit(large_listing: Path) -> None:
     analysed = _analysed_under(LISTING_DATA_LIMIT, large_listing)
     assert b"pyproject.toml" in analysed.stdout
+
+
+# A listing of many small folders (two files each: 536,000 folders in 34 MB, mapped), whose
+# cost is per folder, not per byte. Measured: peak RSS 603 MB, and a MemoryError under the
+# listing's data limit, when every folder was an object (a path, a dict of children, a
+# `Counter` of extensions) and (folder, extension) pairs were counted in a `Counter` of the
+# whole listing; 197 MB as rows of parallel arrays (`file_list/folders.py`).
+FOLDERS_LISTING_BYTES = 34_000_000
+FOLDERS_RSS_LIMIT = 300_000_000
+
+
+@pytest.fixture(scope="session")
+def listing_of_small_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("memory") / "folders.txt"
+    with open(path, "wb") as out:
+        out.write(b"./README.md\n./pyproject.toml\n")
+        written = first = 0
+        while written < FOLDERS_LISTING_BYTES:
+            numbers = range(first, first + 20_000)
+            paths = [f"./s/a{n // 2000}/b{n // 200}/c{n // 2}/{n}.py\n" for n in numbers]
+            written += out.write("".join(paths).encode())
+            first += 20_000
+    return path
+
+
+@pytest.mark.slow
+def test_a_listing_of_half_a_million_folders_is_analysed_in_bounded_memory(
+    listing_of_small_folders: Path,
+) -> None:
+    analysed = _analysed_under(LISTING_DATA_LIMIT, listing_of_small_folders)
+    assert b"pyproject.toml" in analysed.stdout
+    assert analysed.peak_rss <= FOLDERS_RSS_LIMIT
 
 
 JSON_LINES_BYTES = 200_000_000
