@@ -537,9 +537,10 @@ class _Document:
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
-            distinct = dict.fromkeys(lines)  # a long listing repeats lines: each is read once
-            indent_of = {line: len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in distinct}
-            indents = Counter(map(indent_of.__getitem__, lines))
+            distinct = Counter(lines)  # a long listing repeats lines: each is read once, weighed
+            indents: Counter[int] = Counter()
+            for line, count in distinct.items():
+                indents[len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1] += count
             if -1 in indents or indents.most_common(1)[0][1] < self.limits.listing_indent_share * len(lines):
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
@@ -561,21 +562,27 @@ class _Document:
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
-            self._keep_rare(states, run.start(), list(map(shape_of.__getitem__, lines)))
+            self._keep_rare(states, run.start(), lines, distinct, shape_of)
             # Rows named alike (`import x`, `# destroy y`) have a rare row among them by
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
-            self._keep_rare(states, run.start(), list(map(lead_of.__getitem__, lines)))
+            self._keep_rare(states, run.start(), lines, distinct, lead_of)
 
-    def _keep_rare(self, states: bytearray, start: int, shapes: list) -> None:
-        """Keep the lines from `start` whose shape at most `rare_shape_lines` lines have,
-        when common shapes make up most lines (else every line is as rare as the others)."""
-        counts = Counter(shapes)
+    def _keep_rare(
+        self, states: bytearray, start: int, lines: list[bytes], distinct: Counter[bytes], shape_of: dict
+    ) -> None:
+        """Keep the `lines` from `start` whose shape at most `rare_shape_lines` lines have,
+        when common shapes make up most lines (else every line is as rare as the others).
+        Shapes are counted per distinct line, weighed by how often it occurs."""
+        counts: Counter = Counter()
+        for line, count in distinct.items():
+            counts[shape_of[line]] += count
         rare = self.limits.rare_shape_lines
-        if sum(count for count in counts.values() if count > rare) * 4 < len(shapes) * 3:
+        if sum(count for count in counts.values() if count > rare) * 4 < len(lines) * 3:
             return
-        for offset, shape in enumerate(shapes):
-            if counts[shape] <= rare:
+        rare_lines = {line for line in distinct if counts[shape_of[line]] <= rare}
+        for offset, line in enumerate(lines) if rare_lines else ():
+            if line in rare_lines:
                 states[start + offset] = _KEEP
 
     def _keep_ranking_heads(self, states: bytearray) -> None:
