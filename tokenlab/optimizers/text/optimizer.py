@@ -177,14 +177,17 @@ _EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
 _LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
-# What a line is by itself, as bits (`_Outliner._traits`); remembered for lines up to this long.
+# What a line is by itself, as bits (`_traits`).
 _INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
 # An entry of a listing of names with their summaries: `liberror-perl - Perl module for…`,
 # `perror (3)   - print a system error message`, `urllib.error - Exception classes…`.
 # The name holds a letter and the summary starts with a word: `1.2.3.4 - - [date]` is a
 # request, not an entry.
 _ENTRY_RE = re.compile(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
-_TRAITS_CACHED_BYTES = 200
+# A line's facts (`_Outliner._facts`): body, indentation, rule line, traits, short label;
+# remembered for lines up to this long.
+_LineFacts = tuple[bytes, int, bool, int, bool]
+_FACTS_CACHED_BYTES = 200
 _REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
@@ -734,7 +737,7 @@ class _Outliner:
         self.previous_label = False
         self.rows = 0  # record rows seen in the current block
         self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
-        self.traits_of: dict[bytes, int] = {}  # see `_traits`
+        self.facts_of: dict[bytes, _LineFacts] = {}  # see `_facts`
         self.entries_are_items = False  # the document is a listing of entries (see `_Document.is_entry_listing`)
 
     def reset(self) -> None:
@@ -747,9 +750,11 @@ class _Outliner:
         )
 
     def keep(self, index: int, line: bytes, content: bytes) -> bool:
-        body = line.lstrip(b" \t|")
-        indent = len(line) - len(body)
-        if content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body):
+        facts = self.facts_of.get(line)
+        if facts is None:
+            facts = self._facts(line, content)
+        body, indent, decoration, traits, label = facts
+        if decoration:
             self.gap, self.inherited_indent = True, -1  # a rule line separates like a blank line
             return index in self.headings
         if self.gap or indent != self.previous_indent:
@@ -758,18 +763,31 @@ class _Outliner:
             self.label_child_indent = indent
         elif indent < self.label_child_indent:
             self.label_child_indent = -1
-        kept = self._decide(index, body, indent, content)
-        self.previous_label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
+        kept = self._decide(index, traits, indent, content)
+        self.previous_label = label
         self.gap, self.previous_indent, self.previous_kept = False, indent, kept
         return kept
 
-    def _decide(self, index: int, body: bytes, indent: int, content: bytes) -> bool:
+    def _facts(self, line: bytes, content: bytes) -> _LineFacts:
+        """What the non-blank `line` (`content` stripped) is by itself: its body after the
+        indentation, the indentation, whether it is a rule line, its `_traits`, whether it
+        is a short `Label:`. Read once per distinct line up to `_FACTS_CACHED_BYTES` long:
+        long listings repeat lines, while long lines rarely repeat and would only fill
+        memory."""
+        body = line.lstrip(b" \t|")
+        decoration = content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body)
+        label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
+        facts = (body, len(line) - len(body), decoration, 0 if decoration else _traits(body), label)
+        if len(line) <= _FACTS_CACHED_BYTES:
+            self.facts_of[line] = facts
+        return facts
+
+    def _decide(self, index: int, traits: int, indent: int, content: bytes) -> bool:
         if indent < self.inherited_indent:
             self.inherited_indent = -1
         if self.inherited_indent >= 0:
             self.held.add(index)
             return False
-        traits = self._traits(body)
         if traits & _INHERITED:
             self.inherited_indent = indent
             return True
@@ -795,23 +813,6 @@ class _Outliner:
         # In a listing of entries (`name - summary`), each is an item, not wrapped prose.
         return bullet or bool(traits & _ENTRY and self.entries_are_items) or self._row_kept(traits, indent)
 
-    def _traits(self, body: bytes) -> int:
-        """What `body` is by itself (bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
-        `_TABLE_ROW`, `_ENTRY`), read once per distinct short line: long listings repeat lines."""
-        traits = self.traits_of.get(body)
-        if traits is None:
-            traits = (
-                (_INHERITED if b"inherited from" in body and _INHERITED_RE.match(body) else 0)
-                | (_EXCERPT if _is_excerpt(body) else 0)
-                | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
-                | (_ITEM if _ITEM_RE.match(body) else 0)
-                | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
-                | (_ENTRY if b" - " in body and _ENTRY_RE.match(body) else 0)
-            )
-            if len(body) <= _TRAITS_CACHED_BYTES:
-                self.traits_of[body] = traits
-        return traits
-
     def _row_kept(self, traits: int, indent: int) -> bool:
         """A row of a `|` table or an entry under a short `Label:` line (`Indexes:`) is a
         record of its own, not wrapped prose: a block's first `list_items_kept` stay."""
@@ -831,6 +832,19 @@ class _Outliner:
         count = self.list_items.get(indent, 0) + 1
         self.list_items[indent] = count
         return count <= self.list_items_kept
+
+
+def _traits(body: bytes) -> int:
+    """What `body` is by itself: bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
+    `_TABLE_ROW`, `_ENTRY`."""
+    return (
+        (_INHERITED if b"inherited from" in body and _INHERITED_RE.match(body) else 0)
+        | (_EXCERPT if _is_excerpt(body) else 0)
+        | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
+        | (_ITEM if _ITEM_RE.match(body) else 0)
+        | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
+        | (_ENTRY if b" - " in body and _ENTRY_RE.match(body) else 0)
+    )
 
 
 def _is_decoration(body: bytes) -> bool:
