@@ -264,7 +264,9 @@ def is_small_listing_of_entries(
 ) -> bool:
     """At most `listing_bytes`, and at least `distinct_share` of its rows distinct once
     numbers and runs of spaces are masked: entries, not repeats of a line."""
-    if sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
+    # Each line takes a byte at least, its newline: more lines than bytes allowed are
+    # too large without adding up their lengths.
+    if end - first > limits.listing_bytes or sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
         return False
     masked = {_SPACE_RUN_RE.sub(b" ", _NUMBER_WORD_RE.sub(b"#", line.strip())) for line in lines[first:end]}
     return len(masked) >= limits.distinct_share * (end - first)

@@ -653,6 +653,8 @@ class _Document:
         """Status fields stay: `Key: value` lines next to another one (a header block, the
         indented facts under a `>> Issue:` heading, the counts of a metrics block). A lone
         `Note: …` in prose is no field and is outlined like any line."""
+        if b":" not in self.data and b"=" not in self.data:
+            return  # a field is `Key: value` or `key = value`: none here, and `in` is quick
         facts = {
             index for index, _match in self._lines_matching(_FACT_RE) if not _SENTENCE_BREAK_RE.search(self.lines[index])
         }
