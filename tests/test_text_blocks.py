@@ -486,7 +486,9 @@ def test_column_summary_of_repeated_rows_counts_every_row_and_keeps_each_copy_of
     rows = [b"ii  lib  amd64"] * 30 + [b"ii  app  all"] * 10
     rows[7] = rows[25] = b"rc  lib  amd64"
     summary, rare = column_summary(rows, 2)
-    assert summary == "column 1: ii ×38, rc ×2; column 2: lib ×30, app ×10; column 3: amd64 ×30, all ×10"
+    assert summary == (
+        "column 1: ii ×38, rc ×2; column 2: lib ×30, app ×10; column 3: amd64 ×30, all ×10"
+    )
     assert rare == [7, 25]
 
 

@@ -266,7 +266,9 @@ def is_small_listing_of_entries(
     numbers and runs of spaces are masked: entries, not repeats of a line."""
     # Each line takes a byte at least, its newline: more lines than bytes allowed are
     # too large without adding up their lengths.
-    if end - first > limits.listing_bytes or sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
+    if end - first > limits.listing_bytes:
+        return False
+    if sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
         return False
     masked = {_SPACE_RUN_RE.sub(b" ", _NUMBER_WORD_RE.sub(b"#", line.strip())) for line in lines[first:end]}
     return len(masked) >= limits.distinct_share * (end - first)
@@ -358,7 +360,9 @@ def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[st
         parts.append(f"column {column + 1}: {listed}")
         if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * present:
             rare_kinds.update(
-                row for row, (words, _) in tally.items() if len(words) > column and counts[words[column]] <= rare
+                row
+                for row, (words, _) in tally.items()
+                if len(words) > column and counts[words[column]] <= rare
             )
     return "; ".join(parts), [at for at, row in enumerate(rows) if row in rare_kinds] if rare_kinds else []
 
@@ -434,7 +438,8 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     for row in rows if named_values else ():
         match = match_of[row]
         if match and value_of[row] in named_values:
-            names.setdefault(value_of[row], []).append(match[0][: match.start(1) if match.group(1) else None].strip())
+            name = match[0][: match.start(1) if match.group(1) else None].strip()
+            names.setdefault(value_of[row], []).append(name)
     listed = ", ".join(
         f"{value.decode(errors='replace') or '(empty)'} ×{count}"
         + (f" ({b', '.join(names[value]).decode(errors='replace')})" if value in names else "")
@@ -464,7 +469,9 @@ def lead_names(rows: Sequence[bytes], most: int) -> str:
     for lead, count in leads.most_common():
         if count < _NAMING_SHARE * len(rows):
             break
-        names = list(dict.fromkeys(words[1] for words, _ in tally.values() if len(words) > 1 and words[0] == lead))
+        names = list(
+            dict.fromkeys(words[1] for words, _ in tally.values() if len(words) > 1 and words[0] == lead)
+        )
         if len(names) >= _DISTINCT_NAMES_SHARE * count:
             return f"{lead.decode(errors='replace')} ×{count}: {_names_listed(names, most)}"
     return ""

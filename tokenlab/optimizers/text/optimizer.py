@@ -72,6 +72,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -185,9 +186,10 @@ _INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
 # request, not an entry.
 _ENTRY_RE = re.compile(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
 # A line's facts (`_Outliner._facts`): body, indentation, rule line, traits, short label;
-# remembered for lines up to this long.
+# remembered for lines up to this long, for this many distinct lines at most.
 _LineFacts = tuple[bytes, int, bool, int, bool]
 _FACTS_CACHED_BYTES = 200
+_FACTS_CACHED_LINES = 1 << 16
 _REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
@@ -572,12 +574,17 @@ class _Document:
             self._keep_rare(states, run.start(), lines, distinct, lead_of)
 
     def _keep_rare(
-        self, states: bytearray, start: int, lines: list[bytes], distinct: Counter[bytes], shape_of: dict
+        self,
+        states: bytearray,
+        start: int,
+        lines: list[bytes],
+        distinct: Counter[bytes],
+        shape_of: Mapping[bytes, Hashable],
     ) -> None:
         """Keep the `lines` from `start` whose shape at most `rare_shape_lines` lines have,
         when common shapes make up most lines (else every line is as rare as the others).
         Shapes are counted per distinct line, weighed by how often it occurs."""
-        counts: Counter = Counter()
+        counts: Counter[Hashable] = Counter()
         for line, count in distinct.items():
             counts[shape_of[line]] += count
         rare = self.limits.rare_shape_lines
@@ -773,14 +780,14 @@ class _Outliner:
     def _facts(self, line: bytes, content: bytes) -> _LineFacts:
         """What the non-blank `line` (`content` stripped) is by itself: its body after the
         indentation, the indentation, whether it is a rule line, its `_traits`, whether it
-        is a short `Label:`. Read once per distinct line up to `_FACTS_CACHED_BYTES` long:
-        long listings repeat lines, while long lines rarely repeat and would only fill
-        memory."""
+        is a short `Label:`. Read once per distinct short line: long listings repeat lines,
+        while long lines, and lines past the first `_FACTS_CACHED_LINES` distinct ones, in
+        a large input of distinct lines, rarely repeat and would only fill memory."""
         body = line.lstrip(b" \t|")
         decoration = content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body)
         label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
         facts = (body, len(line) - len(body), decoration, 0 if decoration else _traits(body), label)
-        if len(line) <= _FACTS_CACHED_BYTES:
+        if len(line) <= _FACTS_CACHED_BYTES and len(self.facts_of) < _FACTS_CACHED_LINES:
             self.facts_of[line] = facts
         return facts
 

@@ -140,7 +140,8 @@ def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | 
         return Shape.SORTED
     if _table_columns(lines, limits) is not None:
         return Shape.TABLE
-    records = Counter({line: count for line, count in distinct.items() if line.strip(" |\t")})  # no pydoc gutter
+    # Not a pydoc gutter line.
+    records = Counter({line: count for line, count in distinct.items() if line.strip(" |\t")})
     templates: Counter[str] = Counter()
     for record, count in records.items():  # each distinct line is read once
         templates[template(record)] += count
