@@ -21,7 +21,7 @@ from tokenlab.counting import tokens
 from tokenlab.counting.counter import TokenCounter
 from tokenlab.counting.crew import _lane
 from tokenlab.counting.index import SENTINEL, IndexLimits, count_each
-from tokenlab.counting.runs import InputSlices, MappedText
+from tokenlab.counting.runs import InputSlices, MappedText, Runs
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
@@ -194,7 +194,7 @@ def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
         runs.append((len(data), start, claimed))  # a claim one byte short is still true
         cuts += [start, end]
         data += raw[start:end]
-    return raw, MappedText(data, runs), cuts
+    return raw, MappedText(data, Runs.of(runs)), cuts
 
 
 @settings(max_examples=300, deadline=None)
@@ -213,7 +213,7 @@ def test_a_run_that_does_not_match_the_input_is_tokenized() -> None:
     text = b"ALPHA\nBETA\n" + raw[12:]
     with TokenCounter() as counter:
         counter.start_raw(raw, [[0, 12]])
-        assert counter.count_texts([MappedText(text, [(0, 0, 11), (11, 12, len(raw) - 12)])]) == [exact(text)]
+        assert counter.count_texts([MappedText(text, Runs.of([(0, 0, 11), (11, 12, len(raw) - 12)]))]) == [exact(text)]
 
 
 def test_default_limits_on_a_long_log_with_gaps() -> None:
@@ -397,7 +397,7 @@ def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counti
     monkeypatch.setattr(TokenCounter, "_looked_up", staticmethod(noted))
     line_starts = [0] + [at + 1 for at in range(len(raw)) if raw[at] == 10]
     runs = [(start, start, end - start) for start, end in zip(line_starts[::50], line_starts[50::50])]
-    text = MappedText(raw, runs)
+    text = MappedText(raw, Runs.of(runs))
     with TokenCounter(limits) as counter:
         counter.start_raw(raw)
         assert counter.count_texts([text]) == [exact(raw)]

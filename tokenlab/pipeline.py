@@ -35,13 +35,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
-from operator import add, itemgetter, sub
+from itertools import accumulate
+from operator import itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
 from tokenlab.counting.counter import TokenCounter
-from tokenlab.counting.runs import InputSlices, MappedText, Run
+from tokenlab.counting.runs import InputSlices, MappedText, Runs
 from tokenlab.errors import TokenlabError
 from tokenlab.mapped import RawInput, as_bytes, let_go, paged
 from tokenlab.optimizers import (
@@ -229,7 +229,7 @@ def _visible_pieces(
     for at, piece in enumerate(pieces):
         texts.append(piece if isinstance(piece, bytes) else _settled(packet, piece).marker.encode())
         if at in unchanged:
-            packet.visible_runs += _excerpt_runs(unchanged[at], size)
+            _add_excerpt_runs(packet.visible_runs, unchanged[at], size)
         size += len(texts[-1])
     packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
     return texts
@@ -258,22 +258,19 @@ def _utf8_of(part: str | Excerpt) -> bytes:
     return part.data if isinstance(part, Excerpt) else _utf8(part)
 
 
-def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
-    """The excerpts' runs, by offset in the visible text's UTF-8 bytes."""
-    runs: list[Run] = []
+def _add_excerpt_runs(runs: Runs, parts: list[str | Excerpt], offset: int) -> None:
+    """Add the excerpts' runs to `runs`, by offset in the visible text's UTF-8 bytes."""
     for part in parts:
         if isinstance(part, Excerpt):
-            starts = map(add, map(itemgetter(0), part.runs), repeat(offset))
-            runs += zip(starts, map(itemgetter(1), part.runs), map(itemgetter(2), part.runs))
+            runs.extend(part.runs, offset)
         offset += len(_utf8_of(part))
-    return runs
 
 
-def _source_runs(source: tuple[Span, ...]) -> list[Run]:
+def _source_runs(source: tuple[Span, ...]) -> Runs:
     """The runs of an omission made of input ranges, by offset in its bytes."""
     starts = list(map(itemgetter(0), source))
     lengths = list(map(sub, map(itemgetter(1), source), starts))
-    return list(zip(accumulate(lengths, initial=0), starts, lengths))
+    return Runs(accumulate(lengths, initial=0), starts, lengths)
 
 
 def _masked(

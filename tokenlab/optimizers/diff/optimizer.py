@@ -54,7 +54,7 @@ from functools import partial
 from itertools import accumulate, compress, islice, repeat
 from operator import add, is_, mul, not_, or_, sub
 
-from tokenlab.counting.runs import InputSlices
+from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.optimizers import (
     Excerpt,
     Granularity,
@@ -369,8 +369,8 @@ def _excerpt(
     pieces[1::2] = map(view.__getitem__, map(slice, starts, ends))
     pieces[2::2] = [*gaps, tail]
     lengths = list(map(sub, ends, starts))
-    at_in_text = accumulate(map(len, pieces), initial=0)
-    runs = tuple(compress(zip(islice(at_in_text, 1, None, 2), starts, lengths), lengths))
+    at_in_text = islice(accumulate(map(len, pieces), initial=0), 1, None, 2)
+    runs = Runs(compress(at_in_text, lengths), compress(starts, lengths), compress(lengths, lengths))
     joined = b"".join(pieces)
     try:
         joined.decode("utf-8")
