@@ -130,6 +130,7 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
         run.counter.start_raw(packet.raw, plan.input_cuts())  # counts while the rest is planned
         result = plan.render()
+        del plan  # what it kept to decide (a large diff's hunk bodies, its cuts) is not needed to render
     elif not packet.raw and packet.content_type is ContentType.TEXT:
         result = OptimizeResult(())  # what text's optimizer answers (see `classify`), unimported
     else:

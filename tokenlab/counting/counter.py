@@ -344,8 +344,8 @@ class TokenCounter:
     ) -> tuple[int, list[memoryview]]:
         """Spans [starts[i], ends[i]) counted from the index, and their edges left to tokenize."""
         # Spans that start and end at cuts of the index: two lookups each, in C.
-        firsts = list(map(index.before_offset.get, starts, repeat(-1)))
-        lasts = list(map(index.before_offset.get, ends, repeat(-1)))
+        firsts = index.before_cuts(starts)
+        lasts = index.before_cuts(ends)
         total, edges = sum(lasts) - sum(firsts), list[memoryview]()
         for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
             indexed, partial = index.span(starts[at], ends[at])
