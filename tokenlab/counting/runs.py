@@ -213,13 +213,14 @@ class InputSlices:
 def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:
     """Non-empty spans, each adjacent pair joined into one."""
     merged: list[Span] = []
-    for start, end in spans:
+    for span in spans:
+        start, end = span
         if end <= start:
             continue
         if merged and merged[-1][1] == start:
             merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
+        else:  # the span itself, not a copy: a large diff's folds are hundreds of thousands
+            merged.append(span)
     return tuple(merged)
 
 
