@@ -50,7 +50,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import partial
+from functools import lru_cache, partial
 from itertools import accumulate, compress, islice, repeat
 from operator import add, is_, mul, not_, or_, sub
 
@@ -228,6 +228,13 @@ class _Cuts:
 _FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context run leaves
 
 
+@lru_cache(maxsize=1024)
+def _fold_line(lines: int) -> bytes:
+    """One object for each count's fold line: a large diff's folds, each until the visible
+    text is joined, are hundreds of thousands of a few counts."""
+    return _FOLD_LINE % lines
+
+
 class _Renderer:
     def __init__(self, data: bytes, granularity: Granularity, config: DiffConfig) -> None:
         self.data = data
@@ -323,7 +330,7 @@ class _Renderer:
             grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
         else:
             context = list(compress(spans, is_context))  # one ref for all, a fold line each
-            gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), is_context))
+            gaps = list(map(mul, map(_fold_line, cuts.lines), is_context))
             grouped = list(map(or_, is_meta, is_context))
         omitted = compress(range(len(spans)), map(not_, grouped))
         view = memoryview(data)  # input stretches are joined without a copy each first
