@@ -202,14 +202,14 @@ def _visible_pieces(
     packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool, io: ThreadPoolExecutor
 ) -> list[bytes]:
     """The parts as visible text, in UTF-8 pieces: omissions stored on `io` behind markers,
-    the rest masked. An excerpt that masking leaves as it is stays its own bytes, not a copy.
+    the rest masked. A part that masking leaves as it is stays its own bytes, not a copy.
 
     Markers are filled in once every group is masked, so storing overlaps masking; refs
     keep the order of their markers.
     """
     pieces: list[bytes | Future[Stored]] = []
     refs: list[StoredRef | Future[Stored]] = []
-    unchanged: dict[int, list[str | Excerpt]] = {}  # piece -> its excerpts, still input bytes
+    unchanged: dict[int, list[str | Excerpt]] = {}  # first piece -> its group, still input bytes
     for group in _between_omissions(parts):
         if isinstance(group, Omission):
             stored = io.submit(_store_and_reload, packet, run, group)
@@ -222,9 +222,11 @@ def _visible_pieces(
             pieces.append(_utf8(masked))
             continue
         del text, masked  # a large excerpt's text is twice its bytes
-        pieces.append(b"".join(map(_utf8_of, group)) if len(group) > 1 else _utf8_of(group[0]))
         if mapped:
-            unchanged[len(pieces) - 1] = group
+            unchanged[len(pieces)] = group
+        # Each part's own bytes (joined here, a large excerpt would be held three times
+        # until the visible text is joined); a group of empty parts stays one empty piece.
+        pieces += [piece for piece in map(_utf8_of, group) if piece] or [b""]
     texts: list[bytes] = []
     size = 0  # bytes of the visible text so far
     for at, piece in enumerate(pieces):
