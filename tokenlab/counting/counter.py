@@ -385,7 +385,8 @@ def _nonempty(runs: Runs) -> tuple[array[int], array[int], array[int]]:
     if all(runs.length):
         return runs.at, runs.raw, runs.length
     kept = runs.length
-    return array("q", compress(runs.at, kept)), array("q", compress(runs.raw, kept)), array("q", compress(kept, kept))
+    at, raw, length = (array("q", compress(column, kept)) for column in (runs.at, runs.raw, kept))
+    return at, raw, length
 
 
 def _columns(rows: list[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:

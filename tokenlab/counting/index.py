@@ -83,8 +83,7 @@ class RawIndex:
         large diff has hundreds of thousands of, one at each end of a fold.)
         """
         cuts, before = self.offsets, self.before
-        found = map(min, map(bisect_left, repeat(cuts), offsets), repeat(len(cuts) - 1))
-        at = list(found)
+        at = list(map(min, map(bisect_left, repeat(cuts), offsets), repeat(len(cuts) - 1)))
         hits = map(eq, map(cuts.__getitem__, at), offsets)
         # before + 1, times 1 or 0, less 1: the count at a cut, else -1.
         return list(map(sub, map(mul, map(add, map(before.__getitem__, at), repeat(1)), hits), repeat(1)))

@@ -34,6 +34,7 @@ class Runs:
 
     @classmethod
     def of(cls, runs: Iterable[Run]) -> Runs:
+        """The runs given as `Run` tuples."""
         rows = list(runs)
         return cls((row[0] for row in rows), (row[1] for row in rows), (row[2] for row in rows))
 

@@ -45,9 +45,9 @@ class HunkBodies:
         self._body_paths: list[str] = []
         self._first_by_hash: dict[int, int] = {}
         # Bodies shown in full by the key of each of their slices (`_slice_keys`): the first
-        # by key, and up to `_NEAR_CANDIDATES - 1` more where a key has more. A slice is an
-        # int and a body most often the only one of its keys: a large diff has hundreds of
-        # thousands of slices, which a list each made about 300 bytes a slice.
+        # by key, and up to `_NEAR_CANDIDATES - 1` more where a key has more. A key is an
+        # int and most keys have one body: a large diff has hundreds of thousands of
+        # slices, which a tuple and a list each made about 300 bytes a slice.
         self._near_first: dict[int, int] = {}
         self._near_more: dict[int, list[int]] = {}
         self._view = memoryview(data)
@@ -132,7 +132,8 @@ class HunkBodies:
         """Records body `number`, shown in full, by its `slices`, as one later bodies may
         nearly repeat."""
         for key in slices:
-            if self._near_first.setdefault(key, number) == number:
+            if key not in self._near_first:
+                self._near_first[key] = number
                 continue
             more = self._near_more.setdefault(key, [])
             if len(more) < _NEAR_CANDIDATES - 1:
