@@ -375,3 +375,38 @@ def test_a_visible_text_is_looked_for_in_a_mapped_200_mb_log_page_by_page(large_
         subprocess.check_call([*measured, *search], env={**os.environ, "PYTHONPATH": str(REPO)})
         peak_rss = int(report.read_text()) * 1024
     assert peak_rss <= SEARCH_RSS_LIMIT
+
+
+HUNKS_DIFF_BYTES = 30_000_000
+# Measured on this diff (24,000 files of four small hunks, 190,000 context folds, all
+# read into memory: it is under `mapped.MAPPED_BYTES`): VmData peaked at 424 MiB when
+# each run of input bytes shown was a tuple, the raw index kept a dict by cut, a near
+# repeat's slices a tuple and a list each, and the planner lived until the visible text
+# was counted; at 326 MiB since.
+HUNKS_DIFF_DATA_LIMIT = 375 << 20
+
+
+def _small_hunks(file: int) -> str:
+    hunks = []
+    for hunk in range(4):
+        context = [f"     step_{file}_{hunk}_{k}(record)\n" for k in range(6)]
+        removed = f"-    limit = {file + hunk}\n-    width = {hunk}\n"
+        added = f"+    limit = {file + hunk + 1}\n+    width = {hunk + 1}\n"
+        header = f"@@ -{10 + 40 * hunk},8 +{10 + 40 * hunk},8 @@ def handle_{file}():\n"
+        hunks.append(header + "".join(context[:3]) + removed + added + "".join(context[3:]))
+    return "".join(hunks)
+
+
+@pytest.fixture(scope="session")
+def hunks_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 30 MB of files of four hunks, each of two changed lines amid three context
+    lines a side (git's default), and one removed permission check at the end."""
+    path = tmp_path_factory.mktemp("memory") / "hunks.diff"
+    return _write_diff(path, HUNKS_DIFF_BYTES, _small_hunks)
+
+
+@pytest.mark.slow
+def test_a_diff_of_small_hunks_is_analysed_under_a_data_limit(hunks_diff: Path) -> None:
+    analysed = _analysed_under(HUNKS_DIFF_DATA_LIMIT, hunks_diff)
+    assert b"-    require_permission(user)" in analysed.stdout
+    assert analysed.stdout.count("\u2026 2 lines".encode()) > 100_000
