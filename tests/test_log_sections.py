@@ -432,6 +432,18 @@ def test_one_line_failures_cut_at_several_widths_fold_into_one_line_naming_each_
     assert line_shapes.not_shown(tuple(failed), visible) == ()
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     # The weights by their rule, each failure's own value in a row: every value named.
-    assert "test_zone_b_cost[2250,2650,…,7850]" in group and "assert 1429,1585,…,3613" in group
-    # Shown whole: the two lines short enough to print uncut, and three examples of the cut.
-    assert sum(line.startswith("FAILED") for line in visible.splitlines()) == 5
+    assert "test_zone_b_cost[1450,1850,…,7850]" in group and "assert 1117,1273,…,3613" in group
+    # Shown whole: the two lines short enough to print uncut, and the first of those cut.
+    assert sum(line.startswith("FAILED") for line in visible.splitlines()) == 3
+
+
+def test_many_one_line_diagnostics_with_paired_values_fold_into_rows_counted_alone() -> None:
+    # A type checker's redefinitions: the location, the name and the earlier line vary
+    # together; none is shown whole above, so the group line counts them alone.
+    names = ["load", "save", "parse", "emit", "fetch", "close", "open", "merge", "split"]
+    out = [f'pkg/mod_{n:02}.py:{10 + n * 7}: error: Name "{name}" already defined on line {n * 3}  [no-redef]' for n, name in enumerate(names)]
+    visible = shown("\n".join([*out, "Found 9 errors in 9 files (checked 9 source files)"]) + "\n")
+    assert line_shapes.not_shown(tuple(out), visible) == ()
+    group = next(line for line in visible.splitlines() if line.startswith("[×"))
+    assert group.startswith("[×9] ") and "more like the one above" not in group
+    assert "pkg/mod_04.py:38 fetch" in group  # each record's values side by side

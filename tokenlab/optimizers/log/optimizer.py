@@ -419,6 +419,7 @@ def _place_anomalies(
     starts = sorted(i for number in plan.anomalous for i in templates.members[number] if not plan.role[i])
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, Group] = {}
+    examples: dict[bytes, list[int]] = {}  # each key's one-line units shown before its group
     kept: list[range] = []
     frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
@@ -487,6 +488,7 @@ def _place_anomalies(
             group = repeats.get(key)
             if group is None:
                 group = repeats[key] = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=shown > 0)
+                group.examples.extend(examples.get(key, ()))
                 plan.groups.append(group)
             group.lines.extend(unit)
             group.heads.append(unit.start)
@@ -504,6 +506,8 @@ def _place_anomalies(
             # A diagnostic says where it is: the line before it (`In function …`) is
             # context, the next one is the next step's.
             kept.append(range(unit.start, unit.start) if diagnostic else unit)
+            if len(unit) == 1:
+                examples.setdefault(key, []).append(unit.start)
         for i in unit:
             plan.role[i] = role
     return kept

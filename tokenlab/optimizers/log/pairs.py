@@ -23,6 +23,7 @@ from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 from tokenlab.optimizers.log.model import (
+    FOLD,
     KEEP,
     LINE_INDEX,
     POINTER_LINE_RE,
@@ -58,17 +59,32 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
             for part in _split(group, combos):
                 result += [part] if part.units > 1 else _single(part, plan, lines, limits)
         elif len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]) and _paired(found):
-            said = _rows(texts, limits)
-            if said is None:
+            if _as_rows(group, plan, lines, limits):
+                result.append(group)
+            else:
                 for i in group.lines:
                     plan.role[i] = KEEP
-            else:
-                group.kind, group.said = GroupKind.RECORDS, said
-                result.append(group)
         else:
             group.head_slots = (len(group.heads), found)
             result.append(group)
     plan.groups = result
+
+
+def _as_rows(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> bool:
+    """Make `group` one line of rows (`_rows`), taking in the examples shown before it but
+    the first: records of one shape show the first whole, the rest by their values. False
+    when they stay verbatim."""
+    taken = group.examples[1:]
+    said = _rows(with_headings(lines, [*taken, *group.heads], limits), limits)
+    if said is None:
+        return False
+    for i in taken:
+        plan.role[i] = FOLD
+    group.lines = array(LINE_INDEX, sorted([*taken, *group.lines]))
+    group.heads = array(LINE_INDEX, sorted([*taken, *group.heads]))
+    group.units += len(taken)
+    group.kind, group.said = GroupKind.RECORDS, said
+    return True
 
 
 def _rows(texts: list[str], limits: LogLimits) -> str | None:
@@ -81,7 +97,9 @@ def _rows(texts: list[str], limits: LogLimits) -> str | None:
     found = records.family([[text] for text in texts])
     if found is None or not found.varying:
         return None
-    return f"{found.headline()} {{{found.table()}}}"
+    said = f"{found.headline()} {{{found.table()}}}"
+    # Rows whose values a rule reshaped past what the signal check reads stay verbatim.
+    return said if all(line_shapes.shown_by(text, said) for text in texts) else None
 
 
 def _single(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> list[Group]:
