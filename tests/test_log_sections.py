@@ -426,7 +426,8 @@ def test_one_line_failures_cut_at_several_widths_fold_into_one_line_naming_each_
     failed = []
     for n in range(20):
         weight, got = 250 + 400 * n, 649 + 156 * n
-        line = f"FAILED test_rates.py::test_zone_b_cost[{weight}] - AssertionError: assert {got} == {got + 156}"
+        line = f"FAILED test_rates.py::test_zone_b_cost[{weight}] - AssertionError: "
+        line += f"assert {got} == {got + 156}"
         failed.append(line[:77] + "..." if len(line) > 80 else line)
     visible = shown("\n".join([*out, *failed, "20 failed in 0.5s"]) + "\n")
     assert line_shapes.not_shown(tuple(failed), visible) == ()
@@ -441,7 +442,10 @@ def test_many_one_line_diagnostics_with_paired_values_fold_into_rows_counted_alo
     # A type checker's redefinitions: the location, the name and the earlier line vary
     # together; none is shown whole above, so the group line counts them alone.
     names = ["load", "save", "parse", "emit", "fetch", "close", "open", "merge", "split"]
-    out = [f'pkg/mod_{n:02}.py:{10 + n * 7}: error: Name "{name}" already defined on line {n * 3}  [no-redef]' for n, name in enumerate(names)]
+    out = [
+        f'pkg/mod_{n:02}.py:{10 + n * 7}: error: Name "{name}" already defined on line {n * 3}  [no-redef]'
+        for n, name in enumerate(names)
+    ]
     visible = shown("\n".join([*out, "Found 9 errors in 9 files (checked 9 source files)"]) + "\n")
     assert line_shapes.not_shown(tuple(out), visible) == ()
     group = next(line for line in visible.splitlines() if line.startswith("[×"))

@@ -101,7 +101,7 @@ _ANSI_RE = line_shapes.ANSI_RE
 # digit, word bytes before a separator), so backing off would only retry what must fail
 # (the whole input's templates: 15% faster).
 _VARYING_RE = re.compile(rb"\b[A-Za-z_]*+\d\w*+(?:[.:/\-][A-Za-z_]*+\d\w*+)*+")
-# `line_shapes.cut_tail`, read in bytes (a line's bytes outnumber its characters).
+# `line_shapes.cut_tail` as it reads the bytes of a chunk of lines (`_cut_tails_marked`).
 _CUT_TAIL_RE = re.compile(line_shapes.CUT_TAIL_PATTERN.replace("…", "\xe2\x80\xa6").encode("latin-1"))
 _LINE_END_DOTS_RE = re.compile(rb"(?:\.\.\.|\xe2\x80\xa6)[ \t\r]*$", re.MULTILINE)
 # Whitespace runs count as one space. Two patterns with literal prefixes, because an
