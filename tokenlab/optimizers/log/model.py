@@ -317,6 +317,9 @@ class Group:
     # For RECORDS and FRAMED: the group line's text, its records' headline and values
     # (`lines.records`).
     said: str = ""
+    # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
+    # all but the first (`pairs`).
+    examples: array[int] = field(default_factory=lambda: array(LINE_INDEX))
 
     @property
     def count(self) -> int:
