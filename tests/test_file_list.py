@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.file_list import parse as file_list_parse
+from tokenlab.optimizers.file_list.folders import FolderTable
 from tokenlab.optimizers.file_list.optimizer import (
     DEFAULT_LIMITS,
     FileListConfig,
@@ -304,7 +305,7 @@ def test_notable_lines_are_those_the_pattern_defines(paths: list[str], prefix: s
     data = "\n".join(prefix + path for path in paths).encode()
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(file_list_parse, "_CHUNK_BYTES", chunk_bytes)  # many slices, cut between lines
-        found = file_list_parse._scan_lines(data, Counter(), DEFAULT_LIMITS)
+        found, _entries = file_list_parse._scan_lines(data, FolderTable(), DEFAULT_LIMITS)
     assert found == _notable_by_pattern(data, DEFAULT_LIMITS)
 
 

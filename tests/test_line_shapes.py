@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import values as line_values
 
 
 def test_a_path_in_the_folder_named_once_counts_as_shown_by_its_name() -> None:
@@ -139,3 +140,39 @@ def test_slots_of_lines_that_repeat_what_follows_their_location_are_each_lines_o
         assert "".join(c + v for c, v in zip(constants, values)) + constants[-1] == line
     first, again = line_shapes.slots(lines[0], seen), line_shapes.slots(lines[0], seen)
     assert first == again and first[0] is not again[0] and first[1] is not again[1]
+
+
+# --- lines their tool cut to its width -------------------------------------------------------
+
+
+_CUT_LINES = [
+    # a test runner's short summary, cut at the terminal's width
+    "FAILED test_vat.py::test_gross_matches_reference[3-DE] - AssertionError: gros...",
+    "FAILED test_vat.py::test_gross_matches_reference[101-DE] - AssertionError: gr...",
+    "FAILED test_vat.py::test_gross_matches_reference[10-DE] - AssertionError: gro...",
+]
+
+
+def test_lines_cut_at_several_widths_are_one_shape_shown_at_their_longest_cut() -> None:
+    found = line_shapes.varying_slots(_CUT_LINES)
+    assert found is not None
+    group_line = "[×3] " + (line_values.slots_shown(found, 10) or "")
+    assert "AssertionError: gros..." in group_line and "gro..." not in group_line.replace("gros...", "")
+    assert line_shapes.not_shown(tuple(_CUT_LINES), group_line) == ()
+    # Another text cut is no shorter cut of the one shown.
+    assert not line_shapes.shown_by(_CUT_LINES[0].replace("gros...", "value..."), group_line)
+
+
+def test_a_server_log_line_cut_at_its_width_is_one_shape_with_its_uncut_values() -> None:
+    lines = [
+        "2026-01-05 10:00:01 WARN retrying POST /v1/orders/118 after upstream timeout from gatew...",
+        "2026-01-05 10:00:09 WARN retrying POST /v1/orders/4471 after upstream timeout from gat...",
+    ]
+    group_line = line_values.with_values(lines, 10) or ""
+    assert "{118, 4471}" in group_line and group_line.endswith("gatew...")
+    assert line_shapes.not_shown(tuple(lines), group_line) == ()
+
+
+def test_a_short_line_ending_in_dots_is_a_message_not_a_cut() -> None:
+    assert line_shapes.cut_tail("Downloading numpy-2.1.0.tar.gz...") is None
+    assert line_shapes.varying_slots(["Building wheel for numpy...", "Building wheel for scipy..."]) is None

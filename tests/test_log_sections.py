@@ -106,8 +106,10 @@ def test_many_failure_sections_keep_heading_detail_and_failure_lines() -> None:
         # Sections of one skeleton: the first whole, the others by their values, paired.
         failed = (f"E       assert {n + 1} == {n + 2}", f"tests/test_mod.py:{10 + 7 * n}: AssertionError")
         assert line_shapes.not_shown(failed, visible) == ()
-        # Each failed test id read whole: these lines differ in the id and two numbers.
-        assert f"FAILED tests/test_mod.py::test_total_{n} - assert {n + 1} == {n + 2}" in visible
+        # Each failed line's values named: these lines differ in the id and two numbers,
+        # folded into one line of their shape and their values (the signal check reads it).
+        summary = f"FAILED tests/test_mod.py::test_total_{n} - assert {n + 1} == {n + 2}"
+        assert line_shapes.not_shown((summary,), visible) == ()
     assert "    def test_total_0():" in visible  # the first section in full
     assert "    def test_total_11():" not in visible
     assert "[×11 more like the one above] __________ # __________ … E assert # == # … #: AssertionError {" in visible
@@ -417,3 +419,35 @@ def test_a_failed_test_line_without_a_body_heads_only_the_comments_under_it() ->
     commented = "\n".join(["not ok 1 - opens the ledger", "# got: 1", "# expected: 2", "ok 2 - counts"]) + "\n"
     sections = failure_sections(log._split(commented.encode())[0])
     assert sections is not None and list(sections) == [1, 1, 1, 0]
+
+
+def test_one_line_failures_cut_at_several_widths_fold_into_one_line_naming_each_value() -> None:
+    out = ["=" * 20 + " short test summary info " + "=" * 20]
+    failed = []
+    for n in range(20):
+        weight, got = 250 + 400 * n, 649 + 156 * n
+        line = f"FAILED test_rates.py::test_zone_b_cost[{weight}] - AssertionError: "
+        line += f"assert {got} == {got + 156}"
+        failed.append(line[:77] + "..." if len(line) > 80 else line)
+    visible = shown("\n".join([*out, *failed, "20 failed in 0.5s"]) + "\n")
+    assert line_shapes.not_shown(tuple(failed), visible) == ()
+    group = next(line for line in visible.splitlines() if line.startswith("[×"))
+    # The weights by their rule, each failure's own value in a row: every value named.
+    assert "test_zone_b_cost[1450,1850,…,7850]" in group and "assert 1117,1273,…,3613" in group
+    # Shown whole: the two lines short enough to print uncut, and the first of those cut.
+    assert sum(line.startswith("FAILED") for line in visible.splitlines()) == 3
+
+
+def test_many_one_line_diagnostics_with_paired_values_fold_into_rows_counted_alone() -> None:
+    # A type checker's redefinitions: the location, the name and the earlier line vary
+    # together; none is shown whole above, so the group line counts them alone.
+    names = ["load", "save", "parse", "emit", "fetch", "close", "open", "merge", "split"]
+    out = [
+        f'pkg/mod_{n:02}.py:{10 + n * 7}: error: Name "{name}" already defined on line {n * 3}  [no-redef]'
+        for n, name in enumerate(names)
+    ]
+    visible = shown("\n".join([*out, "Found 9 errors in 9 files (checked 9 source files)"]) + "\n")
+    assert line_shapes.not_shown(tuple(out), visible) == ()
+    group = next(line for line in visible.splitlines() if line.startswith("[×"))
+    assert group.startswith("[×9] ") and "more like the one above" not in group
+    assert "pkg/mod_04.py:38 fetch" in group  # each record's values side by side

@@ -123,6 +123,24 @@ def test_large_stdin_is_spooled_to_a_file_with_no_name(
     assert raw.closed
 
 
+def test_a_line_read_from_spooled_stdin_maps_no_more_than_from_a_file(
+    small_mapping_threshold: int, tmp_path: Path
+) -> None:
+    """The page cache keeps each write's bytes in one block as large as the write, and a
+    read of the mapping maps the block it falls in: spooled a MB at a time, each line read
+    mapped 1 MB (this test: 4 MB for 4 reads), against 64 KB from a file."""
+    data = b"2026-12-02 10:00:00 INFO a line of a service log\n" * 200_000  # 10 MB
+    stdin = io.BytesIO(data[sources._COPY_BYTES :])
+    raw = sources.spooled(data[: sources._COPY_BYTES], stdin, tmp_path)
+    assert isinstance(raw, mmap.mmap) and raw[:] == data
+    mapped.let_go(raw, 0, len(raw))
+    before = _resident_file_pages_kb()
+    for at in (100_000, 3_000_000, 6_000_000, 9_000_000):
+        assert raw[at : at + 1] in data
+    assert _resident_file_pages_kb() - before <= 4 * 2 * mapped.FAULT_AROUND // 1024
+    mapped.close(raw)
+
+
 def test_small_stdin_is_read(small_mapping_threshold: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"b" * 10)))
     with sources.opened_input("-", None, stdin_head=b"a") as (_, raw):
@@ -172,13 +190,44 @@ def test_lines_read_all_over_a_mapped_log_give_its_pages_back(
     store = FolderStore(tmp_path / "store")
     read = analyze(path.read_bytes(), source=path.name, store=store)
     given_back: list[int] = []
-    monkeypatch.setattr(model, "READS_PER_LET_GO", 3)
+    monkeypatch.setattr(model, "WINDOWS_PER_LET_GO", 3)
     monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
     raw = _mapping(path)
     from_mapping = analyze(raw, source=path.name, store=store)
     assert from_mapping.visible == read.visible
     assert given_back and set(given_back) == {len(raw)}
     del from_mapping
+    mapped.close(raw)
+
+
+def test_mapped_lines_give_pages_back_by_the_windows_their_reads_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines read in order map a fault-around window per window of lines, lines read here
+    and there a window each: both give their pages back once they have mapped
+    `WINDOWS_PER_LET_GO` windows, not after a number of lines read."""
+    from tokenlab.optimizers.log import model
+    from tokenlab.optimizers.log.optimizer import _split
+
+    path = tmp_path / "input"
+    path.write_bytes(b"2026-12-02 10:00:00 INFO a line of a service log\n" * 40_000)  # 2 MB
+    raw = _mapping(path)
+    lines, _ = _split(raw)
+    assert isinstance(lines, model.MappedLines)
+    windows = -(-len(raw) // mapped.FAULT_AROUND)
+    given_back: list[int] = []
+    monkeypatch.setattr(model, "let_go", lambda data, start, end: given_back.append(end - start))
+    monkeypatch.setattr(model, "WINDOWS_PER_LET_GO", 4)
+    for index in range(len(lines)):
+        lines.clean(index)
+    assert len(given_back) == windows // 4
+    one_a_window = range(0, len(lines), len(lines) // windows)
+    for read in (lambda: [lines.raw(index) for index in one_a_window], lambda: lines.cleans(one_a_window)):
+        given_back.clear()
+        read()  # a batch too is read a few lines at a time
+        assert len(given_back) >= len(one_a_window) // 4 - 1
+    assert set(given_back) == {len(raw)}
+    del lines
     mapped.close(raw)
 
 

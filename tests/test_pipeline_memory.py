@@ -1,5 +1,5 @@
 """Memory that does not hold a large input (issue 25): a 200 MB log, a 100 MB diff and a
-100 MB file listing are each analysed in a child process under a data limit that the code
+100 MB file listing (and one of half a million folders) are each analysed in a child process under a data limit that the code
 which read the input into memory exceeded
 (`RLIMIT_DATA` counts the heap, anonymous mappings and thread stacks, so it holds with the
 tokenizer's threads, where `RLIMIT_AS` counts reserved address space too). A mapped
@@ -110,6 +110,58 @@ def test_a_200_mb_log_is_analysed_under_a_data_limit(large_log: Path, from_stdin
     assert analysed.peak_rss <= LOG_RSS_LIMIT
 
 
+INTERLEAVED_LOG_BYTES = 100_000_000
+# Measured on this log from standard input: peak RSS 193 MB when stdin was spooled a MB a
+# write (the page cache keeps a write in one block, and a line read mapped the whole 1 MB
+# block it fell in) and lines read here and there gave pages back every 1,024 lines; 130 MB
+# spooled 64 KB a write, giving pages back once the lines read may have mapped 8 MB.
+INTERLEAVED_RSS_LIMIT = 160_000_000
+
+_SHAPES = (
+    "INFO  [cart.api] request_id={h:08x} POST /api/cart/{a}/items -> 201 ({b}.{c} ms)",
+    "INFO  [orders.api] request_id={h:08x} GET /api/orders/{a} -> 200 ({b}.{c} ms)",
+    "DEBUG [cache] request_id={h:08x} cache hit key=product:{a} ttl={b}s",
+    "DEBUG [cache] request_id={h:08x} cache miss key=user:{a} loading from db",
+    "INFO  [auth] request_id={h:08x} user {a} authenticated from 10.{b}.{c}.7",
+    "INFO  [health] request_id={h:08x} health check ok db={b}.{c}ms queue_depth={a}",
+    "DEBUG [db.pool] request_id={h:08x} acquired connection {b}/40 wait={c}.{a}ms",
+)
+
+
+def _interleaved_line(n: int) -> str:
+    """Line `n` of a service log: seven shapes in no order, a slow query every 3,011 lines
+    and a declined charge every 7,919."""
+    h = n * 2654435761 % 2**32
+    if n % 7919 == 0:
+        body = f"ERROR [payments] request_id={h:08x} charge {h % 99991} declined by gateway (code={n % 97})"
+    elif n % 3011 == 0:
+        body = f"WARN  [db.pool] request_id={h:08x} slow query {h % 5000} ms on orders"
+    else:
+        body = _SHAPES[h % len(_SHAPES)].format(h=h, a=h % 99_991, b=h % 89, c=h % 10)
+    clock = f"{9 + n // 3_600_000 % 14:02}:{n // 60_000 % 60:02}:{n // 1000 % 60:02},{n % 1000:03}"
+    return f"2026-03-14 {clock} {body}\n"
+
+
+@pytest.fixture(scope="session")
+def interleaved_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 100 MB of a service log whose shapes interleave: each folded group's lines,
+    and the anomalies' context, are read all over the input."""
+    path = tmp_path_factory.mktemp("memory") / "interleaved.log"
+    with open(path, "wb") as out:
+        written = first = 0
+        while written < INTERLEAVED_LOG_BYTES:
+            written += out.write("".join(map(_interleaved_line, range(first, first + 200))).encode())
+            first += 200
+    return path
+
+
+@pytest.mark.slow
+def test_a_log_read_all_over_from_stdin_holds_few_pages_of_its_spool(interleaved_log: Path) -> None:
+    analysed = _analysed_under(DATA_LIMIT, interleaved_log, from_stdin=True)
+    assert b"declined by gateway" in analysed.stdout
+    assert analysed.peak_rss <= INTERLEAVED_RSS_LIMIT
+
+
 DIFF_BYTES = 100_000_000
 # Measured on this diff (25,000 files of one change amid 80 context lines): VmData peaked at
 # 489 MiB when the diff was copied out of its mapping and its folded context joined into
@@ -188,6 +240,38 @@ def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_100_mb_file_listing_is_analysed_under_a_data_limit(large_listing: Path) -> None:
     analysed = _analysed_under(LISTING_DATA_LIMIT, large_listing)
     assert b"pyproject.toml" in analysed.stdout
+
+
+# A listing of many small folders (two files each: 536,000 folders in 34 MB, mapped), whose
+# cost is per folder, not per byte. Measured: peak RSS 603 MB, and a MemoryError under the
+# listing's data limit, when every folder was an object (a path, a dict of children, a
+# `Counter` of extensions) and (folder, extension) pairs were counted in a `Counter` of the
+# whole listing; 197 MB as rows of parallel arrays (`file_list/folders.py`).
+FOLDERS_LISTING_BYTES = 34_000_000
+FOLDERS_RSS_LIMIT = 300_000_000
+
+
+@pytest.fixture(scope="session")
+def listing_of_small_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("memory") / "folders.txt"
+    with open(path, "wb") as out:
+        out.write(b"./README.md\n./pyproject.toml\n")
+        written = first = 0
+        while written < FOLDERS_LISTING_BYTES:
+            numbers = range(first, first + 20_000)
+            paths = [f"./s/a{n // 2000}/b{n // 200}/c{n // 2}/{n}.py\n" for n in numbers]
+            written += out.write("".join(paths).encode())
+            first += 20_000
+    return path
+
+
+@pytest.mark.slow
+def test_a_listing_of_half_a_million_folders_is_analysed_in_bounded_memory(
+    listing_of_small_folders: Path,
+) -> None:
+    analysed = _analysed_under(LISTING_DATA_LIMIT, listing_of_small_folders)
+    assert b"pyproject.toml" in analysed.stdout
+    assert analysed.peak_rss <= FOLDERS_RSS_LIMIT
 
 
 JSON_LINES_BYTES = 200_000_000
@@ -291,3 +375,38 @@ def test_a_visible_text_is_looked_for_in_a_mapped_200_mb_log_page_by_page(large_
         subprocess.check_call([*measured, *search], env={**os.environ, "PYTHONPATH": str(REPO)})
         peak_rss = int(report.read_text()) * 1024
     assert peak_rss <= SEARCH_RSS_LIMIT
+
+
+HUNKS_DIFF_BYTES = 30_000_000
+# Measured on this diff (24,000 files of four small hunks, 190,000 context folds, all
+# read into memory: it is under `mapped.MAPPED_BYTES`): VmData peaked at 424 MiB when
+# each run of input bytes shown was a tuple, the raw index kept a dict by cut, a near
+# repeat's slices a tuple and a list each, and the planner lived until the visible text
+# was counted; at 326 MiB since.
+HUNKS_DIFF_DATA_LIMIT = 375 << 20
+
+
+def _small_hunks(file: int) -> str:
+    hunks = []
+    for hunk in range(4):
+        context = [f"     step_{file}_{hunk}_{k}(record)\n" for k in range(6)]
+        removed = f"-    limit = {file + hunk}\n-    width = {hunk}\n"
+        added = f"+    limit = {file + hunk + 1}\n+    width = {hunk + 1}\n"
+        header = f"@@ -{10 + 40 * hunk},8 +{10 + 40 * hunk},8 @@ def handle_{file}():\n"
+        hunks.append(header + "".join(context[:3]) + removed + added + "".join(context[3:]))
+    return "".join(hunks)
+
+
+@pytest.fixture(scope="session")
+def hunks_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 30 MB of files of four hunks, each of two changed lines amid three context
+    lines a side (git's default), and one removed permission check at the end."""
+    path = tmp_path_factory.mktemp("memory") / "hunks.diff"
+    return _write_diff(path, HUNKS_DIFF_BYTES, _small_hunks)
+
+
+@pytest.mark.slow
+def test_a_diff_of_small_hunks_is_analysed_under_a_data_limit(hunks_diff: Path) -> None:
+    analysed = _analysed_under(HUNKS_DIFF_DATA_LIMIT, hunks_diff)
+    assert b"-    require_permission(user)" in analysed.stdout
+    assert analysed.stdout.count("\u2026 2 lines".encode()) > 100_000

@@ -476,3 +476,46 @@ def test_value_summary_names_the_rows_of_a_value_few_hold(rows: list[str], said:
     assert said in summary
     assert summary.count("(") == 1
     assert value_summary([row.encode() for row in rows], 2)[0] == summary.replace(f" ({said.split(' (')[1]}", "")
+
+
+# A listing repeats rows: its summaries count each distinct row once, weighed by how often
+# it occurs, and must say what reading every row would.
+
+
+def test_column_summary_of_repeated_rows_counts_every_row_and_keeps_each_copy_of_a_rare_one() -> None:
+    rows = [b"ii  lib  amd64"] * 30 + [b"ii  app  all"] * 10
+    rows[7] = rows[25] = b"rc  lib  amd64"
+    summary, rare = column_summary(rows, 2)
+    assert summary == (
+        "column 1: ii ×38, rc ×2; column 2: lib ×30, app ×10; column 3: amd64 ×30, all ×10"
+    )
+    assert rare == [7, 25]
+
+
+def test_size_extremes_of_repeated_rows_weighs_the_median_and_shows_the_first_largest_row() -> None:
+    # Nine distinct sizes: 1 to 8 once each and 10 on most rows, so that the median is 10
+    # only when rows are weighed; the largest, 400, a hundred times the smallest, stands twice.
+    rows = [b"blob 10"] * 40 + [f"blob {size}".encode() for size in range(1, 9)] + [b"blob 400"] * 2
+    rows[3], rows[44] = rows[44], rows[3]  # `blob 5` early, one `blob 10` late
+    summary, largest = size_extremes(rows)
+    assert summary == "column 2: 1 to 400, largest shown"
+    assert largest == [48]
+    # Weighed, the median is 10 and 400 is not ten times it: no column of sizes.
+    assert size_extremes(rows[:40] + rows[40:48] + [b"blob 99"] * 2)[0] == ""
+
+
+def test_value_summary_of_repeated_rows_names_each_row_of_a_rare_value_in_order() -> None:
+    rows = [b"-Wall   [enabled]"] * 20 + [b"-Wextra   [disabled]"] * 12
+    rows[4] = rows[30] = b"-Wshadow   [ignored]"
+    assert value_summary(rows, 1, named=3) == (
+        "column 2: [enabled] ×19, [disabled] ×11, [ignored] ×2 (-Wshadow, -Wshadow)",
+        [],
+    )
+    assert value_summary(rows, 2, named=3) == ("column 2: [enabled] ×19, [disabled] ×11", [4, 30])
+
+
+def test_lead_names_of_repeated_rows_counts_every_row_and_lists_each_name_once() -> None:
+    rows = [b"import os", b"import sys", b"import os", b"import json", b"# banner"] * 4
+    assert lead_names(rows, 10) == ""  # twelve imports name three things: no naming listing
+    rows = [f"import m{i}".encode() for i in range(12)] + [b"import m3"]
+    assert lead_names(rows, 20) == "import ×13: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11"

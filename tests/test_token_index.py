@@ -20,8 +20,8 @@ from tokenlab.counting import runs
 from tokenlab.counting import tokens
 from tokenlab.counting.counter import TokenCounter
 from tokenlab.counting.crew import _lane
-from tokenlab.counting.index import SENTINEL, IndexLimits, count_each
-from tokenlab.counting.runs import InputSlices, MappedText
+from tokenlab.counting.index import SENTINEL, IndexLimits, RawIndex, count_each
+from tokenlab.counting.runs import InputSlices, MappedText, Runs
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
@@ -194,7 +194,7 @@ def raw_and_mapped(draw: st.DrawFn) -> tuple[bytes, MappedText, list[int]]:
         runs.append((len(data), start, claimed))  # a claim one byte short is still true
         cuts += [start, end]
         data += raw[start:end]
-    return raw, MappedText(data, runs), cuts
+    return raw, MappedText(data, Runs.of(runs)), cuts
 
 
 @settings(max_examples=300, deadline=None)
@@ -213,7 +213,8 @@ def test_a_run_that_does_not_match_the_input_is_tokenized() -> None:
     text = b"ALPHA\nBETA\n" + raw[12:]
     with TokenCounter() as counter:
         counter.start_raw(raw, [[0, 12]])
-        assert counter.count_texts([MappedText(text, [(0, 0, 11), (11, 12, len(raw) - 12)])]) == [exact(text)]
+        runs = Runs.of([(0, 0, 11), (11, 12, len(raw) - 12)])
+        assert counter.count_texts([MappedText(text, runs)]) == [exact(text)]
 
 
 def test_default_limits_on_a_long_log_with_gaps() -> None:
@@ -397,7 +398,7 @@ def test_spans_in_input_order_are_looked_up_while_the_last_block_is_still_counti
     monkeypatch.setattr(TokenCounter, "_looked_up", staticmethod(noted))
     line_starts = [0] + [at + 1 for at in range(len(raw)) if raw[at] == 10]
     runs = [(start, start, end - start) for start, end in zip(line_starts[::50], line_starts[50::50])]
-    text = MappedText(raw, runs)
+    text = MappedText(raw, Runs.of(runs))
     with TokenCounter(limits) as counter:
         counter.start_raw(raw)
         assert counter.count_texts([text]) == [exact(raw)]
@@ -577,3 +578,16 @@ def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pyt
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_the_index_gives_the_count_before_each_cut_and_minus_one_elsewhere() -> None:
+    index = RawIndex(b"x" * 100)
+    index.extend([10, 40, 100], [3, 5, 7])
+    assert index.before_cuts([0, 10, 11, 40, 100, 101, 5]) == [0, 3, -1, 8, 15, -1, -1]
+
+
+def test_runs_added_to_others_move_on_by_the_offset_given() -> None:
+    runs = Runs.of([(0, 5, 3)])
+    runs.extend(Runs.of([(0, 20, 4), (6, 30, 2)]), offset=3)
+    assert list(runs) == [(0, 5, 3), (3, 20, 4), (9, 30, 2)]
+    assert runs == Runs([0, 3, 9], [5, 20, 30], [3, 4, 2]) and len(runs) == 3

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from tokenlab.counting.runs import InputSlices
+from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.counting.tokens import estimate
 from tokenlab.mapped import RawInput
 from tokenlab.optimizers import ContentType
@@ -66,7 +66,7 @@ class ContextPacket:
     visible_bytes: bytes = b""
     # (offset in the visible text's UTF-8 bytes, offset in the input, length) of input
     # bytes shown unchanged, when the optimizer mapped them: counted from the raw count.
-    visible_runs: list[tuple[int, int, int]] = field(default_factory=list)
+    visible_runs: Runs = field(default_factory=Runs)
     refs: list[StoredRef] = field(default_factory=list)
     original_ref: StoredRef | None = None
     # Refs reloaded and compared right after they were written: id -> failure, or None.

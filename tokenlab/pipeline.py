@@ -35,13 +35,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
-from operator import add, itemgetter, sub
+from itertools import accumulate
+from operator import itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
 from tokenlab.counting.counter import TokenCounter
-from tokenlab.counting.runs import InputSlices, MappedText, Run
+from tokenlab.counting.runs import InputSlices, MappedText, Runs
 from tokenlab.errors import TokenlabError
 from tokenlab.mapped import RawInput, as_bytes, let_go, paged
 from tokenlab.optimizers import (
@@ -130,6 +130,7 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
         run.counter.start_raw(packet.raw, plan.input_cuts())  # counts while the rest is planned
         result = plan.render()
+        del plan  # what it kept to decide (a large diff's hunk bodies, its cuts) is not needed to render
     elif not packet.raw and packet.content_type is ContentType.TEXT:
         result = OptimizeResult(())  # what text's optimizer answers (see `classify`), unimported
     else:
@@ -201,14 +202,14 @@ def _visible_pieces(
     packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool, io: ThreadPoolExecutor
 ) -> list[bytes]:
     """The parts as visible text, in UTF-8 pieces: omissions stored on `io` behind markers,
-    the rest masked. An excerpt that masking leaves as it is stays its own bytes, not a copy.
+    the rest masked. A part that masking leaves as it is stays its own bytes, not a copy.
 
     Markers are filled in once every group is masked, so storing overlaps masking; refs
     keep the order of their markers.
     """
     pieces: list[bytes | Future[Stored]] = []
     refs: list[StoredRef | Future[Stored]] = []
-    unchanged: dict[int, list[str | Excerpt]] = {}  # piece -> its excerpts, still input bytes
+    unchanged: dict[int, list[str | Excerpt]] = {}  # first piece -> its group, still input bytes
     for group in _between_omissions(parts):
         if isinstance(group, Omission):
             stored = io.submit(_store_and_reload, packet, run, group)
@@ -221,15 +222,17 @@ def _visible_pieces(
             pieces.append(_utf8(masked))
             continue
         del text, masked  # a large excerpt's text is twice its bytes
-        pieces.append(b"".join(map(_utf8_of, group)) if len(group) > 1 else _utf8_of(group[0]))
         if mapped:
-            unchanged[len(pieces) - 1] = group
+            unchanged[len(pieces)] = group
+        # Each part's own bytes (joined here, a large excerpt would be held three times
+        # until the visible text is joined); a group of empty parts stays one empty piece.
+        pieces += [piece for piece in map(_utf8_of, group) if piece] or [b""]
     texts: list[bytes] = []
     size = 0  # bytes of the visible text so far
     for at, piece in enumerate(pieces):
         texts.append(piece if isinstance(piece, bytes) else _settled(packet, piece).marker.encode())
         if at in unchanged:
-            packet.visible_runs += _excerpt_runs(unchanged[at], size)
+            _add_excerpt_runs(packet.visible_runs, unchanged[at], size)
         size += len(texts[-1])
     packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
     return texts
@@ -258,22 +261,19 @@ def _utf8_of(part: str | Excerpt) -> bytes:
     return part.data if isinstance(part, Excerpt) else _utf8(part)
 
 
-def _excerpt_runs(parts: list[str | Excerpt], offset: int) -> list[Run]:
-    """The excerpts' runs, by offset in the visible text's UTF-8 bytes."""
-    runs: list[Run] = []
+def _add_excerpt_runs(runs: Runs, parts: list[str | Excerpt], offset: int) -> None:
+    """Add the excerpts' runs to `runs`, by offset in the visible text's UTF-8 bytes."""
     for part in parts:
         if isinstance(part, Excerpt):
-            starts = map(add, map(itemgetter(0), part.runs), repeat(offset))
-            runs += zip(starts, map(itemgetter(1), part.runs), map(itemgetter(2), part.runs))
+            runs.extend(part.runs, offset)
         offset += len(_utf8_of(part))
-    return runs
 
 
-def _source_runs(source: tuple[Span, ...]) -> list[Run]:
+def _source_runs(source: tuple[Span, ...]) -> Runs:
     """The runs of an omission made of input ranges, by offset in its bytes."""
     starts = list(map(itemgetter(0), source))
     lengths = list(map(sub, map(itemgetter(1), source), starts))
-    return list(zip(accumulate(lengths, initial=0), starts, lengths))
+    return Runs(accumulate(lengths, initial=0), starts, lengths)
 
 
 def _masked(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from tokenlab.errors import InputError
-from tokenlab.mapped import RawInput, close, mapped_file
+from tokenlab.mapped import FAULT_AROUND, RawInput, close, mapped_file
 from tokenlab.spool import unnamed_file
 
 SIGNALS_SUFFIX = ".signals"
@@ -76,16 +76,28 @@ def _opened(name: str, spool_folder: Path | None, stdin_head: bytes) -> tuple[st
 
 def spooled(head: bytes, rest: IO[bytes], folder: Path | None) -> RawInput:
     """`head` and then all of `rest`, written to a file with no name: mapped when large,
-    else read back (`mapped_file`), so that stdin is never held twice while it is read."""
+    else read back (`mapped_file`), so that stdin is never held twice while it is read.
+
+    Written `FAULT_AROUND` bytes at a time: the page cache keeps each write's bytes in one
+    block (a folio) as large as the write, and a read of the mapping maps the whole block it
+    falls in. Spooled a MB at a time, every line read mapped 1 MB of a 200 MB log instead
+    of 64 KB, and the passes reading lines here and there held 70 MB more than from a file."""
     if folder is not None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    import shutil
-
-    with unnamed_file(folder) as spool:
-        spool.write(head)
-        shutil.copyfileobj(rest, spool, _COPY_BYTES)
-        spool.flush()
+    with unnamed_file(folder, buffering=0) as spool:
+        _write_in_pieces(spool, head)
+        while piece := rest.read(FAULT_AROUND):
+            _write_in_pieces(spool, piece)
         return mapped_file(spool)
+
+
+def _write_in_pieces(file: IO[bytes], data: bytes) -> None:
+    """All of `data`, in writes of at most `FAULT_AROUND` bytes."""
+    view = memoryview(data)
+    for start in range(0, len(view), FAULT_AROUND):
+        piece = view[start : start + FAULT_AROUND]
+        while piece:
+            piece = piece[file.write(piece) :]
 
 
 

@@ -40,7 +40,10 @@ READ_WHOLE_BYTES = 8 << 20
 TIMEOUT_STATUS = 124  # what `timeout(1)` exits with when it ended the command
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 _AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
-_CHUNK = 1 << 20
+# What a pipe holds by default, and at most what one write puts in the spool: the page cache
+# keeps a write's bytes in one block as large as the write, and a read of the mapped spool
+# maps the whole block it falls in (`mapped.FAULT_AROUND`, `sources.spooled`).
+_CHUNK = 1 << 16
 _PROGRESS_EVERY = 0.2
 _FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 # Python ignores these; `subprocess` gives a child their defaults back (`restore_signals`).

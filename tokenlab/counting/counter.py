@@ -30,13 +30,14 @@ in isolation have equal counts. Nothing is estimated.
 from __future__ import annotations
 
 import os
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress, islice, pairwise, repeat
+from itertools import chain, compress, islice, pairwise, repeat
 from operator import add, itemgetter, le, not_, sub
 from typing import Self
 
@@ -55,6 +56,7 @@ from tokenlab.counting.index import (
 from tokenlab.counting.runs import (
     InputSlices,
     MappedText,
+    Runs,
     _aligned_segments,
     _careful_spans,
     _find_runs,
@@ -266,9 +268,8 @@ class TokenCounter:
         """
         assert self._raw is not None, "start_raw() first"
         data, raw = text.data, self._raw
-        runs = list(compress(text.runs, map(itemgetter(2), text.runs)))
-        starts, raw_starts, lengths = _columns(runs)
-        ends = list(map(add, starts, lengths))
+        starts, raw_starts, lengths = _nonempty(text.runs)
+        ends = array("q", map(add, starts, lengths))
         safe_at = partial(map, tokens.SAFE_CUT_RE.match)  # at offset - 1: is offset a safe cut?
         before = partial(map, sub)
         good = list(
@@ -289,14 +290,18 @@ class TokenCounter:
         raw_firsts: Sequence[int] = raw_starts
         if not all(good):
             mapped = list(zip(compress(starts, good), compress(ends, good), compress(raw_starts, good)))
-            mapped = sorted(mapped + _careful_spans(data, raw, list(compress(runs, map(not_, good)))))
-            firsts, lasts, raw_firsts = _columns(mapped)
-        gaps = Counter(filter(None, map(data.__getitem__, map(slice, [0, *lasts], [*firsts, len(data)]))))
+            careful = list(compress(zip(starts, raw_starts, lengths), map(not_, good)))
+            mapped = sorted(mapped + _careful_spans(data, raw, careful))
+            firsts, lasts, raw_firsts = map(partial(array, "q"), _columns(mapped))
+            del mapped
+        # Lazily: a list of ints from the columns would take 40 bytes a run where they take 8.
+        gap_slices = map(slice, chain((0,), lasts), chain(firsts, (len(data),)))
+        gaps = Counter(filter(None, map(data.__getitem__, gap_slices)))
         # Short gaps repeat (a diff's `… 3 lines`): each distinct one is counted once.
         long = [gap for gap in gaps if len(gap) > _REPEATED_GAP_BYTES]
         jobs = self._tokenize([memoryview(gap) for gap in long for _ in range(gaps.pop(gap))])
         jobs += self._count_repeated(gaps)
-        raw_lasts = list(map(add, raw_firsts, map(sub, lasts, firsts)))
+        raw_lasts = array("q", map(add, raw_firsts, map(sub, lasts, firsts)))
         return _Pending(raw_firsts, raw_lasts, jobs)
 
     def _finish(self, pending: list[_Pending]) -> list[int]:
@@ -339,8 +344,8 @@ class TokenCounter:
     ) -> tuple[int, list[memoryview]]:
         """Spans [starts[i], ends[i]) counted from the index, and their edges left to tokenize."""
         # Spans that start and end at cuts of the index: two lookups each, in C.
-        firsts = list(map(index.before_offset.get, starts, repeat(-1)))
-        lasts = list(map(index.before_offset.get, ends, repeat(-1)))
+        firsts = index.before_cuts(starts)
+        lasts = index.before_cuts(ends)
         total, edges = sum(lasts) - sum(firsts), list[memoryview]()
         for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
             indexed, partial = index.span(starts[at], ends[at])
@@ -373,6 +378,15 @@ class TokenCounter:
             self._crew.submit(count_each, [cut[at] for at in batch])
             for batch in _batched(list(map(len, cut)), self.limits.block_bytes)
         ]
+
+
+def _nonempty(runs: Runs) -> tuple[array[int], array[int], array[int]]:
+    """The columns of the runs that hold bytes."""
+    if all(runs.length):
+        return runs.at, runs.raw, runs.length
+    kept = runs.length
+    at, raw, length = (array("q", compress(column, kept)) for column in (runs.at, runs.raw, kept))
+    return at, raw, length
 
 
 def _columns(rows: list[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:

@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress, islice, pairwise, repeat
-from operator import mul, not_, sub
+from operator import add, eq, mul, not_, sub
 
 from tokenlab.counting import tokens
 from tokenlab.counting.crew import _thread_encoding
@@ -64,8 +64,6 @@ class RawIndex:
         self.data = data
         self.offsets = array("q", [0])  # 0, …: safe cuts, ascending
         self.before = array("q", [0])  # tokens in data[:offsets[i]]
-        # `before` by offset: spans that start and end at cuts are counted by two lookups.
-        self.before_offset = {0: 0}
 
     @property
     def total(self) -> int:
@@ -76,7 +74,19 @@ class RawIndex:
         befores = list(accumulate(counts, initial=self.before[-1]))[1:]
         self.offsets.extend(ends)
         self.before.extend(befores)
-        self.before_offset.update(zip(ends, befores))
+
+    def before_cuts(self, offsets: Sequence[int]) -> list[int]:
+        """The tokens before each of `offsets` that is a cut, and -1 for each other.
+
+        Looked up by bisection in C-level maps: spans that start and end at cuts are
+        counted by two lookups each. (A dict by offset took about 100 bytes a cut, which a
+        large diff has hundreds of thousands of, one at each end of a fold.)
+        """
+        cuts, before = self.offsets, self.before
+        at = list(map(min, map(bisect_left, repeat(cuts), offsets), repeat(len(cuts) - 1)))
+        hits = map(eq, map(cuts.__getitem__, at), offsets)
+        # before + 1, times 1 or 0, less 1: the count at a cut, else -1.
+        return list(map(sub, map(mul, map(add, map(before.__getitem__, at), repeat(1)), hits), repeat(1)))
 
     def span(self, start: int, end: int) -> tuple[int, list[memoryview]]:
         """Tokens of `data[start:end]` counted in isolation: (indexed part, rest to tokenize)."""

@@ -6,8 +6,11 @@ Names with a leading underscore are the `counting` package's own: `counter.py` u
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
@@ -16,12 +19,54 @@ from tokenlab.mapped import find, let_go, starts_with
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
 
+class Runs:
+    """Runs (`Run`s) as three columns of ints: where each starts in the text, where in the
+    raw input, and its length.
+
+    A large diff's visible text holds a run between every two folds, hundreds of thousands
+    of them: as a tuple of three ints each, about 170 bytes a run, here 24.
+    """
+
+    __slots__ = ("at", "length", "raw")
+
+    def __init__(self, at: Iterable[int] = (), raw: Iterable[int] = (), length: Iterable[int] = ()) -> None:
+        self.at, self.raw, self.length = array("q", at), array("q", raw), array("q", length)
+
+    @classmethod
+    def of(cls, runs: Iterable[Run]) -> Runs:
+        """The runs given as `Run` tuples."""
+        rows = list(runs)
+        return cls((row[0] for row in rows), (row[1] for row in rows), (row[2] for row in rows))
+
+    def extend(self, other: Runs, offset: int = 0) -> None:
+        """Add `other`'s runs, their starts in the text moved on by `offset`."""
+        self.at.extend(map(add, other.at, repeat(offset)) if offset else other.at)
+        self.raw.extend(other.raw)
+        self.length.extend(other.length)
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __iter__(self) -> Iterator[Run]:
+        return zip(self.at, self.raw, self.length)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Runs):
+            return NotImplemented
+        return (self.at, self.raw, self.length) == (other.at, other.raw, other.length)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __repr__(self) -> str:
+        return f"Runs.of({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class MappedText:
     """A text with the runs of raw input bytes it is known to hold, in text order."""
 
     data: bytes
-    runs: Sequence[Run]
+    runs: Runs
 
 
 def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, int, int]]:
@@ -169,13 +214,14 @@ class InputSlices:
 def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:
     """Non-empty spans, each adjacent pair joined into one."""
     merged: list[Span] = []
-    for start, end in spans:
+    for span in spans:
+        start, end = span
         if end <= start:
             continue
         if merged and merged[-1][1] == start:
             merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
+        else:  # the span itself, not a copy: a large diff's folds are hundreds of thousands
+            merged.append(span)
     return tuple(merged)
 
 

@@ -32,7 +32,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Protocol
 
-from tokenlab.counting.runs import InputSlices
+from tokenlab.counting.runs import InputSlices, Runs
 
 
 class ContentType(str, Enum):
@@ -86,10 +86,6 @@ class Omission:
         return self.content if isinstance(self.content, bytes) else bytes(self.content)
 
 
-# (offset in the UTF-8 bytes of a text, offset in the input, length): equal bytes
-Run = tuple[int, int, int]
-
-
 @dataclass(frozen=True, slots=True)
 class Excerpt:
     """Visible text, and the runs of input bytes it shows unchanged.
@@ -99,7 +95,7 @@ class Excerpt:
     """
 
     data: bytes  # the text, UTF-8
-    runs: tuple[Run, ...]
+    runs: Runs  # (offset in its UTF-8 bytes, offset in the input, length): equal bytes
 
     @property
     def text(self) -> str:

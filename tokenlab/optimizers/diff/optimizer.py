@@ -50,11 +50,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import partial
+from functools import lru_cache, partial
 from itertools import accumulate, compress, islice, repeat
 from operator import add, is_, mul, not_, or_, sub
 
-from tokenlab.counting.runs import InputSlices
+from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.optimizers import (
     Excerpt,
     Granularity,
@@ -228,6 +228,13 @@ class _Cuts:
 _FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context run leaves
 
 
+@lru_cache(maxsize=1024)
+def _fold_line(lines: int) -> bytes:
+    """One object for each count's fold line: a large diff's folds, each until the visible
+    text is joined, are hundreds of thousands of a few counts."""
+    return _FOLD_LINE % lines
+
+
 class _Renderer:
     def __init__(self, data: bytes, granularity: Granularity, config: DiffConfig) -> None:
         self.data = data
@@ -323,7 +330,7 @@ class _Renderer:
             grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
         else:
             context = list(compress(spans, is_context))  # one ref for all, a fold line each
-            gaps = list(map(mul, map(_FOLD_LINE.__mod__, cuts.lines), is_context))
+            gaps = list(map(mul, map(_fold_line, cuts.lines), is_context))
             grouped = list(map(or_, is_meta, is_context))
         omitted = compress(range(len(spans)), map(not_, grouped))
         view = memoryview(data)  # input stretches are joined without a copy each first
@@ -369,8 +376,8 @@ def _excerpt(
     pieces[1::2] = map(view.__getitem__, map(slice, starts, ends))
     pieces[2::2] = [*gaps, tail]
     lengths = list(map(sub, ends, starts))
-    at_in_text = accumulate(map(len, pieces), initial=0)
-    runs = tuple(compress(zip(islice(at_in_text, 1, None, 2), starts, lengths), lengths))
+    at_in_text = islice(accumulate(map(len, pieces), initial=0), 1, None, 2)
+    runs = Runs(compress(at_in_text, lengths), compress(starts, lengths), compress(lengths, lengths))
     joined = b"".join(pieces)
     try:
         joined.decode("utf-8")

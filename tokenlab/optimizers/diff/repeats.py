@@ -44,7 +44,12 @@ class HunkBodies:
         self._body_bounds = array("q")  # start and end in the input, two per body
         self._body_paths: list[str] = []
         self._first_by_hash: dict[int, int] = {}
-        self._near_by_chunk: dict[tuple[int, int, int], list[int]] = {}  # see `_chunks`
+        # Bodies shown in full by the key of each of their slices (`_slice_keys`): the first
+        # by key, and up to `_NEAR_CANDIDATES - 1` more where a key has more. A key is an
+        # int and most keys have one body: a large diff has hundreds of thousands of
+        # slices, which a tuple and a list each made about 300 bytes a slice.
+        self._near_first: dict[int, int] = {}
+        self._near_more: dict[int, list[int]] = {}
         self._view = memoryview(data)
 
     def repeated(
@@ -104,12 +109,14 @@ class HunkBodies:
         """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
         return max(self.near_lines, int(count * self.near_share))
 
-    def _slice_keys(self, lines: Lines, first: int, stop: int) -> list[tuple[int, int, int]]:
+    def _slice_keys(self, lines: Lines, first: int, stop: int) -> list[int]:
         """Keys of the `limit + 1` slices of the body of lines [first, stop): one of them is
         equal in a body that differs from it in at most `limit` lines of the same count;
         none for a body of at most `limit` lines, which is never a near repeat. A slice is
         hashed as the input bytes of its lines, without the last line break, which are
-        equal exactly when its lines are: no line is hashed on its own."""
+        equal exactly when its lines are: no line is hashed on its own. A key is one int,
+        the hash of the slice's line count, place and bytes' hash: bodies met through equal
+        keys are compared line by line before anything folds, as with equal hashes."""
         count = stop - first
         pieces = self._near_limit(count) + 1
         if count < pieces:
@@ -117,19 +124,27 @@ class HunkBodies:
         cuts = [first + count * piece // pieces for piece in range(pieces + 1)]
         view, before, start = self._view, lines.before, lines.start
         return [
-            (count, piece, hash(view[start + before[a] + a : start + before[b] + b - 1]))
+            hash((count, piece, hash(view[start + before[a] + a : start + before[b] + b - 1])))
             for piece, (a, b) in enumerate(zip(cuts, cuts[1:]))
         ]
 
-    def _index_near(self, slices: list[tuple[int, int, int]], number: int) -> None:
+    def _index_near(self, slices: list[int], number: int) -> None:
         """Records body `number`, shown in full, by its `slices`, as one later bodies may
         nearly repeat."""
         for key in slices:
-            numbers = self._near_by_chunk.setdefault(key, [])
-            if len(numbers) < _NEAR_CANDIDATES:
-                numbers.append(number)
+            if key not in self._near_first:
+                self._near_first[key] = number
+                continue
+            more = self._near_more.setdefault(key, [])
+            if len(more) < _NEAR_CANDIDATES - 1:
+                more.append(number)
 
-    def _near_match(self, items: list[bytes], slices: list[tuple[int, int, int]]) -> tuple[int, list[int]] | None:
+    def _near_candidates(self, key: int) -> list[int]:
+        """The bodies recorded by slice `key`, in the order they were recorded."""
+        first = self._near_first.get(key)
+        return [] if first is None else [first, *self._near_more.get(key, ())]
+
+    def _near_match(self, items: list[bytes], slices: list[int]) -> tuple[int, list[int]] | None:
         """The earliest body shown in full with as many lines as `items` (whose `_slice_keys`
         are `slices`) that differs from it in fewest lines, at most the limit and at least
         one, and which lines those are."""
@@ -137,7 +152,7 @@ class HunkBodies:
         best: tuple[int, list[int]] | None = None
         tried: set[int] = set()
         for key in slices:
-            for number in self._near_by_chunk.get(key, ()):
+            for number in self._near_candidates(key):
                 if number in tried:
                     continue
                 tried.add(number)

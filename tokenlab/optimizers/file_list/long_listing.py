@@ -33,6 +33,7 @@ are far smaller than the path lists `file_list` folds with C-level passes.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible
@@ -131,15 +132,20 @@ def _mostly_rows(data: bytes, row: re.Pattern[bytes]) -> bool:
     lines = [line for line in data[: 64 * 1024].split(b"\n") if line.strip()]
     if len(data) > 64 * 1024 and len(lines) > 1:
         lines.pop()  # the sample may end mid-line
-    entries = sum(1 for line in lines if len(line) < 8192 and row.fullmatch(line))
-    other = sum(1 for line in lines if _TOTAL_RE.fullmatch(line) or line.endswith((b":", b":\r")))
+    # Each distinct line is matched once, weighed by how often it occurs: output of many
+    # short lines repeats them.
+    counts = Counter(lines)
+    entries = sum(count for line, count in counts.items() if len(line) < 8192 and row.fullmatch(line))
+    other = sum(
+        count for line, count in counts.items() if _TOTAL_RE.fullmatch(line) or line.endswith((b":", b":\r"))
+    )
     return entries >= 3 and entries + other >= 0.8 * len(lines)
 
 
 def looks_like_tree(data: bytes) -> bool:
     """True if most lines are `tree` drawing lines (`├── name`, `│   └── name`)."""
     lines = [line for line in data[: 64 * 1024].split(b"\n") if line.strip()]
-    drawn = sum(1 for line in lines if _TREE_RE.match(line))
+    drawn = sum(count for line, count in Counter(lines).items() if _TREE_RE.match(line))
     return drawn >= 5 and drawn >= 0.8 * (len(lines) - 3)
 
 

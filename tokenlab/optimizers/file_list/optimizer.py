@@ -34,6 +34,7 @@ runs folded; `ls -l` output handed to `long_listing`). Listings shorter than
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from tokenlab import mapped
 from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
@@ -54,11 +55,14 @@ def looks_like_file_list(data: bytes) -> bool:
     lines = [line for line in lines if line.strip()]
     if len(lines) < 5:
         return False
+    counts = Counter(lines)  # each distinct line is read once: many short lines repeat
     path_like = sum(
-        1 for line in lines if len(line) <= 400 and line.count(b" ") <= 2 and _PATH_LINE_RE.fullmatch(line)
+        count
+        for line, count in counts.items()
+        if len(line) <= 400 and line.count(b" ") <= 2 and _PATH_LINE_RE.fullmatch(line)
     )
-    file_like = sum(1 for line in lines if _ENDS_LIKE_FILE_RE.search(line))
-    with_slash = sum(1 for line in lines if b"/" in line)
+    file_like = sum(count for line, count in counts.items() if _ENDS_LIKE_FILE_RE.search(line))
+    with_slash = sum(count for line, count in counts.items() if b"/" in line)
     return path_like >= 0.9 * len(lines) and file_like >= 0.8 * len(lines) and with_slash >= 0.5 * len(lines)
 
 

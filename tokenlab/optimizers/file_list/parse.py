@@ -1,13 +1,15 @@
 """The file-list optimizer's model: its limits (`FileListConfig`), the parse of a listing
-into a `Listing` (common root, a `Folder` tree of counts, the spans of the lines naming
-notable files), and the rules both views share: which folders are set aside (vendored,
-build output, hidden), which names are notable, and how a large listing is cut into
-line-aligned slices.
+into a `Listing` (common root, a tree of counts held flat in a `FolderTable`, the spans
+of the lines naming notable files), and the rules both views share: which folders are set
+aside (vendored, build output, hidden), which names are notable, and how a large listing
+is cut into line-aligned slices.
 
-Counting is done by one regex pass that yields (folder, extension) per line and a
-`Counter` over those pairs, so the per-path work stays in C; the tree is built from the
-distinct folders only. A second pass splits the lines once to find folder entries and
-notable file names with set lookups and C-level maps.
+Counting is done by one regex pass that yields (folder, extension) per line and, slice by
+slice, a `Counter` over those pairs, so the per-path work stays in C; only each slice's
+distinct folders are looked up in the table. A second pass splits the lines once to find
+folder entries and notable file names with set lookups and C-level maps. Each pass gives
+back the pages of a mapped listing as it goes: what a listing costs is its folders (about
+80 bytes each), not its bytes.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from operator import itemgetter, or_
 
-from tokenlab.mapped import ends_with
+from tokenlab.mapped import ends_with, let_go
+from tokenlab.optimizers.file_list.folders import MAX_DEPTH, Folder, FolderTable
 
 
 @dataclass(frozen=True)
@@ -66,52 +69,13 @@ DEFAULT_LIMITS = FileListConfig()
 # The extension needs one character before its dot, so ".gitignore" has none. Greedy runs
 # that backtrack to the last "/" and "." keep this linear even on a 5 MB line.
 ENTRY_RE = re.compile(rb"^(?:\./)?([^\n]*/)?(?:[^/\n][^/\n]*(\.[^./\n\r]+)\r?$|[^/\n]*$)", re.MULTILINE)
-_CHUNK_BYTES = 1 << 22
-_MAX_PARSE_DEPTH = 64
+_CHUNK_BYTES = 1 << 20
 _MAX_PATH_BYTES = 4096  # PATH_MAX: longer "paths" are not checked for folder entries
 _BLANK_RE = re.compile(rb"^[ \t]*\r?$", re.MULTILINE)
 # A blank line after the line break that leads it: looked for as fast as a word, where
 # `_BLANK_RE` was tried at every byte (0.12 s on a 20 MB listing, against 0.02 s).
 _BLANK_AFTER_BREAK_RE = re.compile(rb"\n[ \t]*+\r?(?![^\n])")
 EXT_OK_RE = re.compile(rb"\.[A-Za-z0-9_+-]{1,10}")
-
-
-@dataclass
-class Folder:
-    """One folder of the listing; `files` counts its whole subtree."""
-
-    path: bytes  # relative to the root, ending in "/"
-    depth: int
-    files: int = 0
-    direct: Counter[bytes] = field(default_factory=Counter)  # extension -> files directly here
-    children: dict[bytes, Folder] = field(default_factory=dict)
-
-    def child(self, name: bytes) -> Folder:
-        found = self.children.get(name)
-        if found is None:
-            found = self.children[name] = Folder(self.path + name + b"/", self.depth + 1)
-        return found
-
-    def subtree(self) -> Iterator[Folder]:
-        """This folder and every folder below it (iteratively: paths can be very deep)."""
-        stack = [self]
-        while stack:
-            folder = stack.pop()
-            yield folder
-            stack.extend(folder.children.values())
-
-    def extensions(self) -> Counter[bytes]:
-        total: Counter[bytes] = Counter()
-        for folder in self.subtree():
-            total.update(folder.direct)
-        return total
-
-    def collapsed(self) -> Folder:
-        """Follow a chain of folders that each hold only one subfolder (src/main/java/…)."""
-        folder = self
-        while len(folder.children) == 1 and not folder.direct:
-            folder = next(iter(folder.children.values()))
-        return folder
 
 
 @dataclass(frozen=True)
@@ -135,8 +99,9 @@ def set_aside_re(limits: FileListConfig) -> re.Pattern[bytes]:
 def chunks(data: bytes) -> Iterator[tuple[int, int]]:
     """(start, end) of line-aligned slices of about `_CHUNK_BYTES`, final newline excluded.
 
-    Working slice by slice keeps the per-line lists a regex or split builds small, so
-    memory stays near the input size on a listing of millions of paths.
+    Working slice by slice keeps the per-line lists a regex or split builds small, and
+    lets a pass give back a mapped listing's pages as it goes: memory does not grow with
+    the listing's bytes, only with its folders.
     """
     size = len(data) - ends_with(data, b"\n")
     start = 0
@@ -148,30 +113,75 @@ def chunks(data: bytes) -> Iterator[tuple[int, int]]:
 
 
 def parse(data: bytes, limits: FileListConfig) -> Listing:
-    pairs: Counter[tuple[bytes, bytes]] = Counter()
+    table, notable, root = _counted(data, limits, b"")
+    if table.capped and root != table.base:  # the depth limit counts names below the root
+        table, notable, root = _counted(data, limits, root)
+    top = table.folder_id(root, {}, create=False)
+    empty = table.child(top, b"", create=False)
+    if empty >= 0:  # the root then "/" (`/x` at the top) is an empty path below the root: the root
+        table.move_direct_files(empty, top)
+    table.total()
+    return Listing(root, Folder(table, top, top), table.files[top], table.extensions(), notable)
+
+
+def _counted(
+    data: bytes, limits: FileListConfig, base: bytes
+) -> tuple[FolderTable, list[tuple[int, int]], bytes]:
+    """The folders under `base` with their direct counts, folder entries and blank lines taken
+    out; the spans of the notable lines; and the common root of the folders holding files."""
+    table, folders, blank_pair = _count_pairs(data, base)
+    notable, present = _scan_lines(data, table, limits)
+    emptied = _take_out(table, present)
+    if blank_pair and not base:  # blank lines match as top-level files without an extension
+        table.add(0, b"", -_blank_count(data))
+        emptied.append(0)
+    if any(table.direct[node] == 0 for node in emptied):  # a folder of folder entries only
+        folders = [base + table.path(node) for node in range(len(table)) if table.direct[node] > 0]
+    return table, notable, common_folder(folders)
+
+
+def _count_pairs(data: bytes, base: bytes) -> tuple[FolderTable, list[bytes], int]:
+    """One regex pass: each line's folder and extension, counted per slice in C and added
+    to the table. Also the least and greatest folder (which bound the common root) and how
+    many lines matched as a top-level file without an extension (blank lines do)."""
+    table = FolderTable(base)
+    bounds: list[bytes] = []
+    blank_pair = 0
     for start, end in chunks(data):
-        pairs.update(ENTRY_RE.findall(data, start, end))
-    if pairs[(b"", b"")]:  # blank lines match as top-level files without an extension
-        pairs[(b"", b"")] -= sum(_blank_lines(data, start, end) for start, end in chunks(data))
-    notable = _scan_lines(data, pairs, limits)
-    root = common_folder([folder for (folder, _ext), count in pairs.items() if count > 0])
-    tree = Folder(b"", 0)
-    extensions: Counter[bytes] = Counter()
-    for (folder, ext), count in pairs.items():
-        if count <= 0 or not folder.startswith(root):
-            continue
-        ext = ext if EXT_OK_RE.fullmatch(ext) else b""
-        node = tree
-        node.files += count
-        relative = folder[len(root) : -1]
-        # Deeper levels stay joined in one name: no tree shows them, and a hostile
-        # megabyte of slashes must not become a million folders.
-        for name in relative.split(b"/", _MAX_PARSE_DEPTH) if relative else ():
-            node = node.child(name)
-            node.files += count
-        node.direct[ext] += count
-        extensions[ext] += count
-    return Listing(root, tree, tree.files, extensions, notable)
+        pairs = Counter(ENTRY_RE.findall(data, start, end))
+        let_go(data, start, end)
+        known: dict[bytes, int] = {}
+        for (folder, ext), count in pairs.items():
+            node = table.folder_id(folder, known)
+            if node >= 0:
+                table.add(node, ext if EXT_OK_RE.fullmatch(ext) else b"", count)
+                bounds = [min(bounds[0], folder), max(bounds[1], folder)] if bounds else [folder, folder]
+        blank_pair += pairs.get((b"", b""), 0)
+    return table, bounds, blank_pair
+
+
+def _take_out(table: FolderTable, present: set[bytes]) -> list[int]:
+    """Take each distinct folder entry line out of the count it was added to; the folders
+    it was taken from."""
+    known: dict[bytes, int] = {}
+    emptied = []
+    for form in present:
+        match = ENTRY_RE.match(form)
+        if match:
+            node = table.folder_id(match.group(1) or b"", known, create=False)
+            if node >= 0:
+                ext = match.group(2) or b""
+                table.add(node, ext if EXT_OK_RE.fullmatch(ext) else b"", -1)
+                emptied.append(node)
+    return emptied
+
+
+def _blank_count(data: bytes) -> int:
+    blank = 0
+    for start, end in chunks(data):
+        blank += _blank_lines(data, start, end)
+        let_go(data, start, end)
+    return blank
 
 
 def _blank_lines(data: bytes, start: int, end: int) -> int:
@@ -182,54 +192,81 @@ def _blank_lines(data: bytes, start: int, end: int) -> int:
 
 
 def _scan_lines(
-    data: bytes, pairs: Counter[tuple[bytes, bytes]], limits: FileListConfig
-) -> list[tuple[int, int]]:
-    """One pass over the listing's lines, each slice split once: folder entries are taken
-    out of `pairs`, and the (start, end) of each line naming a notable file is returned."""
-    entries = _folder_entries(pairs)
+    data: bytes, table: FolderTable, limits: FileListConfig
+) -> tuple[list[tuple[int, int]], set[bytes]]:
+    """One pass over the listing's lines, each slice split once: the (start, end) of each
+    line naming a notable file, and the distinct lines that name a folder of `table`."""
     names, prefixes = notable_names(limits)
     present: set[bytes] = set()
     notable: list[tuple[int, int]] = []
+    above = _entries_above(table.base)
     for start, end in chunks(data):
         piece = data[start:end]
         lines = piece.split(b"\n")
-        present.update(_entry_lines(lines, entries, b"\r" in piece))
         notable += _notable_lines(data, start, end, lines, names, prefixes)
-    for form in present:
-        match = ENTRY_RE.match(form)
-        if match:
-            pairs[(match.group(1) or b"", match.group(2) or b"")] -= 1
-    return notable
+        let_go(data, start, end)
+        present.update(_entry_lines(lines, table, above, b"\r" in piece))
+    return notable, present
 
 
-def _folder_entries(pairs: Counter[tuple[bytes, bytes]]) -> set[bytes]:
-    """How a folder's own line may read, but for a leading `./` and a trailing CR: `find`
-    without `-type f` prints folders too, which were counted as files and are taken out
-    again. (Those variants are stripped from the lines instead: four forms of every
-    folder held at once cost more than the listing on a large one.)"""
-    folders = {b""}
-    # Each folder with its ancestors, deepest first, up to the first one already there,
-    # whose ancestors are all there too: a folder shared by many files is walked once.
-    for folder in {folder for folder, _ext in pairs}:
-        end = folder.rfind(b"/", 0, _MAX_PATH_BYTES)
-        while end >= 0 and folder[: end + 1] not in folders:
-            folders.add(folder[: end + 1])
-            end = folder.rfind(b"/", 0, end)
-    entries: set[bytes] = set()
-    for folder in folders:
-        entries.update({folder, folder[:-1]} - {b""} if folder else (b".", b"./"))
+def _entries_above(base: bytes) -> set[bytes]:
+    """How the root's own line and those of `base` and the folders above it may read."""
+    entries = {b".", b"./"}
+    end = base.find(b"/", 0, _MAX_PATH_BYTES)
+    while end >= 0:
+        entries.update({base[: end + 1], base[:end]} - {b""})
+        end = base.find(b"/", end + 1, _MAX_PATH_BYTES)
     return entries
 
 
-def _entry_lines(lines: list[bytes], entries: set[bytes], with_cr: bool) -> Iterator[bytes]:
-    """The lines that are a folder entry, perhaps led by `./` and ended by a CR (which only
-    lines holding a CR can be)."""
+def _entry_lines(lines: list[bytes], table: FolderTable, above: set[bytes], with_cr: bool) -> Iterator[bytes]:
+    """The lines that are a folder entry (`find` without `-type f` prints folders too,
+    which were counted as files), perhaps led by `./` and ended by a CR (which only lines
+    holding a CR can be): a folder's path, with or without its final "/"."""
     bare = list(map(bytes.removeprefix, lines, repeat(b"./")))
     variants = [lines, bare]
     if with_cr:
         variants += [list(map(bytes.removesuffix, variant, repeat(b"\r"))) for variant in (lines, bare)]
+    entries = _entries_near(lines, table, above)
     named = map(any, zip(*(map(entries.__contains__, variant) for variant in variants)))
     return compress(lines, named)
+
+
+def _entries_near(lines: list[bytes], table: FolderTable, above: set[bytes]) -> set[bytes]:
+    """The forms of every folder one of these lines can name: a line names a subfolder of
+    its own folder, or (ending in "/") of that folder's parent. The folders the lines are
+    in are found in C and each looked up once."""
+    folders = set(map(itemgetter(0), map(bytes.rpartition, lines, repeat(b"/"))))
+    folders = {form for folder in folders for form in (folder, folder.removeprefix(b"./"))}
+    parents = {folder[: folder.rfind(b"/") + 1] for folder in folders} | {folder + b"/" for folder in folders}
+    entries = set(above)
+    known: dict[bytes, int] = {}
+    for folder in {_within_depth(parent, table.base) for parent in parents}:
+        node = table.folder_id(folder, known, create=False)
+        for child in table.all_children(node) if node >= 0 else ():
+            entries.update(_forms(folder + table.name(child) + b"/", len(folder)))
+    return entries
+
+
+def _within_depth(folder: bytes, base: bytes) -> bytes:
+    """A folder, or, if it lies deeper than the table splits paths, its deepest split
+    ancestor, whose last names hold the rest of every path below it."""
+    if folder.count(b"/", len(base)) <= MAX_DEPTH:
+        return folder
+    cut = len(base)
+    for _level in range(MAX_DEPTH):
+        cut = folder.index(b"/", cut) + 1
+    return folder[:cut]
+
+
+def _forms(path: bytes, start: int) -> set[bytes]:
+    """Each folder path that ends at a "/" of `path` after `start`, with and without it."""
+    forms: set[bytes] = set()
+    end = path.find(b"/", start, _MAX_PATH_BYTES)
+    while end >= 0:
+        forms.update({path[: end + 1], path[:end]} - {b""})
+        end = path.find(b"/", end + 1, _MAX_PATH_BYTES)
+    return forms
 
 
 def common_folder(folders: list[bytes]) -> bytes:

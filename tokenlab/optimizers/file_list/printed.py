@@ -19,18 +19,12 @@ from tokenlab.optimizers.file_list.parse import (
     ENTRY_RE,
     EXT_OK_RE,
     FileListConfig,
-    Folder,
     Listing,
     common_folder,
     parse,
     set_aside_re,
 )
 from tokenlab.optimizers.file_list.summary import ext_summary, header, summary
-
-
-def _own_files(tree: Folder, set_aside: re.Pattern[bytes]) -> int:
-    """Files outside set-aside folders (counted over the distinct folders only)."""
-    return sum(sum(folder.direct.values()) for folder in tree.subtree() if not set_aside.search(folder.path))
 
 
 def own_lines_as_printed(
@@ -40,7 +34,7 @@ def own_lines_as_printed(
     line, when that shows at most `max_tree_lines` lines and at most half of the listing;
     else None."""
     set_aside = set_aside_re(limits)
-    if _own_files(listing.tree, set_aside) > limits.max_tree_lines:
+    if listing.tree.own_files(set_aside) > limits.max_tree_lines:
         return None
     data = as_bytes(data)  # shown as printed: read as bytes, a mapped listing copied
     lines = data.split(b"\n")

@@ -15,18 +15,20 @@ import heapq
 import re
 from collections import Counter
 from dataclasses import dataclass
+from collections.abc import Iterator
 from itertools import compress, repeat
 from operator import itemgetter
 
-from tokenlab.mapped import ends_with, line_count
+from tokenlab.mapped import ends_with, let_go, line_count
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, visible, whole
-from tokenlab.optimizers.file_list.parse import FileListConfig, Folder, Listing, chunks, set_aside_re
+from tokenlab.optimizers.file_list.folders import Folder
+from tokenlab.optimizers.file_list.parse import FileListConfig, Listing, chunks, set_aside_re
 from tokenlab.optimizers.lines import numbered
 
 
 def summary(data: bytes, listing: Listing, config: OptimizerConfig, limits: FileListConfig) -> OptimizeResult:
     """Header, notable files and the folder tree."""
-    direct = sum(listing.tree.direct.values())
+    direct = listing.tree.direct_files
     wanted = direct if direct <= limits.max_top_names else min(limits.max_top_files, direct)
     top_files = _top_files(data, listing.root, listing.tree.children, wanted)
     layout = _Layout.plan(listing.tree, limits, top_files)
@@ -60,7 +62,7 @@ def _files(count: int) -> str:
 
 def header(listing: Listing, limits: FileListConfig) -> str:
     root = visible(listing.root) or "./"
-    folders = sum(1 for _folder in listing.tree.subtree()) - 1
+    folders = listing.tree.folders_below()
     exts = ext_summary(listing.extensions, limits.max_exts + 5)
     folder_word = "folder" if folders == 1 else "folders"
     return f"{_files(listing.paths)} in {folders:,} {folder_word} under {root} ({exts})\n"
@@ -122,7 +124,10 @@ class _Layout:
         self.set_aside = set_aside_re(limits)
         self.expanded: set[bytes] = {b""}
         self.lines: list[_TreeLine] = []
-        self.bucket_of: dict[bytes, bytes] = {}  # folder path -> bucket key
+        # Whose lines feed which bucket (see `bucket`): a folder's whole subtree, or only
+        # the files directly in it.
+        self.subtree_keys: dict[int, bytes] = {}
+        self.direct_keys: dict[int, bytes] = {}
         # bucket key -> (folder, whether its whole subtree is named): lines that could say names
         self.nameable: dict[bytes, tuple[Folder, bool]] = {}
 
@@ -136,6 +141,7 @@ class _Layout:
     ) -> _Layout:
         layout = cls(tree, limits, top_files, names or {})
         layout._expand()
+        tree.table.count_extensions(folder.node for folder in layout._counted(tree))
         layout._render(tree, indent=0)
         return layout
 
@@ -160,13 +166,24 @@ class _Layout:
             if not folder.children or level >= self.limits.max_depth or self._vendored(folder):
                 continue
             subs, more = self._shown_children(folder)
-            cost = len(subs) + bool(more) + bool(folder.direct)
+            cost = len(subs) + bool(more) + bool(folder.direct_files)
             if cost > budget:
                 continue
             budget -= cost
             self.expanded.add(folder.path)
             for sub in subs:
                 heapq.heappush(heap, (self._aside(sub), -sub.files, sub.path, level + 1, sub))
+
+    def _counted(self, folder: Folder) -> Iterator[Folder]:
+        """The folders whose extensions the tree's lines will say, for counting them at once:
+        each expanded folder (its files directly there) and each folder shown unexpanded."""
+        shown, rest = self._shown_children(folder)
+        yield folder
+        for sub in shown:
+            if sub.path in self.expanded:
+                yield from self._counted(sub)
+            else:
+                yield sub
 
     def _vendored(self, folder: Folder) -> bool:
         """Vendored trees (node_modules/, .git/…) are shown as one line, never expanded."""
@@ -199,14 +216,14 @@ class _Layout:
             text = f"{pad}… {len(rest):,} more folders in {where} ({_files(files)})"
             reason = f"paths in {len(rest)} smaller folders of {where}, in listing order"
             self.lines.append(_TreeLine(text, key, reason))
-        if folder.direct:
+        if folder.direct_files:
             self._direct_line(folder, pad)
 
     def _direct_line(self, folder: Folder, pad: str) -> None:
         key = _DIRECT + folder.path
-        self.bucket_of[folder.path] = key
-        count = sum(folder.direct.values())
-        if folder is self.tree:
+        self.direct_keys[folder.node] = key
+        count = folder.direct_files
+        if folder == self.tree:
             text = self._top_line(count, pad)
             reason = "top-level files, in listing order"
         else:
@@ -246,8 +263,20 @@ class _Layout:
 
     def _register(self, folder: Folder, key: bytes) -> None:
         """Send the lines of this folder and every folder below it to `key`."""
-        for node in folder.subtree():
-            self.bucket_of[node.path] = key
+        self.subtree_keys[folder.node] = key
+
+    def bucket(self, node: int) -> bytes:
+        """The bucket of the lines directly in a folder of the table (-1: none)."""
+        table = self.tree.table
+        if node < 0 or table.files[node] <= 0:  # no folder of the tree
+            return _OUTSIDE
+        if node in self.direct_keys:
+            return self.direct_keys[node]
+        while node >= 0 and node != self.tree.node:
+            if node in self.subtree_keys:
+                return self.subtree_keys[node]
+            node = table.parent[node]
+        return _OUTSIDE  # an expanded folder that holds no file directly
 
     def _exts(self, folder: Folder) -> str:
         return ext_summary(folder.extensions(), self.limits.max_exts)
@@ -273,10 +302,11 @@ def _folder_names(
     data: bytes, root: bytes, nameable: dict[bytes, tuple[Folder, bool]]
 ) -> dict[bytes, list[bytes]]:
     """The file names of each nameable line, relative to its folder, in listing order."""
-    owner: dict[bytes, tuple[bytes, bytes, Folder]] = {}  # folder path -> (key, line's folder, node)
+    # folder path -> (key, the line's folder, the folder's subfolders)
+    owner: dict[bytes, tuple[bytes, bytes, set[bytes]]] = {}
     for key, (folder, subtree) in nameable.items():
         for node in folder.subtree() if subtree else (folder,):
-            owner[node.path] = (key, folder.path, node)
+            owner[node.path] = (key, folder.path, set(node.children))
     names: dict[bytes, list[bytes]] = {}
     if not owner:
         return names
@@ -285,6 +315,7 @@ def _folder_names(
     heads = {form[:-1] for folder in owner for form in (root + folder, b"./" + root + folder)}
     for start, end in chunks(data):
         lines = data[start:end].split(b"\n")
+        let_go(data, start, end)
         picked = map(heads.__contains__, map(itemgetter(0), map(bytes.rpartition, lines, repeat(b"/"))))
         for line in compress(lines, picked):
             path = (line[2:] if line.startswith(b"./") else line).rstrip(b"\r")
@@ -294,9 +325,9 @@ def _folder_names(
             cut = relative.rfind(b"/") + 1
             found = owner.get(relative[:cut])
             # `find` also prints the folders themselves, which are no files.
-            if found is None or not relative[cut:] or relative[cut:] in found[2].children:
+            if found is None or not relative[cut:] or relative[cut:] in found[2]:
                 continue
-            key, named_folder, _node = found
+            key, named_folder, _subfolders = found
             names.setdefault(key, []).append(relative[len(named_folder) :])
     return names
 
@@ -304,14 +335,20 @@ def _folder_names(
 def _bucket_lines(data: bytes, root: bytes, layout: _Layout) -> dict[bytes, bytearray]:
     """FINE: each original line, with its newline, in the bucket of the tree line standing for it."""
     buckets: dict[bytes, bytearray] = {}
-    bucket_of = layout.bucket_of
+    table = layout.tree.table
     for start, end in chunks(data):
-        for line in data[start:end].split(b"\n"):
+        lines = data[start:end].split(b"\n")
+        let_go(data, start, end)
+        known: dict[bytes, int] = {}
+        keys: dict[bytes, bytes] = {}  # folder -> its bucket, in this slice
+        for line in lines:
             path = line[2:] if line.startswith(b"./") else line
             key = _OUTSIDE
             if path.startswith(root) and path.strip():
-                relative = path[len(root) :]
-                key = bucket_of.get(relative[: relative.rfind(b"/") + 1], _OUTSIDE)
+                folder = path[: path.rfind(b"/") + 1]
+                key = keys.get(folder) or keys.setdefault(
+                    folder, layout.bucket(table.folder_id(folder, known, create=False))
+                )
             bucket = buckets.get(key)
             if bucket is None:
                 bucket = buckets[key] = bytearray()

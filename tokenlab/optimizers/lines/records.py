@@ -22,7 +22,7 @@ from tokenlab.mapped import line_count
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_failure, is_location, slots
+from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, cut_shown, is_failure, is_location, slots
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
@@ -227,8 +227,15 @@ class Family:
             # `34`), when the records agree on them.
             plain = [slots(record[line]) for record in self.records]
             if all(split[0] == plain[0][0] for split in plain):
-                constants, values = plain[0]
-                varying = {p for p in range(len(values)) if any(split[1][p] != values[p] for split in plain)}
+                constants, values = list(plain[0][0]), list(plain[0][1])
+                varying = set()
+                for p in range(len(values)):
+                    held = [split[1][p] for split in plain]
+                    cut = cut_shown(held) if len(set(held)) > 1 else None
+                    if cut is not None:
+                        values[p] = cut  # a text cut at several widths, at its longest
+                    elif any(value != values[p] for value in held):
+                        varying.add(p)
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
@@ -250,7 +257,11 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
             return None
     for at, (_, values) in enumerate(first):
         varying += [(at, p) for p in range(len(values)) if any(record[at][1][p] != values[p] for record in split[1:])]
-    return Family(split, varying, records)
+    cuts = [(at, p, cut) for at, p in varying if (cut := cut_shown([record[at][1][p] for record in split]))]
+    for at, p, cut in cuts:  # one text cut at several widths is one value, said at its longest
+        for record in split:
+            record[at][1][p] = cut
+    return Family(split, [place for place in varying if place not in {(at, p) for at, p, _ in cuts}], records)
 
 
 # A word of a line's constant text: where records of one kind differ in a name without a

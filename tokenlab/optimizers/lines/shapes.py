@@ -85,6 +85,14 @@ _LOCATION_TOKEN_RE = re.compile(
 )
 # A short quoted name: `x`, 'os', ‘y’, "foo".
 _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
+# A line the tool cut to its width, `...` in place of the rest (a test runner's short
+# summary: `… - AssertionError: gros...`, `… assert 961 ==...`): the cut word, with the
+# marks before it, is one value, so that lines cut at different places are one shape. A
+# shorter line ending in `...` is a message of its own (`Downloading x...`), not a cut.
+CUT_WIDTH = 60
+CUT_TAIL_PATTERN = r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)\s*$"
+_CUT_TAIL_RE = re.compile(CUT_TAIL_PATTERN)
+_CUT_ENDS = ("...", "…")
 
 
 def is_failure(line: str) -> bool:
@@ -191,10 +199,48 @@ class SlotsSeen:
     followed: dict[str, bool] = field(default_factory=dict)
 
 
+def cut_tail(line: str) -> re.Match[str] | None:
+    """Where a line cut to its width by its tool ends (`gros...`), if it is one."""
+    if len(line) < CUT_WIDTH or not line.rstrip().endswith(_CUT_ENDS):
+        return None
+    return _CUT_TAIL_RE.search(line, len(line) - CUT_WIDTH)
+
+
+def _cut_stem(value: str) -> str:
+    """A cut tail's text, without its dots and spaces: what the tool printed of the word."""
+    return "".join(value.split()).rstrip(".…")
+
+
+def cut_shown(values: Sequence[str]) -> str | None:
+    """Cut tails of lines of one shape as one: the one that shows the most, when every
+    other is a shorter cut of it (`gros...`, `gro...`: one text cut at several widths)."""
+    if not all(value.rstrip().endswith(_CUT_ENDS) for value in values):
+        return None
+    longest = max(values, key=lambda value: len(_cut_stem(value)))
+    stem = _cut_stem(longest)
+    return longest if all(stem.startswith(_cut_stem(value)) for value in values) else None
+
+
+def _cut_in(value: str, group_line: str) -> bool:
+    """Whether a group line shows a cut tail `value` by a longer cut of the same text."""
+    if not value.rstrip().endswith(_CUT_ENDS):
+        return False
+    stem = _cut_stem(value)
+    return any(_cut_stem(shown[0]).startswith(stem) for shown in _CUT_SHOWN_RE.finditer(group_line))
+
+
+# A cut tail inside a group line (`assert {961, 1117} ==...}`): marks and a word before dots.
+_CUT_SHOWN_RE = re.compile(r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)")
+
+
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
     """The values in `line` from `start` on: varying words, source locations and quoted
-    names, the longest where they overlap. The last two are looked for only where a line
-    holds what they need (a quote, a `.ext:N`): most lines hold varying words alone."""
+    names, the longest where they overlap, and a cut tail (`cut_tail`) last. The second
+    and third are looked for only where a line holds what they need (a quote, a `.ext:N`):
+    most lines hold varying words alone."""
+    cut = cut_tail(line)
+    if cut is not None and cut.start() >= start:
+        return [*(match for match in _varying_or_quoted(line[: cut.start()], start)), cut]
     found = list(_VARYING_RE.finditer(line, start))
     located = _LOCATED_WORD_RE.search(line, start) is not None
     quoted = _QUOTE_CHAR_RE.search(line, start) is not None
@@ -362,7 +408,7 @@ def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_l
 
 
 def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
-    if value in group_line or _in_runs(value, group_line):
+    if value in group_line or _in_runs(value, group_line) or _cut_in(value, group_line):
         return True
     located = LOCATION_VALUE_RE.fullmatch(value)
     if located is None or located[2] not in group_line:

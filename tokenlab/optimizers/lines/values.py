@@ -23,6 +23,7 @@ from tokenlab.optimizers.lines import columns
 from tokenlab.optimizers.lines.shapes import (
     VaryingSlots,
     all_incidental,
+    cut_shown,
     incidental,
     is_location,
     location_parts,
@@ -341,6 +342,8 @@ def slots_shown(found: VaryingSlots | None, cap: int, location_cap: int | None =
         values = [values[position] for _, values in split]
         if all(value == values[0] for value in values):
             shown.append(values[0])
+        elif cut := cut_shown(values):
+            shown.append(cut)
         elif incidental(values[0]):
             shown.append(value_summary(values, cap))
         else:

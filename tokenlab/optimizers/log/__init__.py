@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from tokenlab.optimizers.lines.shapes import ANSI_RE
 
@@ -74,7 +75,8 @@ def detect(data: bytes, sample: bytes) -> str | None:
     lines = [line for line in sample.splitlines() if line.strip()]
     if len(lines) < 3:
         return None
-    hits = sum(1 for line in lines if _LOG_LINE_RE.match(line))
+    # Each distinct line is matched once, weighed: output of many short lines repeats them.
+    hits = sum(count for line, count in Counter(lines).items() if _LOG_LINE_RE.match(line))
     if hits / len(lines) >= 0.25:
         return f"{hits}/{len(lines)} lines look like log or tool output"
     if _TEST_RUN_SUMMARY_RE.search(sample):

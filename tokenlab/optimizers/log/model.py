@@ -15,7 +15,7 @@ from itertools import repeat
 from operator import sub
 from typing import overload
 
-from tokenlab.mapped import holds, let_go
+from tokenlab.mapped import FAULT_AROUND, holds, let_go
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 
@@ -197,36 +197,58 @@ class Lines:
         return shown if cut == len(line) else shown + "…"
 
 
-# Lines of a mapped input read between two givings back of its pages. A read that faults
-# maps the pages around it too (the kernel's fault-around, 64 KB; `MADV_RANDOM` does not
-# stop it): 4,000 lines read here and there in a 300 MB log mapped 166 MB.
-READS_PER_LET_GO = 1024
+# Fault-around windows a mapped input's line reads may have mapped between two givings
+# back of its pages (8 MB). A read that faults maps the 64 KB window around it
+# (`mapped.FAULT_AROUND`; `MADV_RANDOM` does not stop it): lines read here and there map a
+# window each, lines read in order one window per window of lines. Counted by lines read,
+# 1,024 lines allowed between givings back mapped up to 64 MB (4,000 lines read here and
+# there in a 300 MB log mapped 166 MB) and gave pages back often in passes in order.
+WINDOWS_PER_LET_GO = 128
 
 
 @dataclass(frozen=True)
 class MappedLines(Lines):
     """The lines of a mapped input (`tokenlab/mapped.py`): planning and rendering read lines
-    all over the input (a group's members, each line's role), so every `READS_PER_LET_GO`
-    lines read give back the pages read so far; a line read again is mapped again."""
+    all over the input (a group's members, each line's role), so once they have read
+    `WINDOWS_PER_LET_GO` windows the pages read so far are given back; a line read again
+    is mapped again."""
 
-    reads: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
+    # The windows read since the last giving back, and the window of the last line read.
+    reads: list[int] = field(default_factory=lambda: [0, -1], repr=False, compare=False)
 
     def raw(self, index: int) -> bytes:
-        self._count_read()
+        self._count_read(index, index)
         return super().raw(index)
 
     def clean(self, index: int) -> bytes:
-        self._count_read()
+        self._count_read(index, index)
         return super().clean(index)
 
     def cleans(self, indexes: Sequence[int]) -> list[bytes]:
-        self._count_read(len(indexes))
+        """A batch of lines far apart is read `WINDOWS_PER_LET_GO` lines at a time: each
+        may map a window of its own (1,024 of a large group's lines mapped 64 MB)."""
+        step = WINDOWS_PER_LET_GO
+        if len(indexes) > step and self._windows(min(indexes), max(indexes)) > step:
+            batches = (self.cleans(indexes[at : at + step]) for at in range(0, len(indexes), step))
+            return [line for batch in batches for line in batch]
+        if indexes:
+            self._count_read(min(indexes), max(indexes), len(indexes))
         return super().cleans(indexes)
 
-    def _count_read(self, count: int = 1) -> None:
-        reads = self.reads
-        reads[0] += count
-        if reads[0] >= READS_PER_LET_GO:
+    def _windows(self, first: int, last: int) -> int:
+        """The windows the bytes of lines `first..last` span."""
+        return self.ends[last] // FAULT_AROUND - self.start(first) // FAULT_AROUND + 1
+
+    def _count_read(self, first: int, last: int, count: int = 1) -> None:
+        """Count the windows lines `first..last` (`count` of them) may have mapped: at most
+        one a line, and at most those the bytes from the first to the last line span."""
+        reads, ends = self.reads, self.ends
+        window = ends[last] // FAULT_AROUND
+        if count == 1 and window == reads[1]:
+            return
+        reads[0] += min(count, self._windows(first, last))
+        reads[1] = window
+        if reads[0] >= WINDOWS_PER_LET_GO:
             reads[0] = 0
             let_go(self.data, 0, len(self.data))
 
@@ -295,6 +317,9 @@ class Group:
     # For RECORDS and FRAMED: the group line's text, its records' headline and values
     # (`lines.records`).
     said: str = ""
+    # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
+    # all but the first (`pairs`).
+    examples: array[int] = field(default_factory=lambda: array(LINE_INDEX))
 
     @property
     def count(self) -> int:

@@ -101,6 +101,9 @@ _ANSI_RE = line_shapes.ANSI_RE
 # digit, word bytes before a separator), so backing off would only retry what must fail
 # (the whole input's templates: 15% faster).
 _VARYING_RE = re.compile(rb"\b[A-Za-z_]*+\d\w*+(?:[.:/\-][A-Za-z_]*+\d\w*+)*+")
+# `line_shapes.cut_tail` as it reads the bytes of a chunk of lines (`_cut_tails_marked`).
+_CUT_TAIL_RE = re.compile(line_shapes.CUT_TAIL_PATTERN.replace("…", "\xe2\x80\xa6").encode("latin-1"))
+_LINE_END_DOTS_RE = re.compile(rb"(?:\.\.\.|\xe2\x80\xa6)[ \t\r]*$", re.MULTILINE)
 # Whitespace runs count as one space. Two patterns with literal prefixes, because an
 # alternation would be tried at every byte: that alone cost a fifth of the run time.
 _SPACES_RE = re.compile(rb"  +")
@@ -221,7 +224,10 @@ def _index(lines: Lines, templates: Templates, raw: list[bytes], keys: list[byte
 
 
 def _template(text: bytes) -> bytes:
-    """Lines that differ only in numbers, ids, times or spacing get the same template."""
+    """Lines that differ only in numbers, ids, times, spacing or where their tool cut them
+    (`line_shapes.cut_tail`) get the same template."""
+    if b"..." in text or b"\xe2\x80\xa6" in text:
+        text = _cut_tails_marked(text)
     template = _VARYING_RE.sub(b"#", text)
     if b"\t" in template:
         template = _TABS_RE.sub(b" ", template)
@@ -232,6 +238,21 @@ def _template(text: bytes) -> bytes:
     if b"::" in template:
         template = _PYTEST_OUTCOME_RE.sub(rb"\1::<test> \2", template)
     return template
+
+
+def _cut_tails_marked(text: bytes) -> bytes:
+    """`text` with each line's cut tail (`line_shapes.cut_tail`) as `#...`."""
+    pieces: list[bytes] = []
+    at = 0
+    for end in _LINE_END_DOTS_RE.finditer(text):
+        start = text.rfind(b"\n", 0, end.start()) + 1
+        if end.end() - start < line_shapes.CUT_WIDTH:
+            continue
+        cut = _CUT_TAIL_RE.search(text, max(start, end.end() - line_shapes.CUT_WIDTH), end.end())
+        if cut is not None:
+            pieces += [text[at : cut.start()], b"#..."]
+            at = cut.end()
+    return b"".join([*pieces, text[at:]]) if pieces else text
 
 
 def _merge_located_and_quoted(templates: Templates) -> Templates:
@@ -398,6 +419,7 @@ def _place_anomalies(
     starts = sorted(i for number in plan.anomalous for i in templates.members[number] if not plan.role[i])
     seen: dict[bytes, int] = {}
     repeats: dict[bytes, Group] = {}
+    examples: dict[bytes, list[int]] = {}  # each key's one-line units shown before its group
     kept: list[range] = []
     frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
@@ -466,6 +488,7 @@ def _place_anomalies(
             group = repeats.get(key)
             if group is None:
                 group = repeats[key] = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=shown > 0)
+                group.examples.extend(examples.get(key, ()))
                 plan.groups.append(group)
             group.lines.extend(unit)
             group.heads.append(unit.start)
@@ -483,6 +506,8 @@ def _place_anomalies(
             # A diagnostic says where it is: the line before it (`In function …`) is
             # context, the next one is the next step's.
             kept.append(range(unit.start, unit.start) if diagnostic else unit)
+            if len(unit) == 1:
+                examples.setdefault(key, []).append(unit.start)
         for i in unit:
             plan.role[i] = role
     return kept

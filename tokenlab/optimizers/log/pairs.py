@@ -10,17 +10,20 @@ reads as any combination. So, for the further repeats of an anomaly:
   twice on average), the group splits into one group per combination, each listing only
   its locations: `Type 'string' … 'number'` and `Type 'number' … 'string'` apart;
 - a group of one repeat is none: its first line is shown;
-- otherwise, for one-line failures (`FAILED tests/a.py::t1 - assert 35 == 36`), the lines
-  stay verbatim: each failure is read whole, and a group line would cost as much.
+- otherwise, one-line failures (`FAILED tests/a.py::t1 - assert 35 == 36`) show their
+  shape once and each failure's values as a row, paired as printed; a few (at most
+  `sections_in_full`) stay verbatim: each is read whole, and a group line would cost as much.
 """
 
 from __future__ import annotations
 
 from array import array
 
+from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 from tokenlab.optimizers.log.model import (
+    FOLD,
     KEEP,
     LINE_INDEX,
     POINTER_LINE_RE,
@@ -56,12 +59,47 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
             for part in _split(group, combos):
                 result += [part] if part.units > 1 else _single(part, plan, lines, limits)
         elif len(group.lines) == len(group.heads) and line_shapes.is_failure(texts[0]) and _paired(found):
-            for i in group.lines:
-                plan.role[i] = KEEP
+            if _as_rows(group, plan, lines, limits):
+                result.append(group)
+            else:
+                for i in group.lines:
+                    plan.role[i] = KEEP
         else:
             group.head_slots = (len(group.heads), found)
             result.append(group)
     plan.groups = result
+
+
+def _as_rows(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> bool:
+    """Make `group` one line of rows (`_rows`), taking in the examples shown before it but
+    the first: records of one shape show the first whole, the rest by their values. False
+    when they stay verbatim."""
+    taken = group.examples[1:]
+    said = _rows(with_headings(lines, [*taken, *group.heads], limits), limits)
+    if said is None:
+        return False
+    for i in taken:
+        plan.role[i] = FOLD
+    group.lines = array(LINE_INDEX, sorted([*taken, *group.lines]))
+    group.heads = array(LINE_INDEX, sorted([*taken, *group.heads]))
+    group.units += len(taken)
+    group.kind, group.said = GroupKind.RECORDS, said
+    return True
+
+
+def _rows(texts: list[str], limits: LogLimits) -> str | None:
+    """One-line failures whose values vary together, more than `sections_in_full`, as one
+    line: their shape once, then each failure's values as a row (`records.Family.table`:
+    `[10,17,…,150-DE]`, `value: 1050 961; 1450 961; …`), so that each value stays beside
+    its own. None for a few: each is read whole, and a group line would cost as much."""
+    if len(texts) <= limits.sections_in_full:
+        return None
+    found = records.family([[text] for text in texts])
+    if found is None or not found.varying:
+        return None
+    said = f"{found.headline()} {{{found.table()}}}"
+    # Rows whose values a rule reshaped past what the signal check reads stay verbatim.
+    return said if all(line_shapes.shown_by(text, said) for text in texts) else None
 
 
 def _single(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> list[Group]:

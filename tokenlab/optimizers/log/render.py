@@ -92,7 +92,9 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
         shown = lines.text(first, limits.line_bytes)
     elif group.kind is GroupKind.RECORDS:
-        label, shown = f"[×{group.count:,} more like the one above", group.said
+        # (Records none of which is shown whole above, a diagnostic's, are counted alone.)
+        label = f"[×{group.count:,}" + (" more like the one above" if group.after_shown else "")
+        shown = group.said
     elif group.kind is GroupKind.FRAMED:
         label, shown = f"[×{group.units:,} more of this rule, {group.units + 1:,} in all", group.said
     elif group.kind is GroupKind.REPEAT:

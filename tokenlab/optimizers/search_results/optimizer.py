@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
 
 from tokenlab.mapped import line_count
 from tokenlab.optimizers import (
@@ -81,7 +82,9 @@ _CONTEXT_NEAR = 3  # context lines this close to a hit are shown with it
 def form_of_input(data: bytes) -> Form | None:
     """The search output form of `data`, read from its first lines."""
     sample = data[:_SAMPLE_BYTES]
-    lines = [text for _, text in lines_of(sample)]
+    # Only the first DETECT_LINES are read; one more tells whether the sample's last
+    # (possibly cut) line is among them.
+    lines = [text for _, text in islice(lines_of(sample), DETECT_LINES + 1)]
     if len(sample) < len(data) and len(lines) > 1:
         lines.pop()  # the sample may end inside a line
     return form_of(lines[:DETECT_LINES])

@@ -72,6 +72,8 @@ def find_tables(lines: list[str]) -> list[Aligned]:
 def looks_aligned(sample: bytes) -> bool:
     """At least half of the non-blank lines of `sample` belong to aligned tables: the rest
     (titles, `Indexes:` lists, notices) stays visible as it is."""
+    if b"\n-" not in sample:
+        return False  # no line under another starts a rule of dashes: no table
     lines = sample.decode("utf-8", errors="replace").split("\n")
     if len(lines) > 1:
         lines.pop()  # "" after a final newline, or a line the sample cut

@@ -264,6 +264,10 @@ def is_small_listing_of_entries(
 ) -> bool:
     """At most `listing_bytes`, and at least `distinct_share` of its rows distinct once
     numbers and runs of spaces are masked: entries, not repeats of a line."""
+    # Each line takes a byte at least, its newline: more lines than bytes allowed are
+    # too large without adding up their lengths.
+    if end - first > limits.listing_bytes:
+        return False
     if sum(len(line) + 1 for line in lines[first:end]) > limits.listing_bytes:
         return False
     masked = {_SPACE_RUN_RE.sub(b" ", _NUMBER_WORD_RE.sub(b"#", line.strip())) for line in lines[first:end]}
@@ -278,22 +282,31 @@ def _states(counts: Counter[bytes]) -> bool:
     return all(_ALNUM_RE.search(value) for value in counts)
 
 
-def _split_rows(rows: Sequence[bytes]) -> list[list[bytes]]:
-    """Each row's words; a listing repeats rows, and each distinct one is split once (equal
-    rows share one list, which is read only)."""
-    words_of = {row: row.split() for row in dict.fromkeys(rows)}
-    return [words_of[row] for row in rows]
+def _tally_rows(rows: Sequence[bytes]) -> dict[bytes, tuple[list[bytes], int]]:
+    """Each distinct row -> its words and how many rows it is, in the order rows first
+    occur. A listing repeats rows: what is counted of them is read once per distinct row
+    and weighed; the rows themselves are read again only to say where a rare one stands."""
+    return {row: (row.split(), count) for row, count in Counter(rows).items()}
+
+
+def _column_counts(tally: dict[bytes, tuple[list[bytes], int]], column: int) -> Counter[bytes]:
+    """How many rows hold each value of `column`, values in the order rows first hold them."""
+    counts: Counter[bytes] = Counter()
+    for words, count in tally.values():
+        if len(words) > column:
+            counts[words[column]] += count
+    return counts
 
 
 def _is_table(rows: Sequence[bytes]) -> bool:
     """Rows of a table (`top`'s processes): several columns of few values each."""
-    split = _split_rows(rows)
+    tally = _tally_rows(rows)
     few_valued = 0
     for column in range(_COLUMNS_READ):
-        values = [words[column] for words in split if len(words) > column]
-        if len(values) < _PRESENT_SHARE * len(rows):
+        counts = _column_counts(tally, column)
+        if counts.total() < _PRESENT_SHARE * len(rows):
             break
-        few_valued += len(set(values)) <= _MOST_VALUES
+        few_valued += len(counts) <= _MOST_VALUES
     return few_valued >= _TABLE_COLUMNS
 
 
@@ -333,21 +346,25 @@ def column_summary(rows: Sequence[bytes], rare: int, skip: int = -1) -> tuple[st
     (the one package in a bad state among 724 installed ones) in a column where one value
     is usual. Columns are whitespace-separated words; column `skip` (a listing's sort key)
     is not summarised."""
-    split = _split_rows(rows)
+    tally = _tally_rows(rows)
     parts: list[str] = []
-    rare_rows: set[int] = set()
+    rare_kinds: set[bytes] = set()
     for column in range(_COLUMNS_READ):
-        values = [words[column] for words in split if len(words) > column]
-        if len(values) < _PRESENT_SHARE * len(rows):
+        counts = _column_counts(tally, column)
+        present = counts.total()
+        if present < _PRESENT_SHARE * len(rows):
             break
-        counts = Counter(values)
         if column == skip or not _states(counts):
             continue
         listed = ", ".join(f"{value.decode(errors='replace')} ×{count}" for value, count in counts.most_common())
         parts.append(f"column {column + 1}: {listed}")
-        if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * len(values):
-            rare_rows.update(at for at, words in enumerate(split) if len(words) > column and counts[words[column]] <= rare)
-    return "; ".join(parts), sorted(rare_rows)
+        if len(counts) > 1 and counts.most_common(1)[0][1] >= _USUAL_SHARE * present:
+            rare_kinds.update(
+                row
+                for row, (words, _) in tally.items()
+                if len(words) > column and counts[words[column]] <= rare
+            )
+    return "; ".join(parts), [at for at, row in enumerate(rows) if row in rare_kinds] if rare_kinds else []
 
 
 def size_extremes(rows: Sequence[bytes]) -> tuple[str, list[int]]:
@@ -358,23 +375,37 @@ def size_extremes(rows: Sequence[bytes]) -> tuple[str, list[int]]:
     section index, a version), skewed: the largest is `_SIZE_SKEW` times the median or
     more, where line numbers and offsets spread evenly (and offsets rise, so the rows
     kept around a fold already show their ends)."""
-    split = _split_rows(rows)
+    tally = _tally_rows(rows)
     parts: list[str] = []
     largest_rows: set[int] = set()
     for column in range(_COLUMNS_READ):
-        words = [row[column] if len(row) > column else b"" for row in split]
-        if not all(word.isdigit() for word in words):
-            if sum(1 for word in words if word) < _PRESENT_SHARE * len(rows):
+        words = _column_counts(tally, column)
+        present = words.total()
+        if present < len(rows) or not all(word.isdigit() for word in words):
+            if present < _PRESENT_SHARE * len(rows):
                 break
             continue
-        numbers = [int(word) for word in words]
-        median = sorted(numbers)[len(numbers) // 2]
-        if len(set(numbers)) <= _MOST_VALUES or max(numbers) < _SIZE_SKEW * median:
+        numbers: Counter[int] = Counter()
+        for word, count in words.items():
+            numbers[int(word)] += count
+        if len(numbers) <= _MOST_VALUES or max(numbers) < _SIZE_SKEW * _median(numbers):
             continue
-        largest = max(range(len(numbers)), key=numbers.__getitem__)
-        parts.append(f"column {column + 1}: {min(numbers):,} to {numbers[largest]:,}, largest shown")
+        top = max(numbers)
+        largest = next(at for at, row in enumerate(rows) if int(tally[row][0][column]) == top)
+        parts.append(f"column {column + 1}: {min(numbers):,} to {top:,}, largest shown")
         largest_rows.add(largest)
     return "; ".join(parts), sorted(largest_rows)
+
+
+def _median(numbers: Counter[int]) -> int:
+    """The upper median of numbers given with how often each occurs."""
+    middle = numbers.total() // 2
+    seen = 0
+    for number in sorted(numbers):
+        seen += numbers[number]
+        if seen > middle:
+            return number
+    raise ValueError("no numbers")
 
 
 # A row's value: what follows its name across a column gap (a tab, or two spaces and more),
@@ -393,22 +424,29 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     most common one, names them (`[ignored] ×3 (-Wa, -Wb, -Wc)`): which names differ from
     the usual is what such a listing is asked. Values may hold spaces, unlike a column of
     `column_summary`."""
-    matches = [_VALUE_RE.fullmatch(row) for row in rows]
-    values = [match.group(1) or b"" if match else None for match in matches]
-    counts = Counter(value for value in values if value is not None)
+    tally = Counter(rows)  # each distinct row is matched once (a listing repeats rows)
+    match_of = {row: _VALUE_RE.fullmatch(row) for row in tally}
+    value_of = {row: match.group(1) or b"" for row, match in match_of.items() if match}
+    counts: Counter[bytes] = Counter()
+    for row, value in value_of.items():
+        counts[value] += tally[row]
     common = [(value, count) for value, count in counts.most_common() if count > rare]
     if len(common) > _MOST_COMMON_VALUES or sum(count for _, count in common) < _COMMON_SHARE * len(rows):
         return "", []
     names: dict[bytes, list[bytes]] = {}
-    for match, value in zip(matches, values, strict=True):
-        if match and value is not None and value != common[0][0] and counts[value] <= named:
-            names.setdefault(value, []).append(match[0][: match.start(1) if match.group(1) else None].strip())
+    named_values = {value for value, count in counts.items() if value != common[0][0] and count <= named}
+    for row in rows if named_values else ():
+        match = match_of[row]
+        if match and value_of[row] in named_values:
+            name = match[0][: match.start(1) if match.group(1) else None].strip()
+            names.setdefault(value_of[row], []).append(name)
     listed = ", ".join(
         f"{value.decode(errors='replace') or '(empty)'} ×{count}"
         + (f" ({b', '.join(names[value]).decode(errors='replace')})" if value in names else "")
         for value, count in common
     )
-    rare_rows = [at for at, value in enumerate(values) if value is not None and counts[value] <= rare]
+    rare_values = {value for value, count in counts.items() if count <= rare}
+    rare_rows = [at for at, row in enumerate(rows) if value_of.get(row) in rare_values] if rare_values else []
     return f"column 2: {listed}", rare_rows
 
 
@@ -423,12 +461,17 @@ def lead_names(rows: Sequence[bytes], most: int) -> str:
     read for (which modules were loaded before a failure, in what order). Past `most`
     names, the first third and the last ones are listed: the last came just before
     whatever followed the listing."""
-    split = _split_rows(rows)
-    leads = Counter(words[0] for words in split if len(words) > 1 and words[0][:1].isalpha())
+    tally = _tally_rows(rows)
+    leads: Counter[bytes] = Counter()
+    for words, count in tally.values():
+        if len(words) > 1 and words[0][:1].isalpha():
+            leads[words[0]] += count
     for lead, count in leads.most_common():
         if count < _NAMING_SHARE * len(rows):
             break
-        names = list(dict.fromkeys(words[1] for words in split if len(words) > 1 and words[0] == lead))
+        names = list(
+            dict.fromkeys(words[1] for words, _ in tally.values() if len(words) > 1 and words[0] == lead)
+        )
         if len(names) >= _DISTINCT_NAMES_SHARE * count:
             return f"{lead.decode(errors='replace')} ×{count}: {_names_listed(names, most)}"
     return ""

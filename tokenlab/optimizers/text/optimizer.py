@@ -74,6 +74,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -180,14 +181,18 @@ _EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
 _LABEL_MAX_BYTES = 60
 _BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
-# What a line is by itself, as bits (`_Outliner._traits`); remembered for lines up to this long.
+# What a line is by itself, as bits (`_traits`).
 _INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
 # An entry of a listing of names with their summaries: `liberror-perl - Perl module for…`,
 # `perror (3)   - print a system error message`, `urllib.error - Exception classes…`.
 # The name holds a letter and the summary starts with a word: `1.2.3.4 - - [date]` is a
 # request, not an entry.
 _ENTRY_RE = re.compile(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
-_TRAITS_CACHED_BYTES = 200
+# A line's facts (`_Outliner._facts`): body, indentation, rule line, traits, short label;
+# remembered for lines up to this long, for this many distinct lines at most.
+_LineFacts = tuple[bytes, int, bool, int, bool]
+_FACTS_CACHED_BYTES = 200
+_FACTS_CACHED_LINES = 1 << 16
 _REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
 _INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
@@ -540,9 +545,10 @@ class _Document:
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
-            distinct = dict.fromkeys(lines)  # a long listing repeats lines: each is read once
-            indent_of = {line: len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1 for line in distinct}
-            indents = Counter(map(indent_of.__getitem__, lines))
+            distinct = Counter(lines)  # a long listing repeats lines: each is read once, weighed
+            indents: Counter[int] = Counter()
+            for line, count in distinct.items():
+                indents[len(line) - len(line.lstrip(b" \t|")) if line.strip(_BLANKISH) else -1] += count
             if -1 in indents or indents.most_common(1)[0][1] < self.limits.listing_indent_share * len(lines):
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
@@ -560,11 +566,11 @@ class _Document:
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
-            self._keep_rare(states, run.start(), list(map(shape_of.__getitem__, lines)))
+            self._keep_rare(states, run.start(), lines, distinct, shape_of)
             # Rows named alike (`import x`, `# destroy y`) have a rare row among them by
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
-            self._keep_rare(states, run.start(), list(map(lead_of.__getitem__, lines)))
+            self._keep_rare(states, run.start(), lines, distinct, lead_of)
             # Rows of a form few rows have (`# extension module … loaded from …` among
             # `# code object from …` rows), each row naming something else (see `forms`).
             for offset in forms.rare_form_rows(lines):
@@ -578,15 +584,26 @@ class _Document:
         if summary and first >= 0:
             self.fold_notes[first] = f"{rows} rows from the {first - start} above on: {summary}"
 
-    def _keep_rare(self, states: bytearray, start: int, shapes: list) -> None:
-        """Keep the lines from `start` whose shape at most `rare_shape_lines` lines have,
-        when common shapes make up most lines (else every line is as rare as the others)."""
-        counts = Counter(shapes)
+    def _keep_rare(
+        self,
+        states: bytearray,
+        start: int,
+        lines: list[bytes],
+        distinct: Counter[bytes],
+        shape_of: Mapping[bytes, Hashable],
+    ) -> None:
+        """Keep the `lines` from `start` whose shape at most `rare_shape_lines` lines have,
+        when common shapes make up most lines (else every line is as rare as the others).
+        Shapes are counted per distinct line, weighed by how often it occurs."""
+        counts: Counter[Hashable] = Counter()
+        for line, count in distinct.items():
+            counts[shape_of[line]] += count
         rare = self.limits.rare_shape_lines
-        if sum(count for count in counts.values() if count > rare) * 4 < len(shapes) * 3:
+        if sum(count for count in counts.values() if count > rare) * 4 < len(lines) * 3:
             return
-        for offset, shape in enumerate(shapes):
-            if counts[shape] <= rare:
+        rare_lines = {line for line in distinct if counts[shape_of[line]] <= rare}
+        for offset, line in enumerate(lines) if rare_lines else ():
+            if line in rare_lines:
                 states[start + offset] = _KEEP
 
     def _keep_ranking_heads(self, states: bytearray) -> None:
@@ -654,6 +671,8 @@ class _Document:
         """Status fields stay: `Key: value` lines next to another one (a header block, the
         indented facts under a `>> Issue:` heading, the counts of a metrics block). A lone
         `Note: …` in prose is no field and is outlined like any line."""
+        if b":" not in self.data and b"=" not in self.data:
+            return  # a field is `Key: value` or `key = value`: none here, and `in` is quick
         facts = {
             index for index, _match in self._lines_matching(_FACT_RE) if not _SENTENCE_BREAK_RE.search(self.lines[index])
         }
@@ -738,7 +757,7 @@ class _Outliner:
         self.previous_label = False
         self.rows = 0  # record rows seen in the current block
         self.held: set[int] = set()  # lines folded for what they are (inherited members, excerpts)
-        self.traits_of: dict[bytes, int] = {}  # see `_traits`
+        self.facts_of: dict[bytes, _LineFacts] = {}  # see `_facts`
         self.entries_are_items = False  # the document is a listing of entries (see `_Document.is_entry_listing`)
 
     def reset(self) -> None:
@@ -751,9 +770,11 @@ class _Outliner:
         )
 
     def keep(self, index: int, line: bytes, content: bytes) -> bool:
-        body = line.lstrip(b" \t|")
-        indent = len(line) - len(body)
-        if content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body):
+        facts = self.facts_of.get(line)
+        if facts is None:
+            facts = self._facts(line, content)
+        body, indent, decoration, traits, label = facts
+        if decoration:
             self.gap, self.inherited_indent = True, -1  # a rule line separates like a blank line
             return index in self.headings
         if self.gap or indent != self.previous_indent:
@@ -762,18 +783,31 @@ class _Outliner:
             self.label_child_indent = indent
         elif indent < self.label_child_indent:
             self.label_child_indent = -1
-        kept = self._decide(index, body, indent, content)
-        self.previous_label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
+        kept = self._decide(index, traits, indent, content)
+        self.previous_label = label
         self.gap, self.previous_indent, self.previous_kept = False, indent, kept
         return kept
 
-    def _decide(self, index: int, body: bytes, indent: int, content: bytes) -> bool:
+    def _facts(self, line: bytes, content: bytes) -> _LineFacts:
+        """What the non-blank `line` (`content` stripped) is by itself: its body after the
+        indentation, the indentation, whether it is a rule line, its `_traits`, whether it
+        is a short `Label:`. Read once per distinct short line: long listings repeat lines,
+        while long lines, and lines past the first `_FACTS_CACHED_LINES` distinct ones, in
+        a large input of distinct lines, rarely repeat and would only fill memory."""
+        body = line.lstrip(b" \t|")
+        decoration = content[0] in _DECORATION_FIRST_BYTES and _is_decoration(body)
+        label = content.endswith(b":") and len(content) <= _LABEL_MAX_BYTES
+        facts = (body, len(line) - len(body), decoration, 0 if decoration else _traits(body), label)
+        if len(line) <= _FACTS_CACHED_BYTES and len(self.facts_of) < _FACTS_CACHED_LINES:
+            self.facts_of[line] = facts
+        return facts
+
+    def _decide(self, index: int, traits: int, indent: int, content: bytes) -> bool:
         if indent < self.inherited_indent:
             self.inherited_indent = -1
         if self.inherited_indent >= 0:
             self.held.add(index)
             return False
-        traits = self._traits(body)
         if traits & _INHERITED:
             self.inherited_indent = indent
             return True
@@ -799,23 +833,6 @@ class _Outliner:
         # In a listing of entries (`name - summary`), each is an item, not wrapped prose.
         return bullet or bool(traits & _ENTRY and self.entries_are_items) or self._row_kept(traits, indent)
 
-    def _traits(self, body: bytes) -> int:
-        """What `body` is by itself (bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
-        `_TABLE_ROW`, `_ENTRY`), read once per distinct short line: long listings repeat lines."""
-        traits = self.traits_of.get(body)
-        if traits is None:
-            traits = (
-                (_INHERITED if b"inherited from" in body and _INHERITED_RE.match(body) else 0)
-                | (_EXCERPT if _is_excerpt(body) else 0)
-                | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
-                | (_ITEM if _ITEM_RE.match(body) else 0)
-                | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
-                | (_ENTRY if b" - " in body and _ENTRY_RE.match(body) else 0)
-            )
-            if len(body) <= _TRAITS_CACHED_BYTES:
-                self.traits_of[body] = traits
-        return traits
-
     def _row_kept(self, traits: int, indent: int) -> bool:
         """A row of a `|` table or an entry under a short `Label:` line (`Indexes:`) is a
         record of its own, not wrapped prose: a block's first `list_items_kept` stay."""
@@ -835,6 +852,19 @@ class _Outliner:
         count = self.list_items.get(indent, 0) + 1
         self.list_items[indent] = count
         return count <= self.list_items_kept
+
+
+def _traits(body: bytes) -> int:
+    """What `body` is by itself: bits `_INHERITED`, `_EXCERPT`, `_BULLET`, `_ITEM`,
+    `_TABLE_ROW`, `_ENTRY`."""
+    return (
+        (_INHERITED if b"inherited from" in body and _INHERITED_RE.match(body) else 0)
+        | (_EXCERPT if _is_excerpt(body) else 0)
+        | (_BULLET if body[0] in _BULLET_FIRST_BYTES and _BULLET_RE.match(body) else 0)
+        | (_ITEM if _ITEM_RE.match(body) else 0)
+        | (_TABLE_ROW if body.count(b" | ") >= 2 else 0)
+        | (_ENTRY if b" - " in body and _ENTRY_RE.match(body) else 0)
+    )
 
 
 def _is_decoration(body: bytes) -> bool:

@@ -134,13 +134,15 @@ def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | 
     if len(lines) < limits.min_lines:
         return None
     need = limits.shape_share * len(lines)
-    if sum(1 for line in lines if _KEY_VALUE_RE.match(line)) >= need:
+    distinct = Counter(lines)  # each distinct line is read once, weighed
+    if sum(count for line, count in distinct.items() if _KEY_VALUE_RE.match(line)) >= need:
         return Shape.KEY_VALUE
     if _sorted_values(lines, limits) is not None:
         return Shape.SORTED
     if _table_columns(lines, limits) is not None:
         return Shape.TABLE
-    records = Counter(line for line in lines if line.strip(" |\t"))  # not a pydoc gutter line
+    # Not a pydoc gutter line.
+    records = Counter({line: count for line, count in distinct.items() if line.strip(" |\t")})
     templates: Counter[str] = Counter()
     for record, count in records.items():  # each distinct line is read once
         templates[template(record)] += count
@@ -527,9 +529,8 @@ def _sort_key(lines: list[str], limits: RecordsConfig) -> tuple[int, list[float]
     candidates = [column for column, cell in enumerate(first) if _number(cell) is not None or _is_wide_hex(cell)]
     if not candidates:  # prose and most listings stop here, before any other line is split
         return None
-    rows = [line.split() for line in lines]
     for column in candidates:
-        values = _column_values(rows, column)
+        values = _column_values(lines, column)
         if values is not None and _in_order(values, limits):
             return column, values
     return None
@@ -546,13 +547,17 @@ def _leading_values(lines: list[str]) -> list[float] | None:
     return values
 
 
-def _column_values(rows: list[list[str]], column: int) -> list[float] | None:
-    if not rows or len(rows[0]) <= column:
+def _column_values(lines: list[str], column: int) -> list[float] | None:
+    """The numbers of `column` on every line, or None; each line is split only when the
+    lines before it all held one (most listings fail within their first lines)."""
+    first = lines[0].split() if lines else []
+    if len(first) <= column:
         return None
-    width = len(rows[0][column])
-    hexadecimal = _is_wide_hex(rows[0][column])
+    width = len(first[column])
+    hexadecimal = _is_wide_hex(first[column])
     values = []
-    for row in rows:
+    for line in lines:
+        row = line.split()
         if len(row) <= column:
             return None
         cell = row[column]
