@@ -225,13 +225,18 @@ LISTING_DATA_LIMIT = 320 << 20
 def large_listing(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """About 100 MB of `find` output: 20 files a folder, 20 folders a package."""
     path = tmp_path_factory.mktemp("memory") / "files.txt"
+    return _write_listing(
+        path, LISTING_BYTES, lambda n: f"./src/package_{n // 400}/module_{n // 20 % 20}/file_{n}.py\n"
+    )
+
+
+def _write_listing(path: Path, size: int, path_of: Callable[[int], str]) -> Path:
+    """Two files at the top, then file `n`'s path for n = 0, 1, … until `size` bytes."""
     with open(path, "wb") as out:
         out.write(b"./README.md\n./pyproject.toml\n")
         written = first = 0
-        while written < LISTING_BYTES:
-            numbers = range(first, first + 20_000)
-            paths = [f"./src/package_{n // 400}/module_{n // 20 % 20}/file_{n}.py\n" for n in numbers]
-            written += out.write("".join(paths).encode())
+        while written < size:
+            written += out.write("".join(map(path_of, range(first, first + 20_000))).encode())
             first += 20_000
     return path
 
@@ -254,15 +259,9 @@ FOLDERS_RSS_LIMIT = 300_000_000
 @pytest.fixture(scope="session")
 def listing_of_small_folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("memory") / "folders.txt"
-    with open(path, "wb") as out:
-        out.write(b"./README.md\n./pyproject.toml\n")
-        written = first = 0
-        while written < FOLDERS_LISTING_BYTES:
-            numbers = range(first, first + 20_000)
-            paths = [f"./s/a{n // 2000}/b{n // 200}/c{n // 2}/{n}.py\n" for n in numbers]
-            written += out.write("".join(paths).encode())
-            first += 20_000
-    return path
+    return _write_listing(
+        path, FOLDERS_LISTING_BYTES, lambda n: f"./s/a{n // 2000}/b{n // 200}/c{n // 2}/{n}.py\n"
+    )
 
 
 @pytest.mark.slow

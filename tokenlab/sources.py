@@ -100,7 +100,6 @@ def _write_in_pieces(file: IO[bytes], data: bytes) -> None:
             piece = piece[file.write(piece) :]
 
 
-
 def read_signals(path: Path) -> tuple[str, ...]:
     """One expected substring per non-empty line; surrounding spaces are part of it."""
     try:

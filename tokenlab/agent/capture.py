@@ -20,6 +20,7 @@ import select
 import time
 
 from tokenlab.errors import TokenlabError
+from tokenlab.mapped import FAULT_AROUND
 from tokenlab.spool import unnamed_file
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
@@ -42,8 +43,8 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 _AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
 # What a pipe holds by default, and at most what one write puts in the spool: the page cache
 # keeps a write's bytes in one block as large as the write, and a read of the mapped spool
-# maps the whole block it falls in (`mapped.FAULT_AROUND`, `sources.spooled`).
-_CHUNK = 1 << 16
+# maps the whole block it falls in (`sources.spooled`).
+_CHUNK = FAULT_AROUND
 _PROGRESS_EVERY = 0.2
 _FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 # Python ignores these; `subprocess` gives a child their defaults back (`restore_signals`).

@@ -4,9 +4,9 @@ A listing of a gigabyte names about a million folders. As one object per folder 
 a dict of children, a `Counter` of extensions) they took about 600 bytes each, more than
 half the analysis's peak. Here a folder is an id: its parent, subtree and direct file
 counts are machine ints in `array`s, its name is kept in one `bytearray` of all names,
-and it is found by (parent, name) in an open-addressing table that is an array too. Extensions are counted as (folder, extension, files) rows, one per
-folder and slice of the listing, and summed only for the few folders a view shows
-(`count_extensions`). `Folder` is a view of one id with the names the views read.
+and it is found by (parent, name) in an open-addressing table that is an array too.
+Extensions are counted as (folder, extension, files) rows, one per folder and slice of
+the listing, and summed only for the few folders a view shows (`count_extensions`). `Folder` is a view of one id with the names the views read.
 
 Folder paths are split into at most `MAX_DEPTH` + 1 names below `base`: deeper levels stay
 joined in the last name, so a hostile megabyte of slashes does not become a million folders.
@@ -23,6 +23,15 @@ from dataclasses import dataclass
 MAX_DEPTH = 64
 _PARENT_MIX = 1_000_003  # spreads a name's hash over the folders of that name
 _NO_PARENT = -1
+
+
+def after_kept_names(path: bytes, start: int) -> int:
+    """Where the `MAX_DEPTH` names of `path` after `start` end (after their last "/"): the
+    rest of a deeper path is one name."""
+    cut = start
+    for _level in range(MAX_DEPTH):
+        cut = path.index(b"/", cut) + 1
+    return cut
 
 
 class FolderTable:
@@ -100,9 +109,7 @@ class FolderTable:
         deep = len(head) - len(self.base) > MAX_DEPTH  # else too short for that many "/"
         if deep and head.count(b"/", len(self.base)) > MAX_DEPTH:  # more names than kept: the last holds the rest
             self.capped = True
-            cut = len(self.base)
-            for _level in range(MAX_DEPTH):
-                cut = head.index(b"/", cut) + 1
+            cut = after_kept_names(head, len(self.base))
         else:
             cut = head.rfind(b"/") + 1
         parent = self.folder_id(folder[:cut], known, create)

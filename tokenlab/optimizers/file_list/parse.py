@@ -23,7 +23,7 @@ from itertools import accumulate, compress, repeat
 from operator import itemgetter, or_
 
 from tokenlab.mapped import ends_with, let_go
-from tokenlab.optimizers.file_list.folders import MAX_DEPTH, Folder, FolderTable
+from tokenlab.optimizers.file_list.folders import MAX_DEPTH, Folder, FolderTable, after_kept_names
 
 
 @dataclass(frozen=True)
@@ -211,12 +211,7 @@ def _scan_lines(
 
 def _entries_above(base: bytes) -> set[bytes]:
     """How the root's own line and those of `base` and the folders above it may read."""
-    entries = {b".", b"./"}
-    end = base.find(b"/", 0, _MAX_PATH_BYTES)
-    while end >= 0:
-        entries.update({base[: end + 1], base[:end]} - {b""})
-        end = base.find(b"/", end + 1, _MAX_PATH_BYTES)
-    return entries
+    return {b".", b"./"} | _forms(base, 0)
 
 
 def _entry_lines(lines: list[bytes], table: FolderTable, above: set[bytes], with_cr: bool) -> Iterator[bytes]:
@@ -253,10 +248,7 @@ def _within_depth(folder: bytes, base: bytes) -> bytes:
     ancestor, whose last names hold the rest of every path below it."""
     if folder.count(b"/", len(base)) <= MAX_DEPTH:
         return folder
-    cut = len(base)
-    for _level in range(MAX_DEPTH):
-        cut = folder.index(b"/", cut) + 1
-    return folder[:cut]
+    return folder[: after_kept_names(folder, len(base))]
 
 
 def _forms(path: bytes, start: int) -> set[bytes]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import itemgetter
 

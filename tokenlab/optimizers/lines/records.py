@@ -257,11 +257,15 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
             return None
     for at, (_, values) in enumerate(first):
         varying += [(at, p) for p in range(len(values)) if any(record[at][1][p] != values[p] for record in split[1:])]
-    cuts = [(at, p, cut) for at, p in varying if (cut := cut_shown([record[at][1][p] for record in split]))]
-    for at, p, cut in cuts:  # one text cut at several widths is one value, said at its longest
-        for record in split:
+    still_varying: list[tuple[int, int]] = []
+    for at, p in varying:
+        cut = cut_shown([record[at][1][p] for record in split])
+        if cut is None:
+            still_varying.append((at, p))
+            continue
+        for record in split:  # one text cut at several widths is one value, said at its longest
             record[at][1][p] = cut
-    return Family(split, [place for place in varying if place not in {(at, p) for at, p, _ in cuts}], records)
+    return Family(split, still_varying, records)
 
 
 # A word of a line's constant text: where records of one kind differ in a name without a

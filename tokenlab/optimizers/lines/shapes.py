@@ -90,8 +90,11 @@ _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 # marks before it, is one value, so that lines cut at different places are one shape. A
 # shorter line ending in `...` is a message of its own (`Downloading x...`), not a cut.
 CUT_WIDTH = 60
-CUT_TAIL_PATTERN = r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)\s*$"
+_CUT_WORD_PATTERN = r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)"  # marks and a word before the dots
+CUT_TAIL_PATTERN = _CUT_WORD_PATTERN + r"\s*$"
 _CUT_TAIL_RE = re.compile(CUT_TAIL_PATTERN)
+# A cut tail inside a group line (`assert {961, 1117} ==...}`).
+_CUT_SHOWN_RE = re.compile(_CUT_WORD_PATTERN)
 _CUT_ENDS = ("...", "…")
 
 
@@ -227,10 +230,6 @@ def _cut_in(value: str, group_line: str) -> bool:
         return False
     stem = _cut_stem(value)
     return any(_cut_stem(shown[0]).startswith(stem) for shown in _CUT_SHOWN_RE.finditer(group_line))
-
-
-# A cut tail inside a group line (`assert {961, 1117} ==...}`): marks and a word before dots.
-_CUT_SHOWN_RE = re.compile(r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)")
 
 
 def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
