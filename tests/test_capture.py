@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tokenlab.agent import capture
 from tokenlab.agent.capture import CommandNotRunError, Limits, capture_output
+from tokenlab.mapped import FAULT_AROUND
 
 PY = sys.executable
 
@@ -102,3 +104,10 @@ def test_output_read_whole_is_never_output_the_mapping_would_take() -> None:
     from tokenlab.mapped import MAPPED_BYTES
 
     assert capture.READ_WHOLE_BYTES <= MAPPED_BYTES
+
+
+def test_a_pipe_is_read_in_pieces_no_larger_than_a_fault_around_window() -> None:
+    """The spool's writes are the pipe's reads: a larger write makes every mapped read of
+    the spool map more than a window (`sources.spooled`). Written out in `capture`, so
+    that the lean client does not import `mapped`; kept equal here."""
+    assert capture._CHUNK == FAULT_AROUND

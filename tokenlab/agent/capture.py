@@ -20,7 +20,6 @@ import select
 import time
 
 from tokenlab.errors import TokenlabError
-from tokenlab.mapped import FAULT_AROUND
 from tokenlab.spool import unnamed_file
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
@@ -43,8 +42,9 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the process group
 _AFTER_KILL = 1.0  # seconds to wait for EOF after SIGKILL (a process outside the group may hold the pipe)
 # What a pipe holds by default, and at most what one write puts in the spool: the page cache
 # keeps a write's bytes in one block as large as the write, and a read of the mapped spool
-# maps the whole block it falls in (`sources.spooled`).
-_CHUNK = FAULT_AROUND
+# maps the whole block it falls in (`sources.spooled`). `mapped.FAULT_AROUND`, written out:
+# importing `mapped` would bring `threading` and `contextlib` into the lean warm client.
+_CHUNK = 1 << 16
 _PROGRESS_EVERY = 0.2
 _FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 # Python ignores these; `subprocess` gives a child their defaults back (`restore_signals`).
