@@ -735,7 +735,7 @@ def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteR
             "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
             "`python -S entry` is `<python> -S <repo>/tokenlab/__main__.py`, the form hooks are",
             "installed with and the PreToolUse rewrite runs (`agent/launcher.py`); `tokens` is the",
-            "console script a user types (editable install: its finder is part of `site`).",
+            "console script a user types (an editable install as a path entry, as `make` installs it).",
             "",
             markdown_table(PER_CALL_HEADER, per_call_rows(calls)),
             "",
