@@ -145,9 +145,9 @@ def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
 
 
 def test_a_value_is_its_whole_word() -> None:
-    assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
-    assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
-    assert records.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])
+    assert line_shapes.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
+    assert line_shapes.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
+    assert line_shapes.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])
 
 
 def _apply_log() -> bytes:
@@ -356,6 +356,19 @@ def test_a_column_holding_another_in_a_fixed_text_is_said_once_by_that_text() ->
     )
     assert found is not None
     assert found.table() == '+ dlq = "#-dlq" for each value; value | + ttl = #: emails 3600; exports 7200; ledger 18000; search 900'
+
+
+def test_a_name_the_values_share_before_their_brackets_is_said_once() -> None:
+    # A JUnit report's test names, a quoted call: what the brackets hold is the row.
+    cases = [("EUR-10", "9.2"), ("GBP-25", "19.75"), ("CHF-55", "48.4")]
+    found = records.family(
+        [[f'<testcase name="test_rate[{case}]">', f"<failure>got {got}</failure>"] for case, got in cases]
+    )
+    assert found is not None
+    assert found.table() == 'name="test_rate[#]"> | got #</failure>: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4'
+    calls = records.family([[f"test 'parse(case{n}b)' failed", f"  took {n}ms"] for n in (3, 5, 8)])
+    assert calls is not None
+    assert calls.table() == "test 'parse(#)' | took #: case3b 3ms; case5b 5ms; case8b 8ms"
 
 
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:

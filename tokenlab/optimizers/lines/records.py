@@ -22,7 +22,14 @@ from tokenlab.mapped import line_count
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, cut_shown, is_failure, is_location, slots
+from tokenlab.optimizers.lines.shapes import (
+    LOCATION_VALUE_RE,
+    cut_shown,
+    is_failure,
+    is_location,
+    slots,
+    word_slots,
+)
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
@@ -36,6 +43,8 @@ _CLOSING = {"[": "]", "(": ")"}
 # A line longer than this is not quoted whole in a group line.
 _QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
+# A name and what its brackets hold (`test_rate[EUR-10]`, `check(7)`).
+_BRACKETED_RE = re.compile(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 
 
@@ -43,35 +52,6 @@ def skeleton(lines: Sequence[str]) -> tuple[str, ...]:
     """The record's constant texts, a line at a time, spacing and rules squeezed: records
     with equal skeletons differ only in their values."""
     return tuple("\0".join(map(_normal, word_slots(line)[0])) for line in lines)
-
-
-# What joins a value to the rest of its word (`EUR-10`, `orders-shard-01`, `v2.1`): a
-# word is read whole, so that a name varying in its letters too is one value.
-_WORD_BYTES = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/+")
-
-
-def word_slots(line: str) -> tuple[list[str], list[str]]:
-    """`slots(line)` with each value stretched to its whole word, and values left in one
-    word merged: `[EUR-10]` holds the value `EUR-10`, not `10` after a constant `EUR-`."""
-    constants, values = slots(line)
-    merged_constants, merged_values = [constants[0]], []
-    for value, after in zip(values, constants[1:], strict=True):
-        before = merged_constants[-1]
-        lead = len(before)
-        while lead > 0 and before[lead - 1] in _WORD_BYTES:
-            lead -= 1
-        if merged_values and lead == 0:  # no constant between this value and the last
-            merged_constants.pop()
-            merged_values[-1] += before + value
-        else:
-            merged_constants[-1] = before[:lead]
-            merged_values.append(before[lead:] + value)
-        trail = 0
-        while trail < len(after) and after[trail] in _WORD_BYTES:
-            trail += 1
-        merged_values[-1] += after[:trail]
-        merged_constants.append(after[trail:])
-    return merged_constants, merged_values
 
 
 # A rule's length follows the title it frames (`____ test[7] ____`): not part of a shape.
@@ -149,7 +129,7 @@ class Family:
         if usual and len(usual) == len(listed):
             del usual[0]  # rows name something of each record
         said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
-        listed = [column if number in usual else column.regular_parts() for number, column in enumerate(listed)]
+        listed = [column if number in usual else _shortened(column) for number, column in enumerate(listed)]
         if not usual:  # (rows of usual values stay as they are: they name their records)
             # A column listed whole above (the config objects' names, then the same names
             # in the objects using them, record for record) is not listed again.
@@ -419,6 +399,20 @@ class _Column:
         values = [cut[kept] for cut in pieces]
         return replace(self, before=self.before + before, after=after + self.after, values=values)
 
+    def bracketed_name(self) -> _Column:
+        """The column with the name its values share before a bracket said once in its head
+        (`name="test_rate[#]": EUR-10 GBP-25 …`), each row keeping what the brackets hold
+        (a parametrised test's id), or the column as it is."""
+        found = [_BRACKETED_RE.fullmatch(value) for value in self.values]
+        if len(self.values) < columns_rules.MIN_ROWS or not all(found):
+            return self
+        ends = {(match[1], match[3]) for match in found if match}
+        if len(ends) != 1:
+            return self
+        name, closing = ends.pop()
+        inside = [match[2] for match in found if match]
+        return replace(self, before=self.before + name, after=closing + self.after, values=inside)
+
     def derived(self, others: Sequence[_Column]) -> str | None:
         """The column said by the fixed text around one of `others`' names, which it holds
         on every record (`+ dlq = "#-dlq" for each value`), or None. Numbers are no names:
@@ -448,6 +442,11 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _shortened(column: _Column) -> _Column:
+    """The column with the parts its values share said once in its head."""
+    return column.bracketed_name().regular_parts()
 
 
 def _name_column(columns: list[_Column]) -> _Column | None:
