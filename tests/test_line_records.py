@@ -371,6 +371,21 @@ def test_a_name_the_values_share_before_their_brackets_is_said_once() -> None:
     assert calls.table() == "test 'parse(#)' | took #: case3b 3ms; case5b 5ms; case8b 8ms"
 
 
+def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -> None:
+    # A failed assertion's two sides; a check macro's; a schema step's versions.
+    sides = [(9.2, 9.21), (23.0, 23.01), (36.8, 36.81)]
+    found = records.family([[f"test_rate[{n}] failed", f"E  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
+    assert found is not None
+    assert found.table() == "test_rate[0–2]; assert # == #: 9.2 9.21; 23.0 23.01; 36.8 36.81"
+    checks = records.family([[f"CHECK failed at step{n}:", f"  size {n * 7} != {n * 7 + 3}"] for n in (1, 4, 6)])
+    assert checks is not None
+    assert checks.table() == "at #: | size # != #: step1 7 10; step4 28 31; step6 42 45"
+    versions = (("0003", "0004", 12), ("0004", "0007", 9), ("0007", "0008", 31))
+    steps = records.family([[f"migrate {a} -> {b} in {t}ms"] for a, b, t in versions])
+    assert steps is not None
+    assert "migrate # -> #" in steps.table()
+
+
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:
     documents = [_config(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
     data = "---\n".join("\n".join(lines) + "\n" for lines in documents).encode()

@@ -112,7 +112,7 @@ def test_many_failure_sections_keep_heading_detail_and_failure_lines() -> None:
         assert line_shapes.not_shown((summary,), visible) == ()
     assert "    def test_total_0():" in visible  # the first section in full
     assert "    def test_total_11():" not in visible
-    assert "[×11 more like the one above] __________ # __________ … E assert # == # … #: AssertionError {" in visible
+    assert "[×11 more like the one above] ___ # ___ … E assert # == # … #: AssertionError {" in visible
 
 
 # --- values that vary together stay paired ------------------------------------------------

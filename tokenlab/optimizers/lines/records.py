@@ -43,6 +43,8 @@ _CLOSING = {"[": "]", "(": ")"}
 # A line longer than this is not quoted whole in a group line.
 _QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
+# A comparison right before a value with no name (`assert 9.2 == 9.21`, `got 3, want 4`).
+_COMPARISON_RE = re.compile(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
 # A name and what its brackets hold (`test_rate[EUR-10]`, `check(7)`).
 _BRACKETED_RE = re.compile(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
@@ -135,8 +137,8 @@ class Family:
             # in the objects using them, record for record) is not listed again.
             said += [f"{column.head()} as listed above" for column in listed if column.listed_in(above)]
             listed = [column for column in listed if not column.listed_in(above)]
-        heads = [column.head() for number, column in enumerate(listed) if number not in usual]
-        if not heads:
+        headed = [column for number, column in enumerate(listed) if number not in usual]
+        if not headed:
             return "; ".join(said)
         rows: list[str] = []
         for row in range(len(self.split)):
@@ -151,7 +153,7 @@ class Family:
         lead = "; ".join(said)
         # A row of one value holds no space: rows of one value need no other separator.
         between = " " if len(listed) == 1 else "; "
-        return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
+        return (f"{lead}; " if lead else "") + f"{_heads(headed)}: " + between.join(rows)
 
     def _short_line(self, at: int) -> bool:
         """Whether the records' line `at` is short enough to be quoted whole in a group
@@ -219,8 +221,9 @@ class Family:
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
-        # Spacing inside a line aligns columns in a record, not in one line: said once.
-        return _SPACES_RE.sub(" ", "".join(shown).strip())
+        # Spacing inside a line aligns columns in a record, and a rule's length follows the
+        # title it frames (`___ test_rate[#] ___`): neither is said in full in one line.
+        return _normal("".join(shown))
 
 
 def family(records: Sequence[Sequence[str]]) -> Family | None:
@@ -334,8 +337,12 @@ class _Column:
             values = [_short(value).removesuffix("…") for value in values]
             after = "…" + after
         found = _LABEL_RE.search(before)
-        if found is None or is_location(values[0]):
+        if is_location(values[0]):
             return cls("", "", values)
+        if found is None:
+            # A value compared with the one before it is named by the comparison (`== #`).
+            compared = _COMPARISON_RE.search(before)
+            return cls(f"{compared[1]} " if compared else "", "", values)
         opening = found[2][-1:] if found[2] else ""
         name = found[1].rsplit(".", 1)[-1]
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
@@ -442,6 +449,16 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _heads(columns: list[_Column]) -> str:
+    """The columns' heads between `|`; a comparison follows the value before it on its line
+    with no `|` (`assert # == #`), as the record prints them."""
+    said = columns[0].head()
+    for before, column in zip(columns, columns[1:]):
+        compared = column.line == before.line and _COMPARISON_RE.fullmatch(column.before)
+        said += f" {column.head()}" if compared else f" | {column.head()}"
+    return said
 
 
 def _shortened(column: _Column) -> _Column:
