@@ -386,6 +386,17 @@ def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -
     assert "migrate # -> #" in steps.table()
 
 
+def test_a_value_repeated_as_a_calls_argument_and_as_a_field_is_named_by_the_field() -> None:
+    rows = [(10, 9.2), (25, 23.0), (55, 50.6)]
+    found = records.family([[f"E   where {got} = convert({n}, 'EUR')", f"amount = {n}"] for n, got in rows])
+    assert found is not None
+    assert found.table() == "where # | amount = #: 9.2 10; 23.0 25; 50.6 55"
+    # A test's id in its heading stays the record's name, whatever field repeats it.
+    named = records.family([[f"___ test_cost[{n}] ___", f"weight = {n}", f"got {got}"] for n, got in rows])
+    assert named is not None
+    assert named.table() == "test_cost[#] | got #: 10 9.2; 25 23.0; 55 50.6"
+
+
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:
     documents = [_config(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
     data = "---\n".join("\n".join(lines) + "\n" for lines in documents).encode()

@@ -43,6 +43,10 @@ _CLOSING = {"[": "]", "(": ")"}
 # A line longer than this is not quoted whole in a group line.
 _QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
+# A field's name before its value (`amount = `, `currency = '`, `port: `).
+_FIELD_RE = re.compile(r"\w\s*[=:]\s*[\"'`]?$")
+# A call's argument (`convert(`, `convert(#, '`).
+_ARGUMENT_RE = re.compile(r"[(,]\s*[\"'`]?$")
 # A comparison right before a value with no name (`assert 9.2 == 9.21`, `got 3, want 4`).
 _COMPARISON_RE = re.compile(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
 # A name and what its brackets hold (`test_rate[EUR-10]`, `check(7)`).
@@ -99,7 +103,7 @@ class Family:
         eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
         their numbers (`columns.sorted_order`)."""
         columns = [replace(_Column.of(self.split, at, position), line=at) for at, position in self.varying]
-        kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        kept = _distinct(columns)
         rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
             order = columns_rules.sorted_order(column.values)
@@ -449,6 +453,20 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _distinct(columns: list[_Column]) -> list[_Column]:
+    """One column of each set holding the same values on every record (`repeating`): the
+    first, unless it is a call's argument and another is named as a field (`amount = #`
+    over `convert(#,`): a test's id in its heading stays the record's name."""
+    kept: list[_Column] = []
+    for column in columns:
+        same = next((at for at, other in enumerate(kept) if column.repeating(other)), None)
+        if same is None:
+            kept.append(column)
+        elif _FIELD_RE.search(column.before) and _ARGUMENT_RE.search(kept[same].before):
+            kept[same] = column
+    return kept
 
 
 def _heads(columns: list[_Column]) -> str:
