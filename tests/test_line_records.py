@@ -387,14 +387,34 @@ def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -
 
 
 def test_a_value_repeated_as_a_calls_argument_and_as_a_field_is_named_by_the_field() -> None:
-    rows = [(10, 9.2), (25, 23.0), (55, 50.6)]
-    found = records.family([[f"E   where {got} = convert({n}, 'EUR')", f"amount = {n}"] for n, got in rows])
+    rows = [(10, 9.2, "EUR"), (25, 23.0, "GBP"), (55, 50.6, "CHF")]
+    found = records.family(
+        [[f"E   where {got} = convert({n}, '{c}')", f"amount = {n}, currency = '{c}'"] for n, got, c in rows]
+    )
     assert found is not None
-    assert found.table() == "where # | amount = #: 9.2 10; 23.0 25; 50.6 55"
+    assert found.table() == "where # | amount = #, | currency = '#': 9.2 10 EUR; 23.0 25 GBP; 50.6 55 CHF"
     # A test's id in its heading stays the record's name, whatever field repeats it.
-    named = records.family([[f"___ test_cost[{n}] ___", f"weight = {n}", f"got {got}"] for n, got in rows])
+    named = records.family([[f"___ test_cost[{n}] ___", f"weight = {n}", f"got {got}"] for n, got, _ in rows])
     assert named is not None
     assert named.table() == "test_cost[#] | got #: 10 9.2; 25 23.0; 55 50.6"
+
+
+def test_columns_holding_parts_of_an_id_listed_row_by_row_are_said_by_it() -> None:
+    # A parametrised test's parameters inside its id; a job's region and shard in its name.
+    cases = [("EUR", 10, 9.2), ("GBP", 25, 19.75), ("CHF", 55, 48.4)]
+    found = records.family(
+        [[f"___ test_rate[{c}-{n}] ___", f"amount = {n}, currency = '{c}'", f"E  assert {got} == 0"]
+         for c, n, got in cases]
+    )
+    assert found is not None
+    assert found.table() == (
+        "amount = #, currency = '#' as in test_rate[#]; "
+        "test_rate[#] | assert #: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4"
+    )
+    jobs = [("eu1", "a7", 3), ("us2", "c4", 8), ("ap3", "b9", 1)]
+    found = records.family([[f"job {r}_{s}: region={r} shard={s}", f"  took {t}s"] for r, s, t in jobs])
+    assert found is not None
+    assert found.table() == "region=#, shard=# as in job #:; job #: | took #: eu1_a7 3s; us2_c4 8s; ap3_b9 1s"
 
 
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:

@@ -102,8 +102,9 @@ class Family:
         value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
         eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
         their numbers (`columns.sorted_order`)."""
-        columns = [replace(_Column.of(self.split, at, position), line=at) for at, position in self.varying]
-        kept = _distinct(columns)
+        columns = [_Column.of(self.split, at, position).bracketed_name() for at, position in self.varying]
+        columns = [replace(column, line=at) for column, (at, _) in zip(columns, self.varying, strict=True)]
+        kept, said = _said_by_parts(_distinct(columns))
         rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
             order = columns_rules.sorted_order(column.values)
@@ -113,7 +114,7 @@ class Family:
                 rows_order = order
                 break
         ruled = [(column, column.rule()) for column in kept]
-        said = [rule for _, rule in ruled if rule is not None]
+        said += [rule for _, rule in ruled if rule is not None]
         listed = [column for column, rule in ruled if rule is None]
         # A column holding another's value in a fixed text (`dlq = "emails-dlq"` beside
         # `emails`) is said once by that text.
@@ -135,7 +136,7 @@ class Family:
         if usual and len(usual) == len(listed):
             del usual[0]  # rows name something of each record
         said += [f"{listed[number].cell(common, labelled=True)} unless shown" for number, common in usual.items()]
-        listed = [column if number in usual else _shortened(column) for number, column in enumerate(listed)]
+        listed = [column if number in usual else column.regular_parts() for number, column in enumerate(listed)]
         if not usual:  # (rows of usual values stay as they are: they name their records)
             # A column listed whole above (the config objects' names, then the same names
             # in the objects using them, record for record) is not listed again.
@@ -330,6 +331,7 @@ class _Column:
     label: str = ""
     resorted: bool = False  # the rows were put in this column's order
     line: int = -1  # the record's line holding the value
+    argument: bool = False  # a call's argument after another (`convert(10, 'EUR')`), unnamed
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
@@ -346,7 +348,8 @@ class _Column:
         if found is None:
             # A value compared with the one before it is named by the comparison (`== #`).
             compared = _COMPARISON_RE.search(before)
-            return cls(f"{compared[1]} " if compared else "", "", values)
+            argument = _ARGUMENT_RE.search(before) is not None
+            return cls(f"{compared[1]} " if compared else "", "", values, argument=argument)
         opening = found[2][-1:] if found[2] else ""
         name = found[1].rsplit(".", 1)[-1]
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
@@ -410,6 +413,9 @@ class _Column:
         values = [cut[kept] for cut in pieces]
         return replace(self, before=self.before + before, after=after + self.after, values=values)
 
+    def is_argument(self) -> bool:
+        return self.argument or _ARGUMENT_RE.search(self.before) is not None
+
     def bracketed_name(self) -> _Column:
         """The column with the name its values share before a bracket said once in its head
         (`name="test_rate[#]": EUR-10 GBP-25 …`), each row keeping what the brackets hold
@@ -458,13 +464,13 @@ class _Column:
 def _distinct(columns: list[_Column]) -> list[_Column]:
     """One column of each set holding the same values on every record (`repeating`): the
     first, unless it is a call's argument and another is named as a field (`amount = #`
-    over `convert(#,`): a test's id in its heading stays the record's name."""
+    over `convert(#,`): a record's own name (`test_rate[#]`, `queue["#"]`) stays."""
     kept: list[_Column] = []
     for column in columns:
         same = next((at for at, other in enumerate(kept) if column.repeating(other)), None)
         if same is None:
             kept.append(column)
-        elif _FIELD_RE.search(column.before) and _ARGUMENT_RE.search(kept[same].before):
+        elif _FIELD_RE.search(column.before) and kept[same].is_argument():
             kept[same] = column
     return kept
 
@@ -479,9 +485,68 @@ def _heads(columns: list[_Column]) -> str:
     return said
 
 
-def _shortened(column: _Column) -> _Column:
-    """The column with the parts its values share said once in its head."""
-    return column.bracketed_name().regular_parts()
+def _said_by_parts(columns: list[_Column]) -> tuple[list[_Column], list[str]]:
+    """The columns but those that, between them, hold every part that varies of another's
+    value listed row by row (split at `-_/:`: `currency = 'EUR'` and `amount = 25` beside
+    the id `EUR-25`), and those said once by it (`amount = #, currency = '#' as in
+    test_rate[#]`). A record's number in its collection (`worker[#]`) is its name, and a
+    value with a constant word beside it (`emails-dlq`) says that word: both stay."""
+    parts_of: dict[int, list[int]] = {}
+    listed = [other for other, held in enumerate(columns) if held.rule() is None]
+    for at, column in enumerate(columns):
+        if column.before.endswith(tuple(_CLOSING)):
+            continue
+        whole = next((other for other in listed if _part_at(column, columns[other]) is not None), None)
+        if whole is not None:
+            parts_of.setdefault(whole, []).append(at)
+    parts_of = {
+        whole: parts
+        for whole, parts in parts_of.items()
+        if {_part_at(columns[at], columns[whole]) for at in parts} == _varying_parts(columns[whole])
+        and _varying_parts(columns[whole]) == _parts(columns[whole])
+    }
+    said = [
+        f"{', '.join(columns[at].head().rstrip(',;') for at in parts)} as in {columns[whole].head()}"
+        for whole, parts in parts_of.items()
+    ]
+    taken = {at for parts in parts_of.values() for at in parts}
+    return [column for at, column in enumerate(columns) if at not in taken], said
+
+
+def _part_at(column: _Column, other: _Column) -> int | None:
+    """Which part of `other`'s values each of `column`'s values is, the same each time."""
+    if not column.before or len(column.values) < columns_rules.MIN_ROWS or len(set(column.values)) < 2:
+        return None
+    pieces = _pieces(other)
+    if pieces is None:
+        return None
+    return next(
+        (
+            part
+            for part in range(0, len(pieces[0]), 2)
+            if all(cut[part] == value for cut, value in zip(pieces, column.values, strict=True))
+        ),
+        None,
+    )
+
+
+def _parts(column: _Column) -> set[int]:
+    pieces = _pieces(column)
+    return set(range(0, len(pieces[0]), 2)) if pieces else set()
+
+
+def _varying_parts(column: _Column) -> set[int]:
+    pieces = _pieces(column) or []
+    return {part for part in _parts(column) if len({cut[part] for cut in pieces}) > 1}
+
+
+def _pieces(column: _Column) -> list[list[str]] | None:
+    """Each value cut at `-_/:` into parts (even places) and cuts, when all cut alike."""
+    pieces = [_PART_CUT_RE.split(value) for value in column.values]
+    cuts = pieces[0][1::2]
+    if len(pieces[0]) < 3 or any(len(cut) != len(pieces[0]) or cut[1::2] != cuts for cut in pieces):
+        return None
+    return pieces
 
 
 def _name_column(columns: list[_Column]) -> _Column | None:

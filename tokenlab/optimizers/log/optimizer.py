@@ -2,7 +2,8 @@
 
 Logs and tool output are mostly the same few line shapes repeated with different
 timestamps, ids and numbers. We reduce every line to a *template* (words holding a digit
-become `#`, whitespace runs become one space, passing-test lines lose their test name)
+become `#`, and so does a bracketed id holding one whole, `[EUR-10]`; whitespace runs
+become one space, passing-test lines lose their test name)
 and fold each template's lines into one line showing the first of them and a count.
 Anomalies -- error/warning/failure lines, Python tracebacks, indented continuations such
 as a compiler's source excerpt -- stay verbatim where they occurred, with a line of
