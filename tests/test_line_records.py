@@ -145,9 +145,9 @@ def test_records_that_are_a_small_part_of_the_input_do_not_fold() -> None:
 
 
 def test_a_value_is_its_whole_word() -> None:
-    assert records.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
-    assert records.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
-    assert records.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])
+    assert line_shapes.word_slots("___ test_rate[EUR-10] ___") == (["___ test_rate[", "] ___"], ["EUR-10"])
+    assert line_shapes.word_slots("  app: orders-shard-01") == (["  app: ", ""], ["orders-shard-01"])
+    assert line_shapes.word_slots("x v1+v2 y") == (["x ", " y"], ["v1+v2"])
 
 
 def _apply_log() -> bytes:
@@ -356,6 +356,65 @@ def test_a_column_holding_another_in_a_fixed_text_is_said_once_by_that_text() ->
     )
     assert found is not None
     assert found.table() == '+ dlq = "#-dlq" for each value; value | + ttl = #: emails 3600; exports 7200; ledger 18000; search 900'
+
+
+def test_a_name_the_values_share_before_their_brackets_is_said_once() -> None:
+    # A JUnit report's test names, a quoted call: what the brackets hold is the row.
+    cases = [("EUR-10", "9.2"), ("GBP-25", "19.75"), ("CHF-55", "48.4")]
+    found = records.family(
+        [[f'<testcase name="test_rate[{case}]">', f"<failure>got {got}</failure>"] for case, got in cases]
+    )
+    assert found is not None
+    assert found.table() == 'name="test_rate[#]"> | got #</failure>: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4'
+    calls = records.family([[f"test 'parse(case{n}b)' failed", f"  took {n}ms"] for n in (3, 5, 8)])
+    assert calls is not None
+    assert calls.table() == "test 'parse(#)' | took #: case3b 3ms; case5b 5ms; case8b 8ms"
+
+
+def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -> None:
+    # A failed assertion's two sides; a check macro's; a schema step's versions.
+    sides = [(9.2, 9.21), (23.0, 23.01), (36.8, 36.81)]
+    found = records.family([[f"test_rate[{n}] failed", f"E  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
+    assert found is not None
+    assert found.table() == "test_rate[0–2]; assert # == #: 9.2 9.21; 23.0 23.01; 36.8 36.81"
+    checks = records.family([[f"CHECK failed at step{n}:", f"  size {n * 7} != {n * 7 + 3}"] for n in (1, 4, 6)])
+    assert checks is not None
+    assert checks.table() == "at #: | size # != #: step1 7 10; step4 28 31; step6 42 45"
+    versions = (("0003", "0004", 12), ("0004", "0007", 9), ("0007", "0008", 31))
+    steps = records.family([[f"migrate {a} -> {b} in {t}ms"] for a, b, t in versions])
+    assert steps is not None
+    assert "migrate # -> #" in steps.table()
+
+
+def test_a_value_repeated_as_a_calls_argument_and_as_a_field_is_named_by_the_field() -> None:
+    rows = [(10, 9.2, "EUR"), (25, 23.0, "GBP"), (55, 50.6, "CHF")]
+    found = records.family(
+        [[f"E   where {got} = convert({n}, '{c}')", f"amount = {n}, currency = '{c}'"] for n, got, c in rows]
+    )
+    assert found is not None
+    assert found.table() == "where # | amount = #, | currency = '#': 9.2 10 EUR; 23.0 25 GBP; 50.6 55 CHF"
+    # A test's id in its heading stays the record's name, whatever field repeats it.
+    named = records.family([[f"___ test_cost[{n}] ___", f"weight = {n}", f"got {got}"] for n, got, _ in rows])
+    assert named is not None
+    assert named.table() == "test_cost[#] | got #: 10 9.2; 25 23.0; 55 50.6"
+
+
+def test_columns_holding_parts_of_an_id_listed_row_by_row_are_said_by_it() -> None:
+    # A parametrised test's parameters inside its id; a job's region and shard in its name.
+    cases = [("EUR", 10, 9.2), ("GBP", 25, 19.75), ("CHF", 55, 48.4)]
+    found = records.family(
+        [[f"___ test_rate[{c}-{n}] ___", f"amount = {n}, currency = '{c}'", f"E  assert {got} == 0"]
+         for c, n, got in cases]
+    )
+    assert found is not None
+    assert found.table() == (
+        "amount = #, currency = '#' as in test_rate[#]; "
+        "test_rate[#] | assert #: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4"
+    )
+    jobs = [("eu1", "a7", 3), ("us2", "c4", 8), ("ap3", "b9", 1)]
+    found = records.family([[f"job {r}_{s}: region={r} shard={s}", f"  took {t}s"] for r, s, t in jobs])
+    assert found is not None
+    assert found.table() == "region=#, shard=# as in job #:; job #: | took #: eu1_a7 3s; us2_c4 8s; ap3_b9 1s"
 
 
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:

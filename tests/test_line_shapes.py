@@ -176,3 +176,25 @@ def test_a_server_log_line_cut_at_its_width_is_one_shape_with_its_uncut_values()
 def test_a_short_line_ending_in_dots_is_a_message_not_a_cut() -> None:
     assert line_shapes.cut_tail("Downloading numpy-2.1.0.tar.gz...") is None
     assert line_shapes.varying_slots(["Building wheel for numpy...", "Building wheel for scipy..."]) is None
+
+
+def test_ids_differing_in_their_letters_are_one_varying_value_each() -> None:
+    lines = ["FAILED t.py::test_rate[EUR-10] - boom", "FAILED t.py::test_rate[GBP-25] - boom"]
+    found = line_shapes.varying_slots(lines)
+    assert found is not None
+    split, varying = found
+    assert [split[row][1][varying[0]] for row in range(2)] == ["EUR-10", "GBP-25"]
+    assert line_values.with_values(lines, 6) == "FAILED t.py::test_rate[{EUR-10, GBP-25}] - boom"
+    # Constant texts that differ outside a value's word are another shape.
+    assert line_shapes.varying_slots(["run [EUR-10] ok", "walk [GBP-25] ok"]) is None
+
+
+def test_a_group_line_listing_whole_ids_shows_each_line_with_that_id_only() -> None:
+    group = "[×2] FAILED t.py::test_rate[{EUR-10, GBP-25}] - boom"
+    assert line_shapes.shown_by("FAILED t.py::test_rate[GBP-25] - boom", group)
+    assert not line_shapes.shown_by("FAILED t.py::test_rate[CHF-40] - boom", group)
+    assert not line_shapes.shown_by("FAILED t.py::test_cost[GBP-25] - boom", group)
+    # Listed with their brackets (a word summarised whole), as a log's regions are.
+    regions = "[×2] 09:00:{01, 02} INFO {[eu-west-1], [us-east-2]} sync finished"
+    assert line_shapes.shown_by("09:00:02 INFO [us-east-2] sync finished", regions)
+    assert not line_shapes.shown_by("09:00:02 INFO [ap-south-1] sync finished", regions)

@@ -864,3 +864,31 @@ def test_notes_carrying_their_own_rule_code_are_findings_not_path_steps() -> Non
     lines = ["lib/build.sh:281:1: warning: setup references arguments, but none are ever passed. [SC2120]", *notes]
     shown = _shown(("\n".join([*lines, "lib/build.sh:320:3: error: Couldn't parse this function. [SC1073]"]) + "\n").encode())
     assert not any(note in shown for note in notes) and "[SC2120] [+4 lines]" in shown
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # a parametrised test's ids, a cloud region, a thread pool's thread names
+        [f"FAILED t.py::test_rate[{c}-{n}] - Error" for c in ("EUR", "GBP", "CHF") for n in (10, 25)],
+        [f"2026-03-14 09:00:0{n} INFO [{region}] replica sync finished" for n, region in enumerate(
+            ("eu-west-1", "us-east-2", "ap-south-1", "eu-central-1", "us-west-2", "sa-east-1"))],
+        [f"12:00:0{n} [{pool}-{n}-thread-{n + 1}] worker idle" for n, pool in enumerate(
+            ("pool", "io", "cpu", "pool", "io", "cpu"))],
+    ],
+    ids=["pytest", "regions", "threads"],
+)
+def test_bracketed_ids_that_differ_in_their_letters_are_one_value(lines: list[str]) -> None:
+    data = "\n".join(lines).encode() + b"\n"
+    result = optimize(service_lines_text(20) + data, FINE)
+    shown = render_preview(result)
+    # One group line for the lines (a failure's first three shown as examples), naming
+    # each id whole.
+    ending = lines[0].rsplit(" ", 1)[1]
+    assert sum(line.startswith("[×") and line.endswith(ending) for line in shown.splitlines()) == 1
+    assert line_shapes.not_shown(tuple(lines), shown) == ()
+    assert sum(line in shown for line in lines) <= 3
+
+
+def service_lines_text(count: int) -> bytes:
+    return b"".join(service_lines(count))

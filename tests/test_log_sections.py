@@ -14,8 +14,8 @@ from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
-from tokenlab.optimizers.log.optimizer import LogLimits
-from tokenlab.optimizers.log.sections import failure_sections
+from tokenlab.optimizers.log.optimizer import LogLimits, _split
+from tokenlab.optimizers.log.sections import failure_sections, told_names
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -112,7 +112,7 @@ def test_many_failure_sections_keep_heading_detail_and_failure_lines() -> None:
         assert line_shapes.not_shown((summary,), visible) == ()
     assert "    def test_total_0():" in visible  # the first section in full
     assert "    def test_total_11():" not in visible
-    assert "[×11 more like the one above] __________ # __________ … E assert # == # … #: AssertionError {" in visible
+    assert "[×11 more like the one above] ___ # ___ … E assert # == # … #: AssertionError {" in visible
 
 
 # --- values that vary together stay paired ------------------------------------------------
@@ -335,7 +335,9 @@ def test_failed_tap_diagnostics_fold_as_records_with_their_values_paired() -> No
     dates = [(f"20{10 + n}-12-31", got[n], expected[n]) for n in range(9)]
     visible = shown(_tap_diagnostics(dates))
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
-    assert "iso_week(2015-12-31) 53 52" in group  # the date, what it got and what was expected, together
+    # The date, what it got and what was expected, together; the call they share said once.
+    assert "test 'iso_week(#)' | got: '#' | expected: '#': " in group
+    assert "; 2015-12-31 53 52;" in group
     assert "got: ×" not in visible  # never a census of one column
 
 
@@ -451,3 +453,57 @@ def test_many_one_line_diagnostics_with_paired_values_fold_into_rows_counted_alo
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     assert group.startswith("[×9] ") and "more like the one above" not in group
     assert "pkg/mod_04.py:38 fetch" in group  # each record's values side by side
+
+
+# --- a run's closing list of failures its sections told ------------------------------------
+
+
+def _told_then_listed(ids: list[str], summary: str) -> str:
+    """Failure sections of one test per id (pytest's shape), then the run's closing list of
+    them in `summary`'s form (`FAILED t.py::{name} - …`, `ERROR t.py::{name} - …`)."""
+    out = ["=" * 20 + " FAILURES " + "=" * 20]
+    for n, case in enumerate(ids):
+        out += ["_" * 10 + f" test_rate[{case}] " + "_" * 10, "", "    def test_rate(case):"]
+        out += [">       assert convert(case) == expected(case)", f"E       assert {n} == {n + 1}", ""]
+        out += ["tests/test_rates.py:14: AssertionError"]
+    out += ["=" * 10 + " short test summary info " + "=" * 10]
+    out += [summary.format(name=f"test_rate[{case}]") for case in ids]
+    return "\n".join([*out, f"{len(ids)} failed in 0.5s"]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "summary",
+    ["FAILED tests/test_rates.py::{name} - Error: ass...", "ERROR tests/test_rates.py::{name} - K..."],
+    ids=["failed", "error"],
+)
+def test_failures_a_run_lists_after_telling_them_are_one_group_line_naming_every_id(summary: str) -> None:
+    ids = [f"{currency}-{amount}" for currency in ("EUR", "GBP", "CHF") for amount in (10, 25, 40)]
+    visible = shown(_told_then_listed(ids, summary))
+    listed = [summary.format(name=f"test_rate[{case}]") for case in ids]
+    # No example is shown: each was told in its section, and the group line names them all.
+    assert not any(line in visible for line in listed)
+    head = summary.split(" - ")[0].format(name="test_rate[")
+    assert f"[×9] {head}{{{', '.join(ids)}}}]" in visible
+    assert line_shapes.not_shown(tuple(listed), visible) == ()
+
+
+def test_failure_lines_naming_no_told_failure_keep_their_examples() -> None:
+    text = _told_then_listed(["EUR-10", "GBP-25"], "FAILED tests/test_rates.py::{name} - assert 0")
+    cases = ("a-1", "b-2", "c-3", "d-4", "e-5")
+    others = [f"FAILED tests/test_cost.py::test_cap[{case}] - assert 0" for case in cases]
+    visible = shown(text + "\n".join(others) + "\n")
+    assert all(line in visible for line in others[:3])  # three examples, as any anomaly's
+    assert "[×2] FAILED tests/test_cost.py::test_cap[{d-4, e-5}] - assert 0" in visible
+
+
+def test_a_failure_is_told_by_its_headings_id_never_by_a_plain_word() -> None:
+    text = [
+        "_" * 10 + " test_rate[EUR-10] " + "_" * 10, "E   assert 1 == 2", "",
+        "---- tests::parse stdout ----", "thread panicked", "",
+        "--- FAIL: TestParse (0.00s)", "    parse_test.go:12: got 1", "",
+        "not ok 3 - rounds", "#   Failed test 'round'", "#   at t/r.t line 4.", "",
+    ]
+    lines, _ = _split(("\n".join(text) + "\n").encode())
+    sections = failure_sections(lines)
+    assert sections is not None
+    assert told_names(lines, sections) == {b"test_rate[EUR-10]", b"tests::parse", b"TestParse"}

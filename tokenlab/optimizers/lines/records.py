@@ -22,7 +22,14 @@ from tokenlab.mapped import line_count
 from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals, visible
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines import columns as columns_rules
-from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, cut_shown, is_failure, is_location, slots
+from tokenlab.optimizers.lines.shapes import (
+    LOCATION_VALUE_RE,
+    cut_shown,
+    is_failure,
+    is_location,
+    slots,
+    word_slots,
+)
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
@@ -36,6 +43,14 @@ _CLOSING = {"[": "]", "(": ")"}
 # A line longer than this is not quoted whole in a group line.
 _QUOTED_LINE_BYTES = 120
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
+# A field's name before its value (`amount = `, `currency = '`, `port: `).
+_FIELD_RE = re.compile(r"\w\s*[=:]\s*[\"'`]?$")
+# A call's argument (`convert(`, `convert(#, '`).
+_ARGUMENT_RE = re.compile(r"[(,]\s*[\"'`]?$")
+# A comparison right before a value with no name (`assert 9.2 == 9.21`, `got 3, want 4`).
+_COMPARISON_RE = re.compile(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
+# A name and what its brackets hold (`test_rate[EUR-10]`, `check(7)`).
+_BRACKETED_RE = re.compile(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 
 
@@ -43,35 +58,6 @@ def skeleton(lines: Sequence[str]) -> tuple[str, ...]:
     """The record's constant texts, a line at a time, spacing and rules squeezed: records
     with equal skeletons differ only in their values."""
     return tuple("\0".join(map(_normal, word_slots(line)[0])) for line in lines)
-
-
-# What joins a value to the rest of its word (`EUR-10`, `orders-shard-01`, `v2.1`): a
-# word is read whole, so that a name varying in its letters too is one value.
-_WORD_BYTES = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/+")
-
-
-def word_slots(line: str) -> tuple[list[str], list[str]]:
-    """`slots(line)` with each value stretched to its whole word, and values left in one
-    word merged: `[EUR-10]` holds the value `EUR-10`, not `10` after a constant `EUR-`."""
-    constants, values = slots(line)
-    merged_constants, merged_values = [constants[0]], []
-    for value, after in zip(values, constants[1:], strict=True):
-        before = merged_constants[-1]
-        lead = len(before)
-        while lead > 0 and before[lead - 1] in _WORD_BYTES:
-            lead -= 1
-        if merged_values and lead == 0:  # no constant between this value and the last
-            merged_constants.pop()
-            merged_values[-1] += before + value
-        else:
-            merged_constants[-1] = before[:lead]
-            merged_values.append(before[lead:] + value)
-        trail = 0
-        while trail < len(after) and after[trail] in _WORD_BYTES:
-            trail += 1
-        merged_values[-1] += after[:trail]
-        merged_constants.append(after[trail:])
-    return merged_constants, merged_values
 
 
 # A rule's length follows the title it frames (`____ test[7] ____`): not part of a shape.
@@ -116,8 +102,9 @@ class Family:
         value whole (as the signal check reads it) (`worker[1–7]; region = "#" cycling
         eu-1, us-2; replicas = #: 3; 4; …`). Numbered records out of order are listed by
         their numbers (`columns.sorted_order`)."""
-        columns = [replace(_Column.of(self.split, at, position), line=at) for at, position in self.varying]
-        kept = [column for at, column in enumerate(columns) if not any(column.repeating(other) for other in columns[:at])]
+        columns = [_Column.of(self.split, at, position).bracketed_name() for at, position in self.varying]
+        columns = [replace(column, line=at) for column, (at, _) in zip(columns, self.varying, strict=True)]
+        kept, said = _said_by_parts(_distinct(columns))
         rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
             order = columns_rules.sorted_order(column.values)
@@ -127,7 +114,7 @@ class Family:
                 rows_order = order
                 break
         ruled = [(column, column.rule()) for column in kept]
-        said = [rule for _, rule in ruled if rule is not None]
+        said += [rule for _, rule in ruled if rule is not None]
         listed = [column for column, rule in ruled if rule is None]
         # A column holding another's value in a fixed text (`dlq = "emails-dlq"` beside
         # `emails`) is said once by that text.
@@ -155,8 +142,8 @@ class Family:
             # in the objects using them, record for record) is not listed again.
             said += [f"{column.head()} as listed above" for column in listed if column.listed_in(above)]
             listed = [column for column in listed if not column.listed_in(above)]
-        heads = [column.head() for number, column in enumerate(listed) if number not in usual]
-        if not heads:
+        headed = [column for number, column in enumerate(listed) if number not in usual]
+        if not headed:
             return "; ".join(said)
         rows: list[str] = []
         for row in range(len(self.split)):
@@ -171,7 +158,7 @@ class Family:
         lead = "; ".join(said)
         # A row of one value holds no space: rows of one value need no other separator.
         between = " " if len(listed) == 1 else "; "
-        return (f"{lead}; " if lead else "") + f"{' | '.join(heads)}: " + between.join(rows)
+        return (f"{lead}; " if lead else "") + f"{_heads(headed)}: " + between.join(rows)
 
     def _short_line(self, at: int) -> bool:
         """Whether the records' line `at` is short enough to be quoted whole in a group
@@ -239,8 +226,9 @@ class Family:
         shown = [constants[0]]
         for position, (value, after) in enumerate(zip(values, constants[1:], strict=True)):
             shown.append(("#" if position in varying else value) + after)
-        # Spacing inside a line aligns columns in a record, not in one line: said once.
-        return _SPACES_RE.sub(" ", "".join(shown).strip())
+        # Spacing inside a line aligns columns in a record, and a rule's length follows the
+        # title it frames (`___ test_rate[#] ___`): neither is said in full in one line.
+        return _normal("".join(shown))
 
 
 def family(records: Sequence[Sequence[str]]) -> Family | None:
@@ -343,6 +331,7 @@ class _Column:
     label: str = ""
     resorted: bool = False  # the rows were put in this column's order
     line: int = -1  # the record's line holding the value
+    argument: bool = False  # a call's argument after another (`convert(10, 'EUR')`), unnamed
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> _Column:
@@ -354,8 +343,13 @@ class _Column:
             values = [_short(value).removesuffix("…") for value in values]
             after = "…" + after
         found = _LABEL_RE.search(before)
-        if found is None or is_location(values[0]):
+        if is_location(values[0]):
             return cls("", "", values)
+        if found is None:
+            # A value compared with the one before it is named by the comparison (`== #`).
+            compared = _COMPARISON_RE.search(before)
+            argument = _ARGUMENT_RE.search(before) is not None
+            return cls(f"{compared[1]} " if compared else "", "", values, argument=argument)
         opening = found[2][-1:] if found[2] else ""
         name = found[1].rsplit(".", 1)[-1]
         if opening in _CLOSING and found[2].strip() == opening and after[:1] == _CLOSING[opening]:
@@ -419,6 +413,23 @@ class _Column:
         values = [cut[kept] for cut in pieces]
         return replace(self, before=self.before + before, after=after + self.after, values=values)
 
+    def is_argument(self) -> bool:
+        return self.argument or _ARGUMENT_RE.search(self.before) is not None
+
+    def bracketed_name(self) -> _Column:
+        """The column with the name its values share before a bracket said once in its head
+        (`name="test_rate[#]": EUR-10 GBP-25 …`), each row keeping what the brackets hold
+        (a parametrised test's id), or the column as it is."""
+        found = [_BRACKETED_RE.fullmatch(value) for value in self.values]
+        if len(self.values) < columns_rules.MIN_ROWS or not all(found):
+            return self
+        ends = {(match[1], match[3]) for match in found if match}
+        if len(ends) != 1:
+            return self
+        name, closing = ends.pop()
+        inside = [match[2] for match in found if match]
+        return replace(self, before=self.before + name, after=closing + self.after, values=inside)
+
     def derived(self, others: Sequence[_Column]) -> str | None:
         """The column said by the fixed text around one of `others`' names, which it holds
         on every record (`+ dlq = "#-dlq" for each value`), or None. Numbers are no names:
@@ -448,6 +459,94 @@ class _Column:
         A value inside a longer one (`worker-7` beside `worker[7]`) stays whole in its own
         column, as the signal check reads it."""
         return self.values == other.values
+
+
+def _distinct(columns: list[_Column]) -> list[_Column]:
+    """One column of each set holding the same values on every record (`repeating`): the
+    first, unless it is a call's argument and another is named as a field (`amount = #`
+    over `convert(#,`): a record's own name (`test_rate[#]`, `queue["#"]`) stays."""
+    kept: list[_Column] = []
+    for column in columns:
+        same = next((at for at, other in enumerate(kept) if column.repeating(other)), None)
+        if same is None:
+            kept.append(column)
+        elif _FIELD_RE.search(column.before) and kept[same].is_argument():
+            kept[same] = column
+    return kept
+
+
+def _heads(columns: list[_Column]) -> str:
+    """The columns' heads between `|`; a comparison follows the value before it on its line
+    with no `|` (`assert # == #`), as the record prints them."""
+    said = columns[0].head()
+    for before, column in zip(columns, columns[1:]):
+        compared = column.line == before.line and _COMPARISON_RE.fullmatch(column.before)
+        said += f" {column.head()}" if compared else f" | {column.head()}"
+    return said
+
+
+def _said_by_parts(columns: list[_Column]) -> tuple[list[_Column], list[str]]:
+    """The columns but those that, between them, hold every part that varies of another's
+    value listed row by row (split at `-_/:`: `currency = 'EUR'` and `amount = 25` beside
+    the id `EUR-25`), and those said once by it (`amount = #, currency = '#' as in
+    test_rate[#]`). A record's number in its collection (`worker[#]`) is its name, and a
+    value with a constant word beside it (`emails-dlq`) says that word: both stay."""
+    parts_of: dict[int, list[int]] = {}
+    listed = [other for other, held in enumerate(columns) if held.rule() is None]
+    for at, column in enumerate(columns):
+        if column.before.endswith(tuple(_CLOSING)):
+            continue
+        whole = next((other for other in listed if _part_at(column, columns[other]) is not None), None)
+        if whole is not None:
+            parts_of.setdefault(whole, []).append(at)
+    parts_of = {
+        whole: parts
+        for whole, parts in parts_of.items()
+        if {_part_at(columns[at], columns[whole]) for at in parts} == _varying_parts(columns[whole])
+        and _varying_parts(columns[whole]) == _parts(columns[whole])
+    }
+    said = [
+        f"{', '.join(columns[at].head().rstrip(',;') for at in parts)} as in {columns[whole].head()}"
+        for whole, parts in parts_of.items()
+    ]
+    taken = {at for parts in parts_of.values() for at in parts}
+    return [column for at, column in enumerate(columns) if at not in taken], said
+
+
+def _part_at(column: _Column, other: _Column) -> int | None:
+    """Which part of `other`'s values each of `column`'s values is, the same each time."""
+    if not column.before or len(column.values) < columns_rules.MIN_ROWS or len(set(column.values)) < 2:
+        return None
+    pieces = _pieces(other)
+    if pieces is None:
+        return None
+    return next(
+        (
+            part
+            for part in range(0, len(pieces[0]), 2)
+            if all(cut[part] == value for cut, value in zip(pieces, column.values, strict=True))
+        ),
+        None,
+    )
+
+
+def _parts(column: _Column) -> set[int]:
+    pieces = _pieces(column)
+    return set(range(0, len(pieces[0]), 2)) if pieces else set()
+
+
+def _varying_parts(column: _Column) -> set[int]:
+    pieces = _pieces(column) or []
+    return {part for part in _parts(column) if len({cut[part] for cut in pieces}) > 1}
+
+
+def _pieces(column: _Column) -> list[list[str]] | None:
+    """Each value cut at `-_/:` into parts (even places) and cuts, when all cut alike."""
+    pieces = [_PART_CUT_RE.split(value) for value in column.values]
+    cuts = pieces[0][1::2]
+    if len(pieces[0]) < 3 or any(len(cut) != len(pieces[0]) or cut[1::2] != cuts for cut in pieces):
+        return None
+    return pieces
 
 
 def _name_column(columns: list[_Column]) -> _Column | None:

@@ -170,6 +170,35 @@ def values_of_shape(joined: str, count: int, shape: re.Pattern[str]) -> list[Seq
     return [list(values) for values in zip(*found)]
 
 
+# What joins a value to the rest of its word (`EUR-10`, `orders-shard-01`, `v2.1`): a
+# word is read whole, so that a name varying in its letters too is one value.
+_WORD_BYTES = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/+")
+
+
+def word_slots(line: str, known: SlotsSeen | None = None) -> tuple[list[str], list[str]]:
+    """`slots(line)` with each value stretched to its whole word, and values left in one
+    word merged: `[EUR-10]` holds the value `EUR-10`, not `10` after a constant `EUR-`."""
+    constants, values = slots(line, known)
+    merged_constants, merged_values = [constants[0]], []
+    for value, after in zip(values, constants[1:], strict=True):
+        before = merged_constants[-1]
+        lead = len(before)
+        while lead > 0 and before[lead - 1] in _WORD_BYTES:
+            lead -= 1
+        if merged_values and lead == 0:  # no constant between this value and the last
+            merged_constants.pop()
+            merged_values[-1] += before + value
+        else:
+            merged_constants[-1] = before[:lead]
+            merged_values.append(before[lead:] + value)
+        trail = 0
+        while trail < len(after) and after[trail] in _WORD_BYTES:
+            trail += 1
+        merged_values[-1] += after[:trail]
+        merged_constants.append(after[trail:])
+    return merged_constants, merged_values
+
+
 _QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
 # What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
 _LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
@@ -284,13 +313,11 @@ def varying_slots(lines: list[str]) -> VaryingSlots | None:
     path is read whole, never as lists to pair up."""
     known = SlotsSeen()
     split = [slots(line, known) for line in lines]
-    first_texts = split[0][0]
-    folded = [_squeezed(text) for text in first_texts]
-    if any(
-        len(values) != len(split[0][1]) or (texts != first_texts and list(map(_squeezed, texts)) != folded)
-        for texts, values in split
-    ):
-        return None
+    if not _one_shape(split):
+        # Ids that differ in their letters too (`[EUR-10]`, `[GBP-25]`) are one value each.
+        split = [word_slots(line, known) for line in lines]
+        if not _one_shape(split):
+            return None
     varying = [
         position
         for position in range(len(split[0][1]))
@@ -300,6 +327,16 @@ def varying_slots(lines: list[str]) -> VaryingSlots | None:
         split = [_merged(constants, values, first, last) for constants, values in split]
         varying = [p for p in varying if p <= first] + [p - (last - first) for p in varying if p > last]
     return split, varying
+
+
+def _one_shape(split: list[tuple[list[str], list[str]]]) -> bool:
+    """Whether the lines' constant texts are the same, spacing aside."""
+    first_texts = split[0][0]
+    folded = [_squeezed(text) for text in first_texts]
+    return not any(
+        len(values) != len(split[0][1]) or (texts != first_texts and list(map(_squeezed, texts)) != folded)
+        for texts, values in split
+    )
 
 
 def _word_runs(constants: list[str], varying: list[int]) -> list[tuple[int, int]]:
@@ -381,7 +418,25 @@ def shown_by(line: str, group_line: str, folder: str = "") -> bool:
         constants, values = _merged(constants, values, first, last)
     if _slots_shown(constants, values, squeezed, group_line, folder):
         return True
+    # Or lists the words holding its values whole (`[{EUR-55, GBP-10}]`, `varying_slots`),
+    # or with their brackets (`{[eu-west-1], [us-east-2]}`, `line_values.word_summary`).
+    constants, values = word_slots(line)
+    if _slots_shown(constants, values, squeezed, group_line, folder):
+        return True
+    if _slots_shown(*_with_brackets(constants, values), squeezed, group_line, folder):
+        return True
     return _name_shown(line, squeezed, group_line)
+
+
+def _with_brackets(constants: list[str], values: list[str]) -> tuple[list[str], list[str]]:
+    """The slots with each value that fills a pair of brackets holding them (`[eu-west-1]`)."""
+    constants, values = list(constants), list(values)
+    for at, value in enumerate(values):
+        opening, after = constants[at][-1:], constants[at + 1]
+        if opening in "[(" and opening and after[:1] == {"[": "]", "(": ")"}[opening]:
+            values[at] = opening + value + after[0]
+            constants[at], constants[at + 1] = constants[at][:-1], after[1:]
+    return constants, values
 
 
 _NAME_WORD_RE = re.compile(r"[A-Za-z_][\w.\-]*")

@@ -2,7 +2,8 @@
 
 Logs and tool output are mostly the same few line shapes repeated with different
 timestamps, ids and numbers. We reduce every line to a *template* (words holding a digit
-become `#`, whitespace runs become one space, passing-test lines lose their test name)
+become `#`, and so does a bracketed id holding one whole, `[EUR-10]`; whitespace runs
+become one space, passing-test lines lose their test name)
 and fold each template's lines into one line showing the first of them and a count.
 Anomalies -- error/warning/failure lines, Python tracebacks, indented continuations such
 as a compiler's source excerpt -- stay verbatim where they occurred, with a line of
@@ -73,6 +74,8 @@ from tokenlab.optimizers.log.sections import (
     fold_frame_context,
     fold_like_sections,
     record_blocks,
+    restates,
+    told_names,
 )
 from tokenlab.optimizers.log.units import (
     CARET_UNDER_RE,
@@ -101,6 +104,10 @@ _ANSI_RE = line_shapes.ANSI_RE
 # digit, word bytes before a separator), so backing off would only retry what must fail
 # (the whole input's templates: 15% faster).
 _VARYING_RE = re.compile(rb"\b[A-Za-z_]*+\d\w*+(?:[.:/\-][A-Za-z_]*+\d\w*+)*+")
+# A bracketed id holding a value (`[EUR-10]`, `[pool-1-thread-2]`, `[case_b3]`) is one value
+# whole: ids of a parametrised test differ in their letters too (`[EUR-10]`, `[GBP-25]`), and
+# split at their digits they made a template per letter prefix.
+_BRACKETED_ID_RE = re.compile(rb"\[[^\s\[\]#]*+#[^\s\[\]]*+\]")
 # `line_shapes.cut_tail` as it reads the bytes of a chunk of lines (`_cut_tails_marked`).
 _CUT_TAIL_RE = re.compile(line_shapes.CUT_TAIL_PATTERN.replace("…", "\xe2\x80\xa6").encode("latin-1"))
 _LINE_END_DOTS_RE = re.compile(rb"(?:\.\.\.|\xe2\x80\xa6)[ \t\r]*$", re.MULTILINE)
@@ -229,6 +236,8 @@ def _template(text: bytes) -> bytes:
     if b"..." in text or b"\xe2\x80\xa6" in text:
         text = _cut_tails_marked(text)
     template = _VARYING_RE.sub(b"#", text)
+    if b"[" in template:
+        template = _BRACKETED_ID_RE.sub(b"[#]", template)
     if b"\t" in template:
         template = _TABS_RE.sub(b" ", template)
     template = _SPACES_RE.sub(b" ", template)
@@ -424,6 +433,7 @@ def _place_anomalies(
     frames = Frames(failures=any(is_failure_template(lines, templates, n, limits) for n in plan.anomalous))
     covered = 0
     diagnostic_keys: dict[bytes, bool] = {}  # read once per key: a large build repeats its keys
+    told = told_names(lines, sections) if sections is not None else frozenset()
     continuing = continuing_lines(lines)
     for start in starts:
         if start < covered:
@@ -483,6 +493,11 @@ def _place_anomalies(
                 # A framed record shows one example of its rule, frame and help included;
                 # its further records are listed by location (`render.framed_rows`).
                 shown = max(shown, limits.diagnostic_repeats)
+        elif len(unit) == 1 and told and not sections[start] and restates(lines.clean(start), told):
+            # A run's list of failures its sections tell in full: when many, one group line
+            # names them all; examples would tell them a third time.
+            many = len(templates.members[templates.of_line[start]]) > limits.verbatim_repeats
+            shown = 0 if many else shown
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)

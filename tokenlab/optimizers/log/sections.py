@@ -175,6 +175,33 @@ def _next_filled(lines: Lines, start: int) -> int:
     return len(lines)
 
 
+# A heading's words that name its test: ids (`test_x[EUR-10]`, `tests::parse`, `TestX/case`,
+# `TestParse`), never a plain word (`Failed`, `round`), which any line may hold.
+_NAME_WORD_RE = re.compile(
+    rb"[\w.:/\[\]\-]*(?:[A-Za-z][\w.:/\[\]\-]*[_.:/\[\d]|[a-z][A-Z])[\w.:/\[\]\-]*"
+)
+
+
+def told_names(lines: Lines, sections: array[int]) -> frozenset[bytes]:
+    """The failures the sections tell in full, each by its heading's longest id."""
+    names = set()
+    for i, section in enumerate(sections):
+        if section and (i == 0 or sections[i - 1] != section):
+            words = _NAME_WORD_RE.findall(lines.clean(i))
+            if words:
+                names.add(max(words, key=len))
+    return frozenset(names)
+
+
+def restates(line: bytes, names: frozenset[bytes]) -> bool:
+    """Whether `line` names a failure told in a section (`FAILED t.py::test_x[EUR-10] - …`
+    after that test's section): a run's closing list of what failed."""
+    for word in line.split():
+        if word in names or word.rpartition(b"::")[2] in names:
+            return True
+    return False
+
+
 def assertion_details(lines: Lines, sections: array[int], limits: LogLimits) -> list[int]:
     """The lines of each failure section that say why it failed, at most `detail_lines`
     a section: labelled values, diff lines, and the block under a bare label."""
