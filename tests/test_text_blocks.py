@@ -436,7 +436,7 @@ def test_a_listing_naming_a_thing_per_row_lists_the_names_in_order(rows: list[st
 def test_a_verbose_import_trace_names_the_modules_imported_before_its_failure() -> None:
     data = (Path(__file__).parent.parent / "fixtures" / "real" / "python_v_import_verbose_missing_module.log").read_bytes()
     text = render_preview(optimize(data, COARSE))
-    note = re.search(r"above on: import ×\d+: ([^}]*)\}", text)
+    note = re.search(r"above on: import ×\d+: ([^;}]*)[;}]", text)
     assert note is not None
     names = note[1].split(", ")
     assert names.index("'json'") < names.index("'sqlite3'") < names.index("'decimal'") == len(names) - 1

@@ -37,9 +37,9 @@ What stays visible, and why:
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
   members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
-  that no block hides behind the line before it, and the rows of a form few of its rows
-  have (`lines/forms.py`: `# extension module … loaded from …` among `# code object
-  from …` rows), a bounded number; a listing of `name  value` rows whose
+  that no block hides behind the line before it; its note says the rows of a form few
+  of its rows have (`lines/forms.py`: `# extension module … loaded from …` among `# code
+  object from …` rows), a bounded number, one line a form; a listing of `name  value` rows whose
   values are mostly a few states keeps the rows of a rare value and counts the others per
   value, naming the rows of a value at most `value_rows_named` hold (see `blocks`); one of whose rows a good share are led by one word naming a thing
   each (`import 'json'`, `Unpacking libfoo`) lists those things in order. In an output
@@ -539,9 +539,10 @@ class _Document:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
         to the one line before it, and its lines of a rare shape (a total under a stat, the
         one changed file among renames) or led by a word no other row has (a banner among
-        `import` lines) or of a form few rows have, which are unlike the sample. A listing
-        is a run of lines at one indentation (but for a few: a traceback among its rows)
-        with no blank line; prose and docstring bodies have paragraphs and stay folded whole."""
+        `import` lines), which are unlike the sample; its note says the rows of a form few
+        rows have, one line a form. A listing is a run of lines at one indentation (but for
+        a few: a traceback among its rows) with no blank line; prose and docstring bodies
+        have paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
@@ -571,11 +572,17 @@ class _Document:
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
             self._keep_rare(states, run.start(), lines, distinct, lead_of)
-            # Rows of a form few rows have (`# extension module … loaded from …` among
-            # `# code object from …` rows), each row naming something else (see `forms`).
-            for offset in forms.rare_form_rows(lines):
-                states[run.start() + offset] = _KEEP
-            self._note_run(states, run.start(), len(lines), summary)
+            rare_forms = self._rare_forms(states, run.start(), lines, summary)
+            self._note_run(states, run.start(), len(lines), "; ".join(part for part in (summary, rare_forms) if part))
+
+    def _rare_forms(self, states: bytearray, start: int, lines: list[bytes], summary: str) -> str:
+        """Rows of a form few rows have (`# extension module … loaded from …` among `# code
+        object from …` rows), each naming something else, said one line a form (see `forms`):
+        those folded that the run's counts do not name already. A form's line costs less
+        than its rows, and keeps the run's folds whole."""
+        rare = forms.rare_form_rows(lines, note=summary.encode())
+        described = forms.described(lines, [offset for offset in rare if states[start + offset] == _FOLD])
+        return f"rows of rare forms: {'; '.join(described)}" if described else ""
 
     def _note_run(self, states: bytearray, start: int, rows: int, summary: str) -> None:
         """The counts are of the whole run, its rows shown around and among its folds, said
