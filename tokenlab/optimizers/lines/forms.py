@@ -13,10 +13,9 @@ common is learnt from the listing itself: no tool's words are known here.
 A form is rare when at most `rare_share` of the rows have it (at least two rows may, as
 before), and only when the common forms make up most of the listing (`common_share`):
 where most forms are rare, none stands out. A rare form is chosen for the words it has
-that no common form has and that the listing's note does not already say (`extension
-module … loaded` among `code object from` and `import` rows; not `[ignored]` where the
-note counts `[ignored] ×3` and names its rows), those with most such words first, then
-the rarest, up to `rows_kept` rows a listing.
+that no common form has (`extension module … loaded` among `code object from` and `import` rows), those with most such words
+first, then the rarest, up to `rows_kept` rows a listing; rows the listing's note names
+already (`[ignored] ×3 (-Whsa, …)`) are not said again.
 
 A chosen form is said once, its rows' values after it (`described`): what its rows share
 is written out, down to the common start and end of a slot's values (`'/usr/…/*.so'`), and
@@ -29,11 +28,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from os.path import commonprefix
 
 SLOT = b"*"
-_PUNCTUATION = b"(),;"  # around a word a note lists (`(-Wa, -Wb)`)
 _QUOTES = (b"'", b'"')
 _CLOSE_RE = {quote: re.compile(rb"(?<!\\)%s[^\w\s]*$" % quote) for quote in _QUOTES}  # `'x'>`, `"y",`
 _START_CUT_RE = re.compile(rb"[^\w.-]")  # where a slot's shared start may end: after a `/`, a quote
@@ -110,12 +109,11 @@ def row_forms(rows: Sequence[bytes], limits: FormLimits = DEFAULT_FORM_LIMITS) -
 
 
 def rare_form_rows(
-    rows: Sequence[bytes], note: bytes = b"", limits: FormLimits = DEFAULT_FORM_LIMITS
+    rows: Sequence[bytes], named: AbstractSet[int] = frozenset(), limits: FormLimits = DEFAULT_FORM_LIMITS
 ) -> list[int]:
     """Positions of the rows whose form is rare, of the forms chosen (see the module doc);
-    `note` is what the listing's note already says: a form whose every row's words it
-    says (`-Whsa [ignored]` where the note names `[ignored] ×3 (-Whsa, …)`) is
-    not said again."""
+    `named` holds the positions of the rows the listing's note already names with their
+    value (`[ignored] ×3 (-Whsa, …)`): a form of such rows only is not said again."""
     forms = row_forms(rows, limits)
     counts = Counter(forms)
     most = max(limits.rare_least_rows, int(limits.rare_share * len(rows)))
@@ -126,12 +124,7 @@ def rare_form_rows(
     for position, form in enumerate(forms):
         first_at.setdefault(form, position)
     known = {word for form in counts if form not in rare for word in form.split()}
-    said_words = {word.strip(_PUNCTUATION) for word in note.split()}
-    unsaid = {
-        forms[at]
-        for at, row in enumerate(rows)
-        if forms[at] in rare and not said_words.issuperset(word.strip(_PUNCTUATION) for word in row.split())
-    }
+    unsaid = {forms[at] for at in range(len(rows)) if forms[at] in rare and at not in named}
 
     def novel(form: bytes) -> int:
         return sum(1 for word in set(form.split()) if word != SLOT and word not in known)

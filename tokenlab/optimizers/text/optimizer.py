@@ -132,7 +132,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
-    value_rows_named: int = 8  # a listing's value held by at most this many rows names them
+    value_rows_named: int = 100  # a listing's value held by at most this many rows names them
     lead_names_listed: int = 60  # names a sampled listing's rows give after their common first word
     slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
     ranking_rows: int = 10  # a ranking's top rows kept whole (what a profile's reader reads first)...
@@ -554,16 +554,7 @@ class _Document:
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
-            summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
-            if not summary:
-                summary, rare_rows = blocks.value_summary(
-                    lines, self.limits.rare_shape_lines, self.limits.value_rows_named
-                )
-            if not summary:
-                summary = blocks.lead_names(lines, self.limits.lead_names_listed)
-            sizes, largest_rows = blocks.size_extremes(lines)
-            summary = "; ".join(part for part in (summary, sizes) if part)
-            rare_rows = [*rare_rows, *largest_rows]
+            summary, rare_rows, named_rows = self._run_summary(lines)
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
@@ -572,15 +563,30 @@ class _Document:
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
             self._keep_rare(states, run.start(), lines, distinct, lead_of)
-            rare_forms = self._rare_forms(states, run.start(), lines, summary)
+            rare_forms = self._rare_forms(states, run.start(), lines, named_rows)
             self._note_run(states, run.start(), len(lines), "; ".join(part for part in (summary, rare_forms) if part))
 
-    def _rare_forms(self, states: bytearray, start: int, lines: list[bytes], summary: str) -> str:
+    def _run_summary(self, lines: list[bytes]) -> tuple[str, list[int], list[int]]:
+        """A listing's counts (per column value, per value of `name  value` rows, or the
+        names its rows' shared first word leads), its rows that must stay (of a rare value,
+        the largest) and those its counts name."""
+        summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
+        named_rows: list[int] = []
+        if not summary:
+            summary, rare_rows, named_rows = blocks.value_summary(
+                lines, self.limits.rare_shape_lines, self.limits.value_rows_named
+            )
+        if not summary:
+            summary = blocks.lead_names(lines, self.limits.lead_names_listed)
+        sizes, largest_rows = blocks.size_extremes(lines)
+        return "; ".join(part for part in (summary, sizes) if part), [*rare_rows, *largest_rows], named_rows
+
+    def _rare_forms(self, states: bytearray, start: int, lines: list[bytes], named_rows: list[int]) -> str:
         """Rows of a form few rows have (`# extension module … loaded from …` among `# code
         object from …` rows), each naming something else, said one line a form (see `forms`):
         those folded that the run's counts do not name already. A form's line costs less
         than its rows, and keeps the run's folds whole."""
-        rare = forms.rare_form_rows(lines, note=summary.encode())
+        rare = forms.rare_form_rows(lines, named=frozenset(named_rows))
         described = forms.described(lines, [offset for offset in rare if states[start + offset] == _FOLD])
         return f"rows of rare forms: {'; '.join(described)}" if described else ""
 
