@@ -143,6 +143,8 @@ def described(
 ) -> list[str]:
     """The rows of `listing` at `positions` said one line a form: the form, what its
     slots' values share written out, then each row's varying values (see the module doc)."""
+    if not positions:
+        return []
     held = _held(listing)
     split = [_parts(listing[at], held, limits) for at in positions]
     return [_described([split[row] for row in group]) for group in _alike(split, limits)]
