@@ -538,3 +538,12 @@ def test_lead_names_of_repeated_rows_counts_every_row_and_lists_each_name_once()
     assert lead_names(rows, 10) == ""  # twelve imports name three things: no naming listing
     rows = [f"import m{i}".encode() for i in range(12)] + [b"import m3"]
     assert lead_names(rows, 20) == "import ×13: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11"
+
+
+def test_value_summary_names_rows_of_the_fewest_values_first_within_its_bound() -> None:
+    values = ["on"] * 30 + ["off"] * 12 + ["masked"] * 5 + ["static"] * 10
+    rows = [f"unit{at}.service        {value}".encode() for at, value in enumerate(values)]
+    summary, _, named = value_summary(rows, 2, named=16)
+    assert "masked ×5 (unit42.service, " in summary and "static ×10 (unit…: 47.service, " in summary
+    assert "off ×12 (" not in summary and "every row" not in summary
+    assert named == list(range(42, 57))

@@ -421,9 +421,10 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     """Counts per value of a listing whose rows are `name  value` and whose values are
     mostly a few states (`[disabled] ×137, [enabled] ×74`), and the rows whose value at
     most `rare` rows hold (an alias among states, the one setting that differs): the rows
-    that say something the counts do not. A value that at most `named` rows hold, not the
-    most common one, names them (`[ignored] ×3 (-Wa, -Wb, -Wc)`): which names differ from
-    the usual is what such a listing is asked; where every other value's rows are named,
+    that say something the counts do not. The values but the most common one name their
+    rows, those of fewest rows first, `named` rows in all at most (`[ignored] ×3 (-Wa, -Wb,
+    -Wc)`): which names differ from the usual is what such a listing is asked; where every
+    other value's rows are named,
     the most common value is every other row's. Values may hold spaces, unlike a column of
     `column_summary`. Returns the summary, the rows of a rare value, and the rows named."""
     tally = Counter(rows)  # each distinct row is matched once (a listing repeats rows)
@@ -438,7 +439,7 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     names: dict[bytes, list[bytes]] = {}
     named_rows: list[int] = []
     rare_values = {value for value, count in counts.items() if count <= rare}
-    named_values = {value for value, count in counts.items() if value != common[0][0] and rare < count <= named}
+    named_values = _values_named(counts, common[0][0], rare, named)
     for at, row in enumerate(rows) if named_values else ():
         match = match_of[row]
         if match and value_of[row] in named_values:
@@ -455,6 +456,20 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     )
     rare_rows = [at for at, row in enumerate(rows) if value_of.get(row) in rare_values] if rare_values else []
     return f"column 2: {listed}", rare_rows, named_rows
+
+
+def _values_named(counts: Counter[bytes], usual: bytes, rare: int, named: int) -> set[bytes]:
+    """The values whose rows are named: not the usual one nor a rare one (its rows stay),
+    those of fewest rows first while `named` rows in all are not passed."""
+    values: set[bytes] = set()
+    for value, count in sorted(counts.items(), key=lambda item: item[1]):
+        if value == usual or count <= rare:
+            continue
+        if count > named:
+            break
+        values.add(value)
+        named -= count
+    return values
 
 
 def _names_sharing_start(names: list[bytes]) -> str:

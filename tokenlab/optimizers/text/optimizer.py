@@ -39,9 +39,10 @@ What stays visible, and why:
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
   that no block hides behind the line before it; its note says the rows of a form few
   of its rows have (`lines/forms.py`: `# extension module … loaded from …` among `# code
-  object from …` rows), a bounded number, one line a form; a listing of `name  value` rows whose
-  values are mostly a few states keeps the rows of a rare value and counts the others per
-  value, naming the rows of a value at most `value_rows_named` hold (see `blocks`); one of whose rows a good share are led by one word naming a thing
+  object from …` rows), a bounded number, one line a form; a listing of `name  value`
+  rows whose values are mostly a few states keeps the rows of a rare value and counts
+  the others per value, naming the rows of its other values, `value_rows_named` at most
+  (see `blocks`); one of whose rows a good share are led by one word naming a thing
   each (`import 'json'`, `Unpacking libfoo`) lists those things in order. In an output
   that is a listing of entries (`name - summary`, a search by keyword) each entry is an
   item, never a paragraph's continuation; `#` lines
@@ -132,7 +133,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
-    value_rows_named: int = 100  # a listing's value held by at most this many rows names them
+    value_rows_named: int = 250  # a listing's values but the usual one name this many rows at most, fewest first
     lead_names_listed: int = 60  # names a sampled listing's rows give after their common first word
     slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
     ranking_rows: int = 10  # a ranking's top rows kept whole (what a profile's reader reads first)...
