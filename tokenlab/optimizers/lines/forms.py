@@ -147,7 +147,16 @@ def described(
         return []
     held = _held(listing)
     split = [_parts(listing[at], held, limits) for at in positions]
-    return [_described([split[row] for row in group]) for group in _alike(split, limits)]
+    # Forms whose rows give the same values (a module `loaded`, then `executed`) share
+    # one list of them; a form of one row has none to share.
+    forms: dict[str, list[str]] = {}
+    for group in _alike(split, limits):
+        form, values = _described([split[row] for row in group])
+        forms.setdefault(values or form, []).append(form)
+    return [
+        ", ".join(said) + (" each" if len(said) > 1 else "") + (values if values != said[0] else "")
+        for values, said in forms.items()
+    ]
 
 
 def _alike(split: list[list[_Part]], limits: FormLimits) -> list[list[int]]:
@@ -188,8 +197,8 @@ def _most_varied(split: list[list[_Part]], least: int) -> tuple[int, list[int]] 
     return best
 
 
-def _described(split: list[list[_Part]]) -> str:
-    """Rows of one form in one line: `form` ×rows: each row's varying values."""
+def _described(split: list[list[_Part]]) -> tuple[str, str]:
+    """Rows of one form: the form (`` `…` ``), and ` ×rows: each row's varying values`."""
     pieces: list[bytes] = []
     middles: list[list[bytes]] = [[] for _ in split]
     for column, part in enumerate(split[0]):
@@ -206,9 +215,9 @@ def _described(split: list[list[_Part]]) -> str:
             row_middles.append(value[start : len(value) - end])
     form = b" ".join(pieces).decode(errors="replace")
     if not middles[0]:
-        return f"`{form}`" + (f" ×{len(split)}" if len(split) > 1 else "")
+        return f"`{form}`", f" ×{len(split)}" if len(split) > 1 else ""
     shown = ", ".join(b" ".join(dict.fromkeys(row)).decode(errors="replace") for row in middles)
-    return f"`{form}` ×{len(split)}: {shown}"
+    return f"`{form}`", f" ×{len(split)}: {shown}"
 
 
 def _shared_ends(values: list[bytes]) -> tuple[int, int]:
