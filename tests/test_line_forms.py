@@ -73,7 +73,9 @@ def test_a_form_whose_rows_the_note_names_already_is_not_said_again() -> None:
 def test_rows_of_a_form_are_said_once_with_each_rows_varying_values() -> None:
     trace = _interpreter_trace()
     said = described(trace, rare_form_rows(trace))
-    assert said == ["`# extension module '*' loaded from '/usr/lib/python3.11/lib-dynload/*.so'` ×2: _e20, _e40"]
+    assert said == [
+        "`# extension module '*' loaded from '/usr/lib/python3.11/lib-dynload/*.so'` ×2: _e20, _e40"
+    ]
     install = _package_install()
     assert described(install, rare_form_rows(install)) == [
         "`Building wheel for * (pyproject.toml) ... done` ×3: pkg7, pkg30, pkg44"

@@ -6,21 +6,26 @@ loaded from '….so'` among hundreds) is what the listing says beyond its routin
 asked about. Folding by position hides it with the majority.
 
 A row's form is its words, each word that few rows of the listing hold (a name, a path,
-an address) written as one slot `*` (slots next to one another as one), so that
-`# clear sys.path` and `# clear sys.audit hooks` share the form `# clear *`. What is
-common is learnt from the listing itself: no tool's words are known here.
+an address) and each quoted value (`"<CC> <FLAGS> -c"`: data, not the tool's words)
+written as one slot `*` (slots next to one another as one), so that `# clear sys.path`
+and `# clear sys.audit hooks` share the form `# clear *`. What is common is learnt from
+the listing itself: no tool's words are known here.
 
 A form is rare when at most `rare_share` of the rows have it (at least two rows may, as
 before), and only when the common forms make up most of the listing (`common_share`):
 where most forms are rare, none stands out. A rare form is chosen for the words it has
-that no common form has (`extension module … loaded` among `code object from` and `import` rows), those with most such words
-first, then the rarest, up to `rows_kept` rows a listing; rows the listing's note names
-already (`[ignored] ×3 (-Whsa, …)`) are not said again.
+that no common form has (`extension module … loaded` among `code object from` and
+`import` rows), those with most such words first, then the rarest, up to `rows_kept`
+rows a listing; rows the listing's note names already (`[ignored] ×3 (-Whsa, …)`) are
+not said again.
 
 A chosen form is said once, its rows' values after it (`described`): what its rows share
 is written out, down to the common start and end of a slot's values (`'/usr/…/*.so'`), and
 each row gives its slot's varying middle, a value repeated within a row given once
-(`_json`, not `_json _json`). A form's rows cost a line then, not a line each.
+(`_json`, not `_json _json`). Rows that differ only in a word that varies among them (a
+module's name the listing holds thrice) are one form here; forms whose rows give the
+same values share their list (`loaded`, `executed` each ×5: …). A form's rows cost a
+line then, not a line each.
 """
 
 from __future__ import annotations

@@ -452,7 +452,8 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
     if len(common) > 1 and named_values.union(rare_values).issuperset(counts.keys() - {common[0][0]}):
         said[common[0][0]] = " (every row not named or shown)"
     listed = ", ".join(
-        f"{value.decode(errors='replace') or '(empty)'} ×{count}{said.get(value, '')}" for value, count in common
+        f"{value.decode(errors='replace') or '(empty)'} ×{count}{said.get(value, '')}"
+        for value, count in common
     )
     rare_rows = [at for at, row in enumerate(rows) if value_of.get(row) in rare_values] if rare_values else []
     return f"column 2: {listed}", rare_rows, named_rows
