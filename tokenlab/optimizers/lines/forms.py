@@ -71,6 +71,8 @@ def _words(row: bytes) -> list[tuple[bytes, bool]]:
     """A row's words, each with whether it is a quoted value: a word that opens a quote
     runs, with the words after it, to the one that closes it (`"<CC> <FLAGS> -c"`, one
     value; a quote escaped by a backslash does not close), or to the row's end."""
+    if b"'" not in row and b'"' not in row:
+        return [(word, False) for word in row.split()]  # most rows: no quote to read
     words: list[tuple[bytes, bool]] = []
     opened: list[bytes] = []
     for word in row.split():
@@ -106,9 +108,14 @@ def row_forms(rows: Sequence[bytes], limits: FormLimits = DEFAULT_FORM_LIMITS) -
     # is dropped once its form is known: a large listing's words are never all held.
     shared: dict[bytes, bytes] = {}
     forms: dict[bytes, bytes] = {}
+    least = limits.common_word_rows
     for row in dict.fromkeys(rows):
-        said = b" ".join(SLOT if isinstance(part, list) else part for part in _parts(row, held, limits))
-        form = row[: len(row) - len(row.lstrip())] + said
+        said: list[bytes] = []
+        for word, quoted in _words(row):
+            word = word if not quoted and held[word] >= least else SLOT
+            if word is not SLOT or not said or said[-1] is not SLOT:
+                said.append(word)
+        form = row[: len(row) - len(row.lstrip())] + b" ".join(said)
         forms[row] = shared.setdefault(form, form)
     return [forms[row] for row in rows]
 
