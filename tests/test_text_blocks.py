@@ -261,7 +261,7 @@ def test_a_field_aligned_after_its_colon_is_no_prose(line: str) -> None:
 )
 def test_value_summary_counts_states_and_keeps_the_rows_unlike_them(rows: list[str], rare_row: str) -> None:
     lines = [row.encode() for row in rows]
-    summary, rare = value_summary(lines, 2)
+    summary, rare, _ = value_summary(lines, 2)
     assert summary.startswith("column 2: ")
     assert " ×45" in summary or " ×40" in summary
     assert [rows[at] for at in rare] == [rare_row]
@@ -269,7 +269,7 @@ def test_value_summary_counts_states_and_keeps_the_rows_unlike_them(rows: list[s
 
 def test_value_summary_reads_no_table_of_several_columns() -> None:
     rows = [f"  {i * 4:03x}:   1 (*global*)      1 (*global*)   {i % 5} (LIB_{i % 5})".encode() for i in range(80)]
-    assert value_summary(rows, 2) == ("", [])
+    assert value_summary(rows, 2) == ("", [], [])
 
 
 def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest() -> None:
@@ -278,7 +278,11 @@ def test_a_long_name_value_listing_keeps_its_unusual_values_and_counts_the_rest(
         rows[at] = f"  -Wold-name{at}               \t\t-Wnew-name={at}"
     text = render_preview(optimize(("Options:\n" + "\n".join(rows) + "\n").encode(), COARSE))
     assert all(rows[at] in text for at in range(100, 220, 10))
-    assert re.search(r" … \+\d+ \{\d+ rows from the \d+ above on: column 2: \[enabled\] ×\d+, \[disabled\] ×\d+\}\n", text)
+    assert re.search(
+        r" … \+\d+ \{\d+ rows from the \d+ above on: column 2: \[enabled\] ×\d+ \(every row not named or shown\),"
+        r" \[disabled\] ×\d+ \(-Wopt…: \d{3}, [^}]*, 297\)\}\n",
+        text,
+    )
     assert rows[121] not in text
 
 
@@ -436,7 +440,7 @@ def test_a_listing_naming_a_thing_per_row_lists_the_names_in_order(rows: list[st
 def test_a_verbose_import_trace_names_the_modules_imported_before_its_failure() -> None:
     data = (Path(__file__).parent.parent / "fixtures" / "real" / "python_v_import_verbose_missing_module.log").read_bytes()
     text = render_preview(optimize(data, COARSE))
-    note = re.search(r"above on: import ×\d+: ([^}]*)\}", text)
+    note = re.search(r"above on: import ×\d+: ([^;}]*)[;}]", text)
     assert note is not None
     names = note[1].split(", ")
     assert names.index("'json'") < names.index("'sqlite3'") < names.index("'decimal'") == len(names) - 1
@@ -472,7 +476,8 @@ def test_lead_names_needs_a_name_per_row() -> None:
 def test_value_summary_names_the_rows_of_a_value_few_hold(rows: list[str], said: str) -> None:
     """Which names differ from the usual is what a listing of states is asked; the
     common values' rows are counted only."""
-    summary, _ = value_summary([row.encode() for row in rows], 2, named=8)
+    summary, _, named = value_summary([row.encode() for row in rows], 2, named=8)
+    assert [rows[at].split()[0] for at in named] == said.split(" (")[1].rstrip(")").split(", ")
     assert said in summary
     assert summary.count("(") == 1
     assert value_summary([row.encode() for row in rows], 2)[0] == summary.replace(f" ({said.split(' (')[1]}", "")
@@ -510,8 +515,22 @@ def test_value_summary_of_repeated_rows_names_each_row_of_a_rare_value_in_order(
     assert value_summary(rows, 1, named=3) == (
         "column 2: [enabled] ×19, [disabled] ×11, [ignored] ×2 (-Wshadow, -Wshadow)",
         [],
+        [4, 30],
     )
-    assert value_summary(rows, 2, named=3) == ("column 2: [enabled] ×19, [disabled] ×11", [4, 30])
+    assert value_summary(rows, 2, named=3) == ("column 2: [enabled] ×19, [disabled] ×11", [4, 30], [])
+
+
+def test_value_summary_says_the_usual_value_is_every_other_rows_once_the_others_are_named() -> None:
+    """What a listing's name holds is read wherever its row folds: the usual value's rows
+    are the rest once every other value names its rows; a long list says the start its
+    names share once."""
+    rows = [f"  -Wopt{i:02d}{' ' * 20}\t\t[disabled]".encode() for i in range(50)]
+    rows[3::4] = [f"  -Wuse{i:02d}\t\t[enabled]".encode() for i in range(len(rows[3::4]))]
+    rows[2] = b"  -Walias\t\t-Wother"
+    summary, rare, named = value_summary(rows, 2, named=20)
+    assert summary.startswith("column 2: [disabled] ×37 (every row not named or shown), [enabled] ×12 (-Wuse…: 00, ")
+    assert rare == [2] and named == list(range(3, 50, 4))
+    assert "every row" not in value_summary(rows, 2, named=8)[0]  # twelve rows [enabled]: not named
 
 
 def test_lead_names_of_repeated_rows_counts_every_row_and_lists_each_name_once() -> None:
@@ -519,3 +538,12 @@ def test_lead_names_of_repeated_rows_counts_every_row_and_lists_each_name_once()
     assert lead_names(rows, 10) == ""  # twelve imports name three things: no naming listing
     rows = [f"import m{i}".encode() for i in range(12)] + [b"import m3"]
     assert lead_names(rows, 20) == "import ×13: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11"
+
+
+def test_value_summary_names_rows_of_the_fewest_values_first_within_its_bound() -> None:
+    values = ["on"] * 30 + ["off"] * 12 + ["masked"] * 5 + ["static"] * 10
+    rows = [f"unit{at}.service        {value}".encode() for at, value in enumerate(values)]
+    summary, _, named = value_summary(rows, 2, named=16)
+    assert "masked ×5 (unit42.service, " in summary and "static ×10 (unit…: 47.service, " in summary
+    assert "off ×12 (" not in summary and "every row" not in summary
+    assert named == list(range(42, 57))

@@ -49,6 +49,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from os.path import commonprefix
 
 
 @dataclass(frozen=True)
@@ -416,14 +417,16 @@ _MOST_COMMON_VALUES = 12  # a listing whose rows mostly share this few values ho
 _COMMON_SHARE = 0.75  # ...in this share of its rows at least
 
 
-def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str, list[int]]:
+def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str, list[int], list[int]]:
     """Counts per value of a listing whose rows are `name  value` and whose values are
     mostly a few states (`[disabled] ×137, [enabled] ×74`), and the rows whose value at
     most `rare` rows hold (an alias among states, the one setting that differs): the rows
-    that say something the counts do not. A value that at most `named` rows hold, not the
-    most common one, names them (`[ignored] ×3 (-Wa, -Wb, -Wc)`): which names differ from
-    the usual is what such a listing is asked. Values may hold spaces, unlike a column of
-    `column_summary`."""
+    that say something the counts do not. The values but the most common one name their
+    rows, those of fewest rows first, `named` rows in all at most (`[ignored] ×3 (-Wa, -Wb,
+    -Wc)`): which names differ from the usual is what such a listing is asked; where every
+    other value's rows are named,
+    the most common value is every other row's. Values may hold spaces, unlike a column of
+    `column_summary`. Returns the summary, the rows of a rare value, and the rows named."""
     tally = Counter(rows)  # each distinct row is matched once (a listing repeats rows)
     match_of = {row: _VALUE_RE.fullmatch(row) for row in tally}
     value_of = {row: match.group(1) or b"" for row, match in match_of.items() if match}
@@ -432,24 +435,56 @@ def value_summary(rows: Sequence[bytes], rare: int, named: int = 0) -> tuple[str
         counts[value] += tally[row]
     common = [(value, count) for value, count in counts.most_common() if count > rare]
     if len(common) > _MOST_COMMON_VALUES or sum(count for _, count in common) < _COMMON_SHARE * len(rows):
-        return "", []
+        return "", [], []
     names: dict[bytes, list[bytes]] = {}
-    named_values = {value for value, count in counts.items() if value != common[0][0] and count <= named}
-    for row in rows if named_values else ():
+    named_rows: list[int] = []
+    rare_values = {value for value, count in counts.items() if count <= rare}
+    named_values = _values_named(counts, common[0][0], rare, named)
+    for at, row in enumerate(rows) if named_values else ():
         match = match_of[row]
         if match and value_of[row] in named_values:
             name = match[0][: match.start(1) if match.group(1) else None].strip()
             names.setdefault(value_of[row], []).append(name)
+            named_rows.append(at)
+    said = {value: f" ({_names_sharing_start(names[value])})" for value in names}
+    # Every other value's rows named (or shown, a rare value's), the rows of the usual
+    # value are the rest: said so, each row's value can be read (`-Wunused [disabled]`).
+    if len(common) > 1 and named_values.union(rare_values).issuperset(counts.keys() - {common[0][0]}):
+        said[common[0][0]] = " (every row not named or shown)"
     listed = ", ".join(
-        f"{value.decode(errors='replace') or '(empty)'} ×{count}"
-        + (f" ({b', '.join(names[value]).decode(errors='replace')})" if value in names else "")
+        f"{value.decode(errors='replace') or '(empty)'} ×{count}{said.get(value, '')}"
         for value, count in common
     )
-    rare_values = {value for value, count in counts.items() if count <= rare}
     rare_rows = [at for at, row in enumerate(rows) if value_of.get(row) in rare_values] if rare_values else []
-    return f"column 2: {listed}", rare_rows
+    return f"column 2: {listed}", rare_rows, named_rows
 
 
+def _values_named(counts: Counter[bytes], usual: bytes, rare: int, named: int) -> set[bytes]:
+    """The values whose rows are named: not the usual one nor a rare one (its rows stay),
+    those of fewest rows first while `named` rows in all are not passed."""
+    values: set[bytes] = set()
+    for value, count in sorted(counts.items(), key=lambda item: item[1]):
+        if value == usual or count <= rare:
+            continue
+        if count > named:
+            break
+        values.add(value)
+        named -= count
+    return values
+
+
+def _names_sharing_start(names: list[bytes]) -> str:
+    """The names, comma-separated; a long list says the start all its names share once
+    (`-W…: abi, address, …`): on a listing's hundred names, a quarter of their tokens."""
+    said = b", ".join(names)
+    start = commonprefix(names) if len(names) >= _SHARED_START_NAMES else b""
+    start = start.rstrip(b"0123456789")  # `m1` and `m10` share `m`, not `m1`
+    if len(start) >= 2 and all(len(name) > len(start) for name in names):
+        said = start + "…: ".encode() + b", ".join(name[len(start) :] for name in names)
+    return said.decode(errors="replace")
+
+
+_SHARED_START_NAMES = 10  # a list of this many names says their shared start once
 _NAMING_SHARE = 0.25  # rows led by one word, this share of a listing at least, name a thing each...
 _DISTINCT_NAMES_SHARE = 0.9  # ...when this share of them name a thing of their own
 

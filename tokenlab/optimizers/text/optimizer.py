@@ -37,11 +37,12 @@ What stays visible, and why:
   lines led by their line number (`54\timport x`), and pydoc's listings of inherited
   members. A folded listing (`sample_run_lines` lines or more at one indentation, no blank
   line) keeps its first and last `sample_lines` lines and its lines of a rare shape, so
-  that no block hides behind the line before it, and the rows of a form few of its rows
-  have (`lines/forms.py`: `# extension module … loaded from …` among `# code object
-  from …` rows), a bounded number; a listing of `name  value` rows whose
-  values are mostly a few states keeps the rows of a rare value and counts the others per
-  value, naming the rows of a value at most `value_rows_named` hold (see `blocks`); one of whose rows a good share are led by one word naming a thing
+  that no block hides behind the line before it; its note says the rows of a form few
+  of its rows have (`lines/forms.py`: `# extension module … loaded from …` among `# code
+  object from …` rows), a bounded number, one line a form; a listing of `name  value`
+  rows whose values are mostly a few states keeps the rows of a rare value and counts
+  the others per value, naming the rows of its other values, `value_rows_named` at most
+  (see `blocks`); one of whose rows a good share are led by one word naming a thing
   each (`import 'json'`, `Unpacking libfoo`) lists those things in order. In an output
   that is a listing of entries (`name - summary`, a search by keyword) each entry is an
   item, never a paragraph's continuation; `#` lines
@@ -132,7 +133,7 @@ class TextConfig:
     )  # fmt: skip
     summary_line_max_bytes: int = 160  # a longer line counting things is prose, not a total
     rare_shape_lines: int = 2  # a line of a sampled listing whose shape occurs this rarely stays
-    value_rows_named: int = 8  # a listing's value held by at most this many rows names them
+    value_rows_named: int = 250  # a listing's values but the usual one name this many rows at most, fewest first
     lead_names_listed: int = 60  # names a sampled listing's rows give after their common first word
     slight_share: float = 0.1  # folds of listing rows hiding less than this share of a document are shown
     ranking_rows: int = 10  # a ranking's top rows kept whole (what a profile's reader reads first)...
@@ -539,9 +540,10 @@ class _Document:
         """A long folded listing keeps a head and a tail sample, so that it never shrinks
         to the one line before it, and its lines of a rare shape (a total under a stat, the
         one changed file among renames) or led by a word no other row has (a banner among
-        `import` lines) or of a form few rows have, which are unlike the sample. A listing
-        is a run of lines at one indentation (but for a few: a traceback among its rows)
-        with no blank line; prose and docstring bodies have paragraphs and stay folded whole."""
+        `import` lines), which are unlike the sample; its note says the rows of a form few
+        rows have, one line a form. A listing is a run of lines at one indentation (but for
+        a few: a traceback among its rows) with no blank line; prose and docstring bodies
+        have paragraphs and stay folded whole."""
         sample, shortest = self.limits.sample_lines, self.limits.sample_run_lines
         for run in re.finditer(rb"\x00{%d,}" % shortest, states):
             lines = self.lines[run.start() : run.end()]
@@ -553,16 +555,7 @@ class _Document:
                 continue
             for index in (*range(run.start(), run.start() + sample), *range(run.end() - sample, run.end())):
                 states[index] = _KEEP
-            summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
-            if not summary:
-                summary, rare_rows = blocks.value_summary(
-                    lines, self.limits.rare_shape_lines, self.limits.value_rows_named
-                )
-            if not summary:
-                summary = blocks.lead_names(lines, self.limits.lead_names_listed)
-            sizes, largest_rows = blocks.size_extremes(lines)
-            summary = "; ".join(part for part in (summary, sizes) if part)
-            rare_rows = [*rare_rows, *largest_rows]
+            summary, rare_rows, named_rows = self._run_summary(lines)
             for offset in rare_rows:
                 states[run.start() + offset] = _KEEP
             shape_of = {line: template(visible(line)) for line in distinct}
@@ -571,11 +564,32 @@ class _Document:
             # their first word even when no two rows have one shape (a banner line).
             lead_of = {line: _leading_word(line) for line in distinct}
             self._keep_rare(states, run.start(), lines, distinct, lead_of)
-            # Rows of a form few rows have (`# extension module … loaded from …` among
-            # `# code object from …` rows), each row naming something else (see `forms`).
-            for offset in forms.rare_form_rows(lines):
-                states[run.start() + offset] = _KEEP
-            self._note_run(states, run.start(), len(lines), summary)
+            rare_forms = self._rare_forms(states, run.start(), lines, named_rows)
+            self._note_run(states, run.start(), len(lines), "; ".join(part for part in (summary, rare_forms) if part))
+
+    def _run_summary(self, lines: list[bytes]) -> tuple[str, list[int], list[int]]:
+        """A listing's counts (per column value, per value of `name  value` rows, or the
+        names its rows' shared first word leads), its rows that must stay (of a rare value,
+        the largest) and those its counts name."""
+        summary, rare_rows = blocks.column_summary(lines, self.limits.rare_shape_lines)
+        named_rows: list[int] = []
+        if not summary:
+            summary, rare_rows, named_rows = blocks.value_summary(
+                lines, self.limits.rare_shape_lines, self.limits.value_rows_named
+            )
+        if not summary:
+            summary = blocks.lead_names(lines, self.limits.lead_names_listed)
+        sizes, largest_rows = blocks.size_extremes(lines)
+        return "; ".join(part for part in (summary, sizes) if part), [*rare_rows, *largest_rows], named_rows
+
+    def _rare_forms(self, states: bytearray, start: int, lines: list[bytes], named_rows: list[int]) -> str:
+        """Rows of a form few rows have (`# extension module … loaded from …` among `# code
+        object from …` rows), each naming something else, said one line a form (see `forms`):
+        those folded that the run's counts do not name already. A form's line costs less
+        than its rows, and keeps the run's folds whole."""
+        rare = forms.rare_form_rows(lines, named=frozenset(named_rows))
+        described = forms.described(lines, [offset for offset in rare if states[start + offset] == _FOLD])
+        return f"rows of rare forms: {'; '.join(described)}" if described else ""
 
     def _note_run(self, states: bytearray, start: int, rows: int, summary: str) -> None:
         """The counts are of the whole run, its rows shown around and among its folds, said

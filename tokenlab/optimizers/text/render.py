@@ -57,11 +57,13 @@ SECTION_REF_BYTES = 34
 
 def unfold_small(spans: list[TextSpan], minimum: int, data: bytes = b"", one_line_minimum: int = 0) -> list[TextSpan]:
     """Folds too small to be worth their marker stay visible, as does a fold of one whole
-    line shorter than `one_line_minimum` (` … +1` hides too little to be worth a look-up)."""
+    line shorter than `one_line_minimum` (` … +1` hides too little to be worth a look-up);
+    a fold with a note stays, the note saying what other folds of its listing hide."""
     return merge(
         [
             TextSpan(SpanKind.KEEP, span.start, span.end)
             if span.kind is SpanKind.FOLD
+            and not span.note
             and (span.end - span.start < minimum or _one_short_line(data, span, one_line_minimum))
             else span
             for span in merge(spans)
