@@ -6,12 +6,13 @@ exact bytes of everything folded.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
-from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import extremes, records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
@@ -38,12 +39,13 @@ def render(
     coarse = granularity is Granularity.COARSE
     groups = len(plan.groups)
     body: list[Part] = []
+    largest = _largest_in_runs(items, lines, limits)
     for item in items:
         if isinstance(item, Group) and item.inline and body and isinstance(body[-1], str):
             body[-1] = body[-1].removesuffix("\n")
             body += _inline_parts(item, lines, coarse, limits)
         elif isinstance(item, Group):
-            body += _group_parts(item, lines, coarse, limits)
+            body += _group_parts(item, lines, coarse, limits, largest.get(id(item), ""))
         else:
             body.append(lines.text(item, limits.line_bytes) + "\n")
     folder = _shared_folder(body)
@@ -78,11 +80,53 @@ def _shared_folder(body: list[Part]) -> str:
     return folder
 
 
-def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:
-    """One visible line for a folded group: `[count ref] representative`."""
+def _largest_in_runs(items: list[Item], lines: Lines, limits: LogLimits) -> dict[int, str]:
+    """For each folded run of rows with a size column (by `id` of its group): the largest
+    size it hides (`largest 12.3kB`), named when no row shown is as large (see `extremes`)."""
+    runs = [item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN]
+    if not runs:
+        return {}
+    shown_rows = [lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int)]
+    notes: dict[int, str] = {}
+    for group in runs:
+        # A sample first: most runs hold no sizes, and a large log's runs are not read twice.
+        if _sized_rows(lines, group.lines[:_SAMPLE_LINES], limits) is None:
+            continue
+        sized = _sized_rows(lines, group.lines, limits)
+        if sized is None:
+            continue
+        rows, column = sized
+        shown = [row for row in shown_rows if len(row) == len(rows[0])]
+        note = extremes.largest_note(
+            extremes.sized_rows(rows, column, [row[-1] for row in rows]),
+            extremes.sized_rows(shown, column, [row[-1] for row in shown]),
+        )
+        notes[id(group)] = f", {note}" if note else ""
+    return notes
+
+
+def _sized_rows(lines: Lines, indexes: Sequence[int], limits: LogLimits) -> tuple[list[list[str]], int] | None:
+    """The words of rows `indexes` of the width nearly all of them have, and their size
+    column; None when they have no one width or no size column."""
+    rows = [lines.text(index, limits.line_bytes).split() for index in indexes]
+    width = Counter(map(len, rows)).most_common(1)[0][0]
+    alike = [row for row in rows if len(row) == width]
+    if len(alike) < _SIZED_RUN_SHARE * len(rows):
+        return None
+    column = extremes.size_column(alike)
+    return None if column is None else (alike, column)
+
+
+_SIZED_RUN_SHARE = 0.9  # a run is of sized rows when this share of its lines have one width
+_SAMPLE_LINES = 64  # a run's first lines, read to tell whether it holds sizes at all
+
+
+def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits, largest: str = "") -> list[Part]:
+    """One visible line for a folded group: `[count ref] representative`; a run of sized
+    rows says the `largest` size it hides."""
     first = group.lines[0]
     if group.kind is GroupKind.RUN:
-        label, shown = f"[… {group.count:,} more lines", ""
+        label, shown = f"[… {group.count:,} more lines{largest}", ""
     elif group.kind is GroupKind.LIBRARY:
         label, shown = f"[… {group.units:,} frame{'s' if group.units > 1 else ''} in library code", ""
     elif group.kind is GroupKind.TAIL:

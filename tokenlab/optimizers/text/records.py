@@ -64,7 +64,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.lines import folders, numbered
+from tokenlab.optimizers.lines import extremes, folders, numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.text.blocks import column_summary
 
@@ -197,6 +197,8 @@ class _Listing:
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
         self.state_columns = ""  # the folded table rows' few-valued columns, counted per value
+        self.sizes: dict[int, extremes.Sized | None] = {}  # a table's rows by line: size, name
+        self.size_column = ""
         self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
         self.name_columns: tuple[int, frozenset[int]] = (0, frozenset())  # rows' width, its name columns
@@ -333,9 +335,28 @@ class _Listing:
         if named < 0:
             return
         self.name_column = columns.header[named].strip()
+        self._read_sizes(columns.header, rows, cells, named)
         folded = [row for index, row in zip(rows, cells, strict=True) if not self.kept[index]]
         self.names = [row[named].strip() for row in folded]
         self.state_columns = _state_columns(columns.header[:named], folded, self.limits.states_listed)
+
+    def _read_sizes(self, header: list[str], rows: list[int], cells: list[list[str]], named: int) -> None:
+        """Each row's size, when a column the header names a size holds them (see `extremes`)."""
+        stripped = [[cell.strip() for cell in row] for row in cells]
+        column = extremes.size_column(stripped, [word.strip() for word in header])
+        if column is None:
+            return
+        self.size_column = header[column].strip()
+        names = [row[named] for row in stripped]
+        self.sizes = dict(zip(rows, extremes.sized_rows(stripped, column, names), strict=True))
+
+    def _largest_folded(self) -> str:
+        """``; largest SIZE/OFF of the folded rows: 3110760``: whether a larger row than
+        those shown is folded, which the counts per value cannot say."""
+        hidden = [sized for index, sized in self.sizes.items() if not self.kept[index]]
+        shown = [sized for index, sized in self.sizes.items() if self.kept[index]]
+        note = extremes.largest_note(hidden, shown).removeprefix("largest ")
+        return f"; largest {self.size_column} of the folded rows: {note}" if note else ""
 
     def _keep_lone_lines(self) -> None:
         """A single folded line between kept ones costs no less than its marker: it stays."""
@@ -440,7 +461,7 @@ class _Listing:
         else:
             names = _tally(self.names, self.limits.names_listed)
             named = f"; {self.name_column} of the folded rows: {names}" if names else ""
-        named = self.state_columns + named
+        named = self.state_columns + self._largest_folded() + named
         if shape is Shape.SORTED and folded:
             named += self._whole_columns()
         lines = self.folded_lines

@@ -1,0 +1,115 @@
+"""The largest size a fold hides, said on the fold's line.
+
+Rows of a listing often carry a size (a file's bytes, a mapping's length, a package file's
+`94.6kB`), and "which is the largest?" is what its reader asks. A fold that says only how
+many rows it hides cannot answer that: the reader sees the large rows kept around it but
+cannot tell whether a larger one is folded. So a fold of sized rows says the largest
+size it hides (`largest 3110760`), one value per fold; with that row's name when it is
+larger than every row shown (the answer is then behind the fold).
+
+Which column is a size, told generally: its header names one (`SIZE`, `SIZE/OFF`,
+`Length`, `bytes`, `RSS`), or its values carry a size unit (`94.6kB`, `4.0K`, `1.2M`), or,
+with no header to read, its whole numbers are many and skewed (the largest ten times the
+median or more). A header that names anything else (`PID`, `NODE`, `INODE`, `LINE`) rules
+a column out: ids, inode numbers and line numbers are numbers whose largest nobody asks
+for, and line numbers, PIDs and offsets spread evenly besides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# A size as a column holds it: `224241`, `94.6kB`, `4.0K`, `1.2M`, `12GiB`, `512B`.
+_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)([KMGTPE]i?B?|[kmgtp]B|B)?")
+_UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+# Header words naming a size, alone or as a part (`SIZE/OFF`, `1K-blocks`, `Size(KB)`).
+_SIZE_WORDS = frozenset({"size", "length", "bytes", "rss", "vsz", "blocks", "used", "avail", "available"})
+_WORD_PARTS_RE = re.compile(r"[A-Za-z]+")
+
+_PRESENT_SHARE = 0.9  # a size column holds a size in this share of the rows at least
+_UNIT_SHARE = 0.5  # ...and, unnamed, a unit in this share of them
+_DISTINCT_VALUES = 8  # an unnamed column of plain numbers holds more values than this
+_SKEW = 10  # ...and its largest is this many times its median or more
+_NAME_CHARS = 60  # a longer name is shown by its end: `…/numpy.libs/libscipy_openblas.so`
+
+
+@dataclass(frozen=True)
+class Sized:
+    """A row's size as written (`94.6kB`), on one scale (bytes), and the row's name."""
+
+    text: str
+    size: float
+    name: str
+
+
+def size_of(word: str) -> float | None:
+    """`word` as a size on one scale (`4.0K` is 4096), or None if it is not one."""
+    match = _SIZE_RE.fullmatch(word)
+    if match is None:
+        return None
+    unit = (match[2] or "").upper().removesuffix("B").removesuffix("I")
+    return float(match[1]) * 1024.0 ** _UNIT_POWERS[unit]
+
+
+def names_size(header: str) -> bool:
+    """A header word naming a size: `SIZE/OFF`, `Length`, `1K-blocks`; not `PID`, `NODE`."""
+    return any(part.lower() in _SIZE_WORDS for part in _WORD_PARTS_RE.findall(header))
+
+
+def size_column(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None) -> int | None:
+    """The first column of `rows` (each a list of cells) holding sizes, by `header` when
+    given (a column it names otherwise is no size), else by units or skew."""
+    width = min((len(row) for row in rows), default=0)
+    for column in range(width):
+        if header is not None and (column >= len(header) or not names_size(header[column])):
+            continue
+        cells = [row[column] for row in rows]
+        sizes = [size for cell in cells if (size := size_of(cell)) is not None]
+        if len(sizes) < _PRESENT_SHARE * len(rows) or not sizes:
+            continue
+        if header is not None or _unnamed_sizes(cells, sizes):
+            return column
+    return None
+
+
+def _unnamed_sizes(cells: Sequence[str], sizes: list[float]) -> bool:
+    """Sizes with no header to say so: most carry a unit, or the plain numbers are many
+    and skewed (file sizes are; line numbers, PIDs and offsets spread evenly)."""
+    with_unit = sum(1 for cell in cells if not cell.isdigit() and size_of(cell) is not None)
+    if with_unit >= _UNIT_SHARE * len(cells):
+        return True
+    ordered = sorted(sizes)
+    median = ordered[len(ordered) // 2]
+    return len(set(ordered)) > _DISTINCT_VALUES and ordered[-1] >= _SKEW * max(median, 1.0)
+
+
+def sized_rows(rows: Sequence[Sequence[str]], column: int, names: Sequence[str]) -> list[Sized | None]:
+    """Each row's size in `column`, named by `names` (None where the cell is no size)."""
+    found: list[Sized | None] = []
+    for row, name in zip(rows, names, strict=True):
+        size = size_of(row[column]) if column < len(row) else None
+        found.append(None if size is None else Sized(row[column], size, name))
+    return found
+
+
+def largest_note(hidden: Sequence[Sized | None], shown: Sequence[Sized | None]) -> str:
+    """`largest 3110760` for the rows a fold hides, `largest 94.6kB docs/config.html` when
+    no row shown is as large (which row it is, is then the answer); "" with no size."""
+    sized = [row for row in hidden if row is not None]
+    if not sized:
+        return ""
+    top = max(sized, key=lambda row: row.size)
+    shown_top = max((row.size for row in shown if row is not None), default=-1.0)
+    if top.size <= shown_top:
+        return f"largest {top.text}"
+    return f"largest {top.text} {_short_name(top.name)}"
+
+
+def _short_name(name: str) -> str:
+    """A long path by its end (`…/numpy.libs/libscipy_openblas64_.so`): the file is named by it."""
+    if len(name) <= _NAME_CHARS or "/" not in name:
+        return name
+    tail = name[-_NAME_CHARS:]
+    return "…/" + tail.partition("/")[2] if "/" in tail else "…/" + name.rpartition("/")[2]
