@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import random
+import re
+import string
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
-from tokenlab.optimizers.log.optimizer import _split
+from tokenlab.optimizers.log.optimizer import _split, optimize
 from tokenlab.optimizers.log.render import with_heading, with_headings
 
 
@@ -24,3 +30,35 @@ def test_heads_read_in_a_batch_are_each_heads_text_with_its_heading() -> None:
     assert shown[1].startswith("src/app/a.js:12:5")
     assert shown[2].startswith("src/app/a.js:14:1")
     assert with_headings(lines, indexes[1:3], DEFAULT_LIMITS) == shown[1:3]
+
+
+def _pack_listing(sizes: list[int]) -> bytes:
+    """`npm pack --dry-run`'s shape: a size with its unit and a path per row, paths of
+    many shapes, so that the rows fold as runs rather than as one template."""
+    rng = random.Random(7)
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+
+    def path() -> str:
+        folders = "/".join(word() for _ in range(rng.randint(1, 4)))
+        return folders + rng.choice("-_.").join(word() for _ in range(rng.randint(1, 3))) + rng.choice([".js", ".md", ".1"])
+
+    rows = [f"npm notice {size / 1000:.1f}kB {path()}" for size in sizes]
+    lines = ["npm notice", "npm notice Tarball Contents", *rows, "npm notice Tarball Details", "npm notice total files: 9"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_folded_run_of_sized_rows_says_the_largest_size_it_hides() -> None:
+    rng = random.Random(3)
+    sizes = [int(10 ** rng.uniform(2, 4.5)) for _ in range(300)]
+    shown = render_preview(optimize(_pack_listing(sizes), OptimizerConfig(Granularity.COARSE)))
+    folds = re.findall(r"^\[… (\d+) more lines, largest (\S+)\]$", shown, re.MULTILINE)
+    assert len(folds) > 3, shown[:600]
+    said = max(float(size.removesuffix("kB")) for _, size in folds)
+    rows = [words for line in shown.splitlines() if len(words := line.split()) == 4 and words[2].endswith("kB")]
+    visible = [float(words[2].removesuffix("kB")) for words in rows]
+    # Every fold says a size, the largest hidden one below the largest shown.
+    assert said < max(visible)
+    assert f"{max(sizes) / 1000:.1f}" in shown
+

@@ -59,10 +59,13 @@ def names_size(header: str) -> bool:
 
 
 def size_column(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None) -> int | None:
-    """The first column of `rows` (each a list of cells) holding sizes, by `header` when
-    given (a column it names otherwise is no size), else by units or skew."""
+    """The first column of `rows` (each a list of cells, the last naming the row) holding
+    sizes, by `header` when given (a column it names otherwise is no size), else by units
+    or skew."""
     width = min((len(row) for row in rows), default=0)
-    for column in range(width):
+    if not _named(rows, width):
+        return None
+    for column in range(width - 1):
         if header is not None and (column >= len(header) or not names_size(header[column])):
             continue
         cells = [row[column] for row in rows]
@@ -72,6 +75,15 @@ def size_column(rows: Sequence[Sequence[str]], header: Sequence[str] | None = No
         if header is not None or _unnamed_sizes(cells, sizes):
             return column
     return None
+
+
+def _named(rows: Sequence[Sequence[str]], width: int) -> bool:
+    """The rows end in a name (a path, a command), not a number: the name says which row
+    is the largest, and a listing of numbers alone (a query's result) holds no sizes."""
+    if width < 2:
+        return False
+    numbers = sum(1 for row in rows if size_of(row[-1]) is not None)
+    return numbers <= (1 - _PRESENT_SHARE) * len(rows)
 
 
 def _unnamed_sizes(cells: Sequence[str], sizes: list[float]) -> bool:

@@ -63,13 +63,13 @@ def _folded_lines(starts: Sequence[int], spans: Sequence[TextSpan]) -> list[int]
 def _header(lines: Sequence[bytes], first_row: int, width: int) -> list[str] | None:
     """The listing's header: above its first folded row, past the rows of as many words
     and rule lines (`----  ----`), a line of as many words, each a name (`Length  Date
-    Time  Name`); None when something else comes first."""
+    Time  Name`, `%CPU`); None when something else comes first."""
     for index in range(first_row - 1, -1, -1):
         words = lines[index].decode("utf-8", "replace").split()
         if words and not any(char.isalnum() for char in "".join(words)):
             continue  # a rule under the header
         if len(words) != width:
             return None
-        if all(word[:1].isalpha() and extremes.size_of(word) is None for word in words):
+        if all(any(char.isalpha() for char in word) and extremes.size_of(word) is None for word in words):
             return words
     return None
