@@ -22,16 +22,17 @@ def _human(size: int) -> str:
 @pytest.mark.parametrize(
     ("rows", "header", "column"),
     [
-        # ls -l: mode, links, owner, group, size, date, name (no header).
-        (_rows("-rw-r--r-- 1 root root {size} Apr 28 2025 file{n}.py"), None, 4),
-        # tar -tv: mode, owner/group, size, date, time, path.
-        (_rows("-rw-r--r-- me/staff {size} 2025-09-02 09:14 src/file{n}.c"), None, 2),
+        # ls -l and tar -tv: plain numbers with no header are not told from ids.
+        (_rows("-rw-r--r-- 1 root root {size} Apr 28 2025 file{n}.py"), None, None),
+        (_rows("-rw-r--r-- me/staff {size} 2025-09-02 09:14 src/file{n}.c"), None, None),
+        # ls -l with a header row added, as a table prints it.
+        (_rows("-rw-r--r-- 1 root root {size} Apr 28 2025 file{n}.py"), "MODE N USER GROUP SIZE MON DAY YEAR NAME", 4),
         # unzip -l: the header names the column.
-        (_rows("{size} 2025-09-02 09:14 org/A{n}.class"), ["Length", "Date", "Time", "Name"], 0),
+        (_rows("{size} 2025-09-02 09:14 org/A{n}.class"), "Length Date Time Name", 0),
         # lsof: DEVICE, SIZE/OFF and NODE hold numbers; only SIZE/OFF is a size.
         (
             _rows("python3 14995 root mem REG 254,0 {size} 7709{n} /lib/lib{n}.so"),
-            ["COMMAND", "PID", "USER", "FD", "TYPE", "DEVICE", "SIZE/OFF", "NODE", "NAME"],
+            "COMMAND PID USER FD TYPE DEVICE SIZE/OFF NODE NAME",
             6,
         ),
         # npm pack --dry-run: sizes carry units.
@@ -39,10 +40,10 @@ def _human(size: int) -> str:
         # du -h: units on a size that leads the row.
         ([[f"{size // 1024}K", f"./dir{n}"] for n, size in enumerate(SIZES)], None, 0),
     ],
-    ids=["ls-l", "tar-tv", "unzip-l", "lsof", "npm-pack", "du-h"],
+    ids=["ls-l", "tar-tv", "ls-l-headed", "unzip-l", "lsof", "npm-pack", "du-h"],
 )
-def test_the_size_column_is_found_in_each_tools_rows(rows: list[list[str]], header: list[str] | None, column: int) -> None:
-    assert size_column(rows, header) == column
+def test_the_size_column_is_found_in_each_tools_rows(rows: list[list[str]], header: str | None, column: int | None) -> None:
+    assert size_column(rows, header.split() if header else None) == column
 
 
 def test_numbers_that_are_ids_or_counters_are_no_sizes() -> None:
@@ -50,9 +51,14 @@ def test_numbers_that_are_ids_or_counters_are_no_sizes() -> None:
     pids = [[str(4000 + 7 * n), "sleep"] for n in range(40)]
     numbered = [[f"{n + 1}", f"line{n}"] for n in range(40)]
     nodes = [["x", str(size)] for size in SIZES]
+    # A share with decimals (`strace -c`'s `% time`) carries no unit.
+    shares = [[f"{size / 1e6:.2f}", f"call{n}"] for n, size in enumerate(SIZES)]
     assert size_column(pids) is None
     assert size_column(numbered) is None
     assert size_column(nodes, ["NAME", "NODE"]) is None
+    assert size_column(shares) is None
+    # Rows that end in a number name nothing: a query's result.
+    assert size_column([[f"{size}kB", str(n)] for n, size in enumerate(SIZES)]) is None
 
 
 def test_header_words_that_name_a_size() -> None:

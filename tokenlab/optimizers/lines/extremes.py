@@ -8,11 +8,12 @@ size it hides (`largest 3110760`), one value per fold; with that row's name when
 larger than every row shown (the answer is then behind the fold).
 
 Which column is a size, told generally: its header names one (`SIZE`, `SIZE/OFF`,
-`Length`, `bytes`, `RSS`), or its values carry a size unit (`94.6kB`, `4.0K`, `1.2M`), or,
-with no header to read, its whole numbers are many and skewed (the largest ten times the
-median or more). A header that names anything else (`PID`, `NODE`, `INODE`, `LINE`) rules
-a column out: ids, inode numbers and line numbers are numbers whose largest nobody asks
-for, and line numbers, PIDs and offsets spread evenly besides.
+`Length`, `bytes`, `RSS`), or its values carry a size unit (`94.6kB`, `4.0K`, `1.2M`). A
+header that names anything else (`PID`, `NODE`, `INODE`, `LINE`) rules a column out, and
+plain numbers with no header are not taken for sizes: ids, inode numbers, PIDs, line
+numbers and percentages are numbers whose largest nobody asks for, and they can be as
+skewed as sizes (an outlined listing's long runs say the range of such a column instead,
+`text/blocks.size_extremes`). The rows must end in a name, which says which row it is.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ _WORD_PARTS_RE = re.compile(r"[A-Za-z]+")
 
 _PRESENT_SHARE = 0.9  # a size column holds a size in this share of the rows at least
 _UNIT_SHARE = 0.5  # ...and, unnamed, a unit in this share of them
-_DISTINCT_VALUES = 8  # an unnamed column of plain numbers holds more values than this
-_SKEW = 10  # ...and its largest is this many times its median or more
 _NAME_CHARS = 60  # a longer name is shown by its end: `…/numpy.libs/libscipy_openblas.so`
 
 
@@ -60,8 +59,7 @@ def names_size(header: str) -> bool:
 
 def size_column(rows: Sequence[Sequence[str]], header: Sequence[str] | None = None) -> int | None:
     """The first column of `rows` (each a list of cells, the last naming the row) holding
-    sizes, by `header` when given (a column it names otherwise is no size), else by units
-    or skew."""
+    sizes, by `header` when given (a column it names otherwise is no size), else by units."""
     width = min((len(row) for row in rows), default=0)
     if not _named(rows, width):
         return None
@@ -69,10 +67,9 @@ def size_column(rows: Sequence[Sequence[str]], header: Sequence[str] | None = No
         if header is not None and (column >= len(header) or not names_size(header[column])):
             continue
         cells = [row[column] for row in rows]
-        sizes = [size for cell in cells if (size := size_of(cell)) is not None]
-        if len(sizes) < _PRESENT_SHARE * len(rows) or not sizes:
+        if sum(1 for cell in cells if size_of(cell) is not None) < _PRESENT_SHARE * len(rows):
             continue
-        if header is not None or _unnamed_sizes(cells, sizes):
+        if header is not None or _with_units(cells):
             return column
     return None
 
@@ -86,15 +83,10 @@ def _named(rows: Sequence[Sequence[str]], width: int) -> bool:
     return numbers <= (1 - _PRESENT_SHARE) * len(rows)
 
 
-def _unnamed_sizes(cells: Sequence[str], sizes: list[float]) -> bool:
-    """Sizes with no header to say so: most carry a unit, or the plain numbers are many
-    and skewed (file sizes are; line numbers, PIDs and offsets spread evenly)."""
-    with_unit = sum(1 for cell in cells if not cell.isdigit() and size_of(cell) is not None)
-    if with_unit >= _UNIT_SHARE * len(cells):
-        return True
-    ordered = sorted(sizes)
-    median = ordered[len(ordered) // 2]
-    return len(set(ordered)) > _DISTINCT_VALUES and ordered[-1] >= _SKEW * max(median, 1.0)
+def _with_units(cells: Sequence[str]) -> bool:
+    """Sizes with no header to say so: most carry a unit (`94.6kB`, `4.0K`)."""
+    with_unit = sum(1 for cell in cells if (match := _SIZE_RE.fullmatch(cell)) and match[2])
+    return with_unit >= _UNIT_SHARE * len(cells)
 
 
 def sized_rows(rows: Sequence[Sequence[str]], column: int, names: Sequence[str]) -> list[Sized | None]:
