@@ -42,10 +42,12 @@ def _pack_listing(sizes: list[int]) -> bytes:
 
     def path() -> str:
         folders = "/".join(word() for _ in range(rng.randint(1, 4)))
-        return folders + rng.choice("-_.").join(word() for _ in range(rng.randint(1, 3))) + rng.choice([".js", ".md", ".1"])
+        stem = rng.choice("-_.").join(word() for _ in range(rng.randint(1, 3)))
+        return folders + stem + rng.choice([".js", ".md", ".1"])
 
     rows = [f"npm notice {size / 1000:.1f}kB {path()}" for size in sizes]
-    lines = ["npm notice", "npm notice Tarball Contents", *rows, "npm notice Tarball Details", "npm notice total files: 9"]
+    head = ["npm notice", "npm notice Tarball Contents"]
+    lines = [*head, *rows, "npm notice Tarball Details", "npm notice total files: 9"]
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -56,8 +58,8 @@ def test_a_folded_run_of_sized_rows_says_the_largest_size_it_hides() -> None:
     folds = re.findall(r"^\[… (\d+) more lines, largest (\S+)\]$", shown, re.MULTILINE)
     assert len(folds) > 3, shown[:600]
     said = max(float(size.removesuffix("kB")) for _, size in folds)
-    rows = [words for line in shown.splitlines() if len(words := line.split()) == 4 and words[2].endswith("kB")]
-    visible = [float(words[2].removesuffix("kB")) for words in rows]
+    sized = [words[2] for line in shown.splitlines() if len(words := line.split()) == 4]
+    visible = [float(size.removesuffix("kB")) for size in sized if size.endswith("kB")]
     # Every fold says a size, the largest hidden one below the largest shown.
     assert said < max(visible)
     assert f"{max(sizes) / 1000:.1f}" in shown

@@ -25,7 +25,8 @@ def _unzip_listing(count: int = 400) -> tuple[str, list[tuple[int, str]]]:
     rows = [(size, f"org/eclipse/p{n // 20}/C{n}.class") for n, size in enumerate(_sizes(count))]
     lines = [f"{size:>9}  2025-09-02 09:14   {name}" for size, name in rows]
     head = "Archive:  x.jar\n  Length      Date    Time    Name\n---------  ---------- -----   ----\n"
-    foot = f"---------                     -------\n{sum(size for size, _ in rows):>9}                     {count} files\n"
+    total = sum(size for size, _ in rows)
+    foot = f"---------                     -------\n{total:>9}                     {count} files\n"
     return head + "\n".join(lines) + "\n" + foot, rows
 
 

@@ -19,7 +19,7 @@ skewed as sizes (an outlined listing's long runs say the range of such a column 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 # A size as a column holds it: `224241`, `94.6kB`, `4.0K`, `1.2M`, `12GiB`, `512B`.
@@ -89,13 +89,15 @@ def _with_units(cells: Sequence[str]) -> bool:
     return with_unit >= _UNIT_SHARE * len(cells)
 
 
-def sized_rows(rows: Sequence[Sequence[str]], column: int, names: Sequence[str]) -> list[Sized | None]:
-    """Each row's size in `column`, named by `names` (None where the cell is no size)."""
-    found: list[Sized | None] = []
-    for row, name in zip(rows, names, strict=True):
-        size = size_of(row[column]) if column < len(row) else None
-        found.append(None if size is None else Sized(row[column], size, name))
-    return found
+def largest_row(rows: Iterable[Sequence[str]], width: int, column: int) -> Sized | None:
+    """The row of `width` words with the largest size in `column`, named by its last word;
+    rows are read one at a time, none held (a fold may hide millions)."""
+    top: Sized | None = None
+    for row in rows:
+        size = size_of(row[column]) if len(row) == width else None
+        if size is not None and (top is None or size > top.size):
+            top = Sized(row[column], size, row[-1])
+    return top
 
 
 def largest_note(hidden: Sequence[Sized | None], shown: Sequence[Sized | None]) -> str:

@@ -82,46 +82,32 @@ def _shared_folder(body: list[Part]) -> str:
 
 def _largest_in_runs(items: list[Item], lines: Lines, limits: LogLimits) -> dict[int, str]:
     """For each folded run of rows with a size column (by `id` of its group): the largest
-    size it hides (`largest 12.3kB`), named when no row shown is as large (see `extremes`)."""
-    runs = [item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN]
-    if not runs:
-        return {}
-    shown_rows = [lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int)]
+    size it hides (`largest 12.3kB`), named when no row shown is as large (see `extremes`).
+    A run is told by its first lines; then each of its lines is read once, none held."""
     notes: dict[int, str] = {}
-    for group in runs:
-        # A sample first: most runs hold no sizes, and a large log's runs are not read twice.
-        if _sized_rows(lines, group.lines[:_SAMPLE_LINES], limits) is None:
+    for group in (item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN):
+        sample = [lines.text(index, limits.line_bytes).split() for index in group.lines[:_SAMPLE_LINES]]
+        width = Counter(map(len, sample)).most_common(1)[0][0]
+        alike = [row for row in sample if len(row) == width]
+        column = extremes.size_column(alike) if len(alike) >= _SIZED_RUN_SHARE * len(sample) else None
+        if column is None:
             continue
-        sized = _sized_rows(lines, group.lines, limits)
-        if sized is None:
-            continue
-        rows, column = sized
-        shown = [row for row in shown_rows if len(row) == len(rows[0])]
+        hidden = (lines.text(index, limits.line_bytes).split() for index in group.lines)
+        shown = (lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int))
         note = extremes.largest_note(
-            extremes.sized_rows(rows, column, [row[-1] for row in rows]),
-            extremes.sized_rows(shown, column, [row[-1] for row in shown]),
+            [extremes.largest_row(hidden, width, column)], [extremes.largest_row(shown, width, column)]
         )
         notes[id(group)] = f", {note}" if note else ""
     return notes
-
-
-def _sized_rows(lines: Lines, indexes: Sequence[int], limits: LogLimits) -> tuple[list[list[str]], int] | None:
-    """The words of rows `indexes` of the width nearly all of them have, and their size
-    column; None when they have no one width or no size column."""
-    rows = [lines.text(index, limits.line_bytes).split() for index in indexes]
-    width = Counter(map(len, rows)).most_common(1)[0][0]
-    alike = [row for row in rows if len(row) == width]
-    if len(alike) < _SIZED_RUN_SHARE * len(rows):
-        return None
-    column = extremes.size_column(alike)
-    return None if column is None else (alike, column)
 
 
 _SIZED_RUN_SHARE = 0.9  # a run is of sized rows when this share of its lines have one width
 _SAMPLE_LINES = 64  # a run's first lines, read to tell whether it holds sizes at all
 
 
-def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits, largest: str = "") -> list[Part]:
+def _group_parts(
+    group: Group, lines: Lines, coarse: bool, limits: LogLimits, largest: str = ""
+) -> list[Part]:
     """One visible line for a folded group: `[count ref] representative`; a run of sized
     rows says the `largest` size it hides."""
     first = group.lines[0]

@@ -197,8 +197,8 @@ class _Listing:
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
         self.state_columns = ""  # the folded table rows' few-valued columns, counted per value
-        self.sizes: dict[int, extremes.Sized | None] = {}  # a table's rows by line: size, name
-        self.size_column = ""
+        self.sized_rows: dict[int, list[str]] = {}  # a table's rows by line, up to their name
+        self.size_column = ("", 0)  # the header and position of its column of sizes
         self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
         self.name_columns: tuple[int, frozenset[int]] = (0, frozenset())  # rows' width, its name columns
@@ -341,22 +341,27 @@ class _Listing:
         self.state_columns = _state_columns(columns.header[:named], folded, self.limits.states_listed)
 
     def _read_sizes(self, header: list[str], rows: list[int], cells: list[list[str]], named: int) -> None:
-        """Each row's size, when a column the header names a size holds them (see `extremes`)."""
-        stripped = [[cell.strip() for cell in row] for row in cells]
-        column = extremes.size_column(stripped, [word.strip() for word in header])
-        if column is None:
-            return
-        self.size_column = header[column].strip()
-        names = [row[named] for row in stripped]
-        self.sizes = dict(zip(rows, extremes.sized_rows(stripped, column, names), strict=True))
+        """The rows' cells up to their name, when a column the header names a size holds
+        sizes (see `extremes`)."""
+        stripped = [[cell.strip() for cell in row[: named + 1]] for row in cells]
+        column = extremes.size_column(stripped, [word.strip() for word in header[: named + 1]])
+        if column is not None:
+            self.size_column = (header[column].strip(), column)
+            self.sized_rows = dict(zip(rows, stripped, strict=True))
 
     def _largest_folded(self) -> str:
         """``; largest SIZE/OFF of the folded rows: 3110760``: whether a larger row than
         those shown is folded, which the counts per value cannot say."""
-        hidden = [sized for index, sized in self.sizes.items() if not self.kept[index]]
-        shown = [sized for index, sized in self.sizes.items() if self.kept[index]]
-        note = extremes.largest_note(hidden, shown).removeprefix("largest ")
-        return f"; largest {self.size_column} of the folded rows: {note}" if note else ""
+        if not self.sized_rows:
+            return ""
+        label, column = self.size_column
+        width = len(next(iter(self.sized_rows.values())))
+        hidden = (row for index, row in self.sized_rows.items() if not self.kept[index])
+        shown = (row for index, row in self.sized_rows.items() if self.kept[index])
+        note = extremes.largest_note(
+            [extremes.largest_row(hidden, width, column)], [extremes.largest_row(shown, width, column)]
+        )
+        return f"; largest {label} of the folded rows: {note.removeprefix('largest ')}" if note else ""
 
     def _keep_lone_lines(self) -> None:
         """A single folded line between kept ones costs no less than its marker: it stays."""

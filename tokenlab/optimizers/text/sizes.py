@@ -9,54 +9,58 @@ the largest; or names the folded row that is larger than every row shown.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from tokenlab.optimizers.lines import extremes
 from tokenlab.optimizers.text.render import SpanKind, TextSpan
 
-_LISTING_SHARE = 0.5  # the rows of one width are at least this share of the folded lines
+_LISTING_SHARE = 0.5  # the rows of one width are at least this share of the folded lines read
 _MIN_ROWS = 8  # fewer folded rows are read whole at a glance
+_SAMPLE_ROWS = 256  # the folded lines read to tell the listing's width and size column
 
 
 def largest_folded(lines: Sequence[bytes], starts: Sequence[int], spans: Sequence[TextSpan]) -> str:
     """`[largest Length of the folded rows: 56146]`, or "" when the folds hide no sized
-    rows. `starts` holds each line's offset; only folds of whole lines count."""
-    folded = _folded_lines(starts, spans)
-    if len(folded) < _MIN_ROWS:
+    rows. `starts` holds each line's offset; only folds of whole lines count. The listing
+    is told on a sample, then each line is read once for its size, none of them held."""
+    folded = _folded_lines(starts, spans, len(lines))
+    first_rows = [index for index in _indexes(folded, 1) if lines[index].strip()][:_SAMPLE_ROWS]
+    if len(first_rows) < _MIN_ROWS:
         return ""
-    words = {index: lines[index].decode("utf-8", "replace").split() for index in folded}
-    width = Counter(map(len, words.values())).most_common(1)[0][0]
-    hidden = [index for index in folded if len(words[index]) == width]
-    if width < 2 or len(hidden) < _LISTING_SHARE * len(folded):
+    sample = [_words(lines[index]) for index in first_rows]
+    width = Counter(map(len, sample)).most_common(1)[0][0]
+    rows = [row for row in sample if len(row) == width]
+    if len(rows) < _LISTING_SHARE * len(sample):
         return ""
-    rows = [words[index] for index in hidden]
-    header = _header(lines, hidden[0], width)
+    header = _header(lines, first_rows[[len(row) for row in sample].index(width)], width)
     column = extremes.size_column(rows, header)
     if column is None:
         return ""
-    split = (line.decode("utf-8", "replace").split() for index, line in enumerate(lines) if index not in words)
-    shown = [row for row in split if len(row) == width]
-    note = extremes.largest_note(
-        extremes.sized_rows(rows, column, [row[-1] for row in rows]),
-        extremes.sized_rows(shown, column, [row[-1] for row in shown]),
-    )
+    hidden = extremes.largest_row((_words(lines[index]) for index in _indexes(folded, 1)), width, column)
+    shown = extremes.largest_row((_words(lines[index]) for index in _indexes(folded, 0)), width, column)
+    note = extremes.largest_note([hidden], [shown])
     label = header[column] if header else "size"
     return f"[largest {label} of the folded rows: {note.removeprefix('largest ')}]" if note else ""
 
 
-def _folded_lines(starts: Sequence[int], spans: Sequence[TextSpan]) -> list[int]:
-    """The lines that folds of whole lines hide, in order."""
-    line_of = {start: index for index, start in enumerate(starts)}
-    folded: list[int] = []
+def _words(line: bytes) -> list[str]:
+    return line.decode("utf-8", "replace").split()
+
+
+def _indexes(flags: bytearray, flag: int) -> Iterator[int]:
+    return (index for index, value in enumerate(flags) if value == flag)
+
+
+def _folded_lines(starts: Sequence[int], spans: Sequence[TextSpan], count: int) -> bytearray:
+    """Per line: 1 where a fold of whole lines hides it."""
+    folded = bytearray(count)
     for span in spans:
-        first = line_of.get(span.start)
-        if span.kind is not SpanKind.FOLD or first is None:
-            continue
-        index = first
-        while index + 1 < len(starts) and starts[index + 1] <= span.end and starts[index] < span.end:
-            folded.append(index)
-            index += 1
+        first = bisect_left(starts, span.start)
+        if span.kind is SpanKind.FOLD and first < count and starts[first] == span.start:
+            end = min(bisect_left(starts, span.end), count)
+            folded[first:end] = b"\x01" * (end - first)
     return folded
 
 
