@@ -85,6 +85,7 @@ def _largest_in_runs(items: list[Item], lines: Lines, limits: LogLimits) -> dict
     size it hides (`largest 12.3kB`), named when no row shown is as large (see `extremes`).
     A run is told by its first lines; then each of its lines is read once, none held."""
     notes: dict[int, str] = {}
+    shown_top: dict[tuple[int, int], extremes.Sized | None] = {}  # by (width, column): read once
     for group in (item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN):
         sample = [lines.text(index, limits.line_bytes).split() for index in group.lines[:_SAMPLE_LINES]]
         width = Counter(map(len, sample)).most_common(1)[0][0]
@@ -92,11 +93,12 @@ def _largest_in_runs(items: list[Item], lines: Lines, limits: LogLimits) -> dict
         column = extremes.size_column(alike) if len(alike) >= _SIZED_RUN_SHARE * len(sample) else None
         if column is None:
             continue
+        if (width, column) not in shown_top:
+            shown = (lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int))
+            shown_top[width, column] = extremes.largest_row(shown, width, column)
         hidden = (lines.text(index, limits.line_bytes).split() for index in group.lines)
-        shown = (lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int))
-        note = extremes.largest_note(
-            [extremes.largest_row(hidden, width, column)], [extremes.largest_row(shown, width, column)]
-        )
+        hidden_top = extremes.largest_row(hidden, width, column)
+        note = extremes.largest_note([hidden_top], [shown_top[width, column]])
         notes[id(group)] = f", {note}" if note else ""
     return notes
 

@@ -25,7 +25,9 @@ read as records when one of these shapes covers most of its lines (checked in or
   that are paths (`lsof`'s `NAME`) are listed by folder, each folder once with its number
   of rows (`lines/folders.py`). A column before it whose values among the folded rows are
   few (`FD`: `mem ×81, 0r, 1w, 2w`; `STAT`), numbers aside, is counted per value: which
-  rows are of which kind is read there, not in the names.
+  rows are of which kind is read there, not in the names. A column the header names a
+  size (`SIZE/OFF`, `RSS`) says the largest size among the folded rows (`lines/extremes`):
+  the rows kept for their large values are then known to be the largest.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
   four share a shape with two others once the words holding digits are set aside, and a
   failure line is among them (documentation repeats shapes too, but far less). Each
