@@ -51,16 +51,25 @@ def _pack_listing(sizes: list[int]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def test_a_folded_run_of_sized_rows_says_the_largest_size_it_hides() -> None:
+def test_the_header_says_the_largest_size_the_folded_runs_hide() -> None:
     rng = random.Random(3)
     sizes = [int(10 ** rng.uniform(2, 4.5)) for _ in range(300)]
     shown = render_preview(optimize(_pack_listing(sizes), OptimizerConfig(Granularity.COARSE)))
-    folds = re.findall(r"^\[… (\d+) more lines, largest (\S+)\]$", shown, re.MULTILINE)
-    assert len(folds) > 3, shown[:600]
-    said = max(float(size.removesuffix("kB")) for _, size in folds)
+    assert len(re.findall(r"^\[… \d+ more lines\]$", shown, re.MULTILINE)) > 3, shown[:600]
+    said = re.match(r"\[log: [^\n]*; largest folded size (\S+):", shown)
+    assert said, shown.splitlines()[0]
     sized = [words[2] for line in shown.splitlines() if len(words := line.split()) == 4]
-    visible = [float(size.removesuffix("kB")) for size in sized if size.endswith("kB")]
-    # Every fold says a size, the largest hidden one below the largest shown.
-    assert said < max(visible)
-    assert f"{max(sizes) / 1000:.1f}" in shown
+    visible = {size for size in sized if size.endswith("kB")}
+    hidden = {f"{size / 1000:.1f}kB" for size in sizes} - visible
+    assert said[1] == max(hidden, key=lambda size: float(size.removesuffix("kB")))
+    # The largest of all is shown, so the folded one is not named.
+    assert f"{max(sizes) / 1000:.1f}kB" in visible
 
+
+def test_the_header_names_a_folded_row_larger_than_any_shown() -> None:
+    sizes = [1000 + 10 * n for n in range(300)]
+    sizes[150] = 6000  # the largest, but not far enough beyond the others to be kept as an outlier
+    shown = render_preview(optimize(_pack_listing(sizes), OptimizerConfig(Granularity.FINE)))
+    head, body = shown.split("\n", 1)
+    assert "6.0kB" not in body
+    assert re.search(r"; largest folded size 6\.0kB \S+\.(js|md|1)\]$", head), head

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress
 
 from tokenlab.counting.runs import InputSlices
@@ -39,17 +39,17 @@ def render(
     coarse = granularity is Granularity.COARSE
     groups = len(plan.groups)
     body: list[Part] = []
-    largest = _largest_in_runs(items, lines, limits)
     for item in items:
         if isinstance(item, Group) and item.inline and body and isinstance(body[-1], str):
             body[-1] = body[-1].removesuffix("\n")
             body += _inline_parts(item, lines, coarse, limits)
         elif isinstance(item, Group):
-            body += _group_parts(item, lines, coarse, limits, largest.get(id(item), ""))
+            body += _group_parts(item, lines, coarse, limits)
         else:
             body.append(lines.text(item, limits.line_bytes) + "\n")
     folder = _shared_folder(body)
-    where = f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else ""
+    # The largest size first: the folder, when named, ends the header (`line_shapes` reads it there).
+    where = _largest_folded(items, lines) + (f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else "")
     parts: list[Part] = []
     if coarse:
         # Held as ranges of the input: most of a large log, which is not copied again.
@@ -80,41 +80,50 @@ def _shared_folder(body: list[Part]) -> str:
     return folder
 
 
-def _largest_in_runs(items: list[Item], lines: Lines, limits: LogLimits) -> dict[int, str]:
-    """For each folded run of rows with a size column (by `id` of its group): the largest
-    size it hides (`largest 12.3kB`), named when no row shown is as large (see `extremes`).
-    A run is told by its first lines; then each of its lines is read once, none held."""
-    notes: dict[int, str] = {}
-    shown_top: dict[tuple[int, int], extremes.Sized | None] = {}  # by (width, column): read once
+def _largest_folded(items: list[Item], lines: Lines) -> str:
+    """``; largest folded size 52.7kB`` for the header, when folded runs are rows with a
+    size column: the largest size they hide, named when no row shown is as large (see
+    `extremes`). Said once for the log, not on each of its runs (a large log folds
+    thousands). A run is told by its first lines; then its lines are read in batches,
+    none held."""
+    hidden: dict[tuple[int, int], list[extremes.Sized]] = {}  # by (width, size column)
     for group in (item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN):
-        sample = [lines.text(index, limits.line_bytes).split() for index in group.lines[:_SAMPLE_LINES]]
+        first_lines = lines.cleans(group.lines[:_SAMPLE_LINES])
+        sample = [line.decode("utf-8", "replace").split() for line in first_lines]
         width = Counter(map(len, sample)).most_common(1)[0][0]
         alike = [row for row in sample if len(row) == width]
         column = extremes.size_column(alike) if len(alike) >= _SIZED_RUN_SHARE * len(sample) else None
         if column is None:
             continue
-        if (width, column) not in shown_top:
-            shown = (lines.text(item, limits.line_bytes).split() for item in items if isinstance(item, int))
-            shown_top[width, column] = extremes.largest_row(shown, width, column)
-        hidden = (lines.text(index, limits.line_bytes).split() for index in group.lines)
-        hidden_top = extremes.largest_row(hidden, width, column)
-        note = extremes.largest_note([hidden_top], [shown_top[width, column]])
-        notes[id(group)] = f", {note}" if note else ""
-    return notes
+        top = extremes.largest_row(_size_and_name(lines, group.lines, width, column), 2, 0)
+        hidden.setdefault((width, column), []).extend([top] if top else [])
+    shown_lines = [item for item in items if isinstance(item, int)]
+    notes = []
+    for (width, column), tops in hidden.items():
+        shown = extremes.largest_row(_size_and_name(lines, shown_lines, width, column), 2, 0)
+        notes.append(extremes.largest_note(tops, [shown]).removeprefix("largest "))
+    return "".join(f"; largest folded size {note}" for note in notes if note)
+
+
+def _size_and_name(lines: Lines, indexes: Sequence[int], width: int, column: int) -> Iterator[list[str]]:
+    """`[size, name]` of each line of `indexes` that has `width` words, read in batches."""
+    for start in range(0, len(indexes), _BATCH_LINES):
+        for line in lines.cleans(indexes[start : start + _BATCH_LINES]):
+            words = line.split()
+            if len(words) == width:
+                yield [words[column].decode("utf-8", "replace"), words[-1].decode("utf-8", "replace")]
 
 
 _SIZED_RUN_SHARE = 0.9  # a run is of sized rows when this share of its lines have one width
 _SAMPLE_LINES = 64  # a run's first lines, read to tell whether it holds sizes at all
+_BATCH_LINES = 4096  # lines read at a time for their sizes
 
 
-def _group_parts(
-    group: Group, lines: Lines, coarse: bool, limits: LogLimits, largest: str = ""
-) -> list[Part]:
-    """One visible line for a folded group: `[count ref] representative`; a run of sized
-    rows says the `largest` size it hides."""
+def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:
+    """One visible line for a folded group: `[count ref] representative`."""
     first = group.lines[0]
     if group.kind is GroupKind.RUN:
-        label, shown = f"[… {group.count:,} more lines{largest}", ""
+        label, shown = f"[… {group.count:,} more lines", ""
     elif group.kind is GroupKind.LIBRARY:
         label, shown = f"[… {group.units:,} frame{'s' if group.units > 1 else ''} in library code", ""
     elif group.kind is GroupKind.TAIL:
