@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import random
+import re
+import string
+
+from tests.conftest import render_preview
+from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
-from tokenlab.optimizers.log.optimizer import _split
+from tokenlab.optimizers.log.optimizer import _split, optimize
 from tokenlab.optimizers.log.render import with_heading, with_headings
 
 
@@ -24,3 +30,46 @@ def test_heads_read_in_a_batch_are_each_heads_text_with_its_heading() -> None:
     assert shown[1].startswith("src/app/a.js:12:5")
     assert shown[2].startswith("src/app/a.js:14:1")
     assert with_headings(lines, indexes[1:3], DEFAULT_LIMITS) == shown[1:3]
+
+
+def _pack_listing(sizes: list[int]) -> bytes:
+    """`npm pack --dry-run`'s shape: a size with its unit and a path per row, paths of
+    many shapes, so that the rows fold as runs rather than as one template."""
+    rng = random.Random(7)
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 9)))
+
+    def path() -> str:
+        folders = "/".join(word() for _ in range(rng.randint(1, 4)))
+        stem = rng.choice("-_.").join(word() for _ in range(rng.randint(1, 3)))
+        return folders + stem + rng.choice([".js", ".md", ".1"])
+
+    rows = [f"npm notice {size / 1000:.1f}kB {path()}" for size in sizes]
+    head = ["npm notice", "npm notice Tarball Contents"]
+    lines = [*head, *rows, "npm notice Tarball Details", "npm notice total files: 9"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_the_header_says_the_largest_size_the_folded_runs_hide() -> None:
+    rng = random.Random(3)
+    sizes = [int(10 ** rng.uniform(2, 4.5)) for _ in range(300)]
+    shown = render_preview(optimize(_pack_listing(sizes), OptimizerConfig(Granularity.COARSE)))
+    assert len(re.findall(r"^\[… \d+ more lines\]$", shown, re.MULTILINE)) > 3, shown[:600]
+    said = re.match(r"\[log: [^\n]*; largest folded size (\S+):", shown)
+    assert said, shown.splitlines()[0]
+    sized = [words[2] for line in shown.splitlines() if len(words := line.split()) == 4]
+    visible = {size for size in sized if size.endswith("kB")}
+    hidden = {f"{size / 1000:.1f}kB" for size in sizes} - visible
+    assert said[1] == max(hidden, key=lambda size: float(size.removesuffix("kB")))
+    # The largest of all is shown, so the folded one is not named.
+    assert f"{max(sizes) / 1000:.1f}kB" in visible
+
+
+def test_the_header_names_a_folded_row_larger_than_any_shown() -> None:
+    sizes = [1000 + 10 * n for n in range(300)]
+    sizes[150] = 6000  # the largest, but not far enough beyond the others to be kept as an outlier
+    shown = render_preview(optimize(_pack_listing(sizes), OptimizerConfig(Granularity.FINE)))
+    head, body = shown.split("\n", 1)
+    assert "6.0kB" not in body
+    assert re.search(r"; largest folded size 6\.0kB \S+\.(js|md|1)\]$", head), head

@@ -27,6 +27,8 @@ _ANNOTATION_RE = re.compile(
     # Line records (text_records.py): folded runs and the closing line.
     r"|\[… [\d,]+ (?:more )?lines?(?: like the one above[^\]]*|, each the same as the one above)?(?:: #ref:ctx_[0-9a-f]+)?\]"
     r"|\[(?:key = value dump|sorted numeric listing|table with a header row|templated records): [^\n]*\]"
+    # The largest size an outlined listing's folds hide (text/sizes.py).
+    r"|\[largest \S+ of the folded rows: [^\n]*\]"
 )
 _ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
 

@@ -333,3 +333,26 @@ def test_folded_path_names_are_listed_by_folder_with_their_counts(header: str, r
     shown_rows = sum(f"/usr/lib/x86_64-linux-gnu/lib{word}.so.3\n" in shown for word in "abcdefghijklmnopqrstuvwxyz")
     assert int(folded[1]) + shown_rows >= 78 - 3  # the largest rows are shown whole
     assert all(f"lib{word}.so.3" in folded[2] for word in "klmnopq")
+
+
+def _lsof_maps(sizes: list[int]) -> bytes:
+    header = "COMMAND     PID USER   FD   TYPE DEVICE SIZE/OFF    NODE NAME"
+    rows = [
+        f"python3 14995 root  mem    REG  254,0 {size:>8} {9000000 - 7 * n:>7} /usr/lib/x{n % 7}/lib{n}.so"
+        for n, size in enumerate(sizes)
+    ]
+    return ("\n".join([header, *rows]) + "\n").encode()
+
+
+def test_a_table_footer_says_the_largest_size_of_its_folded_rows() -> None:
+    sizes = [(n * 7919) % 100_000 + 100 for n in range(90)]
+    result = optimize(_lsof_maps(sizes), COARSE)
+    shown = render_preview(result)
+    footer = shown.splitlines()[-1]
+    said = re.search(r"largest SIZE/OFF of the folded rows: (\d+);", footer)
+    assert said, footer
+    visible_sizes = {int(line.split()[6]) for line in shown.splitlines()[1:] if line.startswith("python3")}
+    assert int(said[1]) == max(size for size in sizes if size not in visible_sizes)
+    assert int(said[1]) < max(visible_sizes)  # the largest rows are kept: the bound says so
+    # NODE holds numbers too, larger ones, but names no size.
+    assert "NODE of the folded rows" not in footer and "900" not in said[0]

@@ -4,7 +4,7 @@
     optimizer.py   repeated and near-repeated lines folded into templates with counts;
                    failures, warnings and tracebacks verbatim with their context
     model.py       its tunables (`LogLimits`), lines, templates and groups
-    render.py      each folded group as one visible line
+    render.py      each folded group as one visible line; the header says the largest size folded
     units.py       where an anomaly ends: the lines that belong to it
     sections.py    a test run's failure sections and why each failed
     frames.py      how much of a diagnostic's code frame is shown

@@ -6,12 +6,13 @@ exact bytes of everything folded.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from itertools import compress
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
-from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import extremes, records
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
@@ -47,7 +48,8 @@ def render(
         else:
             body.append(lines.text(item, limits.line_bytes) + "\n")
     folder = _shared_folder(body)
-    where = f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else ""
+    # The largest size first: the folder, when named, ends the header (`line_shapes` reads it there).
+    where = _largest_folded(items, lines) + (f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else "")
     parts: list[Part] = []
     if coarse:
         # Held as ranges of the input: most of a large log, which is not copied again.
@@ -76,6 +78,45 @@ def _shared_folder(body: list[Part]) -> str:
         if isinstance(part, str):
             body[at] = part.replace(f"{{in {folder}: ", "{")
     return folder
+
+
+def _largest_folded(items: list[Item], lines: Lines) -> str:
+    """``; largest folded size 52.7kB`` for the header, when folded runs are rows with a
+    size column: the largest size they hide, named when no row shown is as large (see
+    `extremes`). Said once for the log, not on each of its runs (a large log folds
+    thousands). A run is told by its first lines; then its lines are read in batches,
+    none held."""
+    hidden: dict[tuple[int, int], list[extremes.Sized]] = {}  # by (width, size column)
+    for group in (item for item in items if isinstance(item, Group) and item.kind is GroupKind.RUN):
+        first_lines = lines.cleans(group.lines[:_SAMPLE_LINES])
+        sample = [line.decode("utf-8", "replace").split() for line in first_lines]
+        width = Counter(map(len, sample)).most_common(1)[0][0]
+        alike = [row for row in sample if len(row) == width]
+        column = extremes.size_column(alike) if len(alike) >= _SIZED_RUN_SHARE * len(sample) else None
+        if column is None:
+            continue
+        top = extremes.largest_row(_size_and_name(lines, group.lines, width, column), 2, 0)
+        hidden.setdefault((width, column), []).extend([top] if top else [])
+    shown_lines = [item for item in items if isinstance(item, int)]
+    notes = []
+    for (width, column), tops in hidden.items():
+        shown = extremes.largest_row(_size_and_name(lines, shown_lines, width, column), 2, 0)
+        notes.append(extremes.largest_note(tops, [shown]).removeprefix("largest "))
+    return "".join(f"; largest folded size {note}" for note in notes if note)
+
+
+def _size_and_name(lines: Lines, indexes: Sequence[int], width: int, column: int) -> Iterator[list[str]]:
+    """`[size, name]` of each line of `indexes` that has `width` words, read in batches."""
+    for start in range(0, len(indexes), _BATCH_LINES):
+        for line in lines.cleans(indexes[start : start + _BATCH_LINES]):
+            words = line.split()
+            if len(words) == width:
+                yield [words[column].decode("utf-8", "replace"), words[-1].decode("utf-8", "replace")]
+
+
+_SIZED_RUN_SHARE = 0.9  # a run is of sized rows when this share of its lines have one width
+_SAMPLE_LINES = 64  # a run's first lines, read to tell whether it holds sizes at all
+_BATCH_LINES = 4096  # lines read at a time for their sizes
 
 
 def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) -> list[Part]:

@@ -5,6 +5,7 @@
                    counts, failure lines and the last line verbatim
     records.py     lines that are records of one shape (`ps`, `env`, `du`), folded as such
     render.py      the spans of a document rendered, small folds unfolded
+    sizes.py       the largest size an outlined listing's folds hide, said once under it
 """
 
 from __future__ import annotations

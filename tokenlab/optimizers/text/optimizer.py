@@ -91,6 +91,7 @@ from tokenlab.optimizers.lines.records import TEXT_LIMITS, fold_records
 from tokenlab.optimizers.text import blocks, reports, sections
 from tokenlab.optimizers.text.json_lines import fold_json_lines, looks_like_json_lines
 from tokenlab.optimizers.text.records import optimize_records, template
+from tokenlab.optimizers.text.sizes import largest_folded
 from tokenlab.optimizers.text.render import (
     Renderer,
     SpanKind,
@@ -267,8 +268,12 @@ def optimize(
     sections = [(0, len(data))] if fine else doc.sections()
     if not fine:
         spans = unfold_unprofitable(spans, sections)
-    shown = Renderer(data, fine).render(spans, sections)
-    return OptimizeResult(shown.parts, signals=doc.declared_signals(states))
+    shown = Renderer(data, fine).render(spans, sections).parts
+    largest = largest_folded(doc.lines, doc.starts, spans)
+    if largest:  # said once under the listing: its folds are many and short
+        ends = "".join(part for part in shown[-1:] if isinstance(part, str)).endswith("\n")
+        shown = (*shown, ("" if ends else "\n") + largest + "\n")
+    return OptimizeResult(shown, signals=doc.declared_signals(states))
 
 
 class _Document:

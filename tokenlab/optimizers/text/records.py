@@ -25,7 +25,9 @@ read as records when one of these shapes covers most of its lines (checked in or
   that are paths (`lsof`'s `NAME`) are listed by folder, each folder once with its number
   of rows (`lines/folders.py`). A column before it whose values among the folded rows are
   few (`FD`: `mem ×81, 0r, 1w, 2w`; `STAT`), numbers aside, is counted per value: which
-  rows are of which kind is read there, not in the names.
+  rows are of which kind is read there, not in the names. A column the header names a
+  size (`SIZE/OFF`, `RSS`) says the largest size among the folded rows (`lines/extremes`):
+  the rows kept for their large values are then known to be the largest.
 - *templated records* (`ld` undefined references, repeated diagnostics): three lines in
   four share a shape with two others once the words holding digits are set aside, and a
   failure line is among them (documentation repeats shapes too, but far less). Each
@@ -64,7 +66,7 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
-from tokenlab.optimizers.lines import folders, numbered
+from tokenlab.optimizers.lines import extremes, folders, numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.text.blocks import column_summary
 
@@ -197,6 +199,8 @@ class _Listing:
         self.names: list[str] = []  # the folded table rows' names, in order
         self.name_column = ""
         self.state_columns = ""  # the folded table rows' few-valued columns, counted per value
+        self.sized_rows: dict[int, list[str]] = {}  # a table's rows by line, up to their name
+        self.size_column = ("", 0)  # the header and position of its column of sizes
         self.sort_column = -1  # a sorted listing's key column, left out of its column counts
         self.folded_lines = 0
         self.name_columns: tuple[int, frozenset[int]] = (0, frozenset())  # rows' width, its name columns
@@ -333,9 +337,33 @@ class _Listing:
         if named < 0:
             return
         self.name_column = columns.header[named].strip()
+        self._read_sizes(columns.header, rows, cells, named)
         folded = [row for index, row in zip(rows, cells, strict=True) if not self.kept[index]]
         self.names = [row[named].strip() for row in folded]
         self.state_columns = _state_columns(columns.header[:named], folded, self.limits.states_listed)
+
+    def _read_sizes(self, header: list[str], rows: list[int], cells: list[list[str]], named: int) -> None:
+        """The rows' cells up to their name, when a column the header names a size holds
+        sizes (see `extremes`)."""
+        stripped = [[cell.strip() for cell in row[: named + 1]] for row in cells]
+        column = extremes.size_column(stripped, [word.strip() for word in header[: named + 1]])
+        if column is not None:
+            self.size_column = (header[column].strip(), column)
+            self.sized_rows = dict(zip(rows, stripped, strict=True))
+
+    def _largest_folded(self) -> str:
+        """``; largest SIZE/OFF of the folded rows: 3110760``: whether a larger row than
+        those shown is folded, which the counts per value cannot say."""
+        if not self.sized_rows:
+            return ""
+        label, column = self.size_column
+        width = len(next(iter(self.sized_rows.values())))
+        hidden = (row for index, row in self.sized_rows.items() if not self.kept[index])
+        shown = (row for index, row in self.sized_rows.items() if self.kept[index])
+        note = extremes.largest_note(
+            [extremes.largest_row(hidden, width, column)], [extremes.largest_row(shown, width, column)]
+        )
+        return f"; largest {label} of the folded rows: {note.removeprefix('largest ')}" if note else ""
 
     def _keep_lone_lines(self) -> None:
         """A single folded line between kept ones costs no less than its marker: it stays."""
@@ -440,7 +468,7 @@ class _Listing:
         else:
             names = _tally(self.names, self.limits.names_listed)
             named = f"; {self.name_column} of the folded rows: {names}" if names else ""
-        named = self.state_columns + named
+        named = self.state_columns + self._largest_folded() + named
         if shape is Shape.SORTED and folded:
             named += self._whole_columns()
         lines = self.folded_lines
