@@ -242,12 +242,43 @@ def test_counting_input_ranges_gives_back_the_pages_of_their_edges(
     path.write_bytes(b"line of a log\n" * 20_000)
     raw = _mapping(path)
     given_back: list[tuple[int, int]] = []
-    monkeypatch.setattr(runs, "let_go", lambda data, start, end: given_back.append((start, end)))
+    monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
     spans = ((14 * 100, 14 * 9_000), (14 * 10_000, 14 * 19_000))
     starts, ends, _interiors = runs._slice_interiors(runs.InputSlices(raw, spans))
     assert len(starts) == len(ends) == len(spans)
     for edge in (offset for span in spans for offset in span):
         assert any(low <= edge <= high for low, high in given_back), edge
+    mapped.close(raw)
+
+
+def test_ranges_read_in_order_are_given_back_a_window_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many small ranges read in ascending order cost one `let_go` per window of about
+    `PASS_BYTES`, which covers each of them; a range before the window, or far past it,
+    starts a window of its own; a `bytes` input gives nothing back."""
+    path = tmp_path / "input"
+    path.write_bytes(b"x" * (4 * mapped.PASS_BYTES))
+    raw = _mapping(path)
+    given_back: list[tuple[int, int]] = []
+    monkeypatch.setattr(mapped, "let_go", lambda data, start, end: given_back.append((start, end)))
+    ranges = [(at, at + 10) for at in range(0, 2 * mapped.PASS_BYTES, 1000)]
+    windows = mapped.LetGoInWindows(raw)
+    for start, end in ranges:
+        windows.add(start, end)
+    windows.close()
+    assert 2 <= len(given_back) <= 3
+    assert all(any(low <= start and end <= high for low, high in given_back) for start, end in ranges)
+    given_back.clear()
+    for start, end in [(500, 600), (100, 200), (3 * mapped.PASS_BYTES, 3 * mapped.PASS_BYTES + 5)]:
+        windows.add(start, end)
+    windows.close()
+    assert given_back == [(500, 600), (100, 200), (3 * mapped.PASS_BYTES, 3 * mapped.PASS_BYTES + 5)]
+    given_back.clear()
+    in_memory = mapped.LetGoInWindows(b"x" * 100)
+    in_memory.add(0, 50)
+    in_memory.close()
+    assert given_back == []
     mapped.close(raw)
 
 

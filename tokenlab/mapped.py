@@ -71,6 +71,40 @@ def let_go(raw: RawInput, start: int, end: int) -> None:
             raw.madvise(mmap.MADV_DONTNEED, low, end - low)
 
 
+class LetGoInWindows:
+    """`let_go` for many small ranges read in ascending order (a diff's folded lines are
+    hundreds of thousands of ranges): ranges about `PASS_BYTES` apart at most are gathered
+    into one window, given back with one system call once it spans `PASS_BYTES`, rather
+    than one call per range (a 100 MB diff made a million, 6 s of system time). The pages
+    between a window's ranges are given back too; a page read again is mapped again. Call
+    `close` once the last range is read."""
+
+    def __init__(self, raw: RawInput) -> None:
+        self._raw = raw if isinstance(raw, mmap.mmap) else None
+        self._window: tuple[int, int] | None = None
+
+    def add(self, start: int, end: int) -> None:
+        if self._raw is None or end <= start:
+            return
+        if self._window is None:
+            self._window = (start, end)
+        else:
+            low, high = self._window
+            if start < low or start > high + PASS_BYTES:  # out of order, or far: a window of its own
+                self.close()
+                low, high = start, end
+            self._window = (low, max(high, end))
+        low, high = self._window
+        if high - low >= PASS_BYTES:
+            self.close()
+
+    def close(self) -> None:
+        """Give back the window gathered so far."""
+        if self._raw is not None and self._window is not None:
+            let_go(self._raw, *self._window)
+        self._window = None
+
+
 @contextmanager
 def paged(raw: RawInput) -> Iterator[None]:
     """While an analysis reads a mapped input, give back all its resident pages every

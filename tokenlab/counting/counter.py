@@ -62,7 +62,7 @@ from tokenlab.counting.runs import (
     _find_runs,
     _slice_interiors,
 )
-from tokenlab.mapped import let_go, starts_with
+from tokenlab.mapped import LetGoInWindows, let_go, starts_with
 
 _REPEATED_GAP_BYTES = 256
 
@@ -347,14 +347,16 @@ class TokenCounter:
         firsts = index.before_cuts(starts)
         lasts = index.before_cuts(ends)
         total, edges = sum(lasts) - sum(firsts), list[memoryview]()
+        read = LetGoInWindows(index.data)
         for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
             indexed, partial = index.span(starts[at], ends[at])
             total += indexed - (lasts[at] - firsts[at])
             # Copied, so that the pages read at the span's two ends are given back now: a
             # large log's omission has a span between every two lines shown.
             edges += [memoryview(bytes(piece)) for piece in partial if len(piece)]
-            let_go(index.data, starts[at], starts[at] + len(partial[0]))
-            let_go(index.data, ends[at] - len(partial[-1]), ends[at])
+            read.add(starts[at], starts[at] + len(partial[0]))
+            read.add(ends[at] - len(partial[-1]), ends[at])
+        read.close()
         return total, edges
 
     def _count_repeated(self, repeated: Counter[bytes]) -> list[Future[list[int]]]:

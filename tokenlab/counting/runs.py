@@ -14,7 +14,7 @@ from operator import add
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
-from tokenlab.mapped import find, let_go, starts_with
+from tokenlab.mapped import LetGoInWindows, find, starts_with
 
 Run = tuple[int, int, int]  # (start in text, start in raw, length): equal bytes
 
@@ -205,10 +205,14 @@ class InputSlices:
         """The text in input order, in pieces of at most `size` bytes, without copying; the
         pages of a mapped input are given back once each piece is read."""
         view = memoryview(self.raw)
-        for start, end in self.spans:
-            for at in range(start, end, size):
-                yield view[at : min(end, at + size)]
-                let_go(self.raw, at, min(end, at + size))
+        read = LetGoInWindows(self.raw)
+        try:
+            for start, end in self.spans:
+                for at in range(start, end, size):
+                    yield view[at : min(end, at + size)]
+                    read.add(at, min(end, at + size))
+        finally:
+            read.close()
 
 
 def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:
@@ -244,6 +248,7 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
     between: list[bytes] = []
     pending: list[bytes] = []
     cut_at_end = True
+    read = LetGoInWindows(raw)
     for at, (start, end) in enumerate(spans):
         # Whether the text can be cut where this range starts (the text's start, or the
         # join checked with the range before) and where it ends.
@@ -258,7 +263,7 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
             last = _last_safe_cut_within(raw, first, end)
         if first is None or last is None or last <= first:
             pending.append(raw[start:end])
-            let_go(raw, start, end)
+            read.add(start, end)
             continue
         pending.append(raw[start:first])
         between.append(b"".join(pending))
@@ -269,8 +274,9 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
         # coarse omission has a range between every two lines shown, and their pages
         # would pile up between the pager's rounds (all of a 1 GB log's, when load kept
         # the pager from running).
-        let_go(raw, start, max(first, min(end, start + _JOIN_LOOKAHEAD_BYTES)))
-        let_go(raw, max(start, min(last, end - 2)), end)
+        read.add(start, max(first, min(end, start + _JOIN_LOOKAHEAD_BYTES)))
+        read.add(max(start, min(last, end - 2)), end)
+    read.close()
     between.append(b"".join(pending))
     return starts, ends, [piece for piece in between if piece]
 
