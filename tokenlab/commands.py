@@ -85,6 +85,11 @@ class Output:
     def stdout(self) -> bytes:
         return self._stdout if isinstance(self._stdout, bytes) else self._stdout.getvalue()
 
+    @property
+    def stdout_text(self) -> bytes | SpooledText:
+        """The stdout as it was given: a visible text is not read whole."""
+        return self._stdout
+
     def write_stdout(self, out: IO[bytes]) -> None:
         if isinstance(self._stdout, bytes):
             out.write(self._stdout)

@@ -161,7 +161,8 @@ def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
         outputs[str(name)] = payload[at : at + int(size)]
         at += int(size)
     capture = Capture.of_bytes(outputs, int(header["status"]), float(header["duration"]))
-    return finish_request(header, capture)
+    code, stdout, stderr = finish_request(header, capture)
+    return code, stdout if isinstance(stdout, bytes) else stdout.getvalue(), stderr  # sent back whole
 
 
 class _NamedFolderStore(FolderStore):
