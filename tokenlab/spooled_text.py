@@ -27,12 +27,12 @@ class SpooledText:
 
     __slots__ = ("_file", "_last", "_memory_bytes", "_pieces", "_size")
 
-    def __init__(self, data: bytes = b"", memory_bytes: int = MEMORY_BYTES) -> None:
+    def __init__(self, data: bytes = b"", memory_bytes: int | None = None) -> None:
         self._pieces: list[bytes] = []
         self._file: IO[bytes] | None = None
         self._size = 0
         self._last = b""
-        self._memory_bytes = memory_bytes
+        self._memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
         self.write(data)
 
     def write(self, data: bytes) -> None:
