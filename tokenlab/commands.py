@@ -90,6 +90,15 @@ class Output:
         """The stdout as it was given: a visible text is not read whole."""
         return self._stdout
 
+    def read_stdout(self) -> bytes:
+        """The stdout whole, its spool given back at once (for an answer sent back by a
+        long-lived host, which would otherwise keep its file open until it is collected)."""
+        whole = self.stdout
+        if not isinstance(self._stdout, bytes):
+            self._stdout.close()
+            self._stdout = whole
+        return whole
+
     def write_stdout(self, out: IO[bytes]) -> None:
         if isinstance(self._stdout, bytes):
             out.write(self._stdout)
@@ -128,7 +137,8 @@ def analysis_output(
     failed = Status.FAIL in (packet.signal_status, packet.recovery_status)
     note = note_analysis(target.root, packet)  # the savings ledger's row; b"", or a warning line
     if as_json:
-        return Output(int(failed), json_bytes(packet.as_dict()), note)
+        with packet.visible_text:  # read whole into the object, then given back
+            return Output(int(failed), json_bytes(packet.as_dict()), note)
     trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)
     return Output(int(failed), packet.visible_text, trace.encode("utf-8") + note)
 

@@ -149,7 +149,7 @@ def _analyze(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]
         store=Path(header["store"]),
         as_json=bool(header["as_json"]),
     )
-    return output.exit_code, output.stdout, output.stderr
+    return output.exit_code, output.read_stdout(), output.stderr
 
 
 def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
@@ -162,7 +162,10 @@ def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
         at += int(size)
     capture = Capture.of_bytes(outputs, int(header["status"]), float(header["duration"]))
     code, stdout, stderr = finish_request(header, capture)
-    return code, stdout if isinstance(stdout, bytes) else stdout.getvalue(), stderr  # sent back whole
+    if isinstance(stdout, bytes):
+        return code, stdout, stderr
+    with stdout:  # sent back whole, its spool given back at once
+        return code, stdout.getvalue(), stderr
 
 
 class _NamedFolderStore(FolderStore):
