@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_equal_texts_compare_block_by_block() -> None:
     assert not other.equals(written(8))
 
 
-def test_a_spilled_text_leaves_no_file_behind(tmp_path: os.PathLike[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_spilled_text_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     text = written(8)
     assert text.spilled

@@ -15,7 +15,10 @@ when MEASURE_OPT needs the count. For types whose optimizer maps its output to i
 ranges (`MAPS_INPUT`: diffs, whose kept and folded lines alternate every few lines),
 OPTIMIZE starts the count instead, as the optimizer plans a batch of files at a time
 which lines it leaves out, cut where they begin and end, and then renders the text. Omissions are
-stored and reloaded on I/O threads while the visible text is masked. MEASURE_OPT counts
+stored and reloaded on I/O threads while the visible text is masked. The visible text is
+written to the packet's `visible_text` as it is built, part by part (a large diff keeps
+most of its lines: held whole, its text was the analysis's largest holder), and a large
+one is read back a piece at a time wherever it is read. MEASURE_OPT counts
 the visible text and the omissions from the raw count's index rather than tokenizing
 them again (see `counting/`), and RECOVERY reports the reloads. Trace entries are
 still recorded in stage order. While a large input is analysed, the cyclic garbage
@@ -149,7 +152,9 @@ def _optimized(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
-def _render(packet: ContextPacket, run: RunSettings, parts: Iterator[Part], omits: bool, mapped: bool) -> None:
+def _render(
+    packet: ContextPacket, run: RunSettings, parts: Iterator[Part], omits: bool, mapped: bool
+) -> None:
     """Store the omissions behind markers, mask the rest, and add the footer if needed,
     writing the visible text to `packet.visible_text` as it is built."""
     original = Omission(whole_input(packet.raw), "original input, byte for byte")
