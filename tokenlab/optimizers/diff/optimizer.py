@@ -354,21 +354,25 @@ def _parts(data: bytes, fine: bool, cuts: _Cuts) -> Iterator[Part]:
         if at == len(spans):
             yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
             return
-        start, end = spans[at]
-        kind = cuts.kinds[at]
-        if kind is _CutKind.CONTEXT:
-            label = f"\u2026 {cuts.lines[at]} lines "
-            omission = Omission(data[start:end], f"{cuts.lines[at]} unchanged context lines", (spans[at],))
-        else:
-            label = cuts.labels[at]
-            reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
-            if cuts.after[at]:
-                differing = cuts.after[at].count(b"\n")
-                reason += f" the {differing} lines shown after it"
-            omission = Omission(data[start:end], reason, (spans[at],))
+        label, omission = _own_omission(data, cuts, at)
         yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
         yield omission
         lead, done = b"\n" + cuts.after[at], at + 1
+
+
+def _own_omission(data: bytes, cuts: _Cuts, at: int) -> tuple[str, Omission]:
+    """A cut with a ref of its own: the label shown before its marker, and its omission."""
+    span = (cuts.starts[at], cuts.ends[at])
+    kind = cuts.kinds[at]
+    if kind is _CutKind.CONTEXT:
+        reason = f"{cuts.lines[at]} unchanged context lines"
+        return f"\u2026 {cuts.lines[at]} lines ", Omission(data[span[0] : span[1]], reason, (span,))
+    label = cuts.labels[at]
+    reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
+    if cuts.after[at]:
+        differing = cuts.after[at].count(b"\n")
+        reason += f" the {differing} lines shown after it"
+    return label, Omission(data[span[0] : span[1]], reason, (span,))
 
 
 # The text between two omissions is built in excerpts of about this many bytes of input
