@@ -230,15 +230,14 @@ def _write_visible(
         text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
         masked = _masked(packet, run, text, refs)
         if masked != text:
-            pending.append(_utf8(masked))
-            pending_bytes += len(pending[-1])
-            continue
-        del text, masked  # a large excerpt's text is twice its bytes
-        if mapped:
-            unchanged[len(pending)] = group
-        # Each part's own bytes (joined here, a large excerpt would be held twice);
-        # a group of empty parts stays one empty piece.
-        pieces = [piece for piece in map(_utf8_of, group) if piece] or [b""]
+            pieces = [_utf8(masked)]
+        else:
+            del text, masked  # a large excerpt's text is twice its bytes
+            if mapped:
+                unchanged[len(pending)] = group
+            # Each part's own bytes (joined here, a large excerpt would be held twice);
+            # a group of empty parts stays one empty piece.
+            pieces = [piece for piece in map(_utf8_of, group) if piece] or [b""]
         pending += pieces
         pending_bytes += sum(map(len, pieces))
         if pending_bytes >= _PENDING_BYTES:
