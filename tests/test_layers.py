@@ -55,6 +55,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tokenlab.counting",
             "tokenlab.tokens",  # the tokenizer's import path before the layers: counting.tokens
             "tokenlab.spool",
+            "tokenlab.spooled_text",
             "tokenlab.store",
             "tokenlab.syntax",
             "tokenlab.markers",

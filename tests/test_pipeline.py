@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokenlab import pipeline, spooled_text
 from tokenlab.errors import StoreCorruptionError
 from tokenlab.optimizers import ContentType, Granularity, OptimizeResult, OptimizerConfig, optimizer_for
+from tokenlab.optimizers.diff import optimizer as diff_optimizer
 from tokenlab.packet import Status
 from tokenlab.pipeline import STAGES, analyze
 from tokenlab.restore import restore
@@ -256,3 +258,55 @@ def test_an_empty_input_imports_no_optimizer(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "optimizer'" not in done.stdout
+
+
+def _secret_diff() -> bytes:
+    """A diff of several files whose changed lines hold secrets, one of them a private key
+    over many lines and one a key whose value is on the next line, and a lockfile."""
+    files = []
+    for n in range(40):
+        lines = "".join(f"+    step_{n}_{k}(record)\n" for k in range(12))
+        secret = [
+            "+    token = 'ghp_" + "a1B2c3D4e5" * 4 + "'\n",
+            "+-----BEGIN RSA PRIVATE KEY-----\n+MIIEpAIBAAKCAQEA\n+-----END RSA PRIVATE KEY-----\n",
+            "+    password =\n+        hunter2hunter2\n",
+            "+    see #ref:ctx_0123456789ab for the log\n",
+        ][n % 4]
+        files.append(
+            f"diff --git a/src/m{n}.py b/src/m{n}.py\nindex 1a2b3c4..5d6e7f8 100644\n--- a/src/m{n}.py\n"
+            f"+++ b/src/m{n}.py\n@@ -1,3 +1,17 @@\n {n}\n{lines}{secret} end({n})\n"
+        )
+        if n == 20:
+            files.append(
+                "diff --git a/package-lock.json b/package-lock.json\n--- a/package-lock.json\n"
+                "+++ b/package-lock.json\n@@ -1,2 +1,2 @@\n-\"a\": 1,\n+\"a\": 2,\n"
+            )
+    return "".join(files).encode()
+
+
+STREAMED_INPUTS = {
+    **{name: (FIXTURES / name).read_bytes() for name in (
+        "ansi_build.log", "api_response.json", "auth_guard.diff", "design_notes.md", "files.txt",
+        "service.log", "templated_service.log", "real/git_diff_conflict_markers.txt",
+    )},
+    "secrets.diff": _secret_diff(),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", STREAMED_INPUTS)
+def test_a_visible_text_written_and_counted_in_small_pieces_is_the_one_built_at_once(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = STREAMED_INPUTS[name]
+    _, whole = run(data)
+    monkeypatch.setattr(spooled_text, "MEMORY_BYTES", 64)
+    for setting in ("_PENDING_BYTES", "_MASKED_BYTES", "_COUNTED_BYTES"):
+        monkeypatch.setattr(pipeline, setting, 64)
+    monkeypatch.setattr(diff_optimizer, "_EXCERPT_BYTES", 64)
+    store, pieces = run(data)
+    assert pieces.visible_text.spilled
+    assert pieces.visible_bytes == whole.visible_bytes
+    assert pieces.visible_measure == whole.visible_measure
+    assert pieces.secrets_masked == whole.secrets_masked
+    assert [ref.id for ref in pieces.all_refs] == [ref.id for ref in whole.all_refs]
+    assert restore(pieces.visible_bytes, store) == data

@@ -346,6 +346,31 @@ def test_a_run_printing_a_100_mb_diff_is_analysed_under_a_data_limit(changed_dif
     assert b"-    require_permission(user)" in analysed.stdout
 
 
+
+VISIBLE_DIFF_BYTES = 30_000_000
+# Measured on this diff (a visible text of 25.8 MB, all of it one text between omissions:
+# no file is folded whole, no hunk body repeats): VmData went over 255 MiB (the analysis
+# passed under 280) while the text was held at once, as excerpts, as one string to mask
+# and joined; written out as it is built, the analysis passes under 165 MiB.
+VISIBLE_DIFF_DATA_LIMIT = 210 << 20
+
+
+@pytest.fixture(scope="session")
+def visible_diff(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 30 MB of files whose hunks are mostly changed lines, as `changed_diff`."""
+    path = tmp_path_factory.mktemp("memory") / "visible.diff"
+    return _write_diff(path, VISIBLE_DIFF_BYTES, _mostly_changed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [("analyze",), ("run", "--trace", "--", "cat")], ids=["analyze", "run"])
+def test_a_diff_shown_mostly_whole_is_written_out_as_it_is_built(
+    visible_diff: Path, command: tuple[str, ...]
+) -> None:
+    analysed = _analysed_under(VISIBLE_DIFF_DATA_LIMIT, visible_diff, *command)
+    assert b"-    require_permission(user)" in analysed.stdout
+    assert len(analysed.stdout) > 25_000_000
+
 # Counting a visible text of 256 KB or more first looks for its runs of input bytes in the
 # input (`counting/runs.py`): a group line is in no input, so its probe is searched for
 # through all of it. Measured on the 200 MB log: peak RSS 221 MB when that search read the

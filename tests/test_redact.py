@@ -11,6 +11,7 @@ from tokenlab.redact import (
     _PATTERNS,
     _SECRET_RE,
     _ascii_lowercase,
+    can_cut_after,
     redact,
     secret_matches,
 )
@@ -146,3 +147,46 @@ def test_ascii_lowercase_keeps_every_position() -> None:
     assert len(folded) == len(text)
     assert folded[:128] == text[:128].lower().encode()
     assert {folded[ord(twin)] for twin in _ASCII_LETTER_TWINS} == {ord(letter) for letter in "iks"}
+
+
+def _shown(pieces: list[str | Omission]) -> list[str | tuple[str, bytes]]:
+    """Masked pieces with neighbouring texts joined: what the visible text shows of them."""
+    shown: list[str | tuple[str, bytes]] = []
+    for piece in pieces:
+        if isinstance(piece, Omission):
+            shown.append((piece.reason, piece.data))
+        elif shown and isinstance(shown[-1], str):
+            shown[-1] += piece
+        else:
+            shown.append(piece)
+    return shown
+
+
+_LINES = st.sampled_from([
+    "    password =\n", "        hunter2hunter2\n", "  token:\n", "  'ghp_" + "a1B2c3D4e5" * 4 + "'\n",
+    "-----BEGIN RSA PRIVATE KEY-----\n", "MIIEpAIBAAKCAQEA\n", "-----END RSA PRIVATE KEY-----\n",
+    "    call(record)\n", "    done;\n", "}\n", "\n", "  \n", "Bearer\n", "abcdefghijklmnopqrstu\n",
+])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, min_size=2, max_size=12), st.data())
+def test_masking_in_two_parts_where_a_cut_is_allowed_finds_what_masking_them_joined_does(
+    lines: list[str], data: st.DataObject
+) -> None:
+    cut = data.draw(st.integers(1, len(lines) - 1))
+    before, after = "".join(lines[:cut]), "".join(lines[cut:])
+    if can_cut_after(before):
+        assert _shown(redact(before) + redact(after)) == _shown(redact(before + after))
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["x = 1\n    password =\n", "  token:\n\n", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n", "done;"],
+)
+def test_no_cut_after_what_a_secret_can_go_on_from(before: str) -> None:
+    assert not can_cut_after(before)
+
+
+def test_a_cut_after_a_closed_line_is_allowed() -> None:
+    assert can_cut_after("    call(record)\n\n")

@@ -24,6 +24,7 @@ from tokenlab.cli import app
 from tokenlab.commands import analysis_output
 from tokenlab.entry import plain_analyze, plain_show_ref
 from tokenlab.entry import run as entry_run
+from tokenlab.spooled_text import SpooledText
 from tests.warm_worker import serving_on_a_thread
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -215,9 +216,11 @@ def _forget_runs(root: Path) -> None:
         path.unlink()
 
 
-def _without_timing(answer: tuple[int, bytes, bytes]) -> tuple[int, bytes, bytes]:
-    """The answer with the command's measured duration, which differs between two runs."""
-    code, out, err = answer
+def _without_timing(answer: tuple[int, bytes | SpooledText, bytes]) -> tuple[int, bytes, bytes]:
+    """The answer with the command's measured duration, which differs between two runs (its
+    stdout read whole when it is the visible text as the pipeline wrote it)."""
+    code, text, err = answer
+    out = text if isinstance(text, bytes) else text.getvalue()
     pattern = rb'(seconds=|"duration_s": )[0-9.]+'
     return code, re.sub(pattern, rb"\1", out), re.sub(pattern, rb"\1", err)
 

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import IO
+
+    from tokenlab.spooled_text import SpooledText
 
     from tokenlab.optimizers import Granularity
     from tokenlab.refs.expand import RefQuery
@@ -61,7 +64,7 @@ def run_analyze(
                 store=target,
                 as_json=as_json,
             )
-    sys.stdout.buffer.write(answer.stdout)
+    answer.write_stdout(sys.stdout.buffer)
     sys.stdout.flush()
     sys.stderr.buffer.write(answer.stderr)
     return answer.exit_code
@@ -69,12 +72,39 @@ def run_analyze(
 
 class Output:
     """What a command prints, and its exit code: written by this process or sent back by
-    the warm worker (`agent/worker.py`), so both print exactly the same."""
+    the warm worker (`agent/worker.py`), so both print exactly the same. Its stdout may be
+    a visible text as the pipeline wrote it (`SpooledText`): `write_stdout` copies it out
+    a block at a time and closes it; `stdout` gives it whole, for an answer sent back."""
 
-    __slots__ = ("exit_code", "stderr", "stdout")
+    __slots__ = ("_stdout", "exit_code", "stderr")
 
-    def __init__(self, exit_code: int, stdout: bytes, stderr: bytes) -> None:
-        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+    def __init__(self, exit_code: int, stdout: bytes | SpooledText, stderr: bytes) -> None:
+        self.exit_code, self._stdout, self.stderr = exit_code, stdout, stderr
+
+    @property
+    def stdout(self) -> bytes:
+        return self._stdout if isinstance(self._stdout, bytes) else self._stdout.getvalue()
+
+    @property
+    def stdout_text(self) -> bytes | SpooledText:
+        """The stdout as it was given: a visible text is not read whole."""
+        return self._stdout
+
+    def read_stdout(self) -> bytes:
+        """The stdout whole, its spool given back at once (for an answer sent back by a
+        long-lived host, which would otherwise keep its file open until it is collected)."""
+        whole = self.stdout
+        if not isinstance(self._stdout, bytes):
+            self._stdout.close()
+            self._stdout = whole
+        return whole
+
+    def write_stdout(self, out: IO[bytes]) -> None:
+        if isinstance(self._stdout, bytes):
+            out.write(self._stdout)
+            return
+        with self._stdout as text:
+            text.write_to(out)
 
 
 def analysis_output(
@@ -107,9 +137,10 @@ def analysis_output(
     failed = Status.FAIL in (packet.signal_status, packet.recovery_status)
     note = note_analysis(target.root, packet)  # the savings ledger's row; b"", or a warning line
     if as_json:
-        return Output(int(failed), json_bytes(packet.as_dict()), note)
+        with packet.visible_text:  # read whole into the object, then given back
+            return Output(int(failed), json_bytes(packet.as_dict()), note)
     trace = "".join(f"{entry.stage:<12} {entry.detail}\n" for entry in packet.trace)
-    return Output(int(failed), packet.visible_bytes, trace.encode("utf-8") + note)
+    return Output(int(failed), packet.visible_text, trace.encode("utf-8") + note)
 
 
 def ref_view_output(

@@ -279,7 +279,11 @@ def _run_command(arguments: dict[str, object]) -> int:
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")
         return error.exit_code
-    sys.stdout.buffer.write(out)
+    if isinstance(out, bytes):
+        sys.stdout.buffer.write(out)
+    else:  # the visible text as the pipeline wrote it, copied out a block at a time
+        with out:
+            out.write_to(sys.stdout.buffer)
     sys.stdout.flush()
     sys.stderr.buffer.write(err)
     return code

@@ -10,6 +10,7 @@ from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.counting.tokens import estimate
 from tokenlab.mapped import RawInput
 from tokenlab.optimizers import ContentType
+from tokenlab.spooled_text import SpooledText
 
 
 class Status(str, Enum):
@@ -60,10 +61,11 @@ class ContextPacket:
     raw: RawInput = b""  # a large input is mapped from a file (`mapped.py`)
     content_type: ContentType | None = None
     classify_reason: str = ""
-    # The visible text as UTF-8 (lone surrogates passed through): held once, as bytes, since
-    # a large input's is large and as `str` can take two or four bytes a character. It is
-    # written and counted as bytes; `visible` decodes it for callers that need text.
-    visible_bytes: bytes = b""
+    # The visible text as UTF-8 (lone surrogates passed through), as it was written: a large
+    # input's is large, so it goes to a file once it is (`spooled_text.py`), and the CLI
+    # copies it out a block at a time. `visible_bytes` and `visible` give it whole, for
+    # callers that need it at once (small texts, JSON answers, tests).
+    visible_text: SpooledText = field(default_factory=SpooledText)
     # (offset in the visible text's UTF-8 bytes, offset in the input, length) of input
     # bytes shown unchanged, when the optimizer mapped them: counted from the raw count.
     visible_runs: Runs = field(default_factory=Runs)
@@ -83,6 +85,16 @@ class ContextPacket:
     recovery_status: Status = Status.SKIP
     recovery_failures: tuple[str, ...] = ()
     trace: list[TraceEntry] = field(default_factory=list)
+
+    @property
+    def visible_bytes(self) -> bytes:
+        """The whole visible text, as UTF-8 (read at each call: keep it only while it is needed)."""
+        return self.visible_text.getvalue()
+
+    @visible_bytes.setter
+    def visible_bytes(self, data: bytes) -> None:
+        self.visible_text.close()
+        self.visible_text = SpooledText(data)
 
     @property
     def visible(self) -> str:

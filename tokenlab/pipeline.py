@@ -15,7 +15,10 @@ when MEASURE_OPT needs the count. For types whose optimizer maps its output to i
 ranges (`MAPS_INPUT`: diffs, whose kept and folded lines alternate every few lines),
 OPTIMIZE starts the count instead, as the optimizer plans a batch of files at a time
 which lines it leaves out, cut where they begin and end, and then renders the text. Omissions are
-stored and reloaded on I/O threads while the visible text is masked. MEASURE_OPT counts
+stored and reloaded on I/O threads while the visible text is masked. The visible text is
+written to the packet's `visible_text` as it is built, part by part (a large diff keeps
+most of its lines: held whole, its text was the analysis's largest holder), and a large
+one is read back a piece at a time wherever it is read. MEASURE_OPT counts
 the visible text and the omissions from the raw count's index rather than tokenizing
 them again (see `counting/`), and RECOVERY reports the reloads. Trace entries are
 still recorded in stage order. While a large input is analysed, the cyclic garbage
@@ -40,8 +43,8 @@ from operator import itemgetter, sub
 
 from tokenlab import markers
 from tokenlab.classify import classify
-from tokenlab.counting.counter import TokenCounter
-from tokenlab.counting.runs import InputSlices, MappedText, Runs
+from tokenlab.counting.counter import Started, TokenCounter
+from tokenlab.counting.runs import InputSlices, MappedText, Runs, pieces_at_safe_cuts
 from tokenlab.errors import TokenlabError
 from tokenlab.mapped import RawInput, as_bytes, let_go, paged
 from tokenlab.optimizers import (
@@ -61,8 +64,9 @@ from tokenlab.optimizers import visible as visible_text  # `visible` names the t
 from tokenlab.optimizers import whole as whole_input
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
-from tokenlab.redact import redact
+from tokenlab.redact import CUT_LOOKBEHIND, can_cut_after, redact
 from tokenlab.restore import unmasked
+from tokenlab.spooled_text import SpooledText
 from tokenlab.store import Store
 
 
@@ -129,37 +133,43 @@ def optimize_stage(packet: ContextPacket, run: RunSettings) -> str:
     if mapped:
         plan = planner_for(packet.content_type)(packet.raw, run.optimizer)
         run.counter.start_raw(packet.raw, plan.input_cuts())  # counts while the rest is planned
-        result = plan.render()
-        del plan  # what it kept to decide (a large diff's hunk bodies, its cuts) is not needed to render
-    elif not packet.raw and packet.content_type is ContentType.TEXT:
+        stream = plan.stream()
+        del plan  # what it kept to decide (a large diff's hunk bodies) is not needed to render
+        _render(packet, run, stream.parts, stream.omits, mapped)
+        return _optimized(packet, run)
+    if not packet.raw and packet.content_type is ContentType.TEXT:
         result = OptimizeResult(())  # what text's optimizer answers (see `classify`), unimported
     else:
         result = optimizer_for(packet.content_type)(packet.raw, run.optimizer)
     packet.automatic_signals = result.signals
-    _render(packet, run, result.parts, mapped)
+    _render(packet, run, iter(result.parts), any(result.omissions), mapped)
+    return _optimized(packet, run)
+
+
+def _optimized(packet: ContextPacket, run: RunSettings) -> str:
+    assert packet.content_type is not None
     secrets = f" secrets_masked={packet.secrets_masked}" if run.redact_secrets else " redaction=off"
     return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
-def _render(packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool) -> None:
-    """Store the omissions behind markers, mask the rest, and add the footer if needed."""
-    omits = any(isinstance(part, Omission) for part in parts)
-    # Omissions are counted on the tokenizer thread while this thread masks and stores.
-    counted = [part.content for part in parts if isinstance(part, Omission) and _counted_whole(part)]
-    run.counter.prefetch(counted)
+def _render(
+    packet: ContextPacket, run: RunSettings, parts: Iterator[Part], omits: bool, mapped: bool
+) -> None:
+    """Store the omissions behind markers, mask the rest, and add the footer if needed,
+    writing the visible text to `packet.visible_text` as it is built."""
     original = Omission(whole_input(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
     with ThreadPoolExecutor(max_workers=2) as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
-        pieces = _visible_pieces(packet, run, parts, mapped, io)
-        if _needs_footer(packet, pieces, omits):
+        shown = packet.visible_text
+        _write_visible(packet, run, parts, mapped, io)
+        if _needs_footer(packet, omits):
             stored = _settled(packet, stored_early) if stored_early else _store(packet, run, original)
             packet.original_ref = stored
-            if pieces and not pieces[-1].endswith(b"\n"):
-                pieces.append(b"\n")
-            pieces.append(markers.footer(len(packet.raw), stored.id, folded=omits).encode())
-    packet.visible_bytes = b"".join(pieces)  # the one copy of the whole text
+            if len(shown) and not shown.endswith_newline():
+                shown.write(b"\n")
+            shown.write(markers.footer(len(packet.raw), stored.id, folded=omits).encode())
 
 
 def _counted_whole(omission: Omission | StoredRef) -> bool:
@@ -169,88 +179,127 @@ def _counted_whole(omission: Omission | StoredRef) -> bool:
     return isinstance(omission.content, InputSlices) or not omission.source
 
 
-def _needs_footer(packet: ContextPacket, pieces: list[bytes], omits: bool) -> bool:
-    """Whether the visible text (`pieces`, joined) needs the footer to rebuild the input: not
-    when it is the input, or the input with only secrets masked (`restore.unmasked` puts
-    them back)."""
-    if _is_the_input(pieces, packet.raw):
+def _needs_footer(packet: ContextPacket, omits: bool) -> bool:
+    """Whether the visible text needs the footer to rebuild the input: not when it is the
+    input, or the input with only secrets masked (`restore.unmasked` puts them back)."""
+    if _is_the_input(packet.visible_text, packet.raw):
         return bool(packet.refs)
     if omits or not packet.secrets_masked:
         return True
     secrets = {ref.id: ref.data for ref in packet.refs}
-    shown = unmasked(b"".join(pieces), lambda ref_id: secrets.get(ref_id, b""))
-    return not _is_the_input([shown], packet.raw)
+    shown = unmasked(packet.visible_bytes, lambda ref_id: secrets.get(ref_id, b""))
+    return not _is_the_input(SpooledText(shown), packet.raw)
 
 
-def _is_the_input(pieces: list[bytes], raw: RawInput) -> bool:
-    """`b"".join(pieces) == raw`, without joining them, for a mapped input too (whose pages
-    are given back after)."""
-    if sum(map(len, pieces)) != len(raw):
+def _is_the_input(text: SpooledText, raw: RawInput) -> bool:
+    """Whether the text is the input's bytes, for a mapped input too (whose pages are given back after)."""
+    if len(text) != len(raw):
         return False
     same, at = True, 0
     with memoryview(raw) as view:
-        for piece in pieces:
-            if view[at : at + len(piece)] != piece:
+        for block in text.blocks():
+            if view[at : at + len(block)] != block:
                 same = False
                 break
-            at += len(piece)
+            at += len(block)
     let_go(raw, 0, len(raw))
     return same
 
 
-def _visible_pieces(
-    packet: ContextPacket, run: RunSettings, parts: tuple[Part, ...], mapped: bool, io: ThreadPoolExecutor
-) -> list[bytes]:
-    """The parts as visible text, in UTF-8 pieces: omissions stored on `io` behind markers,
-    the rest masked. A part that masking leaves as it is stays its own bytes, not a copy.
+def _write_visible(
+    packet: ContextPacket, run: RunSettings, parts: Iterator[Part], mapped: bool, io: ThreadPoolExecutor
+) -> None:
+    """Write the parts to the visible text: omissions stored on `io` behind markers, the rest
+    masked. A part that masking leaves as it is stays its own bytes, not a copy.
 
-    Markers are filled in once every group is masked, so storing overlaps masking; refs
-    keep the order of their markers.
+    Pieces wait for their markers until about `_PENDING_BYTES` of them are pending, so
+    storing overlaps masking; refs keep the order of their markers.
     """
-    pieces: list[bytes | Future[Stored]] = []
+    pending: list[bytes | Future[Stored]] = []
+    pending_bytes = 0
     refs: list[StoredRef | Future[Stored]] = []
     unchanged: dict[int, list[str | Excerpt]] = {}  # first piece -> its group, still input bytes
     for group in _between_omissions(parts):
         if isinstance(group, Omission):
+            if _counted_whole(group):  # counted on the tokenizer thread while this thread masks
+                run.counter.prefetch([group.content])
             stored = io.submit(_store_and_reload, packet, run, group)
-            pieces.append(stored)
+            pending.append(stored)
             refs.append(stored)
             continue
         text = "".join(part.text if isinstance(part, Excerpt) else part for part in group)
         masked = _masked(packet, run, text, refs)
         if masked != text:
-            pieces.append(_utf8(masked))
-            continue
-        del text, masked  # a large excerpt's text is twice its bytes
-        if mapped:
-            unchanged[len(pieces)] = group
-        # Each part's own bytes (joined here, a large excerpt would be held three times
-        # until the visible text is joined); a group of empty parts stays one empty piece.
-        pieces += [piece for piece in map(_utf8_of, group) if piece] or [b""]
-    texts: list[bytes] = []
-    size = 0  # bytes of the visible text so far
-    for at, piece in enumerate(pieces):
-        texts.append(piece if isinstance(piece, bytes) else _settled(packet, piece).marker.encode())
-        if at in unchanged:
-            _add_excerpt_runs(packet.visible_runs, unchanged[at], size)
-        size += len(texts[-1])
+            pieces = [_utf8(masked)]
+        else:
+            del text, masked  # a large excerpt's text is twice its bytes
+            if mapped:
+                unchanged[len(pending)] = group
+            # Each part's own bytes (joined here, a large excerpt would be held twice);
+            # a group of empty parts stays one empty piece.
+            pieces = [piece for piece in map(_utf8_of, group) if piece] or [b""]
+        pending += pieces
+        pending_bytes += sum(map(len, pieces))
+        if pending_bytes >= _PENDING_BYTES:
+            _write_pending(packet, pending, unchanged)
+            pending, pending_bytes, unchanged = [], 0, {}
+    _write_pending(packet, pending, unchanged)
     packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
-    return texts
 
 
-def _between_omissions(parts: tuple[Part, ...]) -> Iterator[Omission | list[str | Excerpt]]:
-    """Each omission, and the text between omissions as one list (it is masked as one text)."""
+# Visible text held before it is written out (its markers wait for their refs' ids).
+_PENDING_BYTES = 4 << 20
+
+
+def _write_pending(
+    packet: ContextPacket, pending: list[bytes | Future[Stored]], unchanged: dict[int, list[str | Excerpt]]
+) -> None:
+    """Write pieces to the visible text, each ref's marker once it is stored, and the runs
+    of input the unchanged groups among them show."""
+    shown = packet.visible_text
+    for at, piece in enumerate(pending):
+        if at in unchanged:
+            _add_excerpt_runs(packet.visible_runs, unchanged[at], len(shown))
+        shown.write(piece if isinstance(piece, bytes) else _settled(packet, piece).marker.encode())
+
+
+def _between_omissions(parts: Iterator[Part]) -> Iterator[Omission | list[str | Excerpt]]:
+    """Each omission, and the text between omissions as lists of parts, each masked as one
+    text: a long text is cut after a part once it holds `_MASKED_BYTES`, where masking the
+    two sides apart finds what masking them joined does (`redact.can_cut_after`)."""
     text: list[str | Excerpt] = []
+    size = 0
     for part in parts:
-        if not isinstance(part, Omission):
-            text.append(part)
+        if isinstance(part, Omission):
+            if text:
+                yield text
+                text, size = [], 0
+            yield part
             continue
-        if text:
+        text.append(part)
+        size += len(part.data) if isinstance(part, Excerpt) else len(part)
+        if size >= _MASKED_BYTES and can_cut_after(_tail(text)):
             yield text
-            text = []
-        yield part
+            text, size = [], 0
     if text:
         yield text
+
+
+# Text masked at once, at least, before it may be cut (`_between_omissions`).
+_MASKED_BYTES = 1 << 20
+
+
+def _tail(parts: list[str | Excerpt]) -> str:
+    """The last `CUT_LOOKBEHIND` characters, at least, of the parts joined."""
+    tail: list[str] = []
+    size = 0
+    for part in reversed(parts):
+        piece = part if isinstance(part, str) else part.data[-4 * CUT_LOOKBEHIND :].decode("utf-8", "replace")
+        tail.append(piece[-CUT_LOOKBEHIND:])
+        size += len(tail[-1])
+        if size >= CUT_LOOKBEHIND:
+            break
+    return "".join(reversed(tail))
 
 
 def _utf8(text: str) -> bytes:
@@ -353,8 +402,8 @@ def measure_opt_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
-    visible = packet.visible_bytes
-    shown = MappedText(visible, packet.visible_runs) if packet.visible_runs else visible
+    text = packet.visible_text
+    shown = _visible_counted(packet, run)
     refs = [
         ref.content if _counted_whole(ref) else MappedText(ref.data, _source_runs(ref.source))
         for ref in packet.refs
@@ -363,9 +412,23 @@ def _measure_visible(packet: ContextPacket, run: RunSettings) -> None:
     # Mapping the texts onto the input needs only its bytes: it runs while the raw count does.
     counts = run.counter.count_texts([shown, *refs, *marker_text])
     _raw_measure(packet, run)
-    packet.visible_measure = Measurement(len(visible), counts[0])
+    packet.visible_measure = Measurement(len(text), counts[0])
     packet.referenced_tokens = sum(counts[1 : 1 + len(packet.refs)])
     packet.marker_tokens = sum(counts[1 + len(packet.refs) :])
+
+
+def _visible_counted(packet: ContextPacket, run: RunSettings) -> bytes | MappedText | Started:
+    """The visible text as the counter takes it: whole while it is in memory, else read back
+    a piece at a time, each piece's counting started as it is read."""
+    text, runs = packet.visible_text, packet.visible_runs
+    if text.spilled:
+        return run.counter.start_pieces(pieces_at_safe_cuts(text.blocks(_COUNTED_BYTES), runs))
+    whole = text.getvalue()
+    return MappedText(whole, runs) if runs else whole
+
+
+# Pieces of a visible text read back to be counted (`pieces_at_safe_cuts`).
+_COUNTED_BYTES = 4 << 20
 
 
 def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
@@ -377,14 +440,17 @@ def _show_the_input_instead(packet: ContextPacket, run: RunSettings) -> bool:
     """
     trial = ContextPacket(source=packet.source, raw=packet.raw, content_type=packet.content_type)
     trial.raw_measure = packet.raw_measure
-    _render(trial, run, (visible_text(as_bytes(packet.raw)),), mapped=False)
-    if trial.visible_bytes == packet.visible_bytes:
+    _render(trial, run, iter((visible_text(as_bytes(packet.raw)),)), False, mapped=False)
+    if trial.visible_text.equals(packet.visible_text):
+        trial.visible_text.close()
         return False
     _measure_visible(trial, run)
     assert trial.visible_measure is not None and packet.visible_measure is not None
     if trial.visible_measure.tokens > packet.visible_measure.tokens:
+        trial.visible_text.close()
         return False
-    packet.visible_bytes, packet.visible_runs = trial.visible_bytes, trial.visible_runs
+    packet.visible_text.close()
+    packet.visible_text, packet.visible_runs = trial.visible_text, trial.visible_runs
     packet.refs, packet.original_ref = trial.refs, trial.original_ref
     packet.reload_failures.update(trial.reload_failures)
     packet.secrets_masked = trial.secrets_masked
@@ -401,7 +467,7 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
     if not expected:
         packet.signal_status = Status.SKIP
         return "SKIP (no expected signals given, none found in the input)"
-    missing = _not_shown(expected, packet.visible_bytes)
+    missing = _not_shown(expected, packet.visible_text)
     packet.missing_signals = missing
     packet.signal_status = Status.FAIL if missing else Status.PASS
     counts = f"{len(packet.signals)} given, {len(packet.automatic_signals)} found"
@@ -410,12 +476,12 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
     return f"PASS {len(expected)}/{len(expected)} signals visible ({counts})"
 
 
-def _not_shown(expected: tuple[str, ...], shown: bytes) -> tuple[str, ...]:
-    """`line_shapes.not_shown`, decoding the visible text only when a signal is not in it
-    as it is (UTF-8 finds a text's bytes exactly where the text is)."""
-    if all(_utf8(signal) in shown for signal in expected):
+def _not_shown(expected: tuple[str, ...], shown: SpooledText) -> tuple[str, ...]:
+    """`line_shapes.not_shown`, reading the visible text whole only when a signal is not in
+    it as it is (UTF-8 finds a text's bytes exactly where the text is)."""
+    if not shown.missing(map(_utf8, expected)):
         return ()
-    return line_shapes.not_shown(expected, shown.decode("utf-8", errors="surrogatepass"))
+    return line_shapes.not_shown(expected, shown.getvalue().decode("utf-8", errors="surrogatepass"))
 
 
 def _as_shown(signal: str, run: RunSettings) -> str:

@@ -192,3 +192,23 @@ def redact(text: str) -> list[str | Omission]:
         return [text]
     pieces.append(text[cursor:])
     return [piece for piece in pieces if piece != ""]
+
+
+# Where a long text may be masked in parts (`can_cut_after`). Only two patterns can match
+# across a line break: a private key (its match starts at most this many characters before
+# it ends) and an assignment whose `:`/`=` or value is on a later line than its key.
+CUT_LOOKBEHIND = 20_100
+# What the part before the cut may end with, trailing whitespace aside: none of these can
+# end the first part of an assignment's match (a key name, a quote, `:` or `=`).
+_QUIET_LINE_ENDS = frozenset(")]}>;,.!?*/\\|`#&%$@^~([{<+")
+
+
+def can_cut_after(text: str) -> bool:
+    """Whether masking a text in two parts, cut after `text` (the first part's last
+    `CUT_LOOKBEHIND` characters at least), finds what masking them joined does: no secret's
+    match can cross the cut. The cut follows a line break, so no other pattern crosses it,
+    and the patterns' look-behinds and word boundaries see the same there."""
+    if not text.endswith("\n"):
+        return False
+    line_end = text.rstrip()[-1:]
+    return line_end in _QUIET_LINE_ENDS and "BEGIN" not in text[-CUT_LOOKBEHIND:]

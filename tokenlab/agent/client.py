@@ -33,6 +33,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on ev
 if TYPE_CHECKING:
     from typing import Any
 
+    from tokenlab.spooled_text import SpooledText
+
 SOCKET_NAME = "worker.sock"
 LOCK_NAME = "worker.lock"
 # Inputs above this size are analysed in-process: start-up is small beside their analysis,
@@ -136,10 +138,10 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     return _ask(root, header, b"")
 
 
-def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes, bytes]:
+def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes | SpooledText, bytes]:
     """A plain `tokens run`: the command runs here (its folder, its terminal, its stdin);
     what it printed is analysed by the warm worker (with `worker`), or here when none
-    answers."""
+    answers (its stdout then the visible text as the pipeline wrote it)."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
     from tokenlab.agent.host_env import host_of
     from tokenlab.agent.launcher import opener

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from tokenlab.agent.capture import Progress
     from tokenlab.commands import Output
     from tokenlab.ledger import Record
+    from tokenlab.spooled_text import SpooledText
 
 
 _DISPLAY_LIMIT = 200
@@ -177,9 +178,10 @@ def finish(command: Command, capture: Capture, store: Store, options: RunOptions
     return RunResult(command, capture.status, capture.duration, capture.timed_out, tuple(streams))
 
 
-def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, bytes, bytes]:
+def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, bytes | SpooledText, bytes]:
     """What `tokens run` prints for a command the short-lived process ran: `request` says
-    how it ran and what was asked (see `client.run`); here or in the warm worker."""
+    how it ran and what was asked (see `client.run`); here or in the warm worker. Its
+    stdout may be a visible text as the pipeline wrote it: copy it out with `write_to`."""
     line = request["shell"]
     command = Command.of_shell(line) if line is not None else Command.of_args(request["command"])
     capture.timed_out, capture.killed = bool(request["timed_out"]), bool(request["killed"])
@@ -193,7 +195,7 @@ def finish_request(request: dict[str, Any], capture: Capture) -> tuple[int, byte
         result = finish(command, capture, store, options)
     caller = Caller(str(request["cwd"]), request["host"], str(request["opener"]))
     answer = output(result, store.root, caller, as_json=bool(request["as_json"]), trace=bool(request["trace"]))
-    return answer.exit_code, answer.stdout, answer.stderr
+    return answer.exit_code, answer.stdout_text, answer.stderr
 
 
 def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool, trace: bool) -> Output:
@@ -213,16 +215,16 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
     row = replace(ledger_record(result), host=caller.host, fingerprint=found)
     repeat, problem = ledger.record_call(store_root, row, shown_on_repeat=row.raw_tokens)
     unmodified = repeat.same_output and not as_json
-    stdout, stderr = b"", b""
+    stdout: bytes | SpooledText = b""
+    stderr = b""
     if as_json:
         stdout = json_bytes(result.as_dict())
     else:
         for stream in result.streams:
-            text = stream.packet.raw if unmodified else stream.packet.visible_bytes
             if stream.name == "stderr":
-                stderr += text
-            else:
-                stdout += text
+                stderr += stream.packet.raw if unmodified else stream.packet.visible_bytes
+            else:  # the only stream printed on stdout: its text as the pipeline wrote it
+                stdout = bytes(stream.packet.raw) if unmodified else stream.packet.visible_text
     if trace:
         stderr += "".join(
             f"{e.stage:<12} {e.detail}\n" for s in result.streams for e in s.packet.trace
@@ -280,8 +282,7 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
     """Put `line` just before the footer (adding one for output shown unchanged) and count it."""
     from tokenlab.counting import tokens
 
-    cut = _last_line_start(packet.visible_bytes)
-    last = packet.visible_bytes[cut:].decode("utf-8", errors="surrogatepass")
+    cut, last = _last_line(packet.visible_text)
     if markers.parse_footer(last):
         body, footer = "", last
     else:
@@ -301,16 +302,27 @@ def _add_closing_line(packet: ContextPacket, line: str, store: Store) -> None:
 
 def _name_opener(packet: ContextPacket, opener: str) -> None:
     """Make the footer's hint name tokenlab as the caller's shell can run it, and count it."""
-    cut = _last_line_start(packet.visible_bytes)
-    last = packet.visible_bytes[cut:].decode("utf-8", errors="surrogatepass")
+    cut, last = _last_line(packet.visible_text)
     named = markers.with_opener(last, opener)  # the footer, if any, is the last line
     if named != last:
         _replace_last_line(packet, cut, named)
 
 
-def _last_line_start(visible: bytes) -> int:
-    """Where the visible text's last line starts (its trailing newlines are part of it)."""
-    return visible.rstrip(b"\n").rfind(b"\n") + 1
+def _last_line(visible: SpooledText) -> tuple[int, str]:
+    """Where the visible text's last line starts (its trailing newlines are part of it), and
+    the line: read from the text's end, never the whole of a large text."""
+    size = _LAST_LINE_BYTES
+    while True:
+        tail = visible.tail(size)
+        start = len(visible) - len(tail)
+        found = tail.rstrip(b"\n").rfind(b"\n")
+        if found >= 0 or start == 0:
+            cut = start + found + 1
+            return cut, tail[found + 1 :].decode("utf-8", errors="surrogatepass")
+        size *= 4
+
+
+_LAST_LINE_BYTES = 4096
 
 
 def _replace_last_line(packet: ContextPacket, cut: int, text: str) -> None:
@@ -319,18 +331,23 @@ def _replace_last_line(packet: ContextPacket, cut: int, text: str) -> None:
     the cut add up (`tokens.is_safe_cut`), as they do before a line that starts with `[`."""
     from tokenlab.counting import tokens
 
-    visible = packet.visible_bytes
+    visible = packet.visible_text
     encoded = text.encode("utf-8", errors="surrogatepass")
-    before = visible[cut - 1 : cut]
-    joined = visible[:cut] + encoded
+    around = visible.tail(len(visible) - cut + _CUT_CONTEXT_BYTES)  # the cut's look-behind
+    at = len(around) - (len(visible) - cut)
+    before = around[at - 1 : at] if at else b""
     counted = packet.visible_measure
-    if counted and tokens.is_safe_cut(visible, cut) and tokens.is_safe_cut(before + encoded, len(before)):
-        last = visible[cut:].decode("utf-8", errors="surrogatepass")
+    if counted and tokens.is_safe_cut(around, at) and tokens.is_safe_cut(before + encoded, len(before)):
+        last = around[at:].decode("utf-8", errors="surrogatepass")
         total = counted.tokens - tokens.count(last) + tokens.count(text)
     else:
-        total = tokens.count(joined.decode("utf-8", errors="surrogatepass"))
-    packet.visible_bytes = joined
-    packet.visible_measure = Measurement(len(joined), total)
+        total = tokens.count((packet.visible_bytes[:cut] + encoded).decode("utf-8", errors="surrogatepass"))
+    visible.truncate(cut)
+    visible.write(encoded)
+    packet.visible_measure = Measurement(len(visible), total)
+
+
+_CUT_CONTEXT_BYTES = 16
 
 
 def _analyse(data: bytes, source: str, store: Store, granularity: Granularity, redact: bool) -> ContextPacket:

@@ -149,7 +149,7 @@ def _analyze(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]
         store=Path(header["store"]),
         as_json=bool(header["as_json"]),
     )
-    return output.exit_code, output.stdout, output.stderr
+    return output.exit_code, output.read_stdout(), output.stderr
 
 
 def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
@@ -161,7 +161,11 @@ def _run(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
         outputs[str(name)] = payload[at : at + int(size)]
         at += int(size)
     capture = Capture.of_bytes(outputs, int(header["status"]), float(header["duration"]))
-    return finish_request(header, capture)
+    code, stdout, stderr = finish_request(header, capture)
+    if isinstance(stdout, bytes):
+        return code, stdout, stderr
+    with stdout:  # sent back whole, its spool given back at once
+        return code, stdout.getvalue(), stderr
 
 
 class _NamedFolderStore(FolderStore):

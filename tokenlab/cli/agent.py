@@ -71,7 +71,7 @@ def run(
         if progress:
             progress.clear()
     answer = output(result, resolved.root, Caller.here(), as_json=as_json, trace=trace)
-    sys.stdout.buffer.write(answer.stdout)
+    answer.write_stdout(sys.stdout.buffer)
     sys.stdout.flush()
     sys.stderr.buffer.write(answer.stderr)
     if answer.exit_code:

@@ -76,6 +76,13 @@ class _Pending:
     jobs: list[Future[list[int]]]
 
 
+@dataclass(frozen=True)
+class Started:
+    """A text whose pieces' counting has started (`TokenCounter.start_pieces`)."""
+
+    pieces: list[_Pending]
+
+
 class TokenCounter:
     """Counts for one analysis; close it (or use `with`) to cancel what it left queued.
 
@@ -184,29 +191,33 @@ class TokenCounter:
             self._index.extend(*self._raw_blocks.popleft()[0].result())
         return self._index
 
-    def count_texts(self, texts: Sequence[bytes | MappedText | InputSlices]) -> list[int]:
+    def count_texts(self, texts: Sequence[bytes | MappedText | InputSlices | Started]) -> list[int]:
         """Exact count of each text (decoded with U+FFFD replacement), reusing the raw index.
 
         Texts given to `prefetch` before are not decomposed again: their counting started then.
         Small texts (markers, secrets) are counted together, one batch per block of bytes.
+        A `Started` text's pieces are counted and added up.
         """
-        pending: dict[int, _Pending] = {}
+        pending: list[tuple[int, _Pending]] = []
         small: list[int] = []
         small_texts: list[bytes] = []
         for position, text in enumerate(texts):
+            if isinstance(text, Started):
+                pending += zip(repeat(position), text.pieces)
+                continue
             owner, found = self._prefetched.get(id(text), (None, None))
             if owner is text and found is not None:
-                pending[position] = found
+                pending.append((position, found))
             elif isinstance(text, MappedText) or len(text) >= self.limits.min_aligned_bytes:
-                pending[position] = self._start(text)
+                pending.append((position, self._start(text)))
             else:  # small ranges of the input are joined: counted with the other small texts
                 small.append(position)
                 small_texts.append(bytes(text))
         self._prefetched.clear()
         counts = [0] * len(texts)
         batches = self._batches(small_texts, small)  # queued behind the raw count's blocks
-        for position, count in zip(pending, self._finish(list(pending.values()))):
-            counts[position] = count
+        for (position, _), count in zip(pending, self._finish([found for _, found in pending])):
+            counts[position] += count
         for batch, job in batches:
             for position, count in zip(batch, job.result()):
                 counts[position] = count
@@ -218,6 +229,12 @@ class TokenCounter:
             ([positions[at] for at in batch], self._crew.submit(count_each, [texts[at] for at in batch]))
             for batch in _batched(list(map(len, texts)), self.limits.block_bytes)
         ]
+
+    def start_pieces(self, pieces: Iterable[bytes | MappedText]) -> Started:
+        """Start counting a text given as pieces cut at its safe cuts (`runs.pieces_at_safe_cuts`),
+        holding none of them: what each leaves to count is submitted as it comes. `count_texts`
+        adds up their counts."""
+        return Started([self._start(piece) for piece in pieces])
 
     def prefetch(self, texts: Sequence[bytes | InputSlices]) -> None:
         """Start counting texts now (they must stay unchanged); `count_texts` collects them."""

@@ -7,10 +7,11 @@ Names with a leading underscore are the `counting` package's own: `counter.py` u
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import add
+from operator import add, sub
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
@@ -67,6 +68,39 @@ class MappedText:
 
     data: bytes
     runs: Runs
+
+
+def pieces_at_safe_cuts(blocks: Iterable[bytes], runs: Runs) -> Iterator[bytes | MappedText]:
+    """A long text, given in blocks, as pieces cut at its safe cuts, each with the runs
+    (`runs`, by offset in the whole text) that fall in it: the pieces' counts add up to the
+    text's, and only one piece is held at a time. A cut found in a block is a cut of the
+    whole text (its look-ahead saw enough), so each piece ends at the last one a block has."""
+    carry, start = b"", 0  # bytes not yet given; where they start in the text
+    for block in blocks:
+        carry += block
+        cut = _last_safe_cut(carry, 1, len(carry) - 1) if len(carry) > 1 else None
+        if cut is None:
+            continue
+        yield _piece(carry[:cut], runs, start)
+        carry, start = carry[cut:], start + cut
+    if carry:
+        yield _piece(carry, runs, start)
+
+
+def _piece(data: bytes, runs: Runs, start: int) -> bytes | MappedText:
+    """`data`, the text from `start`, with the runs that fall in it (cut at its ends)."""
+    end = start + len(data)
+    low = max(0, bisect_right(runs.at, start) - 1)
+    high = bisect_left(runs.at, end)
+    if low >= high:
+        return data
+    at, raw, length = runs.at[low:high], runs.raw[low:high], runs.length[low:high]
+    if at[0] < start:  # a run that begins in the piece before
+        inside = max(0, at[0] + length[0] - start)
+        raw[0] += length[0] - inside
+        at[0], length[0] = start, inside
+    length[-1] = min(length[-1], end - at[-1])
+    return MappedText(data, Runs(map(sub, at, repeat(start)), raw, length))
 
 
 def _careful_spans(data: bytes, raw: bytes, runs: list[Run]) -> list[tuple[int, int, int]]:

@@ -13,7 +13,9 @@ tokenizing them again (see `counting/`). The types in `MAPS_INPUT` do this, and 
 modules split the work in two: `plan(data, config)` decides what leaves the visible text
 and yields the input offsets where it does, in batches as it goes (`input_cuts()`), then
 `render()` builds the parts, so that the raw count runs, cut at those offsets, while the
-rest is planned and the text is built.
+rest is planned and the text is built. `stream()` gives the same parts as they are built,
+for the pipeline to write them out one by one: a large diff keeps most of its lines, and
+its parts held together were as large as the text.
 
 Optimizers come in families, one per content type, each in a folder of its own
 (`optimizers/<folder>/`): its `__init__.py` holds the family's cheap detector, and its
@@ -142,6 +144,14 @@ def join_literals(parts: list[Part]) -> list[Part]:
     return [part for part in joined if part != ""]
 
 
+@dataclass(frozen=True)
+class PartStream:
+    """An optimizer's parts, built as they are read, in reading order."""
+
+    parts: Iterator[Part]
+    omits: bool  # whether any of the parts is an `Omission` (known before they are built)
+
+
 Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 
 
@@ -151,6 +161,8 @@ class Plan(Protocol):
     def input_cuts(self) -> Iterator[list[int]]: ...
 
     def render(self) -> OptimizeResult: ...
+
+    def stream(self) -> PartStream: ...
 
 
 Planner = Callable[[bytes, OptimizerConfig], Plan]

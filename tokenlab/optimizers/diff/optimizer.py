@@ -62,6 +62,7 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
+    PartStream,
     Span,
     visible,
 )
@@ -152,9 +153,15 @@ class DiffPlan:
             yield [at for pair in zip(cuts.starts, cuts.ends) for at in pair]
 
     def render(self) -> OptimizeResult:
+        return OptimizeResult(tuple(self.stream().parts))
+
+    def stream(self) -> PartStream:
+        """The parts as they are built. They hold the input and the cuts only, not what the
+        plan kept to decide (a large diff's hunk bodies): that goes with the plan."""
         for _ in self.input_cuts():  # plan whatever was not read yet
             pass
-        return self.renderer.render(self._cuts)
+        cuts = self._cuts
+        return PartStream(_parts(self.data, self.renderer.fine, cuts), omits=bool(cuts.starts))
 
     def _planned(self) -> Iterator[_Cuts]:
         batch_size = _FIRST_SECTIONS_PER_BATCH
@@ -315,53 +322,77 @@ class _Renderer:
         folds = [count > 0 and size >= self.min_fold_bytes for count, size in zip(counts, sizes)]
         return list(compress(firsts, folds)), list(compress(lasts, folds))
 
-    def render(self, cuts: _Cuts) -> OptimizeResult:
-        data = self.data
-        if not cuts.starts:
-            whole = visible(bytes(data))  # a mapped input is decoded from a copy
-            return OptimizeResult((whole,) if whole else ())
-        spans = list(zip(cuts.starts, cuts.ends))
-        is_meta = list(map(is_, cuts.kinds, repeat(_CutKind.META)))
-        meta = list(compress(spans, is_meta))
-        is_context = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))
-        if self.fine:
-            context: list[Span] = []
-            gaps = [b""] * len(spans)
-            grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
-        else:
-            context = list(compress(spans, is_context))  # one ref for all, a fold line each
-            gaps = list(map(mul, map(_fold_line, cuts.lines), is_context))
-            grouped = list(map(or_, is_meta, is_context))
-        omitted = compress(range(len(spans)), map(not_, grouped))
-        view = memoryview(data)  # input stretches are joined without a copy each first
-        body: list[Part] = []
-        lead, done = b"", 0  # text after the last omission; the first cut not yet placed
-        for at in [*omitted, len(spans)]:
-            shown_starts = [cuts.ends[done - 1] if done else 0, *cuts.ends[done:at]]
-            shown_ends = [*cuts.starts[done:at], cuts.starts[at] if at < len(spans) else len(data)]
-            if at == len(spans):
-                body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
-                break
-            start, end = spans[at]
-            kind = cuts.kinds[at]
-            if kind is _CutKind.CONTEXT:
-                label = f"\u2026 {cuts.lines[at]} lines "
-                omission = Omission(
-                    data[start:end], f"{cuts.lines[at]} unchanged context lines", (spans[at],)
-                )
-            else:
-                label = cuts.labels[at]
-                reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
-                if cuts.after[at]:
-                    differing = cuts.after[at].count(b"\n")
-                    reason += f" the {differing} lines shown after it"
-                omission = Omission(data[start:end], reason, (spans[at],))
-            body += _excerpt(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
-            body.append(omission)
-            lead, done = b"\n" + cuts.after[at], at + 1
-        context_lines = sum(compress(cuts.lines, is_context)) if context else 0
-        return OptimizeResult(tuple(_summary(data, meta, context, context_lines) + body))
 
+
+def _parts(data: bytes, fine: bool, cuts: _Cuts) -> Iterator[Part]:
+    """The visible text's parts, in order: the summary line, then the text between the
+    omissions that have refs of their own, an `Excerpt` at a time."""
+    if not cuts.starts:
+        whole = visible(bytes(data))  # a mapped input is decoded from a copy
+        yield from (whole,) if whole else ()
+        return
+    spans = list(zip(cuts.starts, cuts.ends))
+    is_meta = list(map(is_, cuts.kinds, repeat(_CutKind.META)))
+    meta = list(compress(spans, is_meta))
+    is_context = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))
+    if fine:
+        context: list[Span] = []
+        gaps = [b""] * len(spans)
+        grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
+    else:
+        context = list(compress(spans, is_context))  # one ref for all, a fold line each
+        gaps = list(map(mul, map(_fold_line, cuts.lines), is_context))
+        grouped = list(map(or_, is_meta, is_context))
+    omitted = compress(range(len(spans)), map(not_, grouped))
+    context_lines = sum(compress(cuts.lines, is_context)) if context else 0
+    yield from _summary(data, meta, context, context_lines)
+    view = memoryview(data)  # input stretches are joined without a copy each first
+    lead, done = b"", 0  # text after the last omission; the first cut not yet placed
+    for at in [*omitted, len(spans)]:
+        shown_starts = [cuts.ends[done - 1] if done else 0, *cuts.ends[done:at]]
+        shown_ends = [*cuts.starts[done:at], cuts.starts[at] if at < len(spans) else len(data)]
+        if at == len(spans):
+            yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
+            return
+        label, omission = _own_omission(data, cuts, at)
+        yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
+        yield omission
+        lead, done = b"\n" + cuts.after[at], at + 1
+
+
+def _own_omission(data: bytes, cuts: _Cuts, at: int) -> tuple[str, Omission]:
+    """A cut with a ref of its own: the label shown before its marker, and its omission."""
+    span = (cuts.starts[at], cuts.ends[at])
+    kind = cuts.kinds[at]
+    if kind is _CutKind.CONTEXT:
+        reason = f"{cuts.lines[at]} unchanged context lines"
+        return f"\u2026 {cuts.lines[at]} lines ", Omission(data[span[0] : span[1]], reason, (span,))
+    label = cuts.labels[at]
+    reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
+    if cuts.after[at]:
+        differing = cuts.after[at].count(b"\n")
+        reason += f" the {differing} lines shown after it"
+    return label, Omission(data[span[0] : span[1]], reason, (span,))
+
+
+# The text between two omissions is built in excerpts of about this many bytes of input
+# each: a diff with few omissions of its own (no lockfile, no repeated body) is one such
+# text, most of the input.
+_EXCERPT_BYTES = 1 << 20
+
+
+def _excerpts(
+    view: memoryview, lead: bytes, starts: list[int], ends: list[int], gaps: list[bytes], tail: bytes
+) -> Iterator[Part]:
+    """`_excerpt`'s text as parts of about `_EXCERPT_BYTES` of input each, each cut at the end
+    of a stretch of input (a line of the input ends it, the gap after it begins the next)."""
+    first, size = 0, 0
+    for at in range(len(starts) - 1):
+        size += ends[at] - starts[at]
+        if size >= _EXCERPT_BYTES:
+            yield from _excerpt(view, lead, starts[first : at + 1], ends[first : at + 1], gaps[first:at], b"")
+            lead, first, size = gaps[at], at + 1, 0
+    yield from _excerpt(view, lead, starts[first:], ends[first:], gaps[first:], tail)
 
 def _excerpt(
     view: memoryview, lead: bytes, starts: list[int], ends: list[int], gaps: list[bytes], tail: bytes
