@@ -87,12 +87,12 @@ class SpooledText:
 
     def truncate(self, size: int) -> None:
         """Keep the first `size` bytes only."""
-        kept = self.getvalue()[:size] if self._file is None else b""
         if self._file is not None:
             self._file.flush()
             self._file.truncate(size)
             self._file.seek(size)
         else:
+            kept = self.getvalue()[:size]
             self._pieces = [kept] if kept else []
         self._size = size
         self._last = self.tail(1)
