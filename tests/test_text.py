@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.text.optimizer import _KEEP, TextConfig, _Document, _long_line, optimize
+from tokenlab.optimizers.text.config import TextConfig
+from tokenlab.optimizers.text.document import Document
+from tokenlab.optimizers.text.line_states import KEEP
+from tokenlab.optimizers.text.long_line import long_line
+from tokenlab.optimizers.text.optimizer import optimize
 from tokenlab.optimizers.text.render import SpanKind, TextSpan
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -490,13 +494,13 @@ def _modules(count: int) -> list[str]:
 def test_hash_lines_next_to_one_another_are_comments_not_headings(comments: list[str]) -> None:
     rows = _modules(60)
     lines = [*rows[:30], *comments, *rows[30:]]
-    document = _Document(("\n".join(lines) + "\n").encode(), TextConfig())
+    document = Document(("\n".join(lines) + "\n").encode(), TextConfig())
     assert document.heading_levels == {}
 
 
 def test_a_lone_hash_line_between_paragraphs_is_still_a_heading() -> None:
     text = ("Intro line of the notes.\n\n# Usage\n\n" + "Run the tool with care and read its report.\n" * 80).encode()
-    assert _Document(text, TextConfig()).heading_levels == {2: 1}
+    assert Document(text, TextConfig()).heading_levels == {2: 1}
 
 
 @pytest.mark.parametrize(
@@ -570,11 +574,11 @@ def test_a_series_member_keeps_a_line_led_by_a_word_few_members_have(odd: str) -
     members[20] = _member("m20.o", []).replace("no symbols", odd)
     data = "\n\n".join(members).encode()
     # The outline's decision (a series this regular is folded as records before it).
-    document = _Document(data, TextConfig())
+    document = Document(data, TextConfig())
     states = document.outline([])
     lines = data.split(b"\n")
-    assert states[lines.index(odd.encode())] == _KEEP
-    assert states[lines.index(b"0000000000000000 g     F .text\t0000000000000040 __f5_0")] != _KEEP
+    assert states[lines.index(odd.encode())] == KEEP
+    assert states[lines.index(b"0000000000000000 g     F .text\t0000000000000040 __f5_0")] != KEEP
 
 
 def test_entries_of_a_documentation_listing_each_stay() -> None:
@@ -655,9 +659,9 @@ def test_a_long_line_of_prose_is_no_word_list() -> None:
 def test_a_command_line_is_no_word_list_for_want_of_a_label() -> None:
     """A link line's words are arguments, not items listed under a name: it shows its start."""
     data = (" /usr/lib/gcc/collect2 -plugin /usr/lib/gcc/lto.so " + " ".join(f"-L/usr/lib/x{i}" for i in range(60))).encode()
-    assert [span.kind for span in _long_line(data, 0, len(data), TextConfig(), [])][:2] == [SpanKind.KEEP, SpanKind.FOLD]
+    assert [span.kind for span in long_line(data, 0, len(data), TextConfig(), [])][:2] == [SpanKind.KEEP, SpanKind.FOLD]
     listed = b"Flags:   " + data
-    assert _long_line(listed, 0, len(listed), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(listed))]
+    assert long_line(listed, 0, len(listed), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(listed))]
 
 
 @pytest.mark.parametrize(("label", "words"), _WORD_LISTS)
@@ -685,11 +689,11 @@ def test_a_cut_inside_a_line_says_how_many_words_it_hides(label: str, words: lis
 )
 def test_a_statement_cut_inside_its_argument_list_keeps_the_list(line: str) -> None:
     data = f"{line}\n".encode()
-    assert _long_line(data, 0, len(data), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(data))]
+    assert long_line(data, 0, len(data), TextConfig(), []) == [TextSpan(SpanKind.KEEP, 0, len(data))]
 
 
 def test_an_argument_list_that_runs_on_past_its_reach_is_cut() -> None:
     data = ("CREATE TABLE wide (" + ", ".join(f"column_{i} INTEGER" for i in range(40)) + ");\n").encode()
-    spans = _long_line(data, 0, len(data), TextConfig(), [])
+    spans = long_line(data, 0, len(data), TextConfig(), [])
     assert [span.kind for span in spans] == [SpanKind.KEEP, SpanKind.FOLD, SpanKind.KEEP]
     assert spans[0].end < TextConfig().cut_bytes

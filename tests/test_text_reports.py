@@ -6,6 +6,7 @@ from __future__ import annotations
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text import optimizer as text
 from tokenlab.optimizers.text import reports
+from tokenlab.optimizers.text.config import DEFAULT_LIMITS
 
 CHECKER = [
     b"==12==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020",
@@ -70,7 +71,7 @@ def test_a_report_shows_what_happened_where_and_folds_start_up_frames_and_its_le
     shadow = [b"Shadow bytes around the buggy address:", *(b"  0x0c18%04x: " % (16 * n) + b"fa " * 16 for n in range(12))]
     summary = b"SUMMARY: AddressSanitizer: heap-use-after-free /src/list.c:44 in list_pop"
     data = b"\n".join([b"=" * 65, *CHECKER, b"", summary, *shadow, *legend, b"==12==ABORTING", b""])
-    assert len(data) >= text.DEFAULT_LIMITS.small_doc_bytes
+    assert len(data) >= DEFAULT_LIMITS.small_doc_bytes
     shown = "".join(part for part in text.optimize(data, OptimizerConfig(Granularity.COARSE)).parts if isinstance(part, str))
     for line in (CHECKER[1], CHECKER[2], CHECKER[3], CHECKER[7], CHECKER[9]):
         assert line.decode() in shown

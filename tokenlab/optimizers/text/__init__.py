@@ -3,6 +3,14 @@
     __init__.py    `detect`: recognises anything (it is asked last)
     optimizer.py   a document's structure kept, bodies behind refs; status fields,
                    counts, failure lines and the last line verbatim
+    config.py      its limits and the words it keeps lines for
+    document.py    a document's headings, fences, record blocks and signals; each
+                   line's state in the outline
+    outliner.py    the per-line rules of prose: what a line is, whether it stays
+    listings.py    long folded listings sampled, a series' rare member lines kept
+    long_line.py   a long kept line cut after its first sentence
+    signal_words.py  where signal and failure words stand, names set aside
+    line_states.py the per-line states and their runs
     records.py     lines that are records of one shape (`ps`, `env`, `du`), folded as such
     render.py      the spans of a document rendered, small folds unfolded
     sizes.py       the largest size an outlined listing's folds hide, said once under it
