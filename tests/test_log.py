@@ -15,7 +15,9 @@ from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
+from tokenlab.optimizers.log import templates as log_templates
 from tokenlab.optimizers.log.optimizer import LogLimits
+from tokenlab.optimizers.log.templates import lines_and_templates, template_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 LOG_FIXTURES = (
@@ -345,7 +347,7 @@ def test_hostile_bytes_never_raise(data: bytes, config: OptimizerConfig) -> None
 def test_chunk_boundaries_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     data = (FIXTURES / name).read_bytes()
     expected = optimize(data, FINE), optimize(data, COARSE)
-    monkeypatch.setattr(log, "_CHUNK", 100)
+    monkeypatch.setattr(log_templates, "_CHUNK", 100)
     assert (optimize(data, FINE), optimize(data, COARSE)) == expected
 
 
@@ -377,13 +379,13 @@ def test_template_numbers_widen_past_two_bytes() -> None:
     each line still numbered with its own template."""
     distinct = [f"INFO cache evicted {_letters(n)} entry\n".encode() for n in range(70_000)]
     data = b"".join([*distinct, distinct[0], distinct[-1]])
-    lines, templates = log._split(data)
+    lines, templates = lines_and_templates(data)
     assert templates.of_line.typecode == "I"
     assert len(templates.keys) == 70_000
     assert templates.of_line[-2:].tolist() == [0, 69_999]
     for i in (0, 65_535, 65_536, 69_999, len(lines) - 1):
-        assert templates.key(i) == log._template(lines.clean(i))
-    assert log._split(b"".join(service_lines(100)))[1].of_line.typecode == "H"
+        assert templates.key(i) == template_of(lines.clean(i))
+    assert lines_and_templates(b"".join(service_lines(100)))[1].of_line.typecode == "H"
 
 
 def test_limits_are_tunable() -> None:
@@ -428,7 +430,7 @@ def test_small_chunks_give_the_same_result(atoms: list[tuple[bytes, int]], chunk
     data = data.replace(b"\r\n", b"\r\x1b[0m\n")  # escapes between CR and LF shift line ends
     expected = optimize(data, FINE)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(log, "_CHUNK", chunk)
+        patch.setattr(log_templates, "_CHUNK", chunk)
         assert optimize(data, FINE) == expected
 
 
@@ -722,7 +724,7 @@ def test_a_source_line_quoted_in_a_frame_is_no_signal() -> None:
 
 @pytest.mark.parametrize("data", [b"a\r\nb\n\nc", b"\x1b[31mred\x1b[0m\nplain\r\n", b"one line\n"])
 def test_a_batch_of_lines_reads_as_each_line_would(data: bytes) -> None:
-    lines, _ = log._split(data)
+    lines, _ = lines_and_templates(data)
     every = list(range(len(lines)))
     for indexes in (every, every[::-1], every[1:], [0, 0]):
         assert lines.cleans(indexes) == [lines.clean(index) for index in indexes]

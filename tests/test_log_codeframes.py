@@ -19,7 +19,7 @@ from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.codeframes import find_records
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
-from tokenlab.optimizers.log.optimizer import _split
+from tokenlab.optimizers.log.templates import lines_and_templates
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real"
 # Real captures of three linters, each printing 130 to 340 framed diagnostics.
@@ -190,7 +190,7 @@ def test_a_single_record_of_a_rule_is_shown_whole_and_not_grouped() -> None:
 
 
 def _records(text: str) -> list[tuple[int, int]]:
-    lines, _ = _split(text.encode())
+    lines, _ = lines_and_templates(text.encode())
     return [(record.start, record.stop) for record in find_records(lines, DEFAULT_LIMITS)]
 
 

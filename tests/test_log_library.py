@@ -13,6 +13,7 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.log import library
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.optimizer import LogLimits
+from tokenlab.optimizers.log.templates import lines_and_templates
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 FOLDING = LogLimits(small_input_bytes=0, closing_lines_default=0)
@@ -177,7 +178,7 @@ _FRAME_PIECES = [
 def test_frames_found_by_one_scan_are_those_read_line_by_line(data: bytes) -> None:
     # `_chains` visits only the lines a scan of the whole input names; reading every line
     # must find the same chains.
-    lines, _ = log._split(data)
+    lines, _ = lines_and_templates(data)
     by_line: list[list[range]] = []
     i = 0
     while i < len(lines):

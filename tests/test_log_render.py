@@ -9,8 +9,9 @@ import string
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
-from tokenlab.optimizers.log.optimizer import _split, optimize
+from tokenlab.optimizers.log.optimizer import optimize
 from tokenlab.optimizers.log.render import with_heading, with_headings
+from tokenlab.optimizers.log.templates import lines_and_templates
 
 
 def test_heads_read_in_a_batch_are_each_heads_text_with_its_heading() -> None:
@@ -23,7 +24,7 @@ def test_heads_read_in_a_batch_are_each_heads_text_with_its_heading() -> None:
         + b"\n  3:3  error  no heading above within reach\n"
         b"src/b.c:3:4: error: caf\xc3\xa9 \x00 undeclared\r\n"
     )
-    lines, _ = _split(data)
+    lines, _ = lines_and_templates(data)
     indexes = list(range(len(lines)))
     shown = with_headings(lines, indexes, DEFAULT_LIMITS)
     assert shown == [with_heading(lines, i, DEFAULT_LIMITS) for i in indexes]

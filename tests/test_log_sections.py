@@ -14,8 +14,9 @@ from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
-from tokenlab.optimizers.log.optimizer import LogLimits, _split
+from tokenlab.optimizers.log.optimizer import LogLimits
 from tokenlab.optimizers.log.sections import failure_sections, told_names
+from tokenlab.optimizers.log.templates import lines_and_templates
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
 COARSE = OptimizerConfig(Granularity.COARSE)
@@ -263,7 +264,7 @@ def test_a_nested_section_ends_at_its_next_sibling_even_if_deeper_lines_follow()
 
 
 def failure_sections_of(text: str) -> list[int]:
-    lines, _ = log._split(text.encode())
+    lines, _ = lines_and_templates(text.encode())
     found = failure_sections(lines)
     return list(found) if found is not None else []
 
@@ -416,10 +417,10 @@ def test_comment_diagnostics_under_a_failed_test_are_its_detail(blank_after_head
 def test_a_failed_test_line_without_a_body_heads_only_the_comments_under_it() -> None:
     text = "\n".join(["not ok 1 - opens the ledger", "ok 2 - counts", "cannot open ledger.csv", "ok 3 - sums"]) + "\n"
     data = text.encode()
-    sections = failure_sections(log._split(data)[0])
+    sections = failure_sections(lines_and_templates(data)[0])
     assert sections is not None and list(sections) == [1, 0, 0, 0]
     commented = "\n".join(["not ok 1 - opens the ledger", "# got: 1", "# expected: 2", "ok 2 - counts"]) + "\n"
-    sections = failure_sections(log._split(commented.encode())[0])
+    sections = failure_sections(lines_and_templates(commented.encode())[0])
     assert sections is not None and list(sections) == [1, 1, 1, 0]
 
 
@@ -503,7 +504,7 @@ def test_a_failure_is_told_by_its_headings_id_never_by_a_plain_word() -> None:
         "--- FAIL: TestParse (0.00s)", "    parse_test.go:12: got 1", "",
         "not ok 3 - rounds", "#   Failed test 'round'", "#   at t/r.t line 4.", "",
     ]
-    lines, _ = _split(("\n".join(text) + "\n").encode())
+    lines, _ = lines_and_templates(("\n".join(text) + "\n").encode())
     sections = failure_sections(lines)
     assert sections is not None
     assert told_names(lines, sections) == {b"test_rate[EUR-10]", b"tests::parse", b"TestParse"}

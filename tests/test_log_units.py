@@ -9,7 +9,8 @@ from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log import optimizer as log
-from tokenlab.optimizers.log.model import DEFAULT_LIMITS
+from tokenlab.optimizers.log.model import DEFAULT_LIMITS, Lines
+from tokenlab.optimizers.log.templates import lines_and_templates
 from tokenlab.optimizers.log.units import (
     continuing_lines,
     framed,
@@ -23,8 +24,8 @@ from tokenlab.optimizers.log.units import (
 COARSE = OptimizerConfig(Granularity.COARSE)
 
 
-def _lines(text: str) -> log.Lines:
-    return log._split(text.encode())[0]
+def _lines(text: str) -> Lines:
+    return lines_and_templates(text.encode())[0]
 
 
 def _shown(text: str) -> str:
@@ -248,7 +249,7 @@ def test_an_anomaly_stands_alone_only_where_reading_it_finds_one_line() -> None:
     for _ in range(1500):
         chosen = [rng.choice(_SHAPES) for _ in range(rng.randint(1, 10))]
         text = "".join(line + rng.choice(("\n", "\r\n", "\r")) for line in chosen)
-        lines = log._split(text.encode())[0]
+        lines = lines_and_templates(text.encode())[0]
         continuing = continuing_lines(lines)
         for start in range(len(lines)):
             if stands_alone(lines, start, continuing):

@@ -207,12 +207,12 @@ def test_mapped_lines_give_pages_back_by_the_windows_their_reads_map(
     and there a window each: both give their pages back once they have mapped
     `WINDOWS_PER_LET_GO` windows, not after a number of lines read."""
     from tokenlab.optimizers.log import model
-    from tokenlab.optimizers.log.optimizer import _split
+    from tokenlab.optimizers.log.templates import lines_and_templates
 
     path = tmp_path / "input"
     path.write_bytes(b"2026-12-02 10:00:00 INFO a line of a service log\n" * 40_000)  # 2 MB
     raw = _mapping(path)
-    lines, _ = _split(raw)
+    lines, _ = lines_and_templates(raw)
     assert isinstance(lines, model.MappedLines)
     windows = -(-len(raw) // mapped.FAULT_AROUND)
     given_back: list[int] = []

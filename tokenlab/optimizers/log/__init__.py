@@ -3,6 +3,9 @@
     __init__.py    `detect`: a quarter of the lines look like log or tool output
     optimizer.py   repeated and near-repeated lines folded into templates with counts;
                    failures, warnings and tracebacks verbatim with their context
+    templates.py   each line's template; the input's lines numbered by template
+    anomalies.py   which templates are anomalies, and how often each unit is shown
+    items.py       the visible items in order: long runs, stray blanks, long lines folded
     model.py       its tunables (`LogLimits`), lines, templates and groups
     render.py      each folded group as one visible line; the header says the largest size folded
     units.py       where an anomaly ends: the lines that belong to it

@@ -102,6 +102,8 @@ _SHOWN_CONTROLS_BUT_BREAKS = bytes.maketrans(CONTROLS.replace(b"\n", b""), b"\xf
 # Lines whose texts `Texts` makes at once.
 _TEXTS_AT_ONCE = 1024
 
+# A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
+RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
 POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
 # The pointer that makes a record framed: a header (`CODE message`, `warning: …`), this
