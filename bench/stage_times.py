@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokenlab import pipeline
+from tokenlab import pipeline, visible_writer
 from tokenlab.commands import analysis_output
 from tokenlab.counting import crew
 
@@ -84,8 +84,8 @@ class Timers:
 
 def instrument(timers: Timers) -> None:
     pipeline.STAGES = tuple((name, timers.timed(name, stage)) for name, stage in pipeline.STAGES)
-    pipeline._store_and_reload = timers.timed("store and reload", pipeline._store_and_reload)
-    pipeline._store = timers.timed("store", pipeline._store)
+    visible_writer._store_and_reload = timers.timed("store and reload", visible_writer._store_and_reload)
+    visible_writer._store = timers.timed("store", visible_writer._store)
     run_job = crew._run
 
     def run(future: Any, job: Any) -> None:

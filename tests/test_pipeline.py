@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokenlab import pipeline, spooled_text
+from tokenlab import pipeline, spooled_text, visible_writer
 from tokenlab.errors import StoreCorruptionError
 from tokenlab.optimizers import ContentType, Granularity, OptimizeResult, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.diff import optimizer as diff_optimizer
@@ -300,8 +300,9 @@ def test_a_visible_text_written_and_counted_in_small_pieces_is_the_one_built_at_
     data = STREAMED_INPUTS[name]
     _, whole = run(data)
     monkeypatch.setattr(spooled_text, "MEMORY_BYTES", 64)
-    for setting in ("_PENDING_BYTES", "_MASKED_BYTES", "_COUNTED_BYTES"):
-        monkeypatch.setattr(pipeline, setting, 64)
+    for setting in ("_PENDING_BYTES", "_MASKED_BYTES"):
+        monkeypatch.setattr(visible_writer, setting, 64)
+    monkeypatch.setattr(pipeline, "_COUNTED_BYTES", 64)
     monkeypatch.setattr(diff_optimizer, "_EXCERPT_BYTES", 64)
     store, pieces = run(data)
     assert pieces.visible_text.spilled

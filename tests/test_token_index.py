@@ -25,6 +25,7 @@ from tokenlab.counting.runs import InputSlices, MappedText, Runs
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError
 from tokenlab.packet import ContextPacket
 from tokenlab.pipeline import analyze
+from tokenlab.run_settings import RunSettings
 from tokenlab.store import FolderStore, open_store
 
 # Tiny limits, so that short examples cross chunk, block and run boundaries.
@@ -546,7 +547,7 @@ def test_a_large_analysis_tunes_the_interpreter_and_restores_it(monkeypatch: pyt
     seen: list[tuple[bool, float]] = []
     real_classify = pipeline.classify_stage
 
-    def classify_noting_gc(packet: ContextPacket, run: pipeline.RunSettings) -> str:
+    def classify_noting_gc(packet: ContextPacket, run: RunSettings) -> str:
         seen.append((gc.isenabled(), sys.getswitchinterval()))
         return real_classify(packet, run)
 
