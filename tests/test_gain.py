@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tokenlab import ledger
+from tokenlab import ledger, tallies
 from tokenlab.cli import app
 from tokenlab.ledger import Kind, Record
 
@@ -46,7 +46,7 @@ def test_totals_agree_with_the_json_of_each_run(tmp_path: Path) -> None:
     assert totals["saved_tokens"] == raw - shown
     rows = {row["key"]: row for row in payload["rows"]}
     assert rows["analyze FILE"]["visible_tokens"] == analyzed["visible"]["tokens"]
-    assert rows[ledger.command_key(run_payload["command"])]["raw_tokens"] == run_payload["raw"]["tokens"]
+    assert rows[tallies.command_key(run_payload["command"])]["raw_tokens"] == run_payload["raw"]["tokens"]
 
 
 def test_since_and_by(isolated_store: Path) -> None:

@@ -33,7 +33,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cli", ("tokenlab.cli",)),
     ("serve", ("tokenlab.serve",)),
     ("agent", ("tokenlab.agent",)),
-    ("commands", ("tokenlab.commands", "tokenlab.ledger", "tokenlab.benchmark", "tokenlab.render")),
+    (
+        "commands",
+        ("tokenlab.commands", "tokenlab.ledger", "tokenlab.tallies", "tokenlab.benchmark", "tokenlab.render"),
+    ),
     ("refs/pack", ("tokenlab.refs", "tokenlab.pack")),
     ("reads", ("tokenlab.reads",)),
     (

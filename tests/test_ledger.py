@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from tokenlab import ledger
 from tokenlab.cli import app
-from tokenlab.ledger import Kind, Record, command_key
+from tokenlab.ledger import Kind, Record
 
 runner = CliRunner()
 SECRET_CONTENT = b"CONTENT-THAT-MUST-NOT-BE-IN-THE-LEDGER"
@@ -166,26 +166,6 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
         assert worker.returncode == 0, err
     sources = {r.source for r in ledger.records(tmp_path)}
     assert sources == {f"p{n} {i}" for n in range(10) for i in range(40)}
-
-
-@pytest.mark.parametrize(
-    ("command", "key"),
-    [
-        ("make test && git status | head", "make test"),
-        ("cd /repo && npm run build", "npm run build"),
-        ("FOO=1 sudo git -C repo status", "git"),
-        ("python -m pytest -q tests/", "python -m pytest"),
-        (".venv/bin/pytest tests", "pytest"),
-        ("npx eslint .", "npx eslint"),
-        ("uv run pytest", "uv run pytest"),
-        ("ls -la", "ls"),
-        ("cargo test --all", "cargo test"),
-        ("echo 'unbalanced", "echo"),
-        ("bash -c 'cd x && make check'", "make check"),
-    ],
-)
-def test_command_key(command: str, key: str) -> None:
-    assert command_key(command) == key
 
 
 def test_a_call_is_recorded_with_how_it_repeats_the_last_one_like_it(tmp_path: Path) -> None:

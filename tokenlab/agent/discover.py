@@ -31,9 +31,9 @@ from typing import Any
 import orjson
 
 from tokenlab.errors import InputError
-from tokenlab.ledger import Tally, command_key, tally, total
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.store import ID_PREFIX, MIN_ID_DIGITS, RefRecord, Store
+from tokenlab.tallies import Tally, command_key, tally, total
 
 
 def default_location() -> Path:

@@ -15,7 +15,7 @@ from tokenlab.cli.common import JsonOption, StoreOption, domain_errors
 from tokenlab.optimizers import Granularity
 
 if TYPE_CHECKING:
-    from tokenlab.ledger import Tally
+    from tokenlab.tallies import Tally
 
 # Options end at the first word of the command: `tokens run ls --json` runs `ls --json`.
 _RUN_SETTINGS = {"allow_interspersed_args": False, "ignore_unknown_options": True}
@@ -118,13 +118,13 @@ def gain(
 ) -> None:
     """Tokens saved by `analyze`, `run` and the agent hooks, from the savings ledger in the store folder,
     and how often outputs were fetched again (a repeated run or tool call, a ref opened)."""
-    from tokenlab import ledger
+    from tokenlab import ledger, tallies
     from tokenlab.commands import emit_json
     from tokenlab.errors import InputError
     from tokenlab.store import open_store
 
     try:
-        grouping = ledger.GroupBy(by)
+        grouping = tallies.GroupBy(by)
     except ValueError:
         raise InputError("--by must be command, type, day, model or tool") from None
     cutoff = time.time() - parse_age(since) if since else None
@@ -134,10 +134,10 @@ def gain(
     except ledger.LedgerError as error:
         raise InputError(str(error)) from None
     outputs = [entry for entry in found if entry.kind is not ledger.Kind.REF]
-    rows = ledger.group(outputs, grouping)
-    totals = ledger.total(rows)
-    host = ledger.against_host(outputs)
-    refetch = ledger.refetch(found)
+    rows = tallies.group(outputs, grouping)
+    totals = tallies.total(rows)
+    host = tallies.against_host(outputs)
+    refetch = tallies.refetch(found)
     if as_json:
         emit_json(
             {
