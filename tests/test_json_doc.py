@@ -16,8 +16,8 @@ from tokenlab.optimizers.json_doc import detect as detect_json
 from tokenlab.optimizers.json_doc import optimizer as json_doc
 from tokenlab.optimizers.json_doc import records as json_records
 from tokenlab.optimizers.json_doc import scan as json_scan
-from tokenlab.optimizers.json_doc.layout import DEFAULT_CONFIG
-from tokenlab.optimizers.json_doc.optimizer import JsonDocConfig, Keep, Omit
+from tokenlab.optimizers.json_doc.config import DEFAULT_CONFIG, JsonDocConfig
+from tokenlab.optimizers.json_doc.segments import Keep, Omit
 from tokenlab.optimizers.lines import shapes as line_shapes
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

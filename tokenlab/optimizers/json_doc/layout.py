@@ -28,7 +28,6 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, cast
 
 from tokenlab.optimizers import OptimizerConfig
@@ -36,79 +35,20 @@ from tokenlab.optimizers.json_doc import compact as json_compact
 from tokenlab.optimizers.json_doc import findings as json_findings
 from tokenlab.optimizers.json_doc import records as json_records
 from tokenlab.optimizers.json_doc import scan as json_scan
+from tokenlab.optimizers.json_doc.config import DEFAULT_CONFIG, JsonDocConfig
 from tokenlab.optimizers.json_doc.records import KeyKind
-
-
-@dataclass(frozen=True)
-class JsonDocConfig:
-    """Limits for the JSON layout; the defaults suit API responses and tool output."""
-
-    max_depth: int = 10  # containers deeper than this fold whole
-    max_string_chars: int = 160  # longer strings keep a prefix (DETAIL) or fold (RECORD)
-    string_prefix_chars: int = 60
-    blob_min_chars: int = 64  # unbroken base64/hex runs this long count as long strings
-    blob_prefix_chars: int = 16
-    max_scalar_items: int = 12  # longer arrays of scalars keep only a head and a tail
-    head_items: int = 3
-    tail_items: int = 3
-    max_members: int = 40  # larger objects keep decision fields plus a head and a tail
-    records_listed: int = 100  # arrays of records up to this long show every record
-    # Past this many, a record whose compact view keeps most of it (more than `lines_budget`)
-    # is shown as one line of its decision fields when those fit: 60 job records each
-    # showing their `output` and a marker for the rest saved almost nothing.
-    records_always_listed: int = 20
-    # Longer arrays still show every record when their compact views are this cheap
-    # (judged on a sample): a package list whose items carry whole READMEs, say.
-    listing_budget: float = 0.05
-    listing_sample: int = 16
-    max_records_listed: int = 2000
-    # Else, up to this many records that carry decision fields show one line each (those
-    # fields only) when the lines cost at most `lines_budget` of the items (on a sample).
-    max_records_lined: int = 1000
-    lines_budget: float = 0.5
-    lines: json_compact.LineLimits = field(default_factory=json_compact.LineLimits)
-    max_anomalies: int = 40  # anomalous records shown per array
-    bulky_chars: int = 1000  # a folded field this large gets its own ref in DETAIL mode
-    min_fold_chars: int = 48  # folding less than this would cost more than it saves
-    label_names: int = 3  # field names listed in a grouped placeholder
-    records: json_records.RecordsConfig = field(default_factory=json_records.RecordsConfig)
-    findings: json_findings.FindingsLimits = field(default_factory=json_findings.FindingsLimits)
-
-
-DEFAULT_CONFIG = JsonDocConfig()
-
-
-class Mode(Enum):
-    DETAIL = "detail"
-    RECORD = "record"
-    LINE = "line"  # an array item as one line of its decision fields
-
-
-@dataclass(frozen=True, slots=True)
-class Keep:
-    """Original text [start, end) shown verbatim."""
-
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
-class Omit:
-    """Original text [start, end) left out; rendered as a marker."""
-
-    start: int
-    end: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Text:
-    """Text we add (labels, placeholder keys, quotes around a marker)."""
-
-    text: str
-
-
-Segment = Keep | Omit | Text
+from tokenlab.optimizers.json_doc.segments import (
+    Keep,
+    Mode,
+    Omit,
+    Segment,
+    Text,
+    count_label,
+    escape_label,
+    folded,
+    plural,
+    visible_size,
+)
 
 _WS = re.compile(r"[ \t\n\r]*")
 _COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
@@ -170,29 +110,6 @@ def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
     return match.end()
 
 
-def _count_label(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + _plural(len(value), "key") + "}"
-    if isinstance(value, list):
-        return "[" + _plural(len(value), "item") + "]"
-    if isinstance(value, str):
-        return "(" + _plural(len(value), "char") + ")"
-    return ""
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
-
-
-def _escape_label(name: str, limit: int = 24) -> str:
-    short = name if len(name) <= limit else name[: limit - 1] + "…"
-    return json.dumps(short, ensure_ascii=False)[1:-1]
-
-
-def _folded(label: str, start: int, end: int, reason: str) -> list[Segment]:
-    """A folded value as a JSON string holding its label and marker."""
-    return [Text(f'"{label} ' if label else '"'), Omit(start, end, reason), Text('"')]
-
 
 class _Layout:
     def __init__(self, text: str, config: OptimizerConfig, doc_config: JsonDocConfig) -> None:
@@ -216,7 +133,7 @@ class _Layout:
     def _fold_value(self, label: str, start: int, end: int, reason: str) -> list[Segment]:
         if end - start < self.cfg.min_fold_chars:
             return [Keep(start, end)]
-        return _folded(label, start, end, reason)
+        return folded(label, start, end, reason)
 
     # -- values ---------------------------------------------------------------------------
 
@@ -235,8 +152,8 @@ class _Layout:
         opener = self.text[pos]
         if opener in "{[" and depth >= self.cfg.max_depth:
             value, end = self._scan(pos)
-            label = _count_label(value) or ("{…deep}" if opener == "{" else "[…deep]")
-            return _Laid(end, _folded(label, pos, end, f"json {path}: deep subtree"), True, label)
+            label = count_label(value) or ("{…deep}" if opener == "{" else "[…deep]")
+            return _Laid(end, folded(label, pos, end, f"json {path}: deep subtree"), True, label)
         if opener == "{":
             return self._object(pos, depth, mode, path)
         if opener == "[":
@@ -250,7 +167,7 @@ class _Layout:
         is_blob = _BLOB.fullmatch(self.text, start, end) is not None
         if len(value) <= self.cfg.max_string_chars and not is_blob:
             return _Laid(end, [Keep(start, end)], True, "")
-        label = _count_label(value)
+        label = count_label(value)
         if mode is Mode.RECORD:
             return _Laid(end, [], False, label)
         prefix = self.cfg.blob_prefix_chars if is_blob else self.cfg.string_prefix_chars
@@ -286,7 +203,7 @@ class _Layout:
             pos = separator.end()
         if mode is Mode.DETAIL:
             self._thin_members(members)
-        label = "{" + _plural(len(members), "key") + "}"
+        label = "{" + plural(len(members), "key") + "}"
         if not any(member.segments is not None for member in members):
             return _Laid(end, [], False, label)
         segments = self._join_members(start, end, members, mode, path)
@@ -304,7 +221,7 @@ class _Layout:
             and not self._holds_records(value_start)
         ):
             value, end = self._scan(value_start)
-            label = _count_label(value) or {"{": "{…}", "[": "[…]"}.get(opener, "")
+            label = count_label(value) or {"{": "{…}", "[": "[…]"}.get(opener, "")
             bulky = end - value_start >= self.cfg.bulky_chars
             return _Member(key, key_start, value_start, end, None, label, bulky)
         if opener in "{[":
@@ -385,14 +302,14 @@ class _Layout:
             reason = f"json {path}.{first.key}: {label or 'value'}"
             return [
                 Keep(first.key_start, first.value_start),
-                *_folded(label, first.value_start, first.value_end, reason),
+                *folded(label, first.value_start, first.value_end, reason),
             ]
-        names = [_escape_label(member.key) for member in run[: self.cfg.label_names]]
+        names = [escape_label(member.key) for member in run[: self.cfg.label_names]]
         if len(run) > self.cfg.label_names:
             names.append("…")
-        label = f"{_plural(len(run), 'field')}: {', '.join(names)}"
+        label = f"{plural(len(run), 'field')}: {', '.join(names)}"
         reason = f"json {path}: {len(run)} adjacent fields ({', '.join(m.key for m in run[:8])})"
-        return [Text('"…": '), *_folded(label, first.key_start, last.value_end, reason)]
+        return [Text('"…": '), *folded(label, first.key_start, last.value_end, reason)]
 
     def _span_label(self, start: int, end: int) -> str:
         """A label for a value whose parsed form was not kept: its size in the source."""
@@ -420,7 +337,7 @@ class _Layout:
         segments = self._join_items(start, items, shown, depth)
         if findings is not None:  # before the first item, indented as it is
             segments.insert(1, Text(findings + "," + (self.text[start + 1 : items.starts[0]] or "\n")))
-        return _Laid(items.end, segments, True, "[" + _plural(items.count, "item") + "]")
+        return _Laid(items.end, segments, True, "[" + plural(items.count, "item") + "]")
 
     def _findings(self, items: _Items) -> str | None:
         """Records holding findings (a file's messages) get them listed by rule in an added
@@ -498,7 +415,7 @@ class _Layout:
         shown = 0
         for index in sample:
             laid = self._value(items.starts[index], depth + 1, Mode.RECORD, items.path)
-            shown += _visible_size(laid.segments)
+            shown += visible_size(laid.segments)
         return shown / max(raw, 1)
 
     def _lines_fit(self, items: _Items) -> bool:
@@ -592,8 +509,8 @@ class _Layout:
             segments += [Text("{" + lines[index] + "}"), Text(separator)]
         count = stop - first
         label = f"[the {count:,} items above, each in full]"
-        reason = f"json {items.path}: items {first}..{stop - 1} ({_plural(count, 'item')})"
-        return [*segments, *_folded(label, starts[first], ends[stop - 1], reason)]
+        reason = f"json {items.path}: items {first}..{stop - 1} ({plural(count, 'item')})"
+        return [*segments, *folded(label, starts[first], ends[stop - 1], reason)]
 
     def _fold_items(self, items: _Items, first: int, stop: int) -> list[Segment]:
         start, end = items.starts[first], items.ends[stop - 1]
@@ -601,26 +518,14 @@ class _Layout:
             return [Keep(start, end)]
         count = stop - first
         kind = "similar item" if items.census.is_records() else "item"
-        label = "[" + _plural(count, kind)
+        label = "[" + plural(count, kind)
         hidden_anomalies = items.census.anomalies_between(first, stop)
         if hidden_anomalies:
             label += f", incl. {hidden_anomalies:,} anomalous"
         label += "]"
-        reason = f"json {items.path}: items {first}..{stop - 1} ({_plural(count, kind)})"
-        return _folded(label, start, end, reason)
+        reason = f"json {items.path}: items {first}..{stop - 1} ({plural(count, kind)})"
+        return folded(label, start, end, reason)
 
-
-def _visible_size(segments: Sequence[Segment]) -> int:
-    """Characters a layout shows, counting a marker as the 16 characters it renders to."""
-    size = 0
-    for segment in segments:
-        if isinstance(segment, Keep):
-            size += segment.end - segment.start
-        elif isinstance(segment, Text):
-            size += len(segment.text)
-        else:
-            size += 16
-    return size
 
 
 _SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})

@@ -21,16 +21,9 @@ import orjson
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, visible
 from tokenlab.optimizers.json_doc import cut as json_cut
 from tokenlab.optimizers.json_doc import scan as json_scan
-from tokenlab.optimizers.json_doc.layout import (
-    DEFAULT_CONFIG,
-    JsonDocConfig,
-    Keep,
-    Omit,
-    Segment,
-    Text,
-    laid_out,
-    plan,
-)
+from tokenlab.optimizers.json_doc.config import DEFAULT_CONFIG, JsonDocConfig
+from tokenlab.optimizers.json_doc.layout import laid_out, plan
+from tokenlab.optimizers.json_doc.segments import Keep, Omit, Segment, Text
 
 __all__ = [
     "JsonDocConfig",

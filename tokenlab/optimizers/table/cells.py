@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, OptimizerConfig, Part, visible
-from tokenlab.optimizers.json_doc.layout import Keep, Omit, laid_out
+from tokenlab.optimizers.json_doc.layout import laid_out
 from tokenlab.optimizers.json_doc.optimizer import looks_like_json
+from tokenlab.optimizers.json_doc.segments import Keep, Omit
 from tokenlab.optimizers.table.aligned import Aligned
 
 
