@@ -4,6 +4,7 @@
     __init__.py    `detect`: commit lines with headers, or a `--stat` listing
     optimizer.py   one line per commit under a heading per day; a single commit's patch
                    through the diff family
+    parse.py       whether an input is a git log, and its commits read as offsets
     stat.py        `--stat` listings: `path | N +-` lines and their summary
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 
 def detect(data: bytes, sample: bytes) -> str | None:
-    from tokenlab.optimizers.git_log.optimizer import looks_like_git_log, looks_like_stat_listing
+    from tokenlab.optimizers.git_log.parse import looks_like_git_log
+    from tokenlab.optimizers.git_log.stat import looks_like_stat_listing
 
     if looks_like_git_log(sample):
         return "git log or git show: commit lines with headers or hashes"

@@ -36,15 +36,14 @@ when that listing is shown as printed (else the stat's summary line), and each p
 `---`/`+++` line of its patch names (the diff optimizer keeps those lines, or names the
 path on the line of a file it folds whole).
 
-Parsing runs per commit over offsets in the input; a patch is measured with `bytes.find`
-and `bytes.count`, never split into lines, so a 20 MB `git log -p` costs one pass.
+`parse.py` reads the commits, as offsets in the input, in one pass; this module renders
+them.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from enum import Enum
 
 from tokenlab.optimizers import (
@@ -57,20 +56,25 @@ from tokenlab.optimizers import (
     join_literals,
     visible,
 )
+from tokenlab.optimizers.git_log.parse import (
+    DECORATION_RE,
+    GRAPH_CHARACTERS,
+    ONELINE_RE,
+    Commit,
+    parse_commits,
+)
 from tokenlab.optimizers.git_log.stat import (
-    SUMMARY_RE,
     Changes,
+    is_cut,
+    largest_rows,
     listing_paths,
     looks_like_stat_listing,
     optimize_listing,
-    is_cut,
-    read_listing,
-    largest_rows,
     single_listing,
     standouts,
 )
 
-__all__ = ["GitLogLimits", "looks_like_git_log", "looks_like_stat_listing", "optimize", "optimize_git_log"]
+__all__ = ["GitLogLimits", "optimize", "optimize_git_log"]
 
 
 @dataclass(frozen=True)
@@ -104,32 +108,6 @@ class GitLogLimits:
 
 DEFAULT_LIMITS = GitLogLimits()
 
-_COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{7,64})\b([^\r\n]*)", re.MULTILINE)
-_ONELINE_RE = re.compile(rb"^([0-9a-f]{7,64}) ([^\r\n]*)", re.MULTILINE)
-# `(HEAD -> main, origin/main, tag: v1.2) `, `(feature/x) `: the refs pointing at a commit.
-_DECORATION_RE = re.compile(
-    rb"\((?:HEAD(?: -> [^()\s,]+)?|tag: [^()\s,]+|[^()\s,]+)(?:, (?:tag: )?[^()\s,]+)*\) "
-)
-_DIFF_HEADER_RE = re.compile(rb"^diff --(?:git|cc|combined) ([^\r\n]*)", re.MULTILINE)
-_ISO_DATE_RE = re.compile(rb"\b(\d{4}-\d\d-\d\d)\b")
-_DEFAULT_DATE_RE = re.compile(rb"\b([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})\b")
-_RFC_DATE_RE = re.compile(rb"\b(\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) \d\d:\d\d")
-_RAW_DATE_RE = re.compile(rb"(\d{9,11}) ([+-])(\d\d)(\d\d)\s*$")
-_MONTH_NAMES = (
-    b"Jan",
-    b"Feb",
-    b"Mar",
-    b"Apr",
-    b"May",
-    b"Jun",
-    b"Jul",
-    b"Aug",
-    b"Sep",
-    b"Oct",
-    b"Nov",
-    b"Dec",
-)
-_MONTHS = {name: n for n, name in enumerate(_MONTH_NAMES, 1)}
 
 
 class _Detail(Enum):
@@ -140,32 +118,13 @@ class _Detail(Enum):
     COUNTS = "counts"
 
 
-@dataclass
-class _Commit:
-    start: int
-    end: int  # just past the commit's last byte (the next commit's start)
-    hash: str
-    decoration: str = ""
-    author: str = ""
-    date: str = ""
-    parents: int = 0  # from a `Merge:` header or `parent` lines
-    message: tuple[int, int] | None = None  # input span of the indented message lines
-    subject: str = ""
-    body_lines: int = 0  # non-blank message lines after the subject
-    tail: int = 0  # input offset where the changes (stat, names, patch) begin
-    changes: Changes | None = None
-
-    @property
-    def merge(self) -> bool:
-        return self.parents >= 2
-
 
 def optimize(data: bytes, config: OptimizerConfig) -> OptimizeResult:
     return optimize_git_log(data, config.granularity, DEFAULT_LIMITS)
 
 
 def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits) -> OptimizeResult:
-    commits = _parse(data)
+    commits = parse_commits(data)
     if not commits and looks_like_stat_listing(data):
         return optimize_listing(data, limits.verbatim_bytes, limits.show_stat_lines)
     signals = _signals(data, commits, limits) if commits else _graph_subjects(data, limits)
@@ -179,220 +138,11 @@ def optimize_git_log(data: bytes, granularity: Granularity, limits: GitLogLimits
     return OptimizeResult(tuple(join_literals(_render_log(data, commits, granularity, limits))), signals)
 
 
-# --- recognising ---------------------------------------------------------------------------
-
-_HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
-# A subject never starts with a space, with `(` other than decorations, or with a further
-# column of hex digits as long as a hash: `000000000024f6d0 0000000000000001 T
-# PyEval_InitThreads` is nm's address, size and symbol, not a commit (`3 fixes` is a subject).
-_ONELINE_SHAPE_RE = re.compile(
-    rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]{7,}\s)|([0-9a-f]{7,64}) " + _DECORATION_RE.pattern
-)
-# A subject is words: `<hash> <word> <number> <number> …` with nothing but numbers and hashes
-# after the first word is a row of a table of objects (`3f2a9c1 blob 530 311 12`), not a commit.
-_TABLE_ROW_TAIL_RE = re.compile(rb"\S+(?:[ \t]+(?:\d+|[0-9a-f]{7,64})){2,}[ \t]*\r?$")
-_LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
-# The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.
-_GRAPH_CHARACTERS = b"*|/\\ _.-"
-
-
-def looks_like_git_log(sample: bytes) -> bool:
-    """`git log`/`git show` output: `commit <hash>` then headers, or mostly `<hash> subject`
-    lines (after the graph's columns with `--graph`).
-
-    A `--oneline` hash must hold a digit and a letter, the subject must not start with a
-    space (checksum listings) or `(` other than decorations (`git blame`) nor be one word
-    followed only by numbers and hashes (a table of objects), and such lines must make up
-    most of the input, with stat or patch lines the rest.
-    """
-    lines = sample.splitlines()
-    for at, line in enumerate(lines[:6]):
-        if _COMMIT_RE.match(line) and at + 1 < len(lines) and _HEADER_LINE_RE.match(lines[at + 1]):
-            return True
-    lines = [line for line in lines[:400] if line.strip()]
-    if lines and lines[0].startswith(b"* "):  # `--graph`: the commit lines after the graph's columns
-        lines = [line.lstrip(_GRAPH_CHARACTERS) for line in lines]
-        lines = [line for line in lines if line]  # a line of the graph alone joins or forks branches
-    shaped = [_is_oneline(line) for line in lines]
-    if len(lines) < 2 or not shaped[0]:
-        return False
-    if lines[1].startswith(b"diff --git "):
-        return True  # `git show --oneline`, `git log --oneline -p`
-    commits = sum(shaped)
-    listing = sum(1 for line, ok in zip(lines, shaped) if not ok and _LISTING_SHAPE_RE.match(line))
-    return (
-        commits >= 3 and commits >= 0.8 * len(lines) or commits >= 2 and commits + listing >= 0.9 * len(lines)
-    )
-
-
-def _is_oneline(line: bytes) -> bool:
-    found = _ONELINE_SHAPE_RE.match(line)
-    if not found:
-        return False
-    digest = found.group(1) or found.group(2)
-    if _TABLE_ROW_TAIL_RE.match(line, found.end()):
-        return False
-    return any(48 <= c <= 57 for c in digest) and any(97 <= c <= 102 for c in digest)
-
-
-# --- parsing -----------------------------------------------------------------------------
-
-
-def _parse(data: bytes) -> list[_Commit]:
-    starts = [(m.start(), m) for m in _COMMIT_RE.finditer(data)]
-    oneline = not starts
-    if oneline:
-        starts = [(m.start(), m) for m in _ONELINE_RE.finditer(data)]
-    commits = []
-    for at, (start, match) in enumerate(starts):
-        end = starts[at + 1][0] if at + 1 < len(starts) else len(data)
-        commit = _Commit(start, end, match.group(1).decode("ascii"))
-        if oneline:
-            _parse_oneline(data, commit, match)
-        else:
-            _parse_medium(data, commit, match)
-        commit.changes = _changes(data, commit.tail, end)
-        commits.append(commit)
-    return commits
-
-
-def _parse_oneline(data: bytes, commit: _Commit, match: re.Match[bytes]) -> None:
-    rest = match.group(2)
-    decoration = _DECORATION_RE.match(rest)
-    if decoration:
-        commit.decoration = visible(decoration.group(0)[:-1])
-        rest = rest[decoration.end() :]
-    commit.subject = visible(rest)
-    commit.tail = _line_end(data, match.end())
-
-
-def _parse_medium(data: bytes, commit: _Commit, match: re.Match[bytes]) -> None:
-    commit.decoration = visible(match.group(2).strip())
-    at = _line_end(data, match.end())
-    while at < commit.end:  # header lines, up to the blank line
-        end = _line_end(data, at)
-        line = data[at:end].rstrip(b"\r\n")
-        at = end
-        if not line:
-            break
-        _header(commit, line)
-    start = at
-    while at < commit.end:  # message lines are indented by four spaces; blank ones too
-        end = _line_end(data, at)
-        line = data[at:end].rstrip(b"\r\n")
-        if not line.startswith(b"    ") and not (not line and data.startswith(b"    ", end)):
-            break
-        at = end
-    commit.tail = at
-    if at > start:
-        commit.message = (start, at)
-        lines = [line.strip() for line in data[start:at].splitlines()]
-        commit.subject = visible(lines[0])
-        commit.body_lines = sum(1 for line in lines[1:] if line)
-
-
-def _header(commit: _Commit, line: bytes) -> None:
-    """One `Key: value` header (`raw` format: `key value`); unknown keys are skipped."""
-    key, _, value = line.partition(b" ")
-    key = key.rstrip(b":").lower()
-    value = value.strip()
-    if key == b"author":
-        commit.author = visible(value.split(b" <", 1)[0].strip())
-        if not commit.date and _RAW_DATE_RE.search(value):
-            commit.date = _date(value)
-    elif key == b"authordate" or (key == b"date" and not commit.date):
-        commit.date = _date(value)
-    elif key == b"merge":
-        commit.parents = 2
-    elif key == b"parent":
-        commit.parents += 1
-
-
-def _date(value: bytes) -> str:
-    """The date as YYYY-MM-DD, in the time zone git printed it in; else as printed."""
-    if found := _ISO_DATE_RE.search(value):
-        return found.group(1).decode()
-    if found := _DEFAULT_DATE_RE.search(value):
-        month, day, year = found.groups()
-        if month in _MONTHS:
-            return f"{int(year):04d}-{_MONTHS[month]:02d}-{int(day):02d}"
-    if found := _RFC_DATE_RE.search(value):
-        day, month, year = found.groups()
-        if month in _MONTHS:
-            return f"{int(year):04d}-{_MONTHS[month]:02d}-{int(day):02d}"
-    if found := _RAW_DATE_RE.search(value):
-        seconds, sign, hours, minutes = found.groups()
-        offset = timedelta(hours=int(hours), minutes=int(minutes)) * (-1 if sign == b"-" else 1)
-        return datetime.fromtimestamp(int(seconds), timezone(offset)).date().isoformat()
-    return visible(value)
-
-
-def _line_end(data: bytes, at: int) -> int:
-    end = data.find(b"\n", at)
-    return len(data) if end < 0 else end + 1
-
-
-def _changes(data: bytes, start: int, end: int) -> Changes | None:
-    """The stat or name list, then the patch, between a commit's message and its end."""
-    if not data[start:end].strip():
-        return None
-    changes = Changes()
-    patch = data.find(b"diff --", start, end)
-    while patch > start and data[patch - 1] != 0x0A:
-        patch = data.find(b"diff --", patch + 1, end)
-    listing_end = patch if patch >= 0 else end
-    if data[start:listing_end].strip():
-        changes.stat = (start, listing_end)
-        read_listing(data[start:listing_end], changes)
-    if patch >= 0:
-        changes.patch = (patch, end)
-        _read_patch(data, patch, end, changes, counted=bool(changes.summary))
-    return changes
-
-
-def _read_patch(data: bytes, start: int, end: int, changes: Changes, counted: bool) -> None:
-    headers = list(_DIFF_HEADER_RE.finditer(data, start, end))
-    paths = []
-    for at, header in enumerate(headers):
-        section_end = headers[at + 1].start() if at + 1 < len(headers) else end
-        paths.append(_patch_path(data, header, section_end))
-        if counted:
-            continue
-        hunks = data.find(b"\n@@", header.end(), section_end)
-        if hunks >= 0:
-            changes.added += data.count(b"\n+", hunks, section_end)
-            changes.removed += data.count(b"\n-", hunks, section_end)
-    if not changes.paths:
-        changes.paths = paths
-    if not counted:
-        changes.files = len(paths)
-
-
-def _patch_path(data: bytes, header: re.Match[bytes], section_end: int) -> str:
-    names = header.group(1).rstrip(b"\r")
-    if not data.startswith(b"diff --git", header.start()):
-        return visible(names)  # `diff --cc path`
-    renamed = data.find(b"\nrename to ", header.end(), min(section_end, header.end() + 4096))
-    if renamed >= 0:
-        old = data.find(b"\nrename from ", header.end(), renamed)
-        new_path = data[renamed + 11 : _line_end(data, renamed + 1)].rstrip(b"\r\n")
-        if old >= 0:
-            old_path = data[old + 13 : _line_end(data, old + 1)].rstrip(b"\r\n")
-            return visible(old_path + b" => " + new_path)
-        return visible(new_path)
-    rest = names[2:] if names.startswith(b"a/") else names
-    half = (len(rest) - 3) // 2
-    if rest[half : half + 3] == b" b/" and rest[:half] == rest[half + 3 :]:
-        return visible(rest[:half])
-    split = rest.rfind(b" b/")
-    return visible(rest[split + 3 :] if split >= 0 else rest)
-
-
 # --- rendering ---------------------------------------------------------------------------
 
 
 def _render_log(
-    data: bytes, commits: list[_Commit], granularity: Granularity, limits: GitLogLimits
+    data: bytes, commits: list[Commit], granularity: Granularity, limits: GitLogLimits
 ) -> list[Part]:
     first = commits[0].start
     authors = {commit.author for commit in commits}
@@ -419,7 +169,7 @@ def _render_log(
     return parts
 
 
-def _full_hashes(commits: list[_Commit], limits: GitLogLimits) -> set[int]:
+def _full_hashes(commits: list[Commit], limits: GitLogLimits) -> set[int]:
     """The commits whose line shows their full hash (see `GitLogLimits.full_hashes`)."""
     if len(commits) <= limits.full_hashes:
         return set(range(len(commits)))
@@ -433,7 +183,7 @@ def _full_hashes(commits: list[_Commit], limits: GitLogLimits) -> set[int]:
 
 
 def _commit_lines(
-    data: bytes, commits: list[_Commit], limits: GitLogLimits, with_author: bool, full: set[int]
+    data: bytes, commits: list[Commit], limits: GitLogLimits, with_author: bool, full: set[int]
 ) -> list[str]:
     """Each commit's line, at the richest level of detail about its changes that fits."""
     days = [
@@ -448,7 +198,7 @@ def _commit_lines(
 
 
 def _commit_line(
-    data: bytes, commit: _Commit, limits: GitLogLimits, with_author: bool, detail: _Detail, full: bool
+    data: bytes, commit: Commit, limits: GitLogLimits, with_author: bool, detail: _Detail, full: bool
 ) -> str:
     words = [f"commit {commit.hash}" if full else commit.hash[: limits.hash_digits]]
     if commit.decoration:
@@ -498,7 +248,7 @@ def _top_folder(path: str) -> str:
 
 
 def _render_single(
-    data: bytes, commit: _Commit, granularity: Granularity, limits: GitLogLimits
+    data: bytes, commit: Commit, granularity: Granularity, limits: GitLogLimits
 ) -> list[Part]:
     assert commit.message is not None
     parts: list[Part] = [visible(data[: commit.start])]
@@ -540,7 +290,7 @@ def _patch_parts(data: bytes, span: tuple[int, int], granularity: Granularity) -
 # --- signals -------------------------------------------------------------------------------
 
 
-def _signals(data: bytes, commits: list[_Commit], limits: GitLogLimits) -> tuple[str, ...]:
+def _signals(data: bytes, commits: list[Commit], limits: GitLogLimits) -> tuple[str, ...]:
     """The subjects, and a single commit's paths, that the rendering shows verbatim."""
     found = [subject for commit in commits[: limits.max_signals] if (subject := commit.subject.strip())]
     if len(commits) == 1 and commits[0].message is not None and commits[0].changes:
@@ -564,10 +314,10 @@ def _graph_subjects(data: bytes, limits: GitLogLimits) -> tuple[str, ...]:
         return ()
     found: list[str] = []
     for line in data.splitlines():
-        commit = _ONELINE_RE.match(line.lstrip(_GRAPH_CHARACTERS))
+        commit = ONELINE_RE.match(line.lstrip(GRAPH_CHARACTERS))
         if commit and len(found) < limits.max_signals:
             subject = (
-                _DECORATION_RE.sub(b"", commit.group(2), count=1)
+                DECORATION_RE.sub(b"", commit.group(2), count=1)
                 if commit.group(2).startswith(b"(")
                 else commit.group(2)
             )
