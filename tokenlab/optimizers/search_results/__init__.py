@@ -7,6 +7,7 @@
                    and which paths are tests or docs
     optimizer.py   every file named with its hit count, definitions first, sources before
                    tests, each file's further hits behind its ref
+    views.py       each file as shown at a cap of hits; files that show nothing share a line
 
 `-l` listings (paths only) are file lists, read by the file_list family.
 """

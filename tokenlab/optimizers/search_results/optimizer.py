@@ -11,8 +11,8 @@ before a binding); the header names the file the tool printed first. Under its h
 (`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
 uses of the name before partial matches and comments), in line order; the rest of its
 hits, with their context lines, go behind one ref that the heading names with their
-count. Hits printed alike and alone show once with their places (see `_shown_lines` and
-`_alike_line`): a definition copied into stubs or mocks costs one line. When many
+count. Hits printed alike and alone show once with their places (see `views._shown_lines`
+and `views._alike_line`): a definition copied into stubs or mocks costs one line. When many
 files import the name alike, each import line is shown once, with the number of files
 that print it, after the files that define the name (see `_imports_shared`).
 Neighbouring files that show no line share one line per folder and one ref
@@ -28,9 +28,7 @@ fold the files with none. Lines that are no search output (errors) are shown fir
 
 from __future__ import annotations
 
-import os
 from collections import Counter
-from dataclasses import dataclass
 from itertools import islice
 
 from tokenlab.mapped import line_count
@@ -40,11 +38,10 @@ from tokenlab.optimizers import (
     OptimizerConfig,
     OptimizeResult,
     Part,
-    Span,
     join_literals,
     visible,
 )
-from tokenlab.optimizers.lines.words import is_whole_word, window
+from tokenlab.optimizers.lines.words import is_whole_word
 from tokenlab.optimizers.search_results.messages import BOOKKEEPING
 from tokenlab.optimizers.search_results.names import (
     Definitions,
@@ -67,13 +64,22 @@ from tokenlab.optimizers.search_results.parse import (
     lines_of,
     parse,
 )
+from tokenlab.optimizers.search_results.views import (
+    FilePlan,
+    FileView,
+    file_view,
+    merged,
+    name_at,
+    render_files,
+    run_parts,
+    shown_printed,
+)
 
 DEFAULT_LIMITS = SearchLimits()
 FINE_LIMITS = SearchLimits(budget_share=0.25, max_shown=6)
 _SAMPLE_BYTES = 64 * 1024
 _MARKER_CHARS = 16  # `#ref:ctx_123abc`, for the budget
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", '"""', "'''")
-_KIND_NAMES = {Kind.TEST: "tests", Kind.DOC: "docs"}
 _MAX_SIGNALS = 50
 _MAX_FOLDERS_NAMED = 5
 _CONTEXT_NEAR = 3  # context lines this close to a hit are shown with it
@@ -105,19 +111,6 @@ def optimize_search_results(data: bytes, limits: SearchLimits) -> OptimizeResult
     return _hits(listing, data, limits)
 
 
-@dataclass
-class _FilePlan:
-    found: FileHits
-    kind: Kind
-    definitions: list[int]  # indexes of the hits that define the searched name
-    ranked: list[int]  # the other hits, best first, without imports (shown apart)
-    strengths: list[Strength]  # how surely each hit defines the name
-    strength: Strength  # how surely its surest definition defines the name
-    sizes: list[int]  # each hit's printed bytes
-    widths: list[int]  # each hit's longest line under a heading, in characters
-    near: list[list[Printed]]  # each hit's lines shown with it: see `_near_lines`
-
-
 def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult:
     texts = [hit.line.text for found in listing.files for hit in found.hits]
     searched = searched_name(texts)
@@ -144,12 +137,12 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     defining = next((at for at, plan in enumerate(plans) if not plan.definitions), len(plans))
     parts: list[Part] = [_header(listing, searched, plans, line_count(data))]
     parts += _other_parts(listing.other, data, limits)
-    parts += _render_files(views[:defining], data)  # the files that define the name come first
+    parts += render_files(views[:defining], data)  # the files that define the name come first
     parts += imports
-    parts += _render_files(views[defining:], data, plans[defining - 1].kind if defining else Kind.SOURCE)
+    parts += render_files(views[defining:], data, plans[defining - 1].kind if defining else Kind.SOURCE)
     parts += _binary_parts(listing.binary, data, limits)
     signals = [
-        _shown_printed(hit.line, searched, limits)
+        shown_printed(hit.line, searched, limits)
         for plan in plans
         for hit in (plan.found.hits[at] for at in plan.definitions)
     ]
@@ -158,8 +151,8 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
 
 
 def _views_within(
-    plans: list[_FilePlan], budget: int, searched: SearchedName | None, data: bytes, limits: SearchLimits
-) -> list[_FileView]:
+    plans: list[FilePlan], budget: int, searched: SearchedName | None, data: bytes, limits: SearchLimits
+) -> list[FileView]:
     """The most hits per file, alike for every file, whose rendering fits `budget`; the
     bytes left over show one level more of the first files (those defining the name, then
     sources). The levels: every hit, then `max_shown` down to none besides definitions, and
@@ -171,16 +164,16 @@ def _views_within(
     levels.append((0, 0))
     slack = int(limits.budget_floor * limits.floor_slack) if budget <= limits.budget_floor else 0
     for at, (cap, fold_min_bytes) in enumerate(levels):
-        views = [_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
-        spare = budget + (slack if at == 0 else 0) - _size(_render_files(views, None))
+        views = [file_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
+        spare = budget + (slack if at == 0 else 0) - _size(render_files(views, None))
         if spare >= 0 or at == len(levels) - 1:
             break
     if at == 0 or spare <= 0:
         return views
     richer_cap, richer_fold_min = levels[at - 1]
     for index, plan in enumerate(plans):
-        richer = _view(plan, richer_cap, richer_fold_min, searched, limits)
-        extra = _size(_run_parts([richer], None)) - _size(_run_parts([views[index]], None))
+        richer = file_view(plan, richer_cap, richer_fold_min, searched, limits)
+        extra = _size(run_parts([richer], None)) - _size(run_parts([views[index]], None))
         if 0 < extra <= spare:
             views[index] = richer
             spare -= extra
@@ -209,7 +202,7 @@ def _import_in_place(strength: Strength, text: str, definitions: Definitions) ->
     return Strength.BINDING if definitions.binding.match(text) else Strength.USE
 
 
-def _plan(found: FileHits, strengths: list[Strength], searched: SearchedName | None) -> _FilePlan:
+def _plan(found: FileHits, strengths: list[Strength], searched: SearchedName | None) -> FilePlan:
     defining = [at for at, strength in enumerate(strengths) if strength >= Strength.BINDING]
     defining.sort(key=lambda at: -strengths[at])
     others = [at for at, strength in enumerate(strengths) if strength < Strength.IMPORT]
@@ -219,7 +212,7 @@ def _plan(found: FileHits, strengths: list[Strength], searched: SearchedName | N
     widths = [max(0 if line.shown_as else len(line.shown) for line in lines) for lines in near]
     # A mention orders a file's own hits, not the files.
     strongest = max((strength for strength in strengths if strength >= Strength.BINDING), default=Strength.USE)
-    return _FilePlan(found, kind_of(found.path), defining, others, strengths, strongest, sizes, widths, near)
+    return FilePlan(found, kind_of(found.path), defining, others, strengths, strongest, sizes, widths, near)
 
 
 def _near_lines(hit: Hit) -> list[Printed]:
@@ -241,7 +234,7 @@ def _near_lines(hit: Hit) -> list[Printed]:
     ]
 
 
-def _imports_block(plans: list[_FilePlan], searched: SearchedName | None, limits: SearchLimits) -> list[str]:
+def _imports_block(plans: list[FilePlan], searched: SearchedName | None, limits: SearchLimits) -> list[str]:
     """The lines that import the name, each printed form (line number and text) once with
     the number of files that print it, the most shared first, at most `max_import_forms`;
     every file keeps its own imports behind its ref."""
@@ -250,7 +243,7 @@ def _imports_block(plans: list[_FilePlan], searched: SearchedName | None, limits
         imports = (
             hit for hit, strength in zip(plan.found.hits, plan.strengths) if strength is Strength.IMPORT
         )
-        files.update({_shown_printed(hit.line, searched, limits) for hit in imports})
+        files.update({shown_printed(hit.line, searched, limits) for hit in imports})
     importing = sum(1 for plan in plans if Strength.IMPORT in plan.strengths)
     forms = files.most_common(limits.max_import_forms)
     more = len(files) - len(forms)
@@ -270,230 +263,16 @@ def _score(text: str, searched: SearchedName | None) -> int:
     code = 0 if text.lstrip().startswith(_COMMENT_STARTS) else 1
     if searched is None:
         return code
-    at = _name_at(text, searched)
+    at = name_at(text, searched)
     whole = at >= 0 and is_whole_word(text, at, at + len(searched.name))
     return 2 * whole + code
-
-
-def _name_at(text: str, searched: SearchedName) -> int:
-    if searched.ignore_case:
-        return text.lower().find(searched.name.lower())
-    return text.find(searched.name)
-
-
-def _shown_printed(line: Printed, searched: SearchedName | None, limits: SearchLimits) -> str:
-    return line.shown_as or _shown_line(line.shown, searched, limits)
-
-
-def _shown_line(line: str, searched: SearchedName | None, limits: SearchLimits) -> str:
-    at = _name_at(line, searched) if searched else 0
-    return window(line, max(at, 0), limits.max_line_chars)
-
-
-@dataclass(frozen=True)
-class _FileView:
-    """What a file shows at one cap: its shown lines, and the hits behind its ref."""
-
-    plan: _FilePlan
-    shown: list[str]
-    folded: list[int]  # indexes of the hits not shown
-    clipped: list[int]  # indexes of the hits shown as a window of a long line
-    trimmed: list[int]  # indexes of the hits shown without their far context lines
-
-    @property
-    def behind(self) -> list[Hit]:
-        """The hits behind the ref, in input order."""
-        hits = self.plan.found.hits
-        return [hits[at] for at in sorted({*self.folded, *self.clipped, *self.trimmed})]
-
-
-def _view(
-    plan: _FilePlan, cap: int | None, fold_min_bytes: int, searched: SearchedName | None, limits: SearchLimits
-) -> _FileView:
-    """Definitions and up to `cap` best other hits, in line order; the rest folded,
-    unless it is smaller than `fold_min_bytes`. Imports shown apart are always folded."""
-    hits = plan.found.hits
-    chosen = sorted(plan.definitions + (plan.ranked if cap is None else plan.ranked[:cap]))
-    shown_at = set(chosen)
-    folded = [at for at in range(len(hits)) if at not in shown_at]
-    if sum(plan.sizes[at] for at in folded) < fold_min_bytes:
-        chosen = sorted(plan.definitions + plan.ranked)
-        folded = [at for at in range(len(hits)) if plan.strengths[at] is Strength.IMPORT]
-    shown = _shown_lines(plan, chosen, searched, limits)
-    clipped = [at for at in chosen if plan.widths[at] > limits.max_line_chars]
-    trimmed = [at for at in chosen if len(plan.near[at]) < len(hits[at].printed)]
-    return _FileView(plan, shown, folded, clipped, trimmed)
-
-
-def _shown_lines(
-    plan: _FilePlan, chosen: list[int], searched: SearchedName | None, limits: SearchLimits
-) -> list[str]:
-    """The chosen hits' lines in line order; hits printed alike and alone (no context
-    line) show once, where the first is, with every line number: `{1084 1202}:  def f():`.
-    Stubs and mocks define a name in the same words many times, and each copy would cost
-    the whole line again to say only where it is."""
-    hits = plan.found.hits
-    alike: dict[str, list[int]] = {}
-    alone = {
-        at for at in chosen if _alone(hits[at], plan.near[at]) and plan.widths[at] <= limits.max_line_chars
-    }
-    for at in chosen:
-        if at in alone:
-            alike.setdefault(hits[at].line.text, []).append(at)
-    shown: list[str] = []
-    for at in chosen:
-        group = alike[hits[at].line.text] if at in alone else []
-        if len(group) > 1:
-            if at == group[0]:
-                numbers = " ".join(hits[other].line.number for other in group)
-                first = _shown_printed(hits[at].line, searched, limits)
-                shown.append(f"{{{numbers}}}{first[len(hits[at].line.number) :]}")
-            continue
-        shown += [_shown_printed(line, searched, limits) for line in plan.near[at]]
-    return shown
-
-
-def _alone(hit: Hit, near: list[Printed]) -> bool:
-    """Whether the hit is shown as one `12:text` line: numbered, with no context line."""
-    return near == [hit.line] and hit.line.mark == ":" and hit.line.number.isdigit() and not hit.line.shown_as
-
-
-def _render_files(views: list[_FileView], data: bytes | None, kind: Kind = Kind.SOURCE) -> list[Part]:
-    """Each file under its heading, `[tests]` and `[docs]` before those kinds (after files of
-    `kind`); neighbouring files that show nothing share a line per folder."""
-    parts: list[Part] = []
-    for run in _runs(views):
-        if run[0].plan.kind is not kind:
-            kind = run[0].plan.kind
-            parts.append(f"[{_KIND_NAMES[kind]}]\n")
-        parts += _run_parts(run, data)
-    return parts
-
-
-def _runs(views: list[_FileView]) -> list[list[_FileView]]:
-    """Views in order, neighbours of one kind in one run: those that show nothing, of one
-    folder, and those whose one hit is printed alike (`_alike_line`)."""
-    runs: list[list[_FileView]] = []
-    for view in views:
-        last = runs[-1] if runs else []
-        joins = (
-            last
-            and not view.shown
-            and not last[-1].shown
-            and last[-1].plan.kind is view.plan.kind
-            and _shared_folder([*(v.plan.found.path for v in last), view.plan.found.path])
-        ) or (
-            last
-            and last[-1].plan.kind is view.plan.kind
-            and (text := _alike_line(view)) is not None
-            and text == _alike_line(last[-1])
-        )
-        if joins:
-            last.append(view)
-        else:
-            runs.append([view])
-    return runs
-
-
-def _shared_folder(paths: list[str]) -> str:
-    """The folder the paths share, if it says where they are: two levels deep, or theirs."""
-    common = os.path.commonprefix(paths)  # of strings: cut back to a folder below
-    folder = common[: common.rfind("/") + 1]
-    levels = [part for part in folder.split("/") if part not in ("", ".", "..")]
-    own = all("/" not in path[len(folder) :] for path in paths)
-    return folder if len(levels) >= 2 or (folder and own) else ""
-
-
-def _alike_line(view: _FileView) -> str | None:
-    """The text of a file's one hit, when it is all the file shows (`12:text`): files
-    printing the same line (stubs of one interface, copies) share one line that lists
-    where (`{in stubs/: a.pyi:51 b.pyi:19}:    def f(…): ...`)."""
-    hits = view.plan.found.hits
-    if len(hits) != 1 or view.behind or len(view.shown) != 1 or not _alone(hits[0], view.plan.near[0]):
-        return None
-    path, number = view.plan.found.path, hits[0].line.number
-    listable = not any(character.isspace() or character in "{}" for character in path)
-    return view.shown[0][len(number) :] if listable and view.shown[0].startswith(number) else None
-
-
-def _alike_parts(run: list[_FileView]) -> list[Part]:
-    folder = _shared_folder([view.plan.found.path for view in run])
-    places = " ".join(
-        f"{view.plan.found.path[len(folder) :]}:{view.plan.found.hits[0].line.number}" for view in run
-    )
-    listed = f"{{in {folder}: {places}}}" if folder else f"{{{places}}}"
-    return [f"{listed}{_alike_line(run[0])}\n"]
-
-
-def _run_parts(run: list[_FileView], data: bytes | None) -> list[Part]:
-    if len(run) > 1 and run[0].shown:
-        return _alike_parts(run)
-    if len(run) > 1:
-        folder = _shared_folder([view.plan.found.path for view in run])
-        hits = sum(len(view.plan.found.hits) for view in run)
-        names = ", ".join(
-            f"{view.plan.found.path[len(folder) :]} ({len(view.plan.found.hits):,})" for view in run
-        )
-        behind = [hit for view in run for hit in view.behind]
-        omission = _omission(f"{len(run)} files in {folder}", behind, data)
-        return [f"{folder} ({len(run):,} files, {hits:,} {_hits_word(hits)}): {names}: ", omission, "\n"]
-    view = run[0]
-    found = view.plan.found
-    count = f" ({len(found.hits):,} hits)" if len(found.hits) > 1 else ""
-    if not view.shown:
-        return [f"{found.path}{count}: ", _omission(found.path, view.behind, data), "\n"]
-    lines = [line + "\n" for line in view.shown]
-    if not view.behind:
-        return [f"{found.path}{count}\n", *lines]
-    # What the ref holds is said on the heading, which costs a line less than under it.
-    what = [f"{len(found.hits):,} hits"] if len(found.hits) > 1 else []
-    what += [f"{len(view.folded):,} more"] if view.folded else []
-    what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
-    what += [_trimmed_label(view)] if view.trimmed else []
-    return [f"{found.path} ({', '.join(what)}: ", _omission(found.path, view.behind, data), ")\n", *lines]
-
-
-def _trimmed_label(view: _FileView) -> str:
-    """What the ref adds to the trimmed hits shown: far context, or only the file's own
-    begin and end messages."""
-    hits = view.plan.found.hits
-    dropped = [line for at in view.trimmed for line in hits[at].printed if line not in view.plan.near[at]]
-    if all(line.mark == BOOKKEEPING for line in dropped):
-        return "the file's begin and end messages"
-    return f"{len(view.trimmed):,} {_hits_word(len(view.trimmed))} with all context"
-
-
-def _hits_word(count: int) -> str:
-    return "hit" if count == 1 else "hits"
-
-
-def _omission(path: str, hits: list[Hit], data: bytes | None) -> Omission:
-    """The hits' printed lines as they are in the input; without `data`, while the
-    rendering is only measured, an empty stand-in."""
-    if data is None:
-        return Omission(b"", "")
-    spans = _merged([line.span for hit in hits for line in hit.printed])
-    return Omission(
-        b"".join(data[start:end] for start, end in spans), f"{path}: hits as printed", tuple(spans)
-    )
-
-
-def _merged(spans: list[Span]) -> list[Span]:
-    """Spans in input order, neighbours joined."""
-    merged: list[Span] = []
-    for start, end in sorted(spans):
-        if merged and merged[-1][1] == start:
-            merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _size(parts: list[Part]) -> int:
     return sum(len(part) if isinstance(part, str) else _MARKER_CHARS for part in parts)
 
 
-def _header(listing: Listing, searched: SearchedName | None, plans: list[_FilePlan], lines: int) -> str:
+def _header(listing: Listing, searched: SearchedName | None, plans: list[FilePlan], lines: int) -> str:
     """What was searched and how much of it there is: hits and files, and the input's lines
     when it holds more than its hits (context lines of `-C`, `-W`; headings)."""
     size = f", {lines:,} lines" if lines != listing.hit_count else ""
@@ -518,7 +297,7 @@ def _other_parts(other: list[Notice], data: bytes, limits: SearchLimits) -> list
     parts: list[Part] = [notice.text + "\n" for notice in other[: limits.max_other_lines]]
     rest = other[limits.max_other_lines :]
     if rest:
-        spans = _merged([notice.span for notice in rest])
+        spans = merged([notice.span for notice in rest])
         omission = Omission(b"".join(data[s:e] for s, e in spans), "other output", tuple(spans))
         parts += [f"[{len(rest):,} more lines of other output: ", omission, "]\n"]
     return parts
@@ -532,7 +311,7 @@ def _binary_parts(binary: list[Notice], data: bytes, limits: SearchLimits) -> li
     named = ", ".join(f"{folder} ({count})" for folder, count in folders.most_common(_MAX_FOLDERS_NAMED))
     more = len(folders) - _MAX_FOLDERS_NAMED
     named += f" and {more:,} more folders" if more > 0 else ""
-    spans = _merged([notice.span for notice in binary])
+    spans = merged([notice.span for notice in binary])
     omission = Omission(b"".join(data[s:e] for s, e in spans), "binary file notices", tuple(spans))
     return [f"[binary file matches: {len(binary):,} files in {named}; as printed: ", omission, "]\n"]
 
@@ -547,7 +326,7 @@ def _counts(listing: Listing, data: bytes) -> list[Part]:
     parts += [notice.text + "\n" for notice in listing.other]
     parts += [visible(data[n.span[0] : n.span[1]]).rstrip("\r\n") + "\n" for n in hits]
     if empty:
-        spans = _merged([notice.span for notice in empty])
+        spans = merged([notice.span for notice in empty])
         omission = Omission(b"".join(data[s:e] for s, e in spans), "files with no hit", tuple(spans))
         parts += [f"[{len(empty):,} files with no hit: ", omission, "]\n"]
     parts += _binary_parts(listing.binary, data, DEFAULT_LIMITS)
