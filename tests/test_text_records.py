@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig, OptimizeResult
 from tokenlab.optimizers.text.optimizer import optimize
-from tokenlab.optimizers.text.records import Shape, is_failure, records_shape
+from tokenlab.optimizers.text.record_shapes import Shape, is_failure, records_shape
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig(Granularity.COARSE)

@@ -12,6 +12,7 @@
     signal_words.py  where signal and failure words stand, names set aside
     line_states.py the per-line states and their runs
     records.py     lines that are records of one shape (`ps`, `env`, `du`), folded as such
+    record_shapes.py  which record shape a listing has, and its limits
     render.py      the spans of a document rendered, small folds unfolded
     sizes.py       the largest size an outlined listing's folds hide, said once under it
 """

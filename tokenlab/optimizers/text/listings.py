@@ -13,7 +13,7 @@ from tokenlab.optimizers.lines import forms
 from tokenlab.optimizers.text import blocks
 from tokenlab.optimizers.text.config import TextConfig
 from tokenlab.optimizers.text.line_states import BLANKISH, FOLD, KEEP
-from tokenlab.optimizers.text.records import template
+from tokenlab.optimizers.text.record_shapes import template
 
 _DIGIT_BYTES = frozenset(b"0123456789")
 _SERIES_MEMBERS_READ = 10  # fewer members of a series say nothing of what is rare among them

@@ -46,15 +46,13 @@ lines shown are declared signals. A sorted listing's last line counts its few-va
 columns over all its rows.
 Folded runs leave a `[… N lines]` line in place. COARSE: one ref holds the whole
 listing, named on the last line with what was folded. FINE: one ref per folded run (and
-the whole listing when values were cut).
+the whole listing when values were cut). `record_shapes.py` decides which shape a listing
+has; this module folds it.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from dataclasses import dataclass
-from enum import Enum
 from itertools import pairwise
 
 from tokenlab.optimizers import (
@@ -69,89 +67,20 @@ from tokenlab.optimizers import (
 from tokenlab.optimizers.lines import extremes, folders, numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.text.blocks import column_summary
-
-
-@dataclass(frozen=True)
-class RecordsConfig:
-    min_lines: int = 8  # fewer lines are read as prose
-    sample_bytes: int = 1 << 16  # the shape is recognised on the first lines, up to this size
-    shape_share: float = 0.8  # the share of non-blank lines a shape must cover
-    value_bytes: int = 60  # a key's value longer than this is cut
-    row_bytes: int = 200  # a kept table row longer than this is cut (a command line's arguments)
-    sorted_head: int = 3  # lines kept at the small end of a sorted listing
-    sorted_extremes: int = 60  # lines kept at the large end of a sorted listing
-    sorted_order_share: float = 0.97  # neighbours in order, of all pairs
-    sorted_columns: int = 6  # columns tried as the sort key (`nm --size-sort`, `ls -lS`)
-    table_top: int = 3  # rows kept per numeric column: those with its largest values
-    names_listed: int = 60  # distinct names listed for the folded rows, then `… +N`
-    template_share: float = 0.75  # lines sharing a shape with two others, for templated records
-    few_lines: int = 8  # a shape with at most this many lines shows them all
-    closing_lines: int = 2  # the last lines of templated records (an exit status) stay
-    values_listed: int = 12  # a folded run lists this many of its values, then `… +N`
-    name_share: float = 0.9  # a column this share of rows have, this share distinct, names them
-    states_listed: int = 8  # a table column with at most this many values among its folded rows is counted
-
-
-DEFAULT_LIMITS = RecordsConfig()
-
-
-class Shape(Enum):
-    KEY_VALUE = "key = value dump"
-    SORTED = "sorted numeric listing"
-    TABLE = "table with a header row"
-    TEMPLATED = "templated records"
-
-
-# `KEY=value`, `\tname = "value"`, `core.bare=false`; not `a == b`.
-_KEY_VALUE_RE = re.compile(r"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*=(?!=)")
-# A number with an optional size unit, then whitespace: `4.0K\t/usr`, `  12 file.c`.
-_LEADING_NUMBER_RE = re.compile(r"^[ \t]*(\d+(?:[.,]\d+)?)([KMGTPE]i?B?|[kmgtp]B?|B)?\s")
-_HEX_RE = re.compile(r"[0-9a-fA-F]+")
-_UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
-# A header word: `USER`, `%CPU`, `PID`, `CONTAINER ID` (each word upper case).
-_HEADER_WORD_RE = re.compile(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
-_NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
-# Words inside paths (`/usr/share/errorprone`, `src\warnings.py`) are not failure words.
-# Tried only where a word starts, so that each word is read once (tried at every byte, a
-# long word without a separator was read again from each).
-_PATH_WORD_RE = re.compile(r"(?<!\S)[^\s/\\]*+[/\\]\S*+")
-_DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
-_SPACES_RE = re.compile(r"\s+")
-
-
-def template(line: str) -> str:
-    """A line's shape: words holding a digit as `#`, whitespace runs as one space."""
-    return _DIGIT_WORD_RE.sub("#", _SPACES_RE.sub(" ", line.strip()))
-
-
-def is_failure(line: str) -> bool:
-    """A failure line by shape or by its words (`undefined reference`, `cannot`, `not
-    found`); words inside paths do not count."""
-    return line_shapes.is_problem(_PATH_WORD_RE.sub(" ", line))
-
-
-def records_shape(text: str, limits: RecordsConfig = DEFAULT_LIMITS) -> Shape | None:
-    """The record shape covering most of the document's lines, if any."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) < limits.min_lines:
-        return None
-    need = limits.shape_share * len(lines)
-    distinct = Counter(lines)  # each distinct line is read once, weighed
-    if sum(count for line, count in distinct.items() if _KEY_VALUE_RE.match(line)) >= need:
-        return Shape.KEY_VALUE
-    if _sorted_values(lines, limits) is not None:
-        return Shape.SORTED
-    if _table_columns(lines, limits) is not None:
-        return Shape.TABLE
-    # Not a pydoc gutter line.
-    records = Counter({line: count for line, count in distinct.items() if line.strip(" |\t")})
-    templates: Counter[str] = Counter()
-    for record, count in records.items():  # each distinct line is read once
-        templates[template(record)] += count
-    shared = sum(count for count in templates.values() if count >= 3)
-    if shared >= limits.template_share * records.total() and any(map(is_failure, records)):
-        return Shape.TEMPLATED
-    return None
+from tokenlab.optimizers.text.record_shapes import (
+    DEFAULT_LIMITS,
+    KEY_VALUE_RE,
+    Columns,
+    RecordsConfig,
+    Shape,
+    is_failure,
+    number_of,
+    records_shape,
+    sort_key,
+    sorted_values,
+    table_columns,
+    template,
+)
 
 
 def optimize_records(
@@ -165,7 +94,7 @@ def optimize_records(
     if shape is None:
         return None
     text = visible(line_shapes.ANSI_RE.sub(b"", data))
-    if shape is Shape.SORTED and _sorted_values([line for line in text.splitlines() if line.strip()], limits) is None:
+    if shape is Shape.SORTED and sorted_values([line for line in text.splitlines() if line.strip()], limits) is None:
         return None  # sorted at its start only
     raw_lines = data.split(b"\n")
     lines = text.split("\n")
@@ -253,9 +182,9 @@ class _Listing:
         `in function` line heading each unit's errors), the first line of each run of one
         shape, and the closing lines."""
         members: dict[str, list[int]] = {}
-        for index, template in enumerate(self.templates):
+        for index, line_template in enumerate(self.templates):
             if self.lines[index].strip():
-                members.setdefault(template, []).append(index)
+                members.setdefault(line_template, []).append(index)
         for indices in members.values():
             shown = indices if len(indices) <= self.limits.few_lines else (indices[0], indices[-1])
             for index in shown:
@@ -271,7 +200,7 @@ class _Listing:
         cap = self.limits.value_bytes
         for index, line in enumerate(self.lines):
             self.kept[index] = True
-            match = _KEY_VALUE_RE.match(line)
+            match = KEY_VALUE_RE.match(line)
             if match and len(line) - match.end() > cap + 8:
                 cut = line.rfind(" ", match.end() + cap // 2, match.end() + cap)
                 self.cut[index] = line[: cut if cut > 0 else match.end() + cap].rstrip() + " …"
@@ -304,7 +233,7 @@ class _Listing:
 
     def keep_extremes(self) -> None:
         records = [index for index, line in enumerate(self.lines) if line.strip()]
-        key = _sort_key([self.lines[index] for index in records], self.limits)
+        key = sort_key([self.lines[index] for index in records], self.limits)
         if key is None:
             return
         self.sort_column, values = key
@@ -316,7 +245,7 @@ class _Listing:
 
     def keep_table_rows(self) -> None:
         records = [index for index, line in enumerate(self.lines) if line.strip()]
-        columns = _table_columns([self.lines[index] for index in records], self.limits)
+        columns = table_columns([self.lines[index] for index in records], self.limits)
         if columns is None:
             return
         header, rows = records[0], records[1:]
@@ -479,29 +408,7 @@ class _Listing:
         return [f"[{shape.value}: {what}{named}; all of it: ", Omission(whole, f"the whole {shape.value}"), "]\n"]
 
 
-@dataclass(frozen=True)
-class _Columns:
-    header: list[str]
-    starts: list[int] | None  # column starts of a space-aligned table; None when split on `|`
-
-
-def _table_columns(lines: list[str], limits: RecordsConfig) -> _Columns | None:
-    """A header row of column names, and rows with that many cells, on most lines."""
-    first, rows = lines[0], lines[1:]
-    if "|" in first:
-        width = first.count("|")
-        if sum(1 for row in rows if row.count("|") == width) < limits.shape_share * len(rows):
-            return None
-        return _Columns(first.split("|"), None)
-    words = first.split()
-    if len(words) < 3 or not all(_HEADER_WORD_RE.fullmatch(word) for word in words):
-        return None
-    if sum(1 for row in rows if len(row.split()) >= len(words)) < limits.shape_share * len(rows):
-        return None
-    return _Columns(words, [])
-
-
-def _cells(line: str, columns: _Columns) -> list[str]:
+def _cells(line: str, columns: Columns) -> list[str]:
     if columns.starts is None:
         cells = line.split("|")
         return cells if len(cells) == len(columns.header) else [""] * (len(columns.header) - 1) + [line]
@@ -518,7 +425,7 @@ def _cells(line: str, columns: _Columns) -> list[str]:
 def _standouts(cells: list[str], top: int) -> list[int]:
     """Positions of the `top` largest numbers of a numeric column, and of the outermost
     rows of a column indented to show nesting (`  codecs` under `encodings`)."""
-    numbers = [_number(cell.strip()) for cell in cells]
+    numbers = [number_of(cell.strip()) for cell in cells]
     if sum(number is not None for number in numbers) >= 0.9 * len(cells):
         ranked = sorted(
             (position for position, number in enumerate(numbers) if number is not None),
@@ -532,91 +439,9 @@ def _standouts(cells: list[str], top: int) -> list[int]:
     return [position for position, cell in enumerate(cells) if cell.strip() and len(cell) - len(cell.lstrip(" ")) == outer]
 
 
-def _number(cell: str) -> float | None:
-    match = _NUMBER_RE.fullmatch(cell)
-    if match is None:
-        return None
-    unit = (match[1] or "").rstrip("iB%").upper()
-    return float(cell[: match.start(1)] if match[1] else cell) * 1024.0 ** _UNIT_POWERS.get(unit, 0)
-
-
-def _sorted_values(lines: list[str], limits: RecordsConfig) -> list[float] | None:
-    key = _sort_key(lines, limits)
-    return key[1] if key is not None else None
-
-
-def _sort_key(lines: list[str], limits: RecordsConfig) -> tuple[int, list[float]] | None:
-    """The listing's sort key (its whitespace-separated column and its values): its
-    leading number, or else the first of its `sorted_columns` whitespace-separated columns
-    that holds a number on every line (hex numbers of one width ≥ 8 digits count, as `nm`
-    prints sizes) and only rises or falls."""
-    values = _leading_values(lines)
-    if values is not None and _in_order(values, limits):
-        return 0, values
-    first = lines[0].split()[: limits.sorted_columns] if lines else []
-    candidates = [column for column, cell in enumerate(first) if _number(cell) is not None or _is_wide_hex(cell)]
-    if not candidates:  # prose and most listings stop here, before any other line is split
-        return None
-    for column in candidates:
-        values = _column_values(lines, column)
-        if values is not None and _in_order(values, limits):
-            return column, values
-    return None
-
-
-def _leading_values(lines: list[str]) -> list[float] | None:
-    values = []
-    for line in lines:
-        match = _LEADING_NUMBER_RE.match(line)
-        if match is None:
-            return None
-        unit = (match[2] or "").rstrip("iB").upper()
-        values.append(float(match[1].replace(",", ".")) * 1024.0 ** _UNIT_POWERS.get(unit, 0))
-    return values
-
-
-def _column_values(lines: list[str], column: int) -> list[float] | None:
-    """The numbers of `column` on every line, or None; each line is split only when the
-    lines before it all held one (most listings fail within their first lines)."""
-    first = lines[0].split() if lines else []
-    if len(first) <= column:
-        return None
-    width = len(first[column])
-    hexadecimal = _is_wide_hex(first[column])
-    values = []
-    for line in lines:
-        row = line.split()
-        if len(row) <= column:
-            return None
-        cell = row[column]
-        if hexadecimal:
-            if len(cell) != width or _HEX_RE.fullmatch(cell) is None:
-                return None
-            values.append(float(int(cell, 16)))
-            continue
-        number = _number(cell)
-        if number is None:
-            return None
-        values.append(number)
-    return values
-
-
-def _is_wide_hex(cell: str) -> bool:
-    return len(cell) >= 8 and _HEX_RE.fullmatch(cell) is not None
-
-
-def _in_order(values: list[float], limits: RecordsConfig) -> bool:
-    pairs = list(pairwise(values))
-    rising = sum(1 for a, b in pairs if b >= a)
-    falling = sum(1 for a, b in pairs if b <= a)
-    steps = sum(1 for a, b in pairs if a != b)
-    need = limits.sorted_order_share * len(pairs)
-    return steps > 0 and max(rising, falling) >= need
-
-
 def _numbered_key(line: str) -> tuple[str, str] | None:
     """The family and number of a `key = value` record's key, when the key holds a number."""
-    match = _KEY_VALUE_RE.match(line)
+    match = KEY_VALUE_RE.match(line)
     return numbered.family(match[0].rstrip("= \t").strip()) if match else None
 
 
@@ -629,7 +454,7 @@ def _state_columns(header: list[str], rows: list[list[str]], most: int) -> str:
     for column, title in enumerate(header):
         values = [row[column].strip() for row in rows]
         counts = Counter(value for value in values if value)
-        if not 2 <= len(counts) <= most or all(_number(value) is not None for value in counts):
+        if not 2 <= len(counts) <= most or all(number_of(value) is not None for value in counts):
             continue
         listed = ", ".join(value if count == 1 else f"{value} ×{count}" for value, count in counts.most_common())
         said.append(f"; {title.strip() or f'column {column + 1}'} of the folded rows: {listed}")
