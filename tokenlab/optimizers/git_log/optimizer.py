@@ -43,7 +43,6 @@ them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from enum import Enum
 
 from tokenlab.optimizers import (

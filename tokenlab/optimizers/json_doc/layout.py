@@ -27,7 +27,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from tokenlab.optimizers import OptimizerConfig
