@@ -12,17 +12,14 @@ from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.optimizers.text.blocks import (
     at_status,
-    column_summary,
     identity_rows,
     is_prose,
     is_small_listing_of_entries,
     kept_record_lines,
-    lead_names,
     quoted_value_bodies,
     record_blocks,
-    size_extremes,
-    value_summary,
 )
+from tokenlab.optimizers.text.listing_counts import column_summary, lead_names, size_extremes, value_summary
 from tokenlab.optimizers.text.optimizer import optimize
 from tokenlab.optimizers.text.render import SpanKind, TextSpan, unfold_unprofitable
 

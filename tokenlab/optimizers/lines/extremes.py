@@ -13,7 +13,7 @@ header that names anything else (`PID`, `NODE`, `INODE`, `LINE`) rules a column 
 plain numbers with no header are not taken for sizes: ids, inode numbers, PIDs, line
 numbers and percentages are numbers whose largest nobody asks for, and they can be as
 skewed as sizes (an outlined listing's long runs say the range of such a column instead,
-`text/blocks.size_extremes`). The rows must end in a name, which says which row it is.
+`text/listing_counts.size_extremes`). The rows must end in a name, which says which row it is.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@
                    line's state in the outline
     outliner.py    the per-line rules of prose: what a line is, whether it stays
     listings.py    long folded listings sampled, a series' rare member lines kept
+    listing_counts.py  what a folded listing's note counts: values, names, sizes
     long_line.py   a long kept line cut after its first sentence
     signal_words.py  where signal and failure words stand, names set aside
     line_states.py the per-line states and their runs

@@ -10,7 +10,7 @@ from collections.abc import Hashable, Mapping
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import forms
-from tokenlab.optimizers.text import blocks
+from tokenlab.optimizers.text import listing_counts
 from tokenlab.optimizers.text.config import TextConfig
 from tokenlab.optimizers.text.line_states import BLANKISH, FOLD, KEEP
 from tokenlab.optimizers.text.record_shapes import template
@@ -73,15 +73,15 @@ def _run_summary(lines: list[bytes], limits: TextConfig) -> tuple[str, list[int]
     """A listing's counts (per column value, per value of `name  value` rows, or the
     names its rows' shared first word leads), its rows that must stay (of a rare value,
     the largest) and those its counts name."""
-    summary, rare_rows = blocks.column_summary(lines, limits.rare_shape_lines)
+    summary, rare_rows = listing_counts.column_summary(lines, limits.rare_shape_lines)
     named_rows: list[int] = []
     if not summary:
-        summary, rare_rows, named_rows = blocks.value_summary(
+        summary, rare_rows, named_rows = listing_counts.value_summary(
             lines, limits.rare_shape_lines, limits.value_rows_named
         )
     if not summary:
-        summary = blocks.lead_names(lines, limits.lead_names_listed)
-    sizes, largest_rows = blocks.size_extremes(lines)
+        summary = listing_counts.lead_names(lines, limits.lead_names_listed)
+    sizes, largest_rows = listing_counts.size_extremes(lines)
     return "; ".join(part for part in (summary, sizes) if part), [*rare_rows, *largest_rows], named_rows
 
 

@@ -66,7 +66,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers.lines import extremes, folders, numbered
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.text.blocks import column_summary
+from tokenlab.optimizers.text.listing_counts import column_summary
 from tokenlab.optimizers.text.record_shapes import (
     DEFAULT_LIMITS,
     KEY_VALUE_RE,
