@@ -1,6 +1,6 @@
 """A column of values said once, when its values follow a rule a reader can replay.
 
-A family of records (`lines.records`) lists each record's varying values as a row. Some
+A family of records (`lines.families`) lists each record's varying values as a row. Some
 columns need no row: generated records number themselves (`worker[1]`, `worker[2]`, …),
 deal values out in turn (`eu-west-1`, `us-east-1`, `eu-west-1`, …), or keep one value for
 a stretch of records. Each rule here is lossless: replayed in the rows' order it gives back every value, and
