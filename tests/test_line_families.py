@@ -159,13 +159,13 @@ def test_a_name_the_values_share_before_their_brackets_is_said_once() -> None:
 
 def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -> None:
     # A failed assertion's two sides; a check macro's; a schema step's versions.
-    sides = [(9.2, 9.21), (23.0, 23.01), (36.8, 36.81)]
+    sides = [(9.2, 9.21), (23.0, 24.5), (36.8, 30.0)]
     found = families.family([[f"test_rate[{n}] failed", f"E  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
     assert found is not None
-    assert found.table() == "test_rate[0–2]; assert # == #: 9.2 9.21; 23.0 23.01; 36.8 36.81"
-    checks = families.family([[f"CHECK failed at step{n}:", f"  size {n * 7} != {n * 7 + 3}"] for n in (1, 4, 6)])
+    assert found.table() == "test_rate[0–2]; assert # == #: 9.2 9.21; 23.0 24.5; 36.8 30.0"
+    checks = families.family([[f"CHECK failed at step{n}:", f"  size {n * 7} != {n * n}"] for n in (1, 4, 6)])
     assert checks is not None
-    assert checks.table() == "at #: | size # != #: step1 7 10; step4 28 31; step6 42 45"
+    assert checks.table() == "at #: | size # != #: step1 7 1; step4 28 16; step6 42 36"
     versions = (("0003", "0004", 12), ("0004", "0007", 9), ("0007", "0008", 31))
     steps = families.family([[f"migrate {a} -> {b} in {t}ms"] for a, b, t in versions])
     assert steps is not None
@@ -214,3 +214,30 @@ def test_a_long_line_is_not_quoted_whole_for_an_unusual_value() -> None:
     assert found is not None
     table = found.table()
     assert " has " not in table and "unless shown" in table
+
+
+def test_a_value_differing_from_the_one_it_is_compared_with_by_one_amount_is_said_by_it() -> None:
+    # A parametrised test off by a cent (one record's float noise keeps its comparison);
+    # a C check macro off by 3; a shipping rate off by 156.
+    sides = [("9.2", "9.21"), ("23.0", "23.01"), ("64.4", "64.41000000000001"), ("36.8", "36.81")]
+    found = families.family([[f"test_rate[{n}] failed", f"E  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
+    assert found is not None
+    assert found.table() == "test_rate[0–3]; assert # == #+0.01: 9.2 23.0 64.4 == 64.41000000000001 36.8"
+    checks = families.family([[f"CHECK failed at step{n}:", f"  size {n * n} != {n * n + 3}"] for n in (1, 4, 6)])
+    assert checks is not None
+    assert checks.table() == "at #: | size # != #+3: step1 1; step4 16; step6 36"
+    costs = families.family([[f"test_cost[{g}]", f"E  assert {c} == {c + 156}"] for g, c in ((250, 649), (650, 805), (900, 1117))])
+    assert costs is not None
+    assert costs.table() == "test_cost[#] | assert # == #+156: 250 649; 650 805; 900 1117"
+
+
+def test_numbers_printed_otherwise_or_differing_by_several_amounts_stay_listed() -> None:
+    # Zero-padded versions are no sums; differences of 1, 3 and 7 are no one amount.
+    versions = (("0003", "0004"), ("0004", "0007"), ("0007", "0008"))
+    steps = families.family([[f"migrate {a} -> {b} in {n}ms"] for n, (a, b) in enumerate(versions)])
+    assert steps is not None
+    assert "migrate # -> #:" in steps.table()
+    sides = [(1, 2), (10, 13), (20, 27)]
+    found = families.family([[f"check[{n}] failed", f"  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
+    assert found is not None
+    assert found.table() == "check[0–2]; assert # == #: 1 2; 10 13; 20 27"

@@ -24,6 +24,7 @@ from tokenlab.optimizers.lines.record_columns import (
     column_heads,
     distinct_columns,
     name_column,
+    offsets_said,
     row_word,
     said_by_parts,
 )
@@ -100,7 +101,7 @@ class Family:
         # `emails`) is said once by that text.
         derived = {at: said_by for at, column in enumerate(listed) if (said_by := column.derived(listed[:at]))}
         said += list(derived.values())
-        listed = [column for at, column in enumerate(listed) if at not in derived]
+        listed = offsets_said([column for at, column in enumerate(listed) if at not in derived])
         usual: dict[int, str] = {}
         for number, column in enumerate(listed):
             common = max(set(column.values), key=column.values.count)

@@ -7,8 +7,10 @@ values follow, a name's fixed parts).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
 from tokenlab.optimizers.lines import columns as columns_rules
 from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location
@@ -32,6 +34,12 @@ _COMPARISON_RE = re.compile(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
 _BRACKETED_RE = re.compile(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
+# A number as a comparison prints it (`805`, `-13`, `64.41000000000001`).
+_NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+# A column is said by its difference from the one before it when that difference holds on
+# this share of the records or more (and on `MIN_ROWS`); the others keep their comparison
+# in their row.
+_OFFSET_SHARE = 2 / 3
 # Where a name's parts meet (`tenant02-api-config-b79fthhg2d`, `eu_1/node-07`).
 _PART_CUT_RE = re.compile(r"([-_/:])")
 
@@ -49,6 +57,7 @@ class Column:
     resorted: bool = False  # the rows were put in this column's order
     line: int = -1  # the record's line holding the value
     argument: bool = False  # a call's argument after another (`convert(10, 'EUR')`), unnamed
+    relation: str = ""  # the next value on the line, said by its difference (` == #+1`)
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> Column:
@@ -83,7 +92,29 @@ class Column:
         return f"{self.before}{value}{self.after}" if labelled else value
 
     def head(self) -> str:
-        return self.cell("#", labelled=True) if self.before else "value"
+        return (self.cell("#", labelled=True) if self.before else "value") + self.relation
+
+    def with_offset(self, other: Column) -> Column | None:
+        """This column holding `other` too, when `other` is a number compared with this
+        one on its line (`assert 11 == 12`) that differs from it by one amount on most
+        records: the head says the amount (`assert # == #+1`), and a record where it
+        differs otherwise keeps the comparison in its row (`64.4 == 64.41000000000001`);
+        None otherwise."""
+        compared = _COMPARISON_RE.fullmatch(other.before)
+        if compared is None or other.line != self.line or self.relation or len(self.values) < columns_rules.MIN_ROWS:
+            return None
+        if not all(_NUMBER_RE.fullmatch(value) for value in (*self.values, *other.values)):
+            return None
+        differences = Counter(Decimal(b) - Decimal(a) for a, b in zip(self.values, other.values, strict=True))
+        amount, count = differences.most_common(1)[0]
+        if amount == 0 or count < max(columns_rules.MIN_ROWS, _OFFSET_SHARE * len(self.values)):
+            return None
+        operator = compared[1]
+        values = [
+            a if str(Decimal(a) + amount) == b else f"{a} {operator} {b}"
+            for a, b in zip(self.values, other.values, strict=True)
+        ]
+        return replace(self, values=values, relation=f" {operator} #{amount:+}")
 
     def rule(self) -> str | None:
         """The column said once by the rule its values follow (`lines.columns`), or None;
@@ -189,6 +220,19 @@ def distinct_columns(columns: list[Column]) -> list[Column]:
             kept.append(column)
         elif _FIELD_RE.search(column.before) and kept[same].is_argument():
             kept[same] = column
+    return kept
+
+
+def offsets_said(columns: list[Column]) -> list[Column]:
+    """The columns with each one said by its difference from the one before it where it
+    can be (`Column.with_offset`: `assert # == #+1: 11 19 28 …`)."""
+    kept: list[Column] = []
+    for column in columns:
+        merged = kept[-1].with_offset(column) if kept else None
+        if merged is None:
+            kept.append(column)
+        else:
+            kept[-1] = merged
     return kept
 
 
