@@ -241,3 +241,17 @@ def test_numbers_printed_otherwise_or_differing_by_several_amounts_stay_listed()
     found = families.family([[f"check[{n}] failed", f"  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
     assert found is not None
     assert found.table() == "check[0–2]; assert # == #: 1 2; 10 13; 20 27"
+
+
+def test_pointers_under_values_of_several_widths_are_one_shape() -> None:
+    # A traceback's carets under a call; a compiler's under an argument.
+    def frame(a: int) -> list[str]:
+        return [f"    assert ratio({a}, 0) == 0", "           " + "^" * len(f"ratio({a}, 0)"), "E   ZeroDivisionError"]
+
+    def diagnostic(n: int) -> list[str]:
+        return [f"error: bad width {n}", f"  --> src/a.rs:{n}:5", "   |", f"   = take({n})", "           " + "^" * len(str(n))]
+
+    assert families.skeleton(frame(7)) == families.skeleton(frame(20))
+    assert families.skeleton(diagnostic(120)) == families.skeleton(diagnostic(1234))
+    # A pointer is no rule when it is one or two marks: `^` and `^^^` differ.
+    assert families.skeleton(["x", "  ^"]) != families.skeleton(["x", "  ^^^"])

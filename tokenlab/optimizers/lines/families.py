@@ -41,8 +41,10 @@ def skeleton(lines: Sequence[str]) -> tuple[str, ...]:
     return tuple("\0".join(map(_normal, word_slots(line)[0])) for line in lines)
 
 
-# A rule's length follows the title it frames (`____ test[7] ____`): not part of a shape.
-_RULE_RUN_RE = re.compile(r"([_=\-─])\1{2,}")
+# A rule's length follows the title it frames (`____ test[7] ____`), and a pointer's the
+# expression it points at (`^^^^^` under `ratio(7, 0)`, one more under `ratio(20, 0)`):
+# neither is part of a shape.
+_RULE_RUN_RE = re.compile(r"([_=\-─^])\1{2,}")
 
 
 def _normal(text: str) -> str:
