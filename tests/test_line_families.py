@@ -255,3 +255,14 @@ def test_pointers_under_values_of_several_widths_are_one_shape() -> None:
     assert families.skeleton(diagnostic(120)) == families.skeleton(diagnostic(1234))
     # A pointer is no rule when it is one or two marks: `^` and `^^^` differ.
     assert families.skeleton(["x", "  ^"]) != families.skeleton(["x", "  ^^^"])
+
+
+def test_a_line_named_with_the_headline_holds_a_value_that_varies() -> None:
+    # A test's failure lines: the one naming the values is said as a template; the location
+    # line, alike in every record, is read in the first record shown whole.
+    records = [[f"___ test_cost[{n}] ___", f"E  assert {n} == {n + 1}", "test_rates.py:17: AssertionError"] for n in (3, 8, 12, 20)]
+    found = families.family(records)
+    assert found is not None
+    said = found.said([1, 2])
+    assert said is not None and said.startswith("___ test_cost[#] ___ … E assert # == # {")
+    assert "AssertionError" not in said

@@ -176,11 +176,13 @@ class Family:
         """The group line's text for the records after the first: the headline (with the
         first record's `lines` too, as `#` templates) and the table of their values (`above`:
         the group lines shown before it). None when they are all alike: each family's own
-        rules fold exact repeats."""
+        rules fold exact repeats. Of `lines`, those holding no value that varies are left
+        out: the first record, shown whole, says them as every record does."""
         others = self.others()
         if not others.varying:
             return None
-        extra = [self.headline(at).strip() for at in lines if at]
+        varying = {at for at, _ in self.varying}
+        extra = [self.headline(at).strip() for at in lines if at and at in varying]
         return " … ".join([self.headline(), *dict.fromkeys(extra)]) + f" {{{others.table(above=above)}}}"
 
     def headline(self, line: int | None = None) -> str:
