@@ -1,4 +1,4 @@
-"""Records of one skeleton said once: rows pair each record's varying values."""
+"""Multi-line records folded: the first of each shape shown whole, the others one group line."""
 
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from tokenlab.optimizers.lines import columns
 
@@ -465,7 +464,7 @@ def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_l
 def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
     if value in group_line or _in_runs(value, group_line) or _cut_in(value, group_line):
         return True
-    if _offset_shown(value, group_line):
+    if columns.said_by_offset(value, group_line):
         return True
     located = LOCATION_VALUE_RE.fullmatch(value)
     if located is None or located[2] not in group_line:
@@ -497,24 +496,6 @@ def _in_runs(value: str, group_line: str) -> bool:
         and columns.holds(runs[0], number)
         for runs in columns.RUNS_RE.finditer(group_line)
     )
-
-
-# A value said by its difference from the number compared with it, in a group line's head
-# (`assert # == #+1: 11 19 …`, `lines.record_columns.Column.with_offset`).
-_OFFSET_RE = re.compile(r"(?<!\S)(?:==|!=|<=|>=|<|>|->|=>|→|vs\.?) #([-+]\d+(?:\.\d+)?)(?![\d.])")
-_NUMBER_WORD_RE = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?(?![\w.])")
-
-
-def _offset_shown(value: str, group_line: str) -> bool:
-    """Whether a group line says `value` as a number it lists plus the difference its head
-    names (`12` by `assert # == #+1: 11`)."""
-    if "#" not in group_line or not _NUMBER_WORD_RE.fullmatch(value):
-        return False
-    amounts = {Decimal(found[1]) for found in _OFFSET_RE.finditer(group_line)}
-    if not amounts:
-        return False
-    listed = {found[0] for found in _NUMBER_WORD_RE.finditer(group_line)}
-    return any(str(Decimal(number) + amount) == value for number in listed for amount in amounts)
 
 
 # How a location list names the folder its files share: `{in src/app/: a.c:3:1 …}`.
