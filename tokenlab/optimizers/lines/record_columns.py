@@ -105,15 +105,14 @@ class Column:
             return None
         if not all(_NUMBER_RE.fullmatch(value) for value in (*self.values, *other.values)):
             return None
-        differences = Counter(Decimal(b) - Decimal(a) for a, b in zip(self.values, other.values, strict=True))
-        amount, count = differences.most_common(1)[0]
-        if amount == 0 or count < max(columns_rules.MIN_ROWS, _OFFSET_SHARE * len(self.values)):
+        pairs = list(zip(self.values, other.values, strict=True))
+        amount = Counter(Decimal(b) - Decimal(a) for a, b in pairs).most_common(1)[0][0]
+        # Printed as the record prints it (`23.01`, never `23.010`), past rounding's reach.
+        said = [str(Decimal(a) + amount) == b for a, b in pairs]
+        if amount == 0 or sum(said) < max(columns_rules.MIN_ROWS, _OFFSET_SHARE * len(pairs)):
             return None
         operator = compared[1]
-        values = [
-            a if str(Decimal(a) + amount) == b else f"{a} {operator} {b}"
-            for a, b in zip(self.values, other.values, strict=True)
-        ]
+        values = [a if held else f"{a} {operator} {b}" for (a, b), held in zip(pairs, said, strict=True)]
         return replace(self, values=values, relation=f" {operator} #{amount:+}")
 
     def rule(self) -> str | None:
