@@ -229,6 +229,10 @@ def test_a_value_differing_from_the_one_it_is_compared_with_by_one_amount_is_sai
     costs = families.family([[f"test_cost[{g}]", f"E  assert {c} == {c + 156}"] for g, c in ((250, 649), (650, 805), (900, 1117))])
     assert costs is not None
     assert costs.table() == "test_cost[#] | assert # == #+156: 250 649; 650 805; 900 1117"
+    # A small difference is said in fixed point, as the values print it (never `#+1E-7`).
+    small = [(f"0.{n:07d}", f"0.{n + 1:07d}") for n in (10, 20, 35, 47)]
+    tiny = families.family([[f"check[{n}] failed", f"  assert {a} == {b}"] for n, (a, b) in enumerate(small)])
+    assert tiny is not None and "assert # == #+0.0000001: 0.0000010 " in tiny.table()
 
 
 def test_numbers_printed_otherwise_or_differing_by_several_amounts_stay_listed() -> None:

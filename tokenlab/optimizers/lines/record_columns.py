@@ -113,7 +113,7 @@ class Column:
             return None
         operator = compared[1]
         values = [a if held else f"{a} {operator} {b}" for (a, b), held in zip(pairs, said, strict=True)]
-        return replace(self, values=values, relation=f" {operator} #{amount:+}")
+        return replace(self, values=values, relation=f" {operator} #{amount:+f}")
 
     def rule(self) -> str | None:
         """The column said once by the rule its values follow (`lines.columns`), or None;
