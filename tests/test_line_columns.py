@@ -47,3 +47,11 @@ def test_signed_numbers_are_no_runs() -> None:
     assert columns.progression(["-13", "-16", "-19"]) is None
     assert columns.progression(["at -13", "at -16", "at -19"]) is None
     assert columns.progression(["a-13", "a-16", "a-19", "a-22"]) == "a-13,16,…,22"
+
+
+def test_a_value_is_said_by_a_listed_number_plus_the_difference_a_head_names() -> None:
+    line = "[×3 more like the one above] E assert # == # {assert # == #+0.01: 23.0 9.2}"
+    assert columns.said_by_offset("23.01", line) and columns.said_by_offset("9.21", line)
+    assert not columns.said_by_offset("9.22", line)
+    assert columns.said_by_offset("33", "{size # != #-3: 16 36}")
+    assert not columns.said_by_offset("6", "{slot cache-#+1: 5 7}")  # no comparison before it

@@ -1,4 +1,4 @@
-"""Records of one skeleton said once: rows pair each record's varying values."""
+"""Multi-line records folded: the first of each shape shown whole, the others one group line."""
 
 from __future__ import annotations
 
@@ -7,120 +7,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Golden, render_preview
+from tests.record_samples import HASHES, config_map, worker
 from tokenlab.classify import classify
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
 
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
-
-
-def _plan_block(index: int, name: str, zone: str) -> list[str]:
-    return [
-        f"  # data.node[{index}] will be created",
-        f'      + name   = "{name}"',
-        '      + engine = "redis"',
-        f'      + zone   = "{zone}"',
-    ]
-
-
-def test_rows_pair_the_values_of_each_record() -> None:
-    found = records.family([_plan_block(0, "cache-0", "eu-1a"), _plan_block(7, "cache-7", "us-2c")])
-    assert found is not None
-    assert found.rows() == ["node[0] name=cache-0 zone=eu-1a", "node[7] name=cache-7 zone=us-2c"]
-    assert found.headline() == "# data.node[#] will be created"
-
-
-def test_constant_values_are_not_listed() -> None:
-    found = records.family([_plan_block(1, "a1", "z"), _plan_block(2, "a2", "z")])
-    assert found is not None
-    assert all("engine" not in row and "zone" not in row for row in found.rows())
-
-
-def test_another_skeleton_is_no_family() -> None:
-    other = [*_plan_block(3, "c3", "z")[:3], '      + size   = "3"']
-    assert records.family([_plan_block(1, "a1", "z"), other]) is None
-    assert records.family([_plan_block(1, "a1", "z"), _plan_block(2, "a2", "z")[:3]]) is None
-
-
-def test_a_file_named_on_the_row_before_is_left_out() -> None:
-    found = records.family(
-        [
-            ["--> src/a.rs:4:9", "warning: unused variable: `x1`"],
-            ["--> src/a.rs:24:9", "warning: unused variable: `x2`"],
-            ["--> src/b.rs:3:1", "warning: unused variable: `x3`"],
-        ]
-    )
-    assert found is not None
-    assert found.rows() == ["src/a.rs:4:9 x1", ":24:9 x2", "src/b.rs:3:1 x3"]
-    assert found.headline(1) == "warning: unused variable: `#`"
-
-
-def test_long_ids_show_their_first_digits() -> None:
-    found = records.family(
-        [
-            ["worker[15]: Creation complete [id=2a94559e-4f1c-8a2b-0c3d-1e2f3a4b5c6d]"],
-            ["worker[16]: Creation complete [id=013daf7f-4f1c-8a2b-0c3d-1e2f3a4b5c6d]"],
-        ]
-    )
-    assert found is not None
-    assert found.rows() == ["worker[15] id=2a94559e…", "worker[16] id=013daf7f…"]
-
-
-def _worker(index: int, region: str, tier: str) -> list[str]:
-    return [
-        f"  # data.worker[{index}] will be created",
-        f'      + name   = "worker-{index}"',
-        f'      + region = "{region}"',
-        f'      + tier   = "{tier}"',
-    ]
-
-
-def test_a_table_says_a_usual_value_once() -> None:
-    picked = [(1, "eu-1"), (4, "us-2"), (9, "us-2"), (10, "eu-1"), (15, "ap-3"), (22, "us-2"), (23, "eu-1")]
-    found = records.family([_worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])
-    assert found is not None
-    # The record holding another value is named by its `name`, beside its line whole.
-    assert found.table() == (
-        '+ tier = "std", but worker-10 has + tier = "gpu"; worker[#] | + name = "#" | + region = "#": '
-        "1 worker-1 eu-1; 4 worker-4 us-2; 9 worker-9 us-2; 10 worker-10 eu-1; "
-        "15 worker-15 ap-3; 22 worker-22 us-2; 23 worker-23 eu-1"
-    )
-
-
-def _deployment(index: int, image: str, replicas: int) -> list[str]:
-    return [
-        "kind: Deployment",
-        "metadata:",
-        f"  name: shop{index:02}-api",
-        "spec:",
-        f"  replicas: {replicas}",
-        f"  image: registry.local/shop/api:{image}",
-        f"  port: {8000 + index}",
-    ]
-
-
-def test_a_record_with_an_unusual_value_is_named_by_its_name_with_its_line_whole() -> None:
-    found = records.family([_deployment(n, "3.7.9" if n == 6 else "3.8.1", 0 if n == 11 else 2) for n in range(1, 15)])
-    assert found is not None
-    table = found.table()
-    assert "image: registry.local/shop/api:3.8.1, but shop06-api has image: registry.local/shop/api:3.7.9" in table
-    assert "replicas: 2, but shop11-api has replicas: 0" in table
-    assert "unless shown" not in table
-
-
-def test_a_table_says_numbered_dealt_and_stretched_columns_by_their_rule() -> None:
-    regions = ["eu-1", "us-2", "ap-3"]
-    found = records.family([_worker(n, regions[n % 3], "gpu" if n > 4 else "std") for n in range(1, 9)])
-    assert found is not None
-    assert found.table() == (
-        'worker[1–8]; + name = "worker-1–8"; + region = "#" cycling us-2, ap-3, eu-1; + tier = "#" std ×4 then gpu ×4'
-    )
 
 
 def _plan(workers: int) -> bytes:
     regions = ["eu-1", "us-2", "ap-3"]
-    blocks = ["\n".join(_worker(n, regions[n % 3], "std")) + "\n" for n in range(workers)]
+    blocks = ["\n".join(worker(n, regions[n % 3], "std")) + "\n" for n in range(workers)]
     gateway = '  # data.gateway will be created\n      + name = "edge"\n'
     return ("Plan for this run:\n\n" + "\n".join(blocks) + "\n" + gateway + "\nPlan: 9 to add.\n").encode()
 
@@ -129,7 +28,7 @@ def test_fold_records_shows_the_first_record_and_one_line_for_the_rest() -> None
     parts = records.fold_records(_plan(12))
     assert parts is not None
     shown = "".join(part if isinstance(part, str) else "#ref" for part in parts)
-    assert "\n".join(_worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
+    assert "\n".join(worker(0, "eu-1", "std")) in shown and 'name = "worker-1"' not in shown
     assert "[×11 more like the one above #ref] # data.worker[#] will be created {" in shown
     assert "{worker[1–11]; + name = \"worker-1–11\"; + region = \"#\" cycling us-2, ap-3, eu-1}" in shown
     assert '# data.gateway will be created\n      + name = "edge"' in shown
@@ -245,25 +144,6 @@ def test_records_between_rules_fold_through_the_prefix_and_another_shape_stays_w
     assert shown.count("start_thread") == 3  # a line in each of its paragraphs
 
 
-def test_records_of_one_kin_differ_in_names_under_one_headline() -> None:
-    found = records.kin_family(
-        [
-            ["Race at 0x10", "   at 0x11: bump_req_get (race.c:10)", "   by 0x12: handler (race.c:18)"],
-            ["Race at 0x20", "   at 0x21: bump_req_put (race.c:10)", "   by 0x22: handler (race.c:18)"],
-            ["Race at 0x30", "   at 0x31: bump_cache_hits (race.c:11)", "   by 0x32: handler (race.c:19)"],
-        ]
-    )
-    assert found is not None
-    assert found.headline(1).strip() == "at #: # (race.c:#)"
-    assert records.kin(["Race at 0x10", "  at 0x11: bump_a (x.c:1)"]) == records.kin(["Race at 0x20", "  at 0x21: bump_b (x.c:2)"])
-
-
-def test_another_headline_or_another_line_shape_is_another_kin() -> None:
-    assert records.kin(["Race during read", "  at f"]) != records.kin(["Race during write", "  at f"])
-    assert records.kin_family([["Race at 1", "  at f (a.c:1)"], ["Race at 2", "  at g h (a.c:1)"]]) is None
-    assert records.kin_family([["Race at 1", "  at f"], ["Leak at 2", "  at f"]]) is None
-
-
 def test_a_block_under_an_indented_first_line_is_a_record() -> None:
     blocks = [
         f"      Start {n}: roundtrip_q{10 + 2 * n}\n"
@@ -307,27 +187,6 @@ def test_plain_text_records_may_be_headed_by_a_repeated_headline_without_blank_l
     assert "make: Target 'all' not remade because of errors." in shown
 
 
-def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
-    found = records.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
-    assert found is not None
-    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
-
-
-_HASHES = ["b79fthhg2d", "9bhfb87m59", "hcb5f2h8gc", "bch45c62k2", "fbgkmmkb26", "dt87mfd4g9"]
-
-
-def _config(tenant: int, level: str = "info") -> list[str]:
-    return [
-        "apiVersion: v1",
-        "data:",
-        f"  LOG_LEVEL: {level}",
-        f"  TENANT: t{tenant:02}",
-        "kind: ConfigMap",
-        "metadata:",
-        f"  name: tenant{tenant:02}-config-{_HASHES[tenant - 1]}",
-    ]
-
-
 def _service(tenant: int) -> list[str]:
     return [
         "apiVersion: apps/v1",
@@ -336,94 +195,17 @@ def _service(tenant: int) -> list[str]:
         f"  name: tenant{tenant:02}-api",
         "spec:",
         "  configMapRef:",
-        f"    name: tenant{tenant:02}-config-{_HASHES[tenant - 1]}",
+        f"    name: tenant{tenant:02}-config-{HASHES[tenant - 1]}",
     ]
 
 
-def test_a_name_numbered_by_its_record_lists_only_the_part_that_follows_no_rule() -> None:
-    found = records.family([_config(n) for n in range(1, 7)])
-    assert found is not None
-    assert found.others().table() == "TENANT: t02–06; name: tenant02–06-config-#: " + " ".join(_HASHES[1:])
-    # A number's digits after its point are no part of a name: `0.017` is listed whole.
-    timed = records.family([[f"case {n}", f'  time="0.{n * 7 % 10}{n:02}"', "  ok"] for n in range(1, 7)])
-    assert timed is not None and 'time="#": 0.701 0.402 0.103' in timed.table()
-
-
-def test_a_column_holding_another_in_a_fixed_text_is_said_once_by_that_text() -> None:
-    queues = [("emails", 3600), ("exports", 7200), ("ledger", 18000), ("search", 900)]
-    found = records.family(
-        [[f'  # data.queue["{name}"] will be created', f'      + dlq = "{name}-dlq"', f"      + ttl = {ttl}"] for name, ttl in queues]
-    )
-    assert found is not None
-    assert found.table() == '+ dlq = "#-dlq" for each value; value | + ttl = #: emails 3600; exports 7200; ledger 18000; search 900'
-
-
-def test_a_name_the_values_share_before_their_brackets_is_said_once() -> None:
-    # A JUnit report's test names, a quoted call: what the brackets hold is the row.
-    cases = [("EUR-10", "9.2"), ("GBP-25", "19.75"), ("CHF-55", "48.4")]
-    found = records.family(
-        [[f'<testcase name="test_rate[{case}]">', f"<failure>got {got}</failure>"] for case, got in cases]
-    )
-    assert found is not None
-    assert found.table() == 'name="test_rate[#]"> | got #</failure>: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4'
-    calls = records.family([[f"test 'parse(case{n}b)' failed", f"  took {n}ms"] for n in (3, 5, 8)])
-    assert calls is not None
-    assert calls.table() == "test 'parse(#)' | took #: case3b 3ms; case5b 5ms; case8b 8ms"
-
-
-def test_a_value_compared_with_the_one_before_it_is_headed_by_the_comparison() -> None:
-    # A failed assertion's two sides; a check macro's; a schema step's versions.
-    sides = [(9.2, 9.21), (23.0, 23.01), (36.8, 36.81)]
-    found = records.family([[f"test_rate[{n}] failed", f"E  assert {a} == {b}"] for n, (a, b) in enumerate(sides)])
-    assert found is not None
-    assert found.table() == "test_rate[0–2]; assert # == #: 9.2 9.21; 23.0 23.01; 36.8 36.81"
-    checks = records.family([[f"CHECK failed at step{n}:", f"  size {n * 7} != {n * 7 + 3}"] for n in (1, 4, 6)])
-    assert checks is not None
-    assert checks.table() == "at #: | size # != #: step1 7 10; step4 28 31; step6 42 45"
-    versions = (("0003", "0004", 12), ("0004", "0007", 9), ("0007", "0008", 31))
-    steps = records.family([[f"migrate {a} -> {b} in {t}ms"] for a, b, t in versions])
-    assert steps is not None
-    assert "migrate # -> #" in steps.table()
-
-
-def test_a_value_repeated_as_a_calls_argument_and_as_a_field_is_named_by_the_field() -> None:
-    rows = [(10, 9.2, "EUR"), (25, 23.0, "GBP"), (55, 50.6, "CHF")]
-    found = records.family(
-        [[f"E   where {got} = convert({n}, '{c}')", f"amount = {n}, currency = '{c}'"] for n, got, c in rows]
-    )
-    assert found is not None
-    assert found.table() == "where # | amount = #, | currency = '#': 9.2 10 EUR; 23.0 25 GBP; 50.6 55 CHF"
-    # A test's id in its heading stays the record's name, whatever field repeats it.
-    named = records.family([[f"___ test_cost[{n}] ___", f"weight = {n}", f"got {got}"] for n, got, _ in rows])
-    assert named is not None
-    assert named.table() == "test_cost[#] | got #: 10 9.2; 25 23.0; 55 50.6"
-
-
-def test_columns_holding_parts_of_an_id_listed_row_by_row_are_said_by_it() -> None:
-    # A parametrised test's parameters inside its id; a job's region and shard in its name.
-    cases = [("EUR", 10, 9.2), ("GBP", 25, 19.75), ("CHF", 55, 48.4)]
-    found = records.family(
-        [[f"___ test_rate[{c}-{n}] ___", f"amount = {n}, currency = '{c}'", f"E  assert {got} == 0"]
-         for c, n, got in cases]
-    )
-    assert found is not None
-    assert found.table() == (
-        "amount = #, currency = '#' as in test_rate[#]; "
-        "test_rate[#] | assert #: EUR-10 9.2; GBP-25 19.75; CHF-55 48.4"
-    )
-    jobs = [("eu1", "a7", 3), ("us2", "c4", 8), ("ap3", "b9", 1)]
-    found = records.family([[f"job {r}_{s}: region={r} shard={s}", f"  took {t}s"] for r, s, t in jobs])
-    assert found is not None
-    assert found.table() == "region=#, shard=# as in job #:; job #: | took #: eu1_a7 3s; us2_c4 8s; ap3_b9 1s"
-
-
 def test_a_column_listed_whole_above_is_not_listed_again_and_an_odd_name_joins_its_kind() -> None:
-    documents = [_config(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
+    documents = [config_map(n, "debug" if n == 4 else "info") for n in range(1, 7)] + [_service(n) for n in range(1, 7)]
     data = "---\n".join("\n".join(lines) + "\n" for lines in documents).encode()
     shown = _shown(records.fold_records(data))
     assert "LOG_LEVEL: debug" not in shown.split("[×")[0]  # folded with its kind, not kept whole
     assert "LOG_LEVEL: info, but tenant04-config-bch45c62k2 has LOG_LEVEL: debug" in shown
-    assert shown.count(_HASHES[3]) == 2  # where the odd record is named, and once in its column
+    assert shown.count(HASHES[3]) == 2  # where the odd record is named, and once in its column
     assert "name: tenant02–06-config-# as listed above}" in shown
 
 
@@ -435,9 +217,6 @@ def test_a_failing_record_of_another_error_does_not_join_its_kind() -> None:
     assert "FAILED test_rate[4]\n  in rates.py:17\nE   AssertionError: wrong zone\n" in shown
 
 
-# Real captures of records repeated with a few values changed (issue 24, class 4): a plan
-# and an apply, a dry-run manifest, a parametrised failure in text and JUnit XML, and a
-# node test run failing one way for many inputs.
 RECORD_CAPTURES = [
     "terraform_plan_30_ingest_12_queues.log",
     "terraform_apply_30_ingest_12_queues.log",
@@ -513,17 +292,6 @@ def test_failing_records_fold_when_they_differ_in_a_name_only_or_are_many() -> N
     many = "\n\n".join("\n".join(record) for record in _failing_tests(9)) + "\n"
     shown = _shown(records.fold_records(many.encode()))
     assert "[×8 more like the one above" in shown
-def test_a_long_line_is_not_quoted_whole_for_an_unusual_value() -> None:
-    # A record printed on one long line (a report's element): its value is said bare.
-    def case(index: int) -> list[str]:
-        seconds = "0.9" if index == 4 else "0.1"
-        padding = "x" * 120
-        return [f'<case name="t{index:02}" time="{seconds}" seed="{index * 7919 % 101}" note="{padding}">', "  <ok/>"]
-
-    found = records.family([case(n) for n in range(1, 13)])
-    assert found is not None
-    table = found.table()
-    assert " has " not in table and "unless shown" in table
 
 
 def test_the_coarse_header_counts_the_inputs_lines_beside_the_records_folded() -> None:

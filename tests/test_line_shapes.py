@@ -72,6 +72,18 @@ def test_a_group_line_of_records_differing_in_a_name_shows_each_name_in_its_line
     assert not line_shapes.shown_by("name: sea", group)  # a name is read whole
 
 
+def test_a_value_said_by_its_difference_from_the_one_compared_with_it_is_shown() -> None:
+    cents = "[×3 more like the one above] E assert # == # {test_rate[1–3]; assert # == #+0.01: 23.0 64.4 == 64.41000000000001 9.2}"
+    assert line_shapes.shown_by("E  assert 23.0 == 23.01", cents)
+    assert line_shapes.shown_by("E  assert 64.4 == 64.41000000000001", cents)  # listed as printed
+    assert not line_shapes.shown_by("E  assert 23.0 == 23.02", cents)
+    checks = "[×2 more like the one above] size # != # {size # != #-3: 16 36}"
+    assert line_shapes.shown_by("  size 36 != 33", checks)
+    assert not line_shapes.shown_by("  size 36 != 39", checks)
+    # Without a comparison before it, `#+1` is no difference (`cache-#+1` names nothing).
+    assert not line_shapes.shown_by("assert 5 == 6", "[×2] assert # == # {slot cache-#+1: 5 7}")
+
+
 def test_a_count_after_its_noun_behind_an_info_sign_is_a_summary() -> None:
     assert line_shapes.is_summary("ℹ fail 24") and line_shapes.is_summary("# tests 10")
     assert not line_shapes.is_summary("ℹ duration_ms 757.26")

@@ -1,6 +1,6 @@
 """A column of values said once, when its values follow a rule a reader can replay.
 
-A family of records (`lines.records`) lists each record's varying values as a row. Some
+A family of records (`lines.families`) lists each record's varying values as a row. Some
 columns need no row: generated records number themselves (`worker[1]`, `worker[2]`, …),
 deal values out in turn (`eu-west-1`, `us-east-1`, `eu-west-1`, …), or keep one value for
 a stretch of records. Each rule here is lossless: replayed in the rows' order it gives back every value, and
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Decimal
 
 # A value with one run of digits between a prefix and a suffix: `worker-7`, `[10-DE]`.
 _NUMBERED_RE = re.compile(r"(\D*?)(\d+)(\D*)")
@@ -153,3 +154,21 @@ def _within(value: str, first: str, last: str, step: int) -> bool:
         return False
     number = int(value)
     return int(first) <= number <= int(last) and (number - int(first)) % step == 0
+
+
+# A value said by its difference from the number compared with it, in a group line's head
+# (`assert # == #+1: 11 19 …`, `record_columns.Column.with_offset`).
+_OFFSET_RE = re.compile(r"(?<!\S)(?:==|!=|<=|>=|<|>|->|=>|→|vs\.?) #([-+]\d+(?:\.\d+)?)(?![\d.])")
+_NUMBER_WORD_RE = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def said_by_offset(value: str, group_line: str) -> bool:
+    """Whether a group line says `value` as a number it lists plus the difference its head
+    names (`12` by `assert # == #+1: 11`)."""
+    if "#" not in group_line or not _NUMBER_WORD_RE.fullmatch(value):
+        return False
+    amounts = {Decimal(found[1]) for found in _OFFSET_RE.finditer(group_line)}
+    if not amounts:
+        return False
+    listed = {found[0] for found in _NUMBER_WORD_RE.finditer(group_line)}
+    return any(str(Decimal(number) + amount) == value for number in listed for amount in amounts)

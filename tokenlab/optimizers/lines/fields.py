@@ -5,7 +5,7 @@ exporter: each record is a run of *field lines* (`key = value`, `key | value`, `
 value`, the keys padded to one column), records apart by blank lines or each under a
 *record rule* (`-[ RECORD 12 ]------`, `***** 3. row *****`: a rule line with a title
 holding a number). Records with the same keys, one after another, are a *family*; the
-values hold no skeleton (`lines.records` reads a word without a digit as constant text,
+values hold no skeleton (`lines.families` reads a word without a digit as constant text,
 so `site = cold-store` and `site = north-hall` would be two shapes), the keys do.
 
 A family of `min_records` or more shows its first record whole and one group line where

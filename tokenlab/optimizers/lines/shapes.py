@@ -464,6 +464,8 @@ def _slots_shown(constants: list[str], values: list[str], squeezed: str, group_l
 def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
     if value in group_line or _in_runs(value, group_line) or _cut_in(value, group_line):
         return True
+    if columns.said_by_offset(value, group_line):
+        return True
     located = LOCATION_VALUE_RE.fullmatch(value)
     if located is None or located[2] not in group_line:
         return False

@@ -7,7 +7,7 @@ src/a.js:3:5:`, `In FILE line 3:`) and a source frame (numbered gutter lines `12
 often with notes and a fix after it. Folded a line at a time, lines of different records
 merge into templates no one can read (`[×305]     |`). Here each record is a whole:
 
-- records are grouped by rule and message: the skeleton (`lines.records`) of the header
+- records are grouped by rule and message: the skeleton (`lines.families`) of the header
   without its location and of its message line, or, when the header is a location only,
   of each labelled caret line (one location can hold several diagnostics);
 - the first record of each rule is shown whole, frame and fix included;
@@ -26,7 +26,7 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from tokenlab.optimizers.lines import records, scan
+from tokenlab.optimizers.lines import families, scan
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan
 
 # A line starting a paragraph at the margin: after a blank line (or the input's start).
@@ -84,7 +84,7 @@ def plan_records(lines: Lines, plan: Plan, limits: LogLimits) -> None:
     by_rule: dict[tuple[str, ...], list[tuple[Record, Diagnostic]]] = {}
     for record in found:
         for diagnostic in record.diagnostics:
-            by_rule.setdefault(records.skeleton(diagnostic.title), []).append((record, diagnostic))
+            by_rule.setdefault(families.skeleton(diagnostic.title), []).append((record, diagnostic))
     shown = {members[0][0].start for members in by_rule.values()}
     owner: dict[int, tuple[str, ...]] = {}  # each folded line's rule
     for record in found:
@@ -93,11 +93,11 @@ def plan_records(lines: Lines, plan: Plan, limits: LogLimits) -> None:
             for i in range(record.start, record.stop):
                 plan.role[i] = KEEP
             continue
-        first = records.skeleton(record.diagnostics[0].title)
+        first = families.skeleton(record.diagnostics[0].title)
         stop = record.stop
         while stop < len(lines) and not lines.clean(stop).strip() and plan.role[stop] == 0:
             stop += 1  # its blank lines go with it: else, between folded records, they pile up
-        carets = {d.caret: records.skeleton(d.title) for d in record.diagnostics if d.caret is not None}
+        carets = {d.caret: families.skeleton(d.title) for d in record.diagnostics if d.caret is not None}
         for i in range(record.start, stop):
             owner[i] = carets.get(i, first)
     folded: dict[tuple[str, ...], list[int]] = {}
@@ -117,7 +117,7 @@ def plan_records(lines: Lines, plan: Plan, limits: LogLimits) -> None:
 def _said(titles: list[tuple[str, ...]], locations: list[str]) -> str:
     """A rule's group line: its title with the values that vary as `#`, then each further
     record's location and varying values (`{src/a.js:3:5 prefix, :9:2 spec}`)."""
-    family = records.family(titles)
+    family = families.family(titles)
     assert family is not None  # the titles share a skeleton: they are one family
     headline = " … ".join(" ".join(family.headline(at).split()) for at in range(len(titles[0])))
     values = family.rows()[1:]  # the values that differ from the example's too

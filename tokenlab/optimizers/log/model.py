@@ -317,7 +317,7 @@ class Group:
     # before it is rendered), with how many heads it had then.
     head_slots: tuple[int, VaryingSlots | None] | None = None
     # For RECORDS and FRAMED: the group line's text, its records' headline and values
-    # (`lines.records`).
+    # (`lines.families`).
     said: str = ""
     # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
     # all but the first (`pairs`).

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from array import array
 
-from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import families
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 from tokenlab.optimizers.log.model import (
@@ -89,12 +89,12 @@ def _as_rows(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> bool:
 
 def _rows(texts: list[str], limits: LogLimits) -> str | None:
     """One-line failures whose values vary together, more than `sections_in_full`, as one
-    line: their shape once, then each failure's values as a row (`records.Family.table`:
+    line: their shape once, then each failure's values as a row (`families.Family.table`:
     `[10,17,…,150-DE]`, `value: 1050 961; 1450 961; …`), so that each value stays beside
     its own. None for a few: each is read whole, and a group line would cost as much."""
     if len(texts) <= limits.sections_in_full:
         return None
-    found = records.family([[text] for text in texts])
+    found = families.family([[text] for text in texts])
     if found is None or not found.varying:
         return None
     said = f"{found.headline()} {{{found.table()}}}"

@@ -12,7 +12,7 @@ from itertools import compress
 
 from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
-from tokenlab.optimizers.lines import extremes, records
+from tokenlab.optimizers.lines import extremes, families
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
@@ -262,7 +262,7 @@ def _framed_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> str
     a framed record and their headers share a skeleton."""
     if not all(len(unit) > 1 and is_pointer(lines.clean(unit[1])) for unit in units):
         return None
-    found = records.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
+    found = families.family([[lines.text(unit[1], limits.line_bytes).strip(), lines.text(unit[0], limits.line_bytes)] for unit in units])
     if found is None:
         return None
     rows = found.rows()
@@ -282,7 +282,7 @@ def _located_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> st
         if message is None:
             return None
         pairs.append([lines.text(unit[0], limits.line_bytes).strip(), lines.text(message, limits.line_bytes)])
-    found = records.family(pairs)
+    found = families.family(pairs)
     if found is None:
         return None
     rows = found.rows()

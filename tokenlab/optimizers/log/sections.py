@@ -35,7 +35,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 from tokenlab.mapped import holds
-from tokenlab.optimizers.lines import records, scan
+from tokenlab.optimizers.lines import families, scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import (
     FOLD,
@@ -265,7 +265,7 @@ def fold_like_sections(lines: Lines, sections: array[int], plan: Plan, limits: L
     """Failure sections of one skeleton (a parametrised test failing for each of its
     values, with the same traceback), more than `sections_in_full`: the first stays, the
     others become one group line where the second was, naming the heading and failure
-    lines once (`#` for what varies) and each section's values, paired (`lines.records`).
+    lines once (`#` for what varies) and each section's values, paired (`lines.families`).
     A section of another skeleton (another assertion, another error) is left alone."""
     spans: dict[int, list[int]] = {}
     for i, section in enumerate(sections):
@@ -277,11 +277,11 @@ def fold_like_sections(lines: Lines, sections: array[int], plan: Plan, limits: L
         while len(members) > 1 and not lines.clean(members[-1]).strip():
             members.pop()  # the blank lines before the next heading are not the record's
         texts[members[0]] = [lines.text(i, limits.line_bytes) for i in members]
-        by_skeleton.setdefault(records.skeleton(texts[members[0]]), []).append(members)
+        by_skeleton.setdefault(families.skeleton(texts[members[0]]), []).append(members)
     for family in by_skeleton.values():
         if len(family) <= limits.sections_in_full:
             continue  # a few failures are each read in full
-        found = records.family([texts[members[0]] for members in family])
+        found = families.family([texts[members[0]] for members in family])
         # Its failure and assertion detail lines are named with the heading: what failed.
         said = found and found.said([at for at, i in enumerate(family[0]) if _says_why(lines, i, limits)])
         if not said:

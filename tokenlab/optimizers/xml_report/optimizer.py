@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
-from tokenlab.optimizers.lines import records
+from tokenlab.optimizers.lines import families
 from tokenlab.optimizers.xml_report import checkstyle
 from tokenlab.optimizers.xml_report.scan import _FAILING_TAGS, _STATUS_ATTRS, Element, NotXml, _local, parse
 
@@ -35,7 +35,7 @@ class XmlReportConfig:
     generic_min_run: int = 8  # same-tag siblings needed before a generic run folds
     max_skipped_shown: int = 20  # skipped testcases shown whole, per document
     # Failing testcases of one skeleton shown whole; past this many, the first stays and
-    # the others fold into one line naming their values (`lines.records`).
+    # the others fold into one line naming their values (`lines.families`).
     cases_in_full: int = 6
     body_max_lines: int = 16  # longer text bodies keep a head and a tail
     body_head_lines: int = 6
@@ -108,19 +108,19 @@ class _Layout:
     def like_cases(self, children: list[Element]) -> set[int]:
         """Fold the failing testcases of one skeleton (a parametrised test failing for each
         of its values), more than `cases_in_full`: the first stays whole, the others become
-        one line where the second was, naming each one's values, paired (`lines.records`);
+        one line where the second was, naming each one's values, paired (`lines.families`);
         a case of another skeleton (another assertion) stays. Returns the folded cases' ids."""
         texts: dict[int, list[str]] = {}
         by_skeleton: dict[tuple[str, ...], list[Element]] = {}
         for child in children:
             if _local(child.tag) == "testcase" and child.notable:
                 texts[id(child)] = visible(self.data[child.start : child.end]).splitlines()
-                by_skeleton.setdefault(records.skeleton(texts[id(child)]), []).append(child)
+                by_skeleton.setdefault(families.skeleton(texts[id(child)]), []).append(child)
         folded: set[int] = set()
         for family in by_skeleton.values():
             if len(family) <= self.config.cases_in_full:
                 continue
-            found = records.family([texts[id(case)] for case in family])
+            found = families.family([texts[id(case)] for case in family])
             said = found and found.said()
             if not said:
                 continue
