@@ -20,6 +20,7 @@ import tokenlab
 from tokenlab import ledger
 from tokenlab.agent import client, wire, worker
 from tokenlab.agent.launcher import tokens_argv
+from tokenlab.agent.package_files import PackageFiles
 from tokenlab.cli import app
 from tokenlab.commands import analysis_output
 from tokenlab.entry import plain_analyze, plain_show_ref
@@ -121,26 +122,32 @@ def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
     assert (code, printed.out, printed.err) == _in_process(arguments, source.read_bytes(), ())
 
 
-def test_the_code_stamp_changes_with_any_package_file(tmp_path: Path) -> None:
-    """A copy of the package: touching a module or a query file changes the stamp, a
-    compiled file (written by every import) does not."""
-    package = Path(tokenlab.__file__).parent
-    # Uncached: the package may have been edited since this process first computed it.
-    assert client.compute_code_stamp() == f"{tokenlab.__version__}-{client.tree_stamp(str(package))}"
-    copy = tmp_path / "tokenlab"
-    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "__pycache__").mkdir()
-    stamp = client.tree_stamp(str(copy))
-    assert client.tree_stamp(str(copy)) == stamp
-    compiled = copy / "__pycache__" / "entry.cpython-311.pyc"
-    compiled.write_bytes(b"compiled")
-    assert client.tree_stamp(str(copy)) == stamp
-    for name in ("optimizers/log/optimizer.py", "syntax/queries/python-tags.scm"):
-        changed = copy / name
-        info = changed.stat()
-        os.utime(changed, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-        assert client.tree_stamp(str(copy)) != stamp
-        stamp = client.tree_stamp(str(copy))
+def test_the_code_stamp_names_the_version_and_the_package_folder() -> None:
+    assert client.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
+
+
+def test_a_worker_whose_package_files_changed_leaves(
+    short_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker checks its own files on every request: once one was written since it
+    started, it answers `stale`, frees the store and exits, as for another version."""
+    package = tmp_path / "tokenlab"
+    shutil.copytree(Path(tokenlab.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(worker, "package_files", lambda: PackageFiles(str(package)))
+    started: list[str] = []
+    monkeypatch.setattr(client, "start_worker", started.append)
+    arguments = plain_analyze(["analyze", str(FIXTURES / "service.log"), "--store", short_store])
+    assert arguments is not None
+    codes: list[int] = []
+    with serving_on_a_thread(short_store, codes) as (_, thread):
+        assert client.analyze(dict(arguments)) is not None  # unchanged: served
+        edited = package / "agent" / "run.py"
+        os.utime(edited, ns=(0, edited.stat().st_mtime_ns + 1_000_000_000))
+        assert client.analyze(dict(arguments)) is None
+        assert started == [short_store]
+        thread.join(30)
+        assert codes == [0]
+    assert not os.path.exists(os.path.join(short_store, client.SOCKET_NAME))
 
 
 def test_socket_and_lock_are_owner_only(serving: worker.Worker) -> None:
@@ -191,7 +198,7 @@ def test_a_run_is_analysed_by_the_worker_exactly_as_in_process(serving: worker.W
 # together they cost more than the rest of the call (see `capture.py`, `wire.py`).
 NOT_FOR_A_WARM_RUN = {
     "site", "json", "re", "enum", "socket", "struct", "subprocess", "selectors", "threading",
-    "signal", "shlex", "functools", "collections", "contextlib", "typing", "pathlib",
+    "signal", "shlex", "functools", "collections", "contextlib", "typing", "pathlib", "select", "zlib",
 }  # fmt: skip
 
 

@@ -10,9 +10,10 @@ runs in-process and starts one, detached, for the next call. Anything unexpected
 worker yet, a socket path too long, an input too large to be worth sending, a worker
 that fails) falls back to running in-process, which also reports every input error.
 Each request carries `code_stamp()`, which tokenlab this process runs: a worker started
-by another version (an upgrade, an edited file in an editable install) answers `stale`
-and exits, and the command runs in-process and starts a fresh worker, as with none; so
-does a worker that speaks another version of the protocol (`wire.py`).
+by another version or install, or one whose files were edited since it started (an
+editable install), answers `stale` and exits, and the command runs in-process and starts
+a fresh worker, as with none; so does a worker that speaks another version of the
+protocol (`wire.py`).
 A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
 This module imports only the standard library and `wire`, and of the standard library only
@@ -65,43 +66,17 @@ def socket_path(root: str) -> str | None:
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
-_stamps: dict[str, str] = {}
+# The package's folder: with its version, which tokenlab this process runs.
+PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def code_stamp() -> str:
-    """Which tokenlab this process runs: the package's version and `tree_stamp` of its
-    folder. Computed once per process, only when a worker is there to ask."""
-    if not _stamps:
-        _stamps["code"] = compute_code_stamp()
-    return _stamps["code"]
-
-
-def compute_code_stamp() -> str:
-    """`code_stamp` of the package's files as they are now."""
+    """Which tokenlab this process runs: the package's version and folder. A worker answers
+    only its own, and only while its files are unchanged, which it checks itself
+    (`package_files.py`): a client never reads the package's files."""
     from tokenlab import __version__
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return f"{__version__}-{tree_stamp(package)}"
-
-
-def tree_stamp(folder: str) -> str:
-    """A checksum of the path, size and modification time of every file under `folder`
-    (compiled files aside): any edit, install or removal changes it. Stat calls rather
-    than contents keep it under a millisecond for the package's 120 files."""
-    import zlib  # importing hashlib alone would cost about 2.5 ms; a checksum is enough
-
-    files, folders = [], [folder]
-    while folders:
-        with os.scandir(folders.pop()) as listing:
-            for entry in listing:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != "__pycache__":
-                        folders.append(entry.path)
-                elif entry.is_file():
-                    info = entry.stat()
-                    files.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
-    files.sort()  # `scandir` lists in the file system's order
-    return format(zlib.crc32("\n".join(files).encode()), "08x")
+    return f"{__version__}:{PACKAGE_FOLDER}"
 
 
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:

@@ -11,10 +11,11 @@ functions build both: `commands.analysis_output`, `agent.run.finish_request`,
 `commands.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
 client runs it in-process.
 
-Each request also carries the client's `code_stamp`. A worker must not answer for
-another version of tokenlab than the client's (after an upgrade, or an edit in an
-editable install, it would still run the code it loaded), so on a stamp other than its
-own it answers `stale` without doing the work, removes its socket and releases its lock
+Each request also carries the client's `code_stamp`, its version and package folder. A
+worker must not answer for other code than the client's (after an upgrade, or an edit in
+an editable install, it would still run the code it loaded), so on a stamp other than its
+own, or once a file of its package changed since it started (`package_files.py`, checked
+on every request), it answers `stale` without doing the work, removes its socket and releases its lock
 at once (the client starts a fresh worker next, which must get them), and exits.
 
 Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
@@ -37,7 +38,8 @@ from typing import Any
 
 from tokenlab import ledger
 from tokenlab.agent import wire
-from tokenlab.agent.client import LOCK_NAME, code_stamp, socket_path
+from tokenlab.agent.client import LOCK_NAME, PACKAGE_FOLDER, code_stamp, socket_path
+from tokenlab.agent.package_files import PackageFiles
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
 from tokenlab.store.folder import FolderStore
@@ -62,7 +64,7 @@ class _Handler(socketserver.BaseRequestHandler):
             answer, stale = wire.OTHER_PROTOCOL, True
         else:
             header, payload = request
-            stale = header is not None and header.get("stamp") != self.server.stamp
+            stale = header is not None and not self.server.serves(header.get("stamp"))
             served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
             answer = wire.answer_bytes(*served)
         if stale:  # the worker the client starts next must get the store: free it first
@@ -86,13 +88,15 @@ def _same_user(sock: socket.socket) -> bool:
 class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, root: str, address: str, idle_seconds: float, stamp: str, lock: int) -> None:
-        """Serve `root` at `address` for clients whose code stamp is `stamp`; `lock` is the
-        descriptor holding the store's worker lock."""
+    def __init__(
+        self, root: str, address: str, idle_seconds: float, code: tuple[str, PackageFiles], lock: int
+    ) -> None:
+        """Serve `root` at `address` for clients whose code stamp is `code`'s, while its package
+        files stay unchanged; `lock` is the descriptor holding the store's worker lock."""
         self.root = root
         self.address = address
         self.idle_seconds = idle_seconds
-        self.stamp = stamp
+        self.stamp, self.files = code
         self.last_request = time.monotonic()
         self._activity = threading.Lock()
         self._lock = lock
@@ -102,6 +106,10 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         # the tokenizer are slower together than one after another (16 at once: p99 1.6 s).
         self._turns = threading.BoundedSemaphore(os.cpu_count() or 1)
         super().__init__(address, _Handler)
+
+    def serves(self, stamp: object) -> bool:
+        """Whether a client of code stamp `stamp` runs the code this worker loaded."""
+        return stamp == self.stamp and self.files.unchanged()
 
     def touch(self) -> None:
         with self._activity:
@@ -213,9 +221,9 @@ def serve(
     address = socket_path(root)
     if address is None:
         return 1
-    # Before the warm-up imports the pipeline: a file edited in between then makes the
-    # stamps differ (a restart), rather than old code answer under the new stamp.
-    stamp = code_stamp()
+    # Before the warm-up imports the pipeline: a file edited in between then counts as a
+    # change (a restart), rather than old code answer for the new files.
+    code = code_stamp(), package_files()
     os.makedirs(root, mode=0o700, exist_ok=True)
     with os.fdopen(os.open(os.path.join(root, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+b") as lock:
         try:
@@ -226,7 +234,7 @@ def serve(
             os.unlink(address)  # left by a worker that died: the lock says none is running
         old_mask = os.umask(0o177)
         try:
-            worker = Worker(root, address, idle_seconds, stamp, lock.fileno())
+            worker = Worker(root, address, idle_seconds, code, lock.fileno())
         finally:
             os.umask(old_mask)
         _warm_up(worker)
@@ -241,6 +249,11 @@ def serve(
             worker.server_close()
             worker.leave()
     return 0
+
+
+def package_files() -> PackageFiles:
+    """The package's files as they are now, to tell later whether they changed."""
+    return PackageFiles(PACKAGE_FOLDER)
 
 
 def _warm_up(worker: Worker) -> None:
