@@ -371,3 +371,12 @@ def test_show_ref_for_a_database_or_a_missing_store_runs_in_process(
     arguments = plain_show_ref(["show-ref", "ctx_abcdef", "--head", "1", "--store", short_store])
     assert arguments is not None and client.show_ref(arguments) is None  # no worker yet: one is started
     assert started == [short_store]
+
+
+def test_a_worker_is_not_idle_while_a_connection_is_open(serving: worker.Worker) -> None:
+    """A `tokens run` connects before its command starts and holds the connection while it
+    runs, however long: the worker must still be there for its request."""
+    serving.last_request -= 1000
+    with serving.busy():
+        assert serving.idle_for() == 0.0
+    assert serving.idle_for() < 1000

@@ -34,6 +34,7 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on ev
 if TYPE_CHECKING:
     from typing import Any
 
+    from tokenlab.agent.capture import Capture
     from tokenlab.spooled_text import SpooledText
 
 SOCKET_NAME = "worker.sock"
@@ -116,10 +117,9 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
 def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes | SpooledText, bytes]:
     """A plain `tokens run`: the command runs here (its folder, its terminal, its stdin);
     what it printed is analysed by the warm worker (with `worker`), or here when none
-    answers (its stdout then the visible text as the pipeline wrote it)."""
+    answers (its stdout then the visible text as the pipeline wrote it). The worker is
+    connected to before the command starts: it checks its own files while the command runs."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
-    from tokenlab.agent.host_env import host_of
-    from tokenlab.agent.launcher import opener
 
     url = database_store(arguments["store"])
     if url is not None:  # no worker; the spool goes to the local state folder
@@ -132,51 +132,78 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
         from tokenlab.counting import tokens
 
         tokens.prefetch_vocabulary()  # analysed here: read the vocabulary while the command runs
+    connection = _connect(address) if worker and address is not None else None
     line = arguments["shell"]
     argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
-    capture = capture_output(
-        argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"])
-    )
     try:
-        header = {
-            "op": "run",
-            "store": url or root,
-            "command": list(arguments["command"]),
-            "shell": line,
-            "status": capture.status,
-            "duration": capture.duration,
-            "timed_out": capture.timed_out,
-            "killed": capture.killed,
-            "cwd": os.getcwd(),
-            "host": host_of(os.environ),
-            "opener": opener(),
-            **{
-                key: arguments[key]
-                for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")
-            },
-        }
-        if worker and capture.size() <= LARGE_INPUT:
-            outputs = {name: capture.read(name) for name in capture.spools}
-            header["streams"] = [[name, len(data)] for name, data in outputs.items()]
-            answer = _ask(root, header, b"".join(outputs.values()))
-            if answer is not None:
-                return answer
-        from tokenlab.agent.run import finish_request
+        capture = capture_output(
+            argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"])
+        )
+        try:
+            header = _run_header(arguments, capture, url or root)
+            if worker and capture.size() <= LARGE_INPUT:
+                outputs = {name: capture.read(name) for name in capture.spools}
+                header["streams"] = [[name, len(data)] for name, data in outputs.items()]
+                answer = _ask(root, header, b"".join(outputs.values()), connection)
+                if answer is not None:
+                    return answer
+            from tokenlab.agent.run import finish_request
 
-        return finish_request(header, capture)
+            return finish_request(header, capture)
+        finally:
+            capture.close()
     finally:
-        capture.close()
+        if connection is not None:
+            connection.close()
 
 
-def _ask(root: str, header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes] | None:
-    """The worker's answer to a request, or None (after starting a worker if none runs, or
-    if the one that ran was another version of tokenlab)."""
-    address = socket_path(root)
-    if address is None:
+def _run_header(arguments: dict[str, Any], capture: Capture, store: str) -> dict[str, Any]:
+    """What the analysis of a finished `tokens run` needs to know (`run.finish_request`)."""
+    from tokenlab.agent.host_env import host_of
+    from tokenlab.agent.launcher import opener
+
+    return {
+        "op": "run",
+        "store": store,
+        "command": list(arguments["command"]),
+        "shell": arguments["shell"],
+        "status": capture.status,
+        "duration": capture.duration,
+        "timed_out": capture.timed_out,
+        "killed": capture.killed,
+        "cwd": os.getcwd(),
+        "host": host_of(os.environ),
+        "opener": opener(),
+        **{key: arguments[key] for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")},
+    }
+
+
+def _connect(address: str) -> _socket.socket | None:
+    """A connection to the worker at `address`, or None if none answers there."""
+    if not os.path.exists(address):
         return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(address)
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def _ask(
+    root: str, header: dict[str, Any], payload: bytes, connection: _socket.socket | None = None
+) -> tuple[int, bytes, bytes] | None:
+    """The worker's answer to a request (on `connection` if one was made earlier by
+    `_connect`; it is closed), or None (after starting a worker if none runs, or if the one that ran was
+    another version of tokenlab)."""
+    address = socket_path(root)
+    if address is None:
+        return None
+    sock = connection or _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        if connection is None:
+            sock.connect(address)
         try:
             wire.send_request(sock, {**header, "stamp": code_stamp()}, payload)
         except (BrokenPipeError, ConnectionResetError):

@@ -15,8 +15,9 @@ Each request also carries the client's `code_stamp`, its version and package fol
 worker must not answer for other code than the client's (after an upgrade, or an edit in
 an editable install, it would still run the code it loaded), so on a stamp other than its
 own, or once a file of its package changed since it started (`package_files.py`, checked
-on every request), it answers `stale` without doing the work, removes its socket and releases its lock
-at once (the client starts a fresh worker next, which must get them), and exits.
+on every connection, before the request arrives), it answers `stale` without doing the
+work, removes its socket and releases its lock at once (the client starts a fresh worker
+next, which must get them), and exits.
 
 Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
 """
@@ -32,7 +33,8 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,31 +54,32 @@ class _Handler(socketserver.BaseRequestHandler):
     server: Worker
 
     def handle(self) -> None:
-        self.server.touch()
         sock: socket.socket = self.request
-        if not _same_user(sock):
-            return
-        try:
-            request = wire.receive_request(sock)
-        except (OSError, ValueError):
-            return
-        if request is None:  # a client of another protocol
-            answer, stale = wire.OTHER_PROTOCOL, True
-        else:
-            header, payload = request
-            stale = header is not None and not self.server.serves(header.get("stamp"))
-            served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
-            answer = wire.answer_bytes(*served)
-        if stale:  # the worker the client starts next must get the store: free it first
-            self.server.leave()
-        try:
-            sock.sendall(answer)
-        except OSError:
-            pass  # the client went away; it runs the command itself
+        with self.server.busy():
+            if not _same_user(sock):
+                return
+            # Checked before the request arrives: a `tokens run` connects before its command
+            # starts, so this runs beside the command.
+            unchanged = self.server.files.unchanged()
+            try:
+                request = wire.receive_request(sock)
+            except (OSError, ValueError):
+                return
+            if request is None:  # a client of another protocol
+                answer, stale = wire.OTHER_PROTOCOL, True
+            else:
+                header, payload = request
+                stale = header is not None and (header.get("stamp") != self.server.stamp or not unchanged)
+                served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
+                answer = wire.answer_bytes(*served)
+            if stale:  # the worker the client starts next must get the store: free it first
+                self.server.leave()
+            try:
+                sock.sendall(answer)
+            except OSError:
+                pass  # the client went away; it runs the command itself
         if stale:
             self.server.shutdown()
-        else:
-            self.server.touch()
 
 
 def _same_user(sock: socket.socket) -> bool:
@@ -98,6 +101,7 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.idle_seconds = idle_seconds
         self.stamp, self.files = code
         self.last_request = time.monotonic()
+        self._connections = 0
         self._activity = threading.Lock()
         self._lock = lock
         self._leaving = threading.Lock()
@@ -107,17 +111,22 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self._turns = threading.BoundedSemaphore(os.cpu_count() or 1)
         super().__init__(address, _Handler)
 
-    def serves(self, stamp: object) -> bool:
-        """Whether a client of code stamp `stamp` runs the code this worker loaded."""
-        return stamp == self.stamp and self.files.unchanged()
-
-    def touch(self) -> None:
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """A connection being served: the worker is not idle until the last one closes (a
+        `tokens run` holds one while its command runs)."""
         with self._activity:
-            self.last_request = time.monotonic()
+            self._connections += 1
+        try:
+            yield
+        finally:
+            with self._activity:
+                self._connections -= 1
+                self.last_request = time.monotonic()
 
     def idle_for(self) -> float:
         with self._activity:
-            return time.monotonic() - self.last_request
+            return 0.0 if self._connections else time.monotonic() - self.last_request
 
     def leave(self) -> None:
         """Remove the socket and release the store's lock, once: when the worker stops, or
