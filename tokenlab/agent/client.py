@@ -1,5 +1,5 @@
-"""The short-lived side of the warm worker: hand it a `tokens analyze`, `run` or
-`show-ref`, or start it.
+"""The short-lived side of the warm worker: hand it a `tokens analyze`, `run`, `show-ref`
+or Claude Code hook call, or start it.
 
 A `tokens` process pays Python's start-up (about 20 ms) on every call, and on top of it
 importing the pipeline and building the tokenizer (about 0.25 s), against about 8 ms for
@@ -112,6 +112,34 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
         "host": host_of(os.environ),
     }
     return _ask(root, header, b"")
+
+
+# What a Claude Code PreToolUse answer reads of the hook process's environment
+# (`claude_permissions`): sent with the call, since the worker's environment is another's.
+CLAUDE_HOOK_ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR")
+
+
+def claude_hook(args: list[str], data: bytes) -> bytes | None:
+    """What `tokens hook claude-code ARGS` prints for the call `data`, answered by the warm
+    worker of the store that a `tokens run` here would use; None when the hook must answer
+    in-process: no worker there (a hook starts none, it writes nothing), or one that cannot
+    answer for this process (`worker.py`)."""
+    if database_store(None) is not None:
+        return None
+    root = store_root(None)
+    address = socket_path(root)
+    if address is None or not os.path.exists(address):
+        return None
+    header = {
+        "op": "claude-hook",
+        "store": root,
+        "args": args,
+        "executable": sys.executable,
+        "cwd": os.getcwd(),
+        "env": {name: os.environ[name] for name in CLAUDE_HOOK_ENV if name in os.environ},
+    }
+    answer = _ask(root, header, data)
+    return answer[1] if answer is not None and answer[0] == 0 else None
 
 
 def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes | SpooledText, bytes]:

@@ -1,5 +1,6 @@
 """The warm worker: a local process that runs `tokens analyze`, the analysis of `tokens
-run` and `tokens show-ref` drill-downs for short-lived commands.
+run`, `tokens show-ref` drill-downs and Claude Code's PreToolUse hook for short-lived
+commands.
 
 One worker serves one store. It listens on `worker.sock` in the store folder (the folder
 is owner-only, the socket too, and each connection's peer must be this user), holds
@@ -147,6 +148,8 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         try:
             with self._turns:
                 code, stdout, stderr = operation(header, payload)
+        except _NotServed:
+            return wire.FALLBACK, 0, b"", b""
         except TokenlabError as error:
             return wire.ANSWERED, error.exit_code, b"", (error_line(error) + "\n").encode()
         except Exception:  # noqa: BLE001 (any other failure: the client runs it in-process)
@@ -215,10 +218,30 @@ def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes
     return output.exit_code, output.stdout, output.stderr
 
 
+class _NotServed(Exception):
+    """A request this worker must leave to the client: it runs it in-process."""
+
+
+def _claude_hook(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    """A Claude Code hook call answered as in the hook's process (`client.claude_hook`), whose
+    variables the request carries: only for a hook run by this Python (its rewrite names
+    it) in this folder (a relative path means the same file), and not for PostToolUse."""
+    from tokenlab.agent.claude_hook import pre_tool_use_output
+
+    if header["executable"] != sys.executable or header["cwd"] != os.getcwd():
+        raise _NotServed
+    env = {str(name): str(value) for name, value in header["env"].items()}
+    printed = pre_tool_use_output(payload, [str(arg) for arg in header["args"]], env)
+    if printed is None:
+        raise _NotServed
+    return 0, printed, b""
+
+
 _OPERATIONS: dict[str, Callable[[dict[str, Any], bytes], tuple[int, bytes, bytes]]] = {
     "analyze": _analyze,
     "run": _run,
     "show-ref": _show_ref,
+    "claude-hook": _claude_hook,
 }
 
 
