@@ -462,7 +462,10 @@ def test_the_worker_leaves_other_hook_calls_to_the_hook_process(
     """A PostToolUse call, or a hook run by another Python or in another folder (its rewrite
     names its own Python; a relative path is another file), is answered in-process."""
     monkeypatch.setenv("TOKENLAB_STORE", serving.root)
-    assert client.claude_hook([], _hook_call("ls", hook_project, "PostToolUse")) is None
+    assert client.claude_hook([], _hook_call("ls", hook_project, "PostToolUse")) is None  # not even sent
+    escaped = _hook_call("ls", hook_project, "PostToolUse").replace(b"PostToolUse", b"\\u0050ostToolUse")
+    assert json.loads(escaped)["hook_event_name"] == "PostToolUse"
+    assert client.claude_hook([], escaped) is None  # sent, and left to the hook
     data = _hook_call("git status", hook_project)
     header = {"op": "claude-hook", "store": serving.root, "args": [], "executable": sys.executable,
               "cwd": os.getcwd(), "env": {"HOME": os.environ["HOME"]}}  # fmt: skip

@@ -124,7 +124,7 @@ def claude_hook(args: list[str], data: bytes) -> bytes | None:
     worker of the store that a `tokens run` here would use; None when the hook must answer
     in-process: no worker there (a hook starts none, it writes nothing), or one that cannot
     answer for this process (`worker.py`)."""
-    if database_store(None) is not None:
+    if b"PostToolUse" in data or database_store(None) is not None:  # the worker leaves it to the hook
         return None
     root = store_root(None)
     address = socket_path(root)
