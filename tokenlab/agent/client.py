@@ -17,21 +17,19 @@ protocol (`wire.py`).
 A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
 This module imports only the standard library and `wire`, and of the standard library only
-what a call answered by the worker needs (the rest where it is used): it runs before
-anything else is loaded.
+what a call answered by the worker needs, where it is used: it runs before anything else
+is loaded, and a hook call that finds no worker loads nothing more than this module.
 """
 
 from __future__ import annotations
 
-import _socket  # `socket` wraps it in enums and `selectors`; a client needs none of that
 import os
 import sys
-
-from tokenlab.agent import wire
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
+    import _socket
     from typing import Any
 
     from tokenlab.agent.capture import Capture
@@ -210,6 +208,8 @@ def _connect(address: str) -> _socket.socket | None:
     """A connection to the worker at `address`, or None if none answers there."""
     if not os.path.exists(address):
         return None
+    import _socket  # `socket` wraps it in enums and `selectors`; a client needs none of that
+
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(address)
@@ -225,6 +225,10 @@ def _ask(
     """The worker's answer to a request (on `connection` if one was made earlier by
     `_connect`; it is closed), or None (after starting a worker if none runs, or if the one that ran was
     another version of tokenlab)."""
+    import _socket
+
+    from tokenlab.agent import wire
+
     address = socket_path(root)
     if address is None:
         return None
