@@ -222,8 +222,8 @@ def _connect(address: str) -> _socket.socket | None:
 def _ask(
     root: str, header: dict[str, Any], payload: bytes, connection: _socket.socket | None = None
 ) -> tuple[int, bytes, bytes] | None:
-    """The worker's answer to a request (on `connection` if one was made earlier by
-    `_connect`; it is closed), or None (after starting a worker if none runs, or if the one that ran was
+    """The worker's answer to a request (on `connection` if `_connect` made one earlier; it
+    is closed), or None (after starting a worker if none runs, or if the one that ran was
     another version of tokenlab)."""
     import _socket
 
