@@ -604,6 +604,12 @@ def per_call(repeat: int) -> list[PerCall]:
         return run_child(argv, stdout_to_null=True, env=IN_PROCESS_ENV).seconds
 
     with warm_worker() as (store, env):
+        # The hook served by the worker of the store it finds (its rewrite's `tokens run` uses it too).
+        warm_hook_env = {**hook_env, "TOKENLAB_WORKER": "1", "TOKENLAB_STORE": str(store)}
+        for argv in (hook, installed_hook):
+            served = run_child(argv, stdin=call, env=warm_hook_env, cwd=call.parent).stdout
+            if served != run_child(argv, stdin=call, env=hook_env, cwd=call.parent).stdout:
+                raise SystemExit(f"{argv} answered otherwise through the worker: {served!r}")
         commands: dict[str, tuple[str, Callable[[], float]]] = {
             "python -c pass": ("python -c pass", lambda: run_child([str(PYTHON), "-c", "pass"]).seconds),
             "true": ("true", lambda: run_child(["true"]).seconds),
@@ -630,6 +636,16 @@ def per_call(repeat: int) -> list[PerCall]:
                 "true",
                 lambda: run_child(
                     installed_hook, stdin=call, env=hook_env, cwd=call.parent, stdout_to_null=True
+                ).seconds,
+            ),
+            "tokens hook claude-code (PreToolUse), warm": (
+                "true",
+                lambda: run_child(hook, stdin=call, env=warm_hook_env, cwd=call.parent, stdout_to_null=True).seconds,
+            ),
+            "python -S entry hook claude-code (PreToolUse, as installed), warm": (
+                "true",
+                lambda: run_child(
+                    installed_hook, stdin=call, env=warm_hook_env, cwd=call.parent, stdout_to_null=True
                 ).seconds,
             ),
             f"tokens analyze ({size}), warm": (
@@ -673,6 +689,8 @@ def per_call_verdicts(calls: list[PerCall]) -> list[str]:
         ("python -S entry run -- true, warm (as rewritten)", 1.0),
         ("tokens hook claude-code (PreToolUse)", 1.0),
         ("python -S entry hook claude-code (PreToolUse, as installed)", 1.0),
+        ("tokens hook claude-code (PreToolUse), warm", 1.0),
+        ("python -S entry hook claude-code (PreToolUse, as installed), warm", 1.0),
         ("tokens run -- true, cold", 5.0),
         ("python -S entry run -- true, cold (as rewritten)", 5.0),
     )
@@ -732,7 +750,8 @@ def write_issue25_section(about: str, calls: list[PerCall], giga: list[GigabyteR
             "fresh store and no warm worker (and start none: TOKENLAB_WORKER=0); warm ones a",
             "worker serving the store. The hook",
             "answers a recorded PreToolUse call for `git status` that the project allows (it",
-            "rewrites it). BARE is what the command stands in for, measured in the same rounds.",
+            "rewrites it): in-process (TOKENLAB_WORKER=0), and warm, answered by the worker of",
+            "the store it finds. BARE is what the command stands in for, measured in the same rounds.",
             "`python -S entry` is `<python> -S <repo>/tokenlab/__main__.py`, the form hooks are",
             "installed with and the PreToolUse rewrite runs (`agent/launcher.py`); `tokens` is the",
             "console script a user types (an editable install as a path entry, as `make` installs it).",

@@ -766,3 +766,16 @@ def test_cli_install_and_uninstall(tmp_path: Path, claude_home: Path) -> None:
 
 def test_unicode_spaces_are_part_of_a_word() -> None:
     assert rewritten("git\u00a0status", settings=rules(allow=("Bash(git status:*)",))) is None
+
+
+@pytest.mark.parametrize("path", ["~", "~/", "~/.claude", "~root/x", "plain/~", "/abs", ""])
+def test_expand_user_reads_home_from_the_given_environment(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `os.path.expanduser` with the process's own environment, and with another's HOME
+    (the warm worker answers for a hook process), or none (the password database)."""
+    assert claude_permissions.expand_user(path, os.environ) == os.path.expanduser(path)
+    monkeypatch.setenv("HOME", "/elsewhere/")
+    assert claude_permissions.expand_user(path, {"HOME": "/elsewhere/"}) == os.path.expanduser(path)
+    other = {"HOME": "/other"}
+    assert claude_permissions.expand_user(path, other) == os.path.expanduser(path).replace("/elsewhere", "/other", 1)
+    monkeypatch.delenv("HOME")
+    assert claude_permissions.expand_user(path, {}) == os.path.expanduser(path)

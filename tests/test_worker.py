@@ -20,12 +20,13 @@ import tokenlab
 from tokenlab import ledger
 from tokenlab.agent import client, wire, worker
 from tokenlab.agent.launcher import tokens_argv
+from tokenlab.agent.package_files import PackageFiles
 from tokenlab.cli import app
 from tokenlab.commands import analysis_output
 from tokenlab.entry import plain_analyze, plain_show_ref
 from tokenlab.entry import run as entry_run
 from tokenlab.spooled_text import SpooledText
-from tests.warm_worker import serving_on_a_thread
+from tests.warm_worker import NOT_FOR_A_WARM_RUN, serving_on_a_thread
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -121,26 +122,32 @@ def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
     assert (code, printed.out, printed.err) == _in_process(arguments, source.read_bytes(), ())
 
 
-def test_the_code_stamp_changes_with_any_package_file(tmp_path: Path) -> None:
-    """A copy of the package: touching a module or a query file changes the stamp, a
-    compiled file (written by every import) does not."""
-    package = Path(tokenlab.__file__).parent
-    # Uncached: the package may have been edited since this process first computed it.
-    assert client.compute_code_stamp() == f"{tokenlab.__version__}-{client.tree_stamp(str(package))}"
-    copy = tmp_path / "tokenlab"
-    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "__pycache__").mkdir()
-    stamp = client.tree_stamp(str(copy))
-    assert client.tree_stamp(str(copy)) == stamp
-    compiled = copy / "__pycache__" / "entry.cpython-311.pyc"
-    compiled.write_bytes(b"compiled")
-    assert client.tree_stamp(str(copy)) == stamp
-    for name in ("optimizers/log/optimizer.py", "syntax/queries/python-tags.scm"):
-        changed = copy / name
-        info = changed.stat()
-        os.utime(changed, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-        assert client.tree_stamp(str(copy)) != stamp
-        stamp = client.tree_stamp(str(copy))
+def test_the_code_stamp_names_the_version_and_the_package_folder() -> None:
+    assert client.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
+
+
+def test_a_worker_whose_package_files_changed_leaves(
+    short_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker checks its own files on every request: once one was written since it
+    started, it answers `stale`, frees the store and exits, as for another version."""
+    package = tmp_path / "tokenlab"
+    shutil.copytree(Path(tokenlab.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(worker, "package_files", lambda: PackageFiles(str(package)))
+    started: list[str] = []
+    monkeypatch.setattr(client, "start_worker", started.append)
+    arguments = plain_analyze(["analyze", str(FIXTURES / "service.log"), "--store", short_store])
+    assert arguments is not None
+    codes: list[int] = []
+    with serving_on_a_thread(short_store, codes) as (_, thread):
+        assert client.analyze(dict(arguments)) is not None  # unchanged: served
+        edited = package / "agent" / "run.py"
+        os.utime(edited, ns=(0, edited.stat().st_mtime_ns + 1_000_000_000))
+        assert client.analyze(dict(arguments)) is None
+        assert started == [short_store]
+        thread.join(30)
+        assert codes == [0]
+    assert not os.path.exists(os.path.join(short_store, client.SOCKET_NAME))
 
 
 def test_socket_and_lock_are_owner_only(serving: worker.Worker) -> None:
@@ -185,14 +192,6 @@ def test_a_run_is_analysed_by_the_worker_exactly_as_in_process(serving: worker.W
     _forget_runs(Path(serving.root))  # else the second run repeats the first, and is shown unmodified
     here = client.run(dict(arguments), worker=False)
     assert _without_timing(served) == _without_timing(here)
-
-
-# What the standard library's wrappers would bring into a `tokens run` the worker answers:
-# together they cost more than the rest of the call (see `capture.py`, `wire.py`).
-NOT_FOR_A_WARM_RUN = {
-    "site", "json", "re", "enum", "socket", "struct", "subprocess", "selectors", "threading",
-    "signal", "shlex", "functools", "collections", "contextlib", "typing", "pathlib",
-}  # fmt: skip
 
 
 def test_a_run_the_worker_answers_imports_only_what_it_needs(serving: worker.Worker) -> None:
@@ -364,3 +363,12 @@ def test_show_ref_for_a_database_or_a_missing_store_runs_in_process(
     arguments = plain_show_ref(["show-ref", "ctx_abcdef", "--head", "1", "--store", short_store])
     assert arguments is not None and client.show_ref(arguments) is None  # no worker yet: one is started
     assert started == [short_store]
+
+
+def test_a_worker_is_not_idle_while_a_connection_is_open(serving: worker.Worker) -> None:
+    """A `tokens run` connects before its command starts and holds the connection while it
+    runs, however long: the worker must still be there for its request."""
+    serving.last_request -= 1000
+    with serving.busy():
+        assert serving.idle_for() == 0.0
+    assert serving.idle_for() < 1000

@@ -1,4 +1,5 @@
-"""A warm worker run on a thread of the test process, for the tests that talk to one."""
+"""A warm worker run on a thread of the test process, for the tests that talk to one, and
+the modules a call the worker answers must not load."""
 
 from __future__ import annotations
 
@@ -8,6 +9,13 @@ import threading
 from collections.abc import Iterator
 
 from tokenlab.agent import worker
+
+# What the standard library's wrappers would bring into a `tokens run` the worker answers:
+# together they cost more than the rest of the call (see `capture.py`, `wire.py`).
+NOT_FOR_A_WARM_RUN = {
+    "site", "json", "re", "enum", "socket", "struct", "subprocess", "selectors", "threading",
+    "signal", "shlex", "functools", "collections", "contextlib", "typing", "pathlib", "select", "zlib",
+}  # fmt: skip
 
 
 @contextlib.contextmanager

@@ -222,9 +222,7 @@ def _utf8(text: str) -> bool:
 def run(argv: list[str]) -> int:
     """Run one `tokens` command line; its exit code."""
     if argv[:2] == ["hook", "claude-code"] and "--help" not in argv:  # before every agent Bash call
-        from tokenlab.agent.claude_hook import run as answer_hook
-
-        return answer_hook(argv[2:])
+        return _claude_hook(argv[2:])
     if argv[:2] == ["hook", "codex"] and "--help" not in argv:  # before every Codex shell command
         from tokenlab.agent.codex_hook import run as answer_codex_hook
 
@@ -267,6 +265,35 @@ def run(argv: list[str]) -> int:
     except TokenlabError as error:
         sys.stderr.write(error_line(error) + "\n")
         return error.exit_code
+
+
+def _claude_hook(args: list[str]) -> int:
+    """`tokens hook claude-code`: answered by the warm worker when one serves the store here
+    (this process then imports neither `json` nor `re`), else in-process; always 0, and
+    nothing printed when anything fails (see `agent/claude_hook.py`)."""
+    import io
+
+    try:
+        data = sys.stdin.buffer.read()
+    except Exception:  # noqa: BLE001 - never fail closed
+        return 0
+    if _worker_enabled():
+        try:
+            from tokenlab.agent import client
+
+            printed = client.claude_hook(args, data)
+        except Exception:  # noqa: BLE001 - the worker's side failed: answered in-process
+            printed = None
+        if printed is not None:
+            try:
+                sys.stdout.buffer.write(printed)
+                sys.stdout.buffer.flush()
+            except OSError:
+                pass
+            return 0
+    from tokenlab.agent.claude_hook import run as answer_hook
+
+    return answer_hook(args, io.BytesIO(data))
 
 
 def _run_command(arguments: dict[str, object]) -> int:

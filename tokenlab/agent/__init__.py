@@ -4,7 +4,8 @@ run.py              `tokens run`: run a command, analyse what it printed
 capture.py          the command's output spooled to disk, its process group, timeouts
 client.py           the short-lived side of the warm worker (standard library only)
 wire.py             what the worker and its clients say over the socket, versioned
-worker.py           the warm worker: analyses and drill-downs for short-lived commands
+worker.py           the warm worker: analyses, drill-downs and hook calls for short-lived commands
+package_files.py    whether the worker's package files changed since it started
 discover.py         `tokens discover`: savings on past Claude Code sessions
 hooks.py            the rewrite rules: which commands go through `tokens run`
 shell_split.py      a shell command line read into its segments, for the rules

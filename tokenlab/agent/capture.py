@@ -2,11 +2,12 @@
 where the command runs (see `run.py` for the rest, and why it is shaped this way).
 
 A `tokens run` answered by the warm worker pays for every module this one loads, so it
-loads no more than the `posix`, `select` and `_signal` modules underneath the standard
-library's process and signal wrappers: the child is started with `os.posix_spawnp` as
+loads no more than the `posix` and `_signal` modules underneath the standard library's
+process and signal wrappers: the child is started with `os.posix_spawnp` as
 `subprocess.Popen` would start it (its own session, every other descriptor closed, the
-signals Python ignores set back to their defaults), its pipes are read with `select.poll`
-and it is reaped with `os.waitpid`. `subprocess`, `selectors`, `threading`, `signal` and
+signals Python ignores set back to their defaults), its one pipe is read until it closes
+(`select.poll` only for two pipes, a timeout or progress reports, which need it) and it is
+reaped with `os.waitpid`. `subprocess`, `selectors`, `threading`, `signal` and
 `contextlib` together (and `enum`, `re` and `collections` under them) cost more than the
 rest of such a call.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 import _signal  # `signal` wraps it in enums; the numbers are all a forwarder needs
 import io
 import os
-import select
 import time
 
 from tokenlab.errors import TokenlabError
@@ -251,28 +251,13 @@ def _pump(
     """Copy the pipes into the spools until they close and the child exits (or the timeout);
     the pipes' read ends are closed on return."""
     deadline = _Deadline(child, capture, limits, started)
-    captured, reported = 0, 0.0
-    poller = select.poll()
-    for pipe in sinks:
-        poller.register(pipe, select.POLLIN)
     try:
-        reading = set(sinks)
-        while reading:
-            if not deadline.check():
-                break
-            wait = _shortest(deadline.remaining(), _PROGRESS_EVERY if progress else None)
-            for pipe, _ in poller.poll(None if wait is None else wait * 1000):
-                chunk = os.read(pipe, _CHUNK)
-                if not chunk:
-                    poller.unregister(pipe)
-                    reading.discard(pipe)
-                    continue
-                sinks[pipe].write(chunk)
-                captured += len(chunk)
-            now = time.monotonic()
-            if progress and now - reported >= _PROGRESS_EVERY:
-                progress(captured, now - started)
-                reported = now
+        if len(sinks) == 1 and deadline.at is None and progress is None:
+            [(pipe, sink)] = sinks.items()
+            while chunk := os.read(pipe, _CHUNK):  # nothing else to wait for
+                sink.write(chunk)
+        else:
+            _poll(sinks, deadline, started, progress)
     finally:
         for pipe in sinks:
             os.close(pipe)
@@ -281,6 +266,34 @@ def _pump(
         if not deadline.check():
             child.wait(None)  # SIGKILL always ends it
             return
+
+
+def _poll(sinks: dict[int, IO[bytes]], deadline: _Deadline, started: float, progress: Progress | None) -> None:
+    """Copy each pipe into its spool as bytes arrive, until all close or the deadline's last
+    step; progress reported every `_PROGRESS_EVERY` seconds."""
+    import select
+
+    captured, reported = 0, 0.0
+    poller = select.poll()
+    for pipe in sinks:
+        poller.register(pipe, select.POLLIN)
+    reading = set(sinks)
+    while reading:
+        if not deadline.check():
+            break
+        wait = _shortest(deadline.remaining(), _PROGRESS_EVERY if progress else None)
+        for pipe, _ in poller.poll(None if wait is None else wait * 1000):
+            chunk = os.read(pipe, _CHUNK)
+            if not chunk:
+                poller.unregister(pipe)
+                reading.discard(pipe)
+                continue
+            sinks[pipe].write(chunk)
+            captured += len(chunk)
+        now = time.monotonic()
+        if progress and now - reported >= _PROGRESS_EVERY:
+            progress(captured, now - started)
+            reported = now
 
 
 def _shortest(*waits: float | None) -> float | None:

@@ -55,6 +55,25 @@ def run(
     return answer_one(answer, stdin, stdout)
 
 
+def pre_tool_use_output(data: bytes, args: list[str], env: Mapping[str, str]) -> bytes | None:
+    """What `run` prints for the call `data` (b"" for no answer), or None for a PostToolUse
+    call: how the warm worker answers a hook process (`entry.py`), `env` being that
+    process's variables. A PostToolUse answer analyses and writes in the hook's own store
+    and folder, so it stays with the hook's process."""
+    import io
+    import json
+
+    try:
+        hook_input = json.loads(data)
+    except Exception:  # noqa: BLE001 - `run` answers it as it does in-process: with nothing
+        hook_input = None
+    if isinstance(hook_input, dict) and hook_input.get("hook_event_name") == "PostToolUse":
+        return None
+    printed = io.StringIO()
+    run(args, io.BytesIO(data), printed, env)
+    return printed.getvalue().encode()
+
+
 def answer_post_tool_use(
     hook_input: dict[str, Any], excludes: list[str], env: Mapping[str, str]
 ) -> dict[str, Any] | None:

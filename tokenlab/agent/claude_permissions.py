@@ -32,7 +32,23 @@ MANAGED_DIRS = ("/etc/claude-code", "/Library/Application Support/ClaudeCode")
 def config_dir(env: Mapping[str, str]) -> str:
     """Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     configured = env.get("CLAUDE_CONFIG_DIR")
-    return os.path.expanduser(configured) if configured else os.path.join(os.path.expanduser("~"), ".claude")
+    return expand_user(configured, env) if configured else os.path.join(expand_user("~", env), ".claude")
+
+
+def expand_user(path: str, env: Mapping[str, str]) -> str:
+    """`os.path.expanduser(path)` with `env`'s HOME for this process's: the warm worker
+    answers hook calls for another process's environment (`worker.py`)."""
+    if path != "~" and not path.startswith("~/"):
+        return os.path.expanduser(path)  # no `~`, or another user's: no variable is read
+    home = env.get("HOME")
+    if home is None:  # as `expanduser` without HOME: the password database
+        import pwd
+
+        try:
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except KeyError:
+            return path
+    return (home.rstrip("/") + path[1:]) or "/"
 
 
 def permission_settings(hook_input: Mapping[str, Any], env: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -41,7 +57,7 @@ def permission_settings(hook_input: Mapping[str, Any], env: Mapping[str, str]) -
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
     managed = [path for folder in MANAGED_DIRS for path in _managed_files(folder)]
     sure = [os.path.join(config_dir(env), "settings.json"), *_project_files(project)]
-    extra = [os.path.join(os.path.expanduser("~"), ".claude", "settings.json")]
+    extra = [os.path.join(expand_user("~", env), ".claude", "settings.json")]
     extra += [path for folder in _with_parents(cwd) for path in _project_files(folder)]
 
     managed_data = [data for data in map(_read, managed) if data is not None]

@@ -1,5 +1,5 @@
-"""The short-lived side of the warm worker: hand it a `tokens analyze`, `run` or
-`show-ref`, or start it.
+"""The short-lived side of the warm worker: hand it a `tokens analyze`, `run`, `show-ref`
+or Claude Code hook call, or start it.
 
 A `tokens` process pays Python's start-up (about 20 ms) on every call, and on top of it
 importing the pipeline and building the tokenizer (about 0.25 s), against about 8 ms for
@@ -10,29 +10,29 @@ runs in-process and starts one, detached, for the next call. Anything unexpected
 worker yet, a socket path too long, an input too large to be worth sending, a worker
 that fails) falls back to running in-process, which also reports every input error.
 Each request carries `code_stamp()`, which tokenlab this process runs: a worker started
-by another version (an upgrade, an edited file in an editable install) answers `stale`
-and exits, and the command runs in-process and starts a fresh worker, as with none; so
-does a worker that speaks another version of the protocol (`wire.py`).
+by another version or install, or one whose files were edited since it started (an
+editable install), answers `stale` and exits, and the command runs in-process and starts
+a fresh worker, as with none; so does a worker that speaks another version of the
+protocol (`wire.py`).
 A `show-ref` sends only its options: the worker reads the ref from the store itself.
 
 This module imports only the standard library and `wire`, and of the standard library only
-what a call answered by the worker needs (the rest where it is used): it runs before
-anything else is loaded.
+what a call answered by the worker needs, where it is used: it runs before anything else
+is loaded, and a hook call that finds no worker loads nothing more than this module.
 """
 
 from __future__ import annotations
 
-import _socket  # `socket` wraps it in enums and `selectors`; a client needs none of that
 import os
 import sys
-
-from tokenlab.agent import wire
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing on every call
 
 if TYPE_CHECKING:
+    import _socket
     from typing import Any
 
+    from tokenlab.agent.capture import Capture
     from tokenlab.spooled_text import SpooledText
 
 SOCKET_NAME = "worker.sock"
@@ -65,43 +65,17 @@ def socket_path(root: str) -> str | None:
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
-_stamps: dict[str, str] = {}
+# The package's folder: with its version, which tokenlab this process runs.
+PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def code_stamp() -> str:
-    """Which tokenlab this process runs: the package's version and `tree_stamp` of its
-    folder. Computed once per process, only when a worker is there to ask."""
-    if not _stamps:
-        _stamps["code"] = compute_code_stamp()
-    return _stamps["code"]
-
-
-def compute_code_stamp() -> str:
-    """`code_stamp` of the package's files as they are now."""
+    """Which tokenlab this process runs: the package's version and folder. A worker answers
+    only its own, and only while its files are unchanged, which it checks itself
+    (`package_files.py`): a client never reads the package's files."""
     from tokenlab import __version__
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return f"{__version__}-{tree_stamp(package)}"
-
-
-def tree_stamp(folder: str) -> str:
-    """A checksum of the path, size and modification time of every file under `folder`
-    (compiled files aside): any edit, install or removal changes it. Stat calls rather
-    than contents keep it under a millisecond for the package's 120 files."""
-    import zlib  # importing hashlib alone would cost about 2.5 ms; a checksum is enough
-
-    files, folders = [], [folder]
-    while folders:
-        with os.scandir(folders.pop()) as listing:
-            for entry in listing:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != "__pycache__":
-                        folders.append(entry.path)
-                elif entry.is_file():
-                    info = entry.stat()
-                    files.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
-    files.sort()  # `scandir` lists in the file system's order
-    return format(zlib.crc32("\n".join(files).encode()), "08x")
+    return f"{__version__}:{PACKAGE_FOLDER}"
 
 
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
@@ -138,13 +112,40 @@ def show_ref(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
     return _ask(root, header, b"")
 
 
+# What a Claude Code PreToolUse answer reads of the hook process's environment
+# (`claude_permissions`): sent with the call, since the worker's environment is another's.
+CLAUDE_HOOK_ENV = ("HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR")
+
+
+def claude_hook(args: list[str], data: bytes) -> bytes | None:
+    """What `tokens hook claude-code ARGS` prints for the call `data`, answered by the warm
+    worker of the store that a `tokens run` here would use; None when the hook must answer
+    in-process: no worker there (a hook starts none, it writes nothing), or one that cannot
+    answer for this process (`worker.py`)."""
+    if b"PostToolUse" in data or database_store(None) is not None:  # the worker leaves it to the hook
+        return None
+    root = store_root(None)
+    address = socket_path(root)
+    if address is None or not os.path.exists(address):
+        return None
+    header = {
+        "op": "claude-hook",
+        "store": root,
+        "args": args,
+        "executable": sys.executable,
+        "cwd": os.getcwd(),
+        "env": {name: os.environ[name] for name in CLAUDE_HOOK_ENV if name in os.environ},
+    }
+    answer = _ask(root, header, data)
+    return answer[1] if answer is not None and answer[0] == 0 else None
+
+
 def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes | SpooledText, bytes]:
     """A plain `tokens run`: the command runs here (its folder, its terminal, its stdin);
     what it printed is analysed by the warm worker (with `worker`), or here when none
-    answers (its stdout then the visible text as the pipeline wrote it)."""
+    answers (its stdout then the visible text as the pipeline wrote it). The worker is
+    connected to before the command starts: it checks its own files while the command runs."""
     from tokenlab.agent.capture import SHELL, SPOOL_FOLDER, Limits, capture_output
-    from tokenlab.agent.host_env import host_of
-    from tokenlab.agent.launcher import opener
 
     url = database_store(arguments["store"])
     if url is not None:  # no worker; the spool goes to the local state folder
@@ -157,51 +158,84 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
         from tokenlab.counting import tokens
 
         tokens.prefetch_vocabulary()  # analysed here: read the vocabulary while the command runs
+    connection = _connect(address) if worker and address is not None else None
     line = arguments["shell"]
     argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
-    capture = capture_output(
-        argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"])
-    )
     try:
-        header = {
-            "op": "run",
-            "store": url or root,
-            "command": list(arguments["command"]),
-            "shell": line,
-            "status": capture.status,
-            "duration": capture.duration,
-            "timed_out": capture.timed_out,
-            "killed": capture.killed,
-            "cwd": os.getcwd(),
-            "host": host_of(os.environ),
-            "opener": opener(),
-            **{
-                key: arguments[key]
-                for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")
-            },
-        }
-        if worker and capture.size() <= LARGE_INPUT:
-            outputs = {name: capture.read(name) for name in capture.spools}
-            header["streams"] = [[name, len(data)] for name, data in outputs.items()]
-            answer = _ask(root, header, b"".join(outputs.values()))
-            if answer is not None:
-                return answer
-        from tokenlab.agent.run import finish_request
+        capture = capture_output(
+            argv, os.path.join(root, SPOOL_FOLDER), Limits(arguments["split"], arguments["timeout"])
+        )
+        try:
+            header = _run_header(arguments, capture, url or root)
+            if worker and capture.size() <= LARGE_INPUT:
+                outputs = {name: capture.read(name) for name in capture.spools}
+                header["streams"] = [[name, len(data)] for name, data in outputs.items()]
+                answer = _ask(root, header, b"".join(outputs.values()), connection)
+                if answer is not None:
+                    return answer
+            from tokenlab.agent.run import finish_request
 
-        return finish_request(header, capture)
+            return finish_request(header, capture)
+        finally:
+            capture.close()
     finally:
-        capture.close()
+        if connection is not None:
+            connection.close()
 
 
-def _ask(root: str, header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes] | None:
-    """The worker's answer to a request, or None (after starting a worker if none runs, or
-    if the one that ran was another version of tokenlab)."""
-    address = socket_path(root)
-    if address is None:
+def _run_header(arguments: dict[str, Any], capture: Capture, store: str) -> dict[str, Any]:
+    """What the analysis of a finished `tokens run` needs to know (`run.finish_request`)."""
+    from tokenlab.agent.host_env import host_of
+    from tokenlab.agent.launcher import opener
+
+    return {
+        "op": "run",
+        "store": store,
+        "command": list(arguments["command"]),
+        "shell": arguments["shell"],
+        "status": capture.status,
+        "duration": capture.duration,
+        "timed_out": capture.timed_out,
+        "killed": capture.killed,
+        "cwd": os.getcwd(),
+        "host": host_of(os.environ),
+        "opener": opener(),
+        **{key: arguments[key] for key in ("split", "timeout", "granularity", "redact", "as_json", "trace")},
+    }
+
+
+def _connect(address: str) -> _socket.socket | None:
+    """A connection to the worker at `address`, or None if none answers there."""
+    if not os.path.exists(address):
         return None
+    import _socket  # `socket` wraps it in enums and `selectors`; a client needs none of that
+
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(address)
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def _ask(
+    root: str, header: dict[str, Any], payload: bytes, connection: _socket.socket | None = None
+) -> tuple[int, bytes, bytes] | None:
+    """The worker's answer to a request (on `connection` if `_connect` made one earlier; it
+    is closed), or None (after starting a worker if none runs, or if the one that ran was
+    another version of tokenlab)."""
+    import _socket
+
+    from tokenlab.agent import wire
+
+    address = socket_path(root)
+    if address is None:
+        return None
+    sock = connection or _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        if connection is None:
+            sock.connect(address)
         try:
             wire.send_request(sock, {**header, "stamp": code_stamp()}, payload)
         except (BrokenPipeError, ConnectionResetError):

@@ -1,5 +1,6 @@
 """The warm worker: a local process that runs `tokens analyze`, the analysis of `tokens
-run` and `tokens show-ref` drill-downs for short-lived commands.
+run`, `tokens show-ref` drill-downs and Claude Code's PreToolUse hook for short-lived
+commands.
 
 One worker serves one store. It listens on `worker.sock` in the store folder (the folder
 is owner-only, the socket too, and each connection's peer must be this user), holds
@@ -11,11 +12,13 @@ functions build both: `commands.analysis_output`, `agent.run.finish_request`,
 `commands.ref_view_output`); a request it cannot serve is answered with `fallback`, and the
 client runs it in-process.
 
-Each request also carries the client's `code_stamp`. A worker must not answer for
-another version of tokenlab than the client's (after an upgrade, or an edit in an
-editable install, it would still run the code it loaded), so on a stamp other than its
-own it answers `stale` without doing the work, removes its socket and releases its lock
-at once (the client starts a fresh worker next, which must get them), and exits.
+Each request also carries the client's `code_stamp`, its version and package folder. A
+worker must not answer for other code than the client's (after an upgrade, or an edit in
+an editable install, it would still run the code it loaded), so on a stamp other than its
+own, or once a file of its package changed since it started (`package_files.py`, checked
+on every connection, before the request arrives), it answers `stale` without doing the
+work, removes its socket and releases its lock at once (the client starts a fresh worker
+next, which must get them), and exits.
 
 Run as `python -m tokenlab.agent.worker STORE`; `client.start_worker` does that.
 """
@@ -31,13 +34,15 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tokenlab import ledger
 from tokenlab.agent import wire
-from tokenlab.agent.client import LOCK_NAME, code_stamp, socket_path
+from tokenlab.agent.client import LOCK_NAME, PACKAGE_FOLDER, code_stamp, socket_path
+from tokenlab.agent.package_files import PackageFiles
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.optimizers import Granularity
 from tokenlab.store.folder import FolderStore
@@ -50,31 +55,32 @@ class _Handler(socketserver.BaseRequestHandler):
     server: Worker
 
     def handle(self) -> None:
-        self.server.touch()
         sock: socket.socket = self.request
-        if not _same_user(sock):
-            return
-        try:
-            request = wire.receive_request(sock)
-        except (OSError, ValueError):
-            return
-        if request is None:  # a client of another protocol
-            answer, stale = wire.OTHER_PROTOCOL, True
-        else:
-            header, payload = request
-            stale = header is not None and header.get("stamp") != self.server.stamp
-            served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
-            answer = wire.answer_bytes(*served)
-        if stale:  # the worker the client starts next must get the store: free it first
-            self.server.leave()
-        try:
-            sock.sendall(answer)
-        except OSError:
-            pass  # the client went away; it runs the command itself
+        with self.server.busy():
+            if not _same_user(sock):
+                return
+            # Checked before the request arrives: a `tokens run` connects before its command
+            # starts, so this runs beside the command.
+            unchanged = self.server.files.unchanged()
+            try:
+                request = wire.receive_request(sock)
+            except (OSError, ValueError):
+                return
+            if request is None:  # a client of another protocol
+                answer, stale = wire.OTHER_PROTOCOL, True
+            else:
+                header, payload = request
+                stale = header is not None and (header.get("stamp") != self.server.stamp or not unchanged)
+                served = (wire.STALE, 0, b"", b"") if stale else self.server.answer(header, payload)
+                answer = wire.answer_bytes(*served)
+            if stale:  # the worker the client starts next must get the store: free it first
+                self.server.leave()
+            try:
+                sock.sendall(answer)
+            except OSError:
+                pass  # the client went away; it runs the command itself
         if stale:
             self.server.shutdown()
-        else:
-            self.server.touch()
 
 
 def _same_user(sock: socket.socket) -> bool:
@@ -86,14 +92,17 @@ def _same_user(sock: socket.socket) -> bool:
 class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, root: str, address: str, idle_seconds: float, stamp: str, lock: int) -> None:
-        """Serve `root` at `address` for clients whose code stamp is `stamp`; `lock` is the
-        descriptor holding the store's worker lock."""
+    def __init__(
+        self, root: str, address: str, idle_seconds: float, code: tuple[str, PackageFiles], lock: int
+    ) -> None:
+        """Serve `root` at `address` for clients whose code stamp is `code`'s, while its package
+        files stay unchanged; `lock` is the descriptor holding the store's worker lock."""
         self.root = root
         self.address = address
         self.idle_seconds = idle_seconds
-        self.stamp = stamp
+        self.stamp, self.files = code
         self.last_request = time.monotonic()
+        self._connections = 0
         self._activity = threading.Lock()
         self._lock = lock
         self._leaving = threading.Lock()
@@ -103,13 +112,22 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self._turns = threading.BoundedSemaphore(os.cpu_count() or 1)
         super().__init__(address, _Handler)
 
-    def touch(self) -> None:
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """A connection being served: the worker is not idle until the last one closes (a
+        `tokens run` holds one while its command runs)."""
         with self._activity:
-            self.last_request = time.monotonic()
+            self._connections += 1
+        try:
+            yield
+        finally:
+            with self._activity:
+                self._connections -= 1
+                self.last_request = time.monotonic()
 
     def idle_for(self) -> float:
         with self._activity:
-            return time.monotonic() - self.last_request
+            return 0.0 if self._connections else time.monotonic() - self.last_request
 
     def leave(self) -> None:
         """Remove the socket and release the store's lock, once: when the worker stops, or
@@ -130,6 +148,8 @@ class Worker(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         try:
             with self._turns:
                 code, stdout, stderr = operation(header, payload)
+        except _NotServed:
+            return wire.FALLBACK, 0, b"", b""
         except TokenlabError as error:
             return wire.ANSWERED, error.exit_code, b"", (error_line(error) + "\n").encode()
         except Exception:  # noqa: BLE001 (any other failure: the client runs it in-process)
@@ -198,10 +218,30 @@ def _show_ref(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes
     return output.exit_code, output.stdout, output.stderr
 
 
+class _NotServed(Exception):
+    """A request this worker must leave to the client: it runs it in-process."""
+
+
+def _claude_hook(header: dict[str, Any], payload: bytes) -> tuple[int, bytes, bytes]:
+    """A Claude Code hook call answered as in the hook's process (`client.claude_hook`), whose
+    variables the request carries: only for a hook run by this Python (its rewrite names
+    it) in this folder (a relative path means the same file), and not for PostToolUse."""
+    from tokenlab.agent.claude_hook import pre_tool_use_output
+
+    if header["executable"] != sys.executable or header["cwd"] != os.getcwd():
+        raise _NotServed
+    env = {str(name): str(value) for name, value in header["env"].items()}
+    printed = pre_tool_use_output(payload, [str(arg) for arg in header["args"]], env)
+    if printed is None:
+        raise _NotServed
+    return 0, printed, b""
+
+
 _OPERATIONS: dict[str, Callable[[dict[str, Any], bytes], tuple[int, bytes, bytes]]] = {
     "analyze": _analyze,
     "run": _run,
     "show-ref": _show_ref,
+    "claude-hook": _claude_hook,
 }
 
 
@@ -213,9 +253,9 @@ def serve(
     address = socket_path(root)
     if address is None:
         return 1
-    # Before the warm-up imports the pipeline: a file edited in between then makes the
-    # stamps differ (a restart), rather than old code answer under the new stamp.
-    stamp = code_stamp()
+    # Before the warm-up imports the pipeline: a file edited in between then counts as a
+    # change (a restart), rather than old code answer for the new files.
+    code = code_stamp(), package_files()
     os.makedirs(root, mode=0o700, exist_ok=True)
     with os.fdopen(os.open(os.path.join(root, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+b") as lock:
         try:
@@ -226,7 +266,7 @@ def serve(
             os.unlink(address)  # left by a worker that died: the lock says none is running
         old_mask = os.umask(0o177)
         try:
-            worker = Worker(root, address, idle_seconds, stamp, lock.fileno())
+            worker = Worker(root, address, idle_seconds, code, lock.fileno())
         finally:
             os.umask(old_mask)
         _warm_up(worker)
@@ -241,6 +281,11 @@ def serve(
             worker.server_close()
             worker.leave()
     return 0
+
+
+def package_files() -> PackageFiles:
+    """The package's files as they are now, to tell later whether they changed."""
+    return PackageFiles(PACKAGE_FOLDER)
 
 
 def _warm_up(worker: Worker) -> None:
