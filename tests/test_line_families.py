@@ -123,7 +123,7 @@ def test_another_headline_or_another_line_shape_is_another_kin() -> None:
 def test_a_numbered_column_with_a_record_that_stands_out_names_it_with_its_place() -> None:
     found = families.family([[f"  name: {'Job' if n == 7 else 'job'}-{n:02}", f"  - --batch={n * 50}"] for n in range(1, 13)])
     assert found is not None
-    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50,100,…,600"
+    assert found.table() == "name: job-01–06,08–12 but name: Job-07 as record 7; - --batch=50 to 600 step 50"
 
 
 def test_a_name_numbered_by_its_record_lists_only_the_part_that_follows_no_rule() -> None:

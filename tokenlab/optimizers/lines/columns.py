@@ -16,7 +16,7 @@ from decimal import Decimal
 
 # A value with one run of digits between a prefix and a suffix: `worker-7`, `[10-DE]`.
 _NUMBERED_RE = re.compile(r"(\D*?)(\d+)(\D*)")
-# A sign before the number (`-34`, `= +5`): runs would read as `-13,16,…,34`.
+# A sign before the number (`-34`, `= +5`): runs would read as `-13 to 34 step 3`.
 _SIGN_RE = re.compile(r"(?:^|[^\w])[-+]$")
 # A column of so many records or more is worth a rule; fewer are as short listed.
 MIN_ROWS = 3
@@ -50,7 +50,7 @@ def progression_but(values: Sequence[str]) -> tuple[str, list[int]] | None:
 
 def progression(values: Sequence[str], any_order: bool = False) -> str | None:
     """The values as runs of one step between their constant prefix and suffix
-    (`orders-shard-02–16,18–24`, `net = 10,17,…,150`), when each holds one number,
+    (`orders-shard-02–16,18–24`, `net = 10 to 150 step 7`), when each holds one number,
     printed alike (the same zero padding), and the numbers advance by one step in a few
     runs (once sorted, with `any_order`); None otherwise."""
     if len(values) < MIN_ROWS:
@@ -87,15 +87,20 @@ def _printed(number: int, width: int) -> str:
     return str(number).zfill(width)
 
 
+# A run of another step than one is listed up to this many numbers; a longer one is said
+# by its ends and step in words: readers took an elided `10,17,…,150` for values hidden.
+_MOST_LISTED = 4
+
+
 def _run(run: list[int], step: int, width: int) -> str:
     first, last = _printed(run[0], width), _printed(run[-1], width)
     if len(run) == 1:
         return first
-    if len(run) == 2 or len(run) == 3 and step != 1:
+    if len(run) == 2 or len(run) <= _MOST_LISTED and step != 1:
         return ",".join(_printed(number, width) for number in run)
     if step == 1:
         return f"{first}–{last}"
-    return f"{first},{_printed(run[1], width)},…,{last}"
+    return f"{first} to {last} step {step}"
 
 
 def cycle(values: Sequence[str]) -> list[str] | None:
@@ -121,8 +126,10 @@ def stretches(values: Sequence[str], most: int = 3) -> list[tuple[str, int]] | N
     return found
 
 
-# How `progression` prints its runs: `02–16,18–24`, `10,17,…,150`, `3,5`.
-RUNS_RE = re.compile(r"\d+(?:–\d+|,\d+,…,\d+)?(?:,\d+(?:–\d+|,\d+,…,\d+)?)*")
+# How `progression` prints its runs: `02–16,18–24`, `10 to 150 step 7`, `3,5`.
+RUNS_RE = re.compile(r"\d+(?:–\d+| to \d+ step \d+)?(?:,\d+(?:–\d+| to \d+ step \d+)?)*")
+# One run of `RUNS_RE` said by its ends and step.
+_STEPPED_RE = re.compile(r"(\d+) to (\d+) step (\d+)")
 
 
 # Numbers longer than this are ids, never a range's ends (and `int` of thousands of digits fails).
@@ -132,14 +139,14 @@ _MAX_DIGITS = 18
 def holds(runs: str, value: str) -> bool:
     """Whether a `RUNS_RE` text stands for `value`, printed as `progression` printed it.
     Decided by arithmetic, not by listing: a text in the input may name any range."""
-    tokens = runs.split(",")
-    for at, token in enumerate(tokens):
+    for token in runs.split(","):
         if "–" in token:
             first, last = token.split("–")
             if _within(value, first, last, 1):
                 return True
-        elif token == "…" and 2 <= at < len(tokens) - 1 and max(map(len, tokens[at - 2 : at])) <= _MAX_DIGITS:
-            if _within(value, tokens[at - 1], tokens[at + 1], int(tokens[at - 1]) - int(tokens[at - 2])):
+        elif stepped := _STEPPED_RE.fullmatch(token):
+            first, last, step = stepped.groups()
+            if len(step) <= _MAX_DIGITS and _within(value, first, last, int(step)):
                 return True
         elif token == value:
             return True

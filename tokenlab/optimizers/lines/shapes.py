@@ -485,9 +485,9 @@ _ONE_NUMBER_RE = re.compile(r"(\D*?)(\d+)(\D*)")
 
 def _in_runs(value: str, group_line: str) -> bool:
     """Whether a group line says `value` by a column's runs (`lines.columns.progression`):
-    `orders-shard-17` by `orders-shard-02–24`, `24` by `10,17,…,150`."""
+    `orders-shard-17` by `orders-shard-02–24`, `24` by `10 to 150 step 7`."""
     numbered = _ONE_NUMBER_RE.fullmatch(value)
-    if numbered is None or "–" not in group_line and "…" not in group_line:
+    if numbered is None or "–" not in group_line and " step " not in group_line:
         return False
     prefix, number, suffix = numbered.groups()
     return any(

@@ -382,7 +382,7 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
         separator = " "  # locations hold no spaces; `, :12:5` costs a token more than ` :12:5`
     else:
         runs = columns.progression(values) if all(value.isdigit() for value in values) else None
-        if runs is not None and ("…" in runs or "–" in runs):  # numbered lines (`[31-DE]`, `[38-DE]`, …): all, as runs
+        if runs is not None and (" step " in runs or "–" in runs):  # numbered lines (`[31-DE]`, `[38-DE]`, …): all, as runs
             return "{" + runs + "}"
         tally = Counter(values)
         if len(values) > 2 and len(tally) * 2 <= len(values):

@@ -90,7 +90,7 @@ def _as_rows(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> bool:
 def _rows(texts: list[str], limits: LogLimits) -> str | None:
     """One-line failures whose values vary together, more than `sections_in_full`, as one
     line: their shape once, then each failure's values as a row (`families.Family.table`:
-    `[10,17,…,150-DE]`, `value: 1050 961; 1450 961; …`), so that each value stays beside
+    `[10 to 150 step 7-DE]`, `value: 1050 961; 1450 961; …`), so that each value stays beside
     its own. None for a few: each is read whole, and a group line would cost as much."""
     if len(texts) <= limits.sections_in_full:
         return None
