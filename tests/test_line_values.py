@@ -38,6 +38,25 @@ def test_a_status_that_varies_is_tallied_never_the_first_lines() -> None:
     assert line_values.summarised(lines, 6) == '"GET /a HTTP/1.1" {200 ×8, 500 ×2} -'
 
 
+def test_a_tally_of_a_few_names_names_every_one_whatever_the_cap() -> None:
+    """A reader asked why imports fail must see each module, the rarest too."""
+    modules = ["attrs"] * 6 + ["rpds"] * 3 + ["referencing"] * 4 + ["jsonschema_specifications"]
+    lines = [f"E0401: Unable to import '{module}' (import-error)" for module in modules]
+    shown = line_values.with_values(lines, 3)
+    assert shown == "E0401: Unable to import '{attrs ×6, rpds ×3, referencing ×4, jsonschema_specifications ×1}' (import-error)"
+    many = [f"E0401: Unable to import 'module_{'abcdefghijkl'[n % 12]}'" for n in range(60)]
+    assert "… +" in str(line_values.with_values(many, 3))  # twelve names: the first few
+
+
+def test_a_cut_list_of_locations_in_one_file_says_the_rest_are_there_too() -> None:
+    """gcc, flake8, pylint alike: `{a.c:3:1 :5:1 :7:1 … +5 in this file}`."""
+    gcc = [f"_wrappers.c:{n}:5: warning: cast [-Wcast-function-type]" for n in range(10, 30, 2)]
+    assert line_values.with_values(gcc, 3) == "{_wrappers.c:10:5 :12:5 :14:5 … +7 in this file}: warning: cast [-Wcast-function-type]"
+    flake8 = [f"{path}:{n}:1: F401 unused" for n, path in enumerate(["a/__init__.py", "a/core.py"] * 5, 1)]
+    assert "in this file" not in str(line_values.with_values(flake8, 3))  # two files: not said
+    assert "in this file" not in str(line_values.with_values(gcc[:3], 3))  # nothing cut
+
+
 def test_a_field_with_its_own_value_on_each_line_shows_one_and_says_more() -> None:
     lines = [f"req={i:08x}g done in {i} ms" for i in range(20)]
     assert line_values.summarised(lines, 6) == "req={00000000g, …} done in {0 … 19} ms"

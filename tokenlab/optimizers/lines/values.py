@@ -386,11 +386,19 @@ def _listed(values: list[str], cap: int, location_cap: int) -> str:
             return "{" + runs + "}"
         tally = Counter(values)
         if len(values) > 2 and len(tally) * 2 <= len(values):
-            # Values that repeat (the same few names over many lines) as a tally.
+            # Values that repeat (the same few names over many lines) as a tally; a few
+            # are all named, or a reader cannot tell which names the lines hold.
             values = [f"{value} ×{count}" for value, count in tally.items()]
+            cap = max(cap, _TALLY_NAMED)
         listed = values[:cap]
     more = f"{separator}… +{len(values) - cap}" if len(values) > cap else ""
+    if matches is not None and more and len({path for path, _ in matches}) == 1:
+        more += " in this file"  # or a reader cannot tell where the rest are
     return "{" + separator.join(listed) + more + "}" + place
+
+
+# A tally of this many distinct values or fewer names them all.
+_TALLY_NAMED = 10
 
 
 def _by_place(located: list[tuple[str, str]]) -> str:
