@@ -716,6 +716,31 @@ def test_a_framed_records_help_and_an_errors_notes_stay_below_its_folded_frame()
     assert "warn by default" not in shown and "29 |     line 29" not in shown
 
 
+def _note_under_a_folded_frame(header: str, note: str, gutter: str, more: int) -> str:
+    frame = f"{gutter}|\n" + "".join(f"{n} |     line {n}\n" for n in range(10, 10 + more))
+    pointed = f"{note}\n{gutter}--> lib/defs.py:2:9\n{gutter}|\n2 | #![warn(missing_docs)]\n{gutter}|    ^^^^\n"
+    return f"{header}\n{gutter}--> src/a.rs:10:5\n{frame}{pointed}\n"
+
+
+@pytest.mark.parametrize(
+    "header, note, gutter, more",
+    [
+        # rustdoc: the pointer is the last line before the cut; ty: its gutter is
+        ("warning: missing documentation for a struct field", "note: the lint level is defined here", " ", 3),
+        ("error[invalid-argument-type]: Argument is incorrect", "info: Method defined here", "   ", 2),
+    ],
+)
+def test_a_note_pointer_shown_above_a_folded_tail_keeps_the_source_line_it_points_at(
+    header: str, note: str, gutter: str, more: int
+) -> None:
+    """rustc's and ty's notes point at code elsewhere: the location alone does not say
+    what is there (which lint the crate enables, which method is called)."""
+    data = _note_under_a_folded_frame(header, note, gutter, more) * 2 + "error: could not compile\n"
+    shown = render_preview(log.optimize(data.encode(), COARSE))
+    assert f"{gutter}--> lib/defs.py:2:9" in shown and "2 | #![warn(missing_docs)]" in shown
+    assert "more line of this diagnostic" in shown  # the caret under it still folds
+
+
 def test_a_source_line_quoted_in_a_frame_is_no_signal() -> None:
     record = "B001 Do not raise here\n --> a.py:{n}:1\n  |\n{n} |     raise ValueError: exit status 2\n  |\n\n"
     data = "".join(record.format(n=n) for n in range(1, 12)).encode()

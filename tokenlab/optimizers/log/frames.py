@@ -114,16 +114,23 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     told = _told_after_frame(lines, range(cut, unit.stop), limits) if cut > body else set()
     steps = _path_steps(lines, unit, range(cut, unit.stop), limits)
     tail = array(LINE_INDEX)
+    # The code under the last pointer shown; a frame folded whole (`cut == body`) stays folded.
+    pointed = range(0)
+    for pointer in range(max(body, cut - 2), cut):
+        pointed = _source_under(lines, pointer, unit.stop) or pointed
     for i in range(cut, unit.stop):
         line = lines.clean(i)
         if (
             i in told
             or i in steps
             or i == message
+            or i in pointed
             or HELP_LINE_RE.match(line)
             or (not warning and NOTE_LINE_RE.match(line))
         ):
             plan.role[i] = KEEP
+            if POINTER_LINE_RE.match(line):
+                pointed = _source_under(lines, i, unit.stop)
         else:
             tail.append(i)
     if not tail:
@@ -132,6 +139,22 @@ def fold_frame(lines: Lines, unit: range, plan: Plan, frames: Frames, limits: Lo
     for i in tail:
         plan.role[i] = FOLD
     return range(unit.start, cut)
+
+
+def _source_under(lines: Lines, pointer: int, stop: int) -> range:
+    """The lines up to the quoted source line that a pointer points at, past the frame's
+    empty gutter (`  |`, `2 | #![warn(missing_docs)]`): a location shown without its code
+    says little (which lint a note's `the lint level is defined here` names). Empty when
+    `pointer` is no pointer or no source line follows it."""
+    if not POINTER_LINE_RE.match(lines.clean(pointer)):
+        return range(0)
+    for i in range(pointer + 1, min(pointer + 3, stop)):
+        line = lines.clean(i)
+        if _SOURCE_LINE_RE.match(line):
+            return range(pointer + 1, i + 1)
+        if line.strip() != b"|":
+            break
+    return range(0)
 
 
 def _told_after_frame(lines: Lines, rest: range, limits: LogLimits) -> set[int]:
