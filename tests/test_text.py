@@ -27,7 +27,7 @@ FINE = OptimizerConfig(Granularity.FINE)
 _ANNOTATION_RE = re.compile(
     r" ?\(full section: #ref:ctx_[0-9a-f]+\)|\[repeat of an earlier paragraph: .*\] #ref:ctx_[0-9a-f]+"
     r"|\[whitespace normalized; exact original: #ref:ctx_[0-9a-f]+\]|\(full section: #ref:ctx_[0-9a-f]+\)"
-    r"| ?…(?: \+[\d,]+(?: words?)?)?(?: \{\d+ rows from the \d+ above on: (?:column |\w+ ×\d+: |rows of rare forms: ).*?\}(?= #ref|$))?(?: #ref:ctx_[0-9a-f]+)?"
+    r"| ?…(?: \+[\d,]+(?: words?)?)?(?: \"[^\"\n]*…\")?(?: \{\d+ rows from the \d+ above on: (?:column |\w+ ×\d+: |rows of rare forms: ).*?\}(?= #ref|$))?(?: #ref:ctx_[0-9a-f]+)?"
     # Line records (text_records.py): folded runs and the closing line.
     r"|\[… [\d,]+ (?:more )?lines?(?: like the one above[^\]]*|, each the same as the one above)?(?:: #ref:ctx_[0-9a-f]+)?\]"
     r"|\[(?:key = value dump|sorted numeric listing|table with a header row|templated records): [^\n]*\]"

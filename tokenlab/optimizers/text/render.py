@@ -196,6 +196,9 @@ class Renderer:
         # (` … +118 words`): a cut list of flags or options reads as whole otherwise.
         if self.data[span.start - 1 : span.start] in (b"", b"\n"):
             count = f" +{lines}" if lines else ""
+            named = lines >= _NAMED_FOLD_LINES and not span.note  # a note says what the rows are
+            if named and (start := shared_start(self.data, span.start, span.end)):
+                count += f' "{start}…"'
         else:
             words = len(self.data[span.start : span.end].split())
             count = f" +{words:,} word{'s' if words != 1 else ''}"
@@ -229,3 +232,43 @@ class Renderer:
         last = self.parts[-1] if self.parts else None
         if isinstance(last, str) and last and not last.endswith("\n"):
             self.parts.append("\n")
+
+
+# A fold of this many lines or more names the start its lines share: a smaller one is
+# read as a few more of its listing, and a listing can hold a hundred of them.
+_NAMED_FOLD_LINES = 10
+# A start shared by every folded line is named when it is at least this long (a word and
+# its punctuation), up to the longest: `INSERT INTO artists VALUES(`, `DEBPKG:`.
+_SHARED_START_BYTES = (4, 48)
+_WORD_BYTES = re.compile(rb"[\w]")
+
+
+def shared_start(data: bytes, start: int, end: int) -> str:
+    """The text every line of `data[start:end]` begins with after its indentation, cut
+    after its last whole word: a fold of a hundred `INSERT INTO artists` rows says what
+    it hides, not only how many lines. Empty when the lines share less."""
+    least, most = _SHARED_START_BYTES
+    shared: bytes | None = None
+    at = start
+    while at < end:
+        stop = data.find(b"\n", at, end)
+        stop = end if stop < 0 else stop
+        line = data[at : min(stop, at + 256)].lstrip(b" \t")
+        if shared is None:
+            shared = line[:most]
+        elif not line.startswith(shared):
+            size = 0
+            while size < len(shared) and size < len(line) and shared[size] == line[size]:
+                size += 1
+            shared = shared[:size]
+        if len(shared) < least:
+            return ""
+        at = stop + 1
+    if shared is None:
+        return ""
+    # Cut inside a word: back to its start (`DEBPKG:debian/c` says `DEBPKG:debian/`).
+    while shared and _WORD_BYTES.match(shared[-1:]):
+        shared = shared[:-1]
+    text = visible(shared).strip()
+    return text if len(text) >= least and any(char.isalpha() for char in text) else ""
+
