@@ -102,6 +102,20 @@ def test_members_show_their_sizes_and_the_folded_ones_are_counted() -> None:
     assert '"key_19":{"values"' in shown and shown.rstrip().endswith('"open":[1,2,3')
 
 
+def test_an_array_of_records_that_say_their_kind_names_the_kinds() -> None:
+    """An infrastructure plan's resources, a cluster's objects: a count alone does not say
+    what the folded records are."""
+    resources = [{"address": f"pipeline[{n}]", "mode": "managed", "type": "terraform_data"} for n in range(30)]
+    manifests = [{"apiVersion": "v1", "kind": kind, "metadata": {"name": f"o{n}"}} for n, kind in enumerate(["Deployment"] * 2 + ["Service"])]
+    rows = [{"id": n, "type": f"t{n}"} for n in range(5)]  # a column of values, not a few kinds
+    document = {"planned": {"resources": resources, "objects": manifests, "rows": rows, "ids": list(range(4))}}
+    data = json.dumps({"a": document, "open": [1, 2]}, separators=(",", ":"))[:-3].encode()
+    shown = render_preview(json_doc.optimize(data, COARSE))
+    assert "resources: [30 items, each type terraform_data]" in shown
+    assert "objects: [3 items: kind Deployment ×2, Service ×1]" in shown
+    assert "rows: [5 items]" in shown and "ids: [4 items]" in shown
+
+
 def test_every_cut_of_a_document_is_read_or_left_as_it_was() -> None:
     rng = random.Random(7)
     text = json.dumps(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -233,7 +234,7 @@ def _size(value: object, outline_chars: int = 160) -> str:
 
 def _outline(value: object, depth: int) -> str:
     if isinstance(value, list):
-        return f"[{len(value):,} items]"
+        return f"[{len(value):,} items{_kinds(value)}]"
     if not isinstance(value, dict):
         return ""
     if depth == 0 or not value:
@@ -243,6 +244,29 @@ def _outline(value: object, depth: int) -> str:
         for key, item in value.items()
     )
     return "{" + ", ".join(inner) + "}"
+
+
+# Keys that say what kind of record an object is; an array of such records says its kinds.
+_KIND_KEYS = ("type", "kind", "@type", "$type", "resourceType")
+_MOST_KINDS = 3  # more kinds than this are a column of values, not a few kinds
+
+
+def _kinds(items: list[object]) -> str:
+    """`, each type terraform_data` or `: kind Deployment ×2, Service ×1` for an array of
+    objects that all say their kind under one key, in a few kinds: a count alone does not
+    say what is folded. Empty otherwise."""
+    if not items or not all(isinstance(item, dict) for item in items):
+        return ""
+    for key in _KIND_KEYS:
+        kinds = [item.get(key) for item in items if isinstance(item, dict)]
+        if all(isinstance(kind, str) for kind in kinds):
+            tally = Counter(str(kind) for kind in kinds)
+            if len(tally) == 1:
+                return f", each {key} {kinds[0]}"
+            if len(tally) <= _MOST_KINDS:
+                return f": {key} " + ", ".join(f"{kind} ×{count:,}" for kind, count in tally.items())
+            return ""
+    return ""
 
 
 def _item_done(stack: list[_Frame], members: list[Member], end: int, size: str) -> None:
