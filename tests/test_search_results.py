@@ -325,7 +325,7 @@ def test_kinds_of_paths(path: str, kind: Kind) -> None:
 
 
 def test_definitions_come_first_then_sources_tests_docs() -> None:
-    shown = preview(grep_n(TREE))
+    shown = preview(grep_n(TREE)).split("\n", 1)[1]  # under the header, which names the first files printed
     order = [
         shown.index(needle) for needle in ("app/config.py", "app/cli.py", "[tests]", "[docs]", "README.md")
     ]
@@ -342,9 +342,9 @@ def test_a_file_shows_its_lines_in_line_order_and_the_header_names_the_first_fil
     ]
     lines = [f"{path}:{number}:{text}" for number, (path, text) in zip((4, 12, 30), hits)]
     shown = preview(("\n".join(lines) + "\n").encode())
-    assert "printed first: docs/guide.md;" in shown
+    assert "printed first: docs/guide.md, app/config.py;" in shown  # the first two, where hits began
     assert shown.index("12:    return parse_config_text") < shown.index("30:def parse_config(path):")
-    assert shown.index("app/config.py") < shown.index("[docs]\ndocs/guide.md")  # sources before docs
+    assert shown.index("\napp/config.py") < shown.index("[docs]\ndocs/guide.md")  # sources before docs
 
 
 def test_spare_budget_shows_more_of_the_first_files() -> None:
@@ -791,3 +791,15 @@ def test_the_header_counts_the_inputs_lines_when_context_lines_make_them_more_th
 def test_the_header_gives_no_line_count_when_every_line_is_a_hit() -> None:
     lines = [f"app/m{n}.py:{n}:    parse_config(x)" for n in range(1, 9)]
     assert preview(("\n".join(lines) + "\n").encode()).startswith("[search results: 8 hits in 8 files; ")
+
+
+def test_the_header_names_the_second_file_printed_after_the_folder_it_shares_with_the_first() -> None:
+    """rg --heading, grep -rn alike: once sorted by kind, where the hits began is said here only."""
+    hits = [
+        ("docs/cmd/npm-install.html", "<code>satisfies</code>"),
+        ("docs/cmd/npm-update.html", "<code>satisfies</code>"),
+        ("lib/semver.js", "const satisfies = (version, range) => {"),
+    ]
+    lines = [f"{path}:{number}:{text}" for number, (path, text) in zip((4, 12, 30), hits)]
+    shown = preview(("\n".join(lines) + "\n").encode())
+    assert "printed first: docs/cmd/npm-install.html, npm-update.html;" in shown

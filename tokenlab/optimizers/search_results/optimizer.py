@@ -285,11 +285,22 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[FilePla
     else:
         name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
     first = listing.files[0].path if listing.files else ""
-    printed = f"; printed first: {first}" if plans and plans[0].found.path != first else ""
+    printed = f"; printed first: {_first_printed(listing)}" if plans and plans[0].found.path != first else ""
     return (
         f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}{size}; {name}; "
         f"then sources, tests, docs{printed}; other hits behind each file's ref]\n"
     )
+
+
+def _first_printed(listing: Listing) -> str:
+    """The first two files in the tool's order, the second after the folder they share
+    (`docs/cmd/npm-install.html, npm-update.html`): one alone does not say where the
+    hits began once sorted by kind."""
+    paths = [found.path for found in listing.files[:2]]
+    if len(paths) == 2:
+        folder = paths[0].rpartition("/")[0] + "/"
+        paths[1] = paths[1].removeprefix(folder) if folder != "/" else paths[1]
+    return ", ".join(paths)
 
 
 def _other_parts(other: list[Notice], data: bytes, limits: SearchLimits) -> list[Part]:
