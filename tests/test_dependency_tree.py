@@ -99,7 +99,9 @@ def test_problems_stay_with_their_path() -> None:
     assert "  │ ├── UNMET OPTIONAL DEPENDENCY fsevents@~2.3.2" in result.signals
     assert "├── UNMET DEPENDENCY is-odd@^3.0.1" in result.signals
     assert "npm error code ELSPROBLEMS" in result.signals
-    assert "4 problem entries" in shown
+    assert "4 problem entries, all shown" in shown  # a folded name holding `error` is no problem
+    few = dependency_tree.TreeLimits(problems_shown=2)
+    assert "4 problem entries, 3 shown" in render_preview(dependency_tree.optimize(data, COARSE, few))  # one is shallow
 
 
 def test_census_counts_depths_versions_and_repeats() -> None:

@@ -279,7 +279,7 @@ def _render(
     body, folded = fold_unkept(
         data, [(line.start, line.end) for line in lines], keep, label, fine, "dependency tree lines"
     )
-    parts = headed(_census(lines, limits), data, folded, fine, "dependency tree lines")
+    parts = headed(_census(lines, keep, limits), data, folded, fine, "dependency tree lines")
     signals = [
         line.text
         for line, kept in zip(lines, keep)
@@ -301,7 +301,7 @@ def _names(entries: list[str]) -> list[str]:
     return indented.varying_words([entry.partition(" ")[2] or entry for entry in entries])
 
 
-def _census(lines: list[_Line], limits: TreeLimits) -> str:
+def _census(lines: list[_Line], keep: list[bool], limits: TreeLimits) -> str:
     entries = [line for line in lines if line.depth and line.versioned]
     per_depth = Counter(line.depth for line in entries)
     depths = ", ".join(f"{depth}: {per_depth[depth]:,}" for depth in sorted(per_depth))
@@ -321,7 +321,9 @@ def _census(lines: list[_Line], limits: TreeLimits) -> str:
     repeats = sum(1 for line in entries if _REPEAT_RE.search(line.entry))
     if repeats:
         head += f"; {repeats:,} repeated entries"
-    problems = sum(1 for line in entries if _is_problem(line))
+    problems = [line for line in entries if _is_problem(line)]
     if problems:
-        head += f"; {problems:,} problem entries"
+        # Whether a fold may hide one: a name holding `error` is then no problem of the tree.
+        shown = sum(1 for line, kept in zip(lines, keep) if kept and line.depth and line.versioned and _is_problem(line))
+        head += f"; {len(problems):,} problem entries, " + ("all shown" if shown == len(problems) else f"{shown:,} shown")
     return head
