@@ -87,7 +87,7 @@ def test_surefire_and_checkstyle_keep_what_matters() -> None:
         assert fragment in shown
     lint = preview(xml_cases.checkstyle())
     assert "Class04.java:12:1: error Unused import - java.util.List. [UnusedImportsCheck]" in lint
-    assert "[×20] {/home/runner/work/shop/src/main/java/com/shop/module0/Class04.java:30:9 :33:12 :36:10 … +17}" in lint
+    assert "[×20] {/home/runner/work/shop/src/main/java/com/shop/module0/Class04.java:30:9 :33:12 :36:10 … +17 in this file}" in lint
     assert "Class41.java:7:5: warning Missing a Javadoc comment." in lint
     assert "[checkstyle: 60 files, 2 with findings (29 warnings, 1 error) in 4 groups: #ref:ctx_" in lint
 
