@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tokenlab.markers",
             "tokenlab.errors",
             "tokenlab.mapped",
+            "tokenlab.patterns",
         ),
     ),
 )

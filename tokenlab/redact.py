@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from tokenlab.optimizers import Omission
+from tokenlab.patterns import compile_on_use
 
 # Order matters only where patterns overlap: specific token formats before generic ones.
 _PATTERNS: dict[str, str] = {
@@ -32,17 +33,17 @@ _PATTERNS: dict[str, str] = {
         r"[\"']?\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[^\s\"',;&}{]{4,})"
     ),
 }
-_SPECIFIC_RE = re.compile(
+_SPECIFIC_RE = compile_on_use(
     "|".join(
         f"(?P<{kind.replace('-', '_')}>{body})"
         for kind, body in _PATTERNS.items()
         if kind not in ("assignment", "url-credentials", "bearer-token")
     )
 )
-_SECRET_RE = re.compile("|".join(f"(?P<{kind.replace('-', '_')}>{body})" for kind, body in _PATTERNS.items()))
+_SECRET_RE = compile_on_use("|".join(f"(?P<{kind.replace('-', '_')}>{body})" for kind, body in _PATTERNS.items()))
 # An unquoted value that reads like code (`password: str`, `$token = $this->find(`,
 # `token = self.tokens`) is an expression, not a credential.
-_CODE_LIKE_RE = re.compile(
+_CODE_LIKE_RE = compile_on_use(
     r"^[$@]|->|[()\[\]]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$"
     r"|^(?:str|int|bytes|bool|float|string|String|char|number|boolean|object|dict|list|Any|None"
     r"|Optional|undefined|required|optional)$"
@@ -51,7 +52,7 @@ _CODE_LIKE_RE = re.compile(
 # in a CI config's permissions) or paths of two or more parts (`PWD=/home/me/app`, the
 # working folder; `DB_PASSWORD_FILE`-style settings name where a secret lives) are not
 # secrets.
-_PLACEHOLDER_RE = re.compile(
+_PLACEHOLDER_RE = compile_on_use(
     r"(?i)^(?:\*+|x+|<[^>]*>|\$\{?[\w.]+\}?|%\(?\w+\)?s?|null|none|true|false|redacted|changeme|\[secret:.*"
     r"|read|write|read-?only|write-?only|read-?write|(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)+)$"
 )
@@ -118,10 +119,10 @@ def _anchor_scanners(anchors: dict[bytes, tuple[int, ...]]) -> list[Scanner]:
     for first, literals in by_first.items():
         offsets = tuple(sorted({offset for literal in literals for offset in anchors[literal]}))
         if len(literals) == 1 and not _overlaps_itself(literals[0]):
-            scanners.append((re.compile(re.escape(literals[0])), offsets))
+            scanners.append((compile_on_use(re.escape(literals[0])), offsets))
             continue
         ahead = b"|".join(re.escape(literal[1:]) for literal in literals)
-        scanners.append((re.compile(re.escape(first) + b"(?=" + ahead + b")"), offsets))
+        scanners.append((compile_on_use(re.escape(first) + b"(?=" + ahead + b")"), offsets))
     return scanners
 
 

@@ -9,15 +9,16 @@ every value it stands for occurs (a range `02–16,18–24` names no shard that 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 
+from tokenlab.patterns import compile_on_use
+
 # A value with one run of digits between a prefix and a suffix: `worker-7`, `[10-DE]`.
-_NUMBERED_RE = re.compile(r"(\D*?)(\d+)(\D*)")
+_NUMBERED_RE = compile_on_use(r"(\D*?)(\d+)(\D*)")
 # A sign before the number (`-34`, `= +5`): runs would read as `-13 to 34 step 3`.
-_SIGN_RE = re.compile(r"(?:^|[^\w])[-+]$")
+_SIGN_RE = compile_on_use(r"(?:^|[^\w])[-+]$")
 # A column of so many records or more is worth a rule; fewer are as short listed.
 MIN_ROWS = 3
 
@@ -127,9 +128,9 @@ def stretches(values: Sequence[str], most: int = 3) -> list[tuple[str, int]] | N
 
 
 # How `progression` prints its runs: `02–16,18–24`, `10 to 150 step 7`, `3,5`.
-RUNS_RE = re.compile(r"\d+(?:–\d+| to \d+ step \d+)?(?:,\d+(?:–\d+| to \d+ step \d+)?)*")
+RUNS_RE = compile_on_use(r"\d+(?:–\d+| to \d+ step \d+)?(?:,\d+(?:–\d+| to \d+ step \d+)?)*")
 # One run of `RUNS_RE` said by its ends and step.
-_STEPPED_RE = re.compile(r"(\d+) to (\d+) step (\d+)")
+_STEPPED_RE = compile_on_use(r"(\d+) to (\d+) step (\d+)")
 
 
 # Numbers longer than this are ids, never a range's ends (and `int` of thousands of digits fails).
@@ -165,8 +166,8 @@ def _within(value: str, first: str, last: str, step: int) -> bool:
 
 # A value said by its difference from the number compared with it, in a group line's head
 # (`assert # == #+1: 11 19 …`, `record_columns.Column.with_offset`).
-_OFFSET_RE = re.compile(r"(?<!\S)(?:==|!=|<=|>=|<|>|->|=>|→|vs\.?) #([-+]\d+(?:\.\d+)?)(?![\d.])")
-_NUMBER_WORD_RE = re.compile(r"(?<![\w.\-])-?\d+(?:\.\d+)?(?![\w.])")
+_OFFSET_RE = compile_on_use(r"(?<!\S)(?:==|!=|<=|>=|<|>|->|=>|→|vs\.?) #([-+]\d+(?:\.\d+)?)(?![\d.])")
+_NUMBER_WORD_RE = compile_on_use(r"(?<![\w.\-])-?\d+(?:\.\d+)?(?![\w.])")
 
 
 def said_by_offset(value: str, group_line: str) -> bool:

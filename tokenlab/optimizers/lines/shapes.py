@@ -20,12 +20,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.lines import columns
+from tokenlab.patterns import compile_on_use
 
 # Terminal escape sequences (colours, cursor moves, titles): never part of what is read.
-ANSI_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+ANSI_RE = compile_on_use(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 # Error severities, failed tests and crashes; not warnings, and not counts like "0 errors".
-FAILURE_RE = re.compile(
+FAILURE_RE = compile_on_use(
     r"\b(?:ERROR|ERR!|FATAL|CRITICAL|PANIC|EMERG|FAIL|FAILED|FAILURE)\b"
     r"|\b(?:[Ee]rror|[Ff]atal(?: error)?|panic)(?:\[[\w-]+\])?(?::| - )"  # `error:`, eslint compact's `Error - `
     r"|\berror\s+[A-Z]+\d+\b"  # `error TS2322`, `error CS0103`
@@ -44,7 +45,7 @@ _COUNT_NOUNS = (
 # A count is looked for once per run of digits and commas, from where the run starts: a
 # number begins at the run's start or after a comma (not `12:3  warning`), and all of a
 # run's numbers end where it does. Tried at each comma, a long run was read again from each.
-SUMMARY_RE = re.compile(
+SUMMARY_RE = compile_on_use(
     rf"(?<![\d,])(?>(?<![\w:.])\d|[\d,]*?,\d)[\d,]*+\s+(?:{_COUNT_NOUNS})\b"
     r"|\b(?:Tests? run|Tests|Failures|Errors|Skipped|Passed|Failed|Total|Warnings)\s*:\s*\d"
     r"|^\W*(?:OK|PASS(?:ED)?|FAIL(?:ED)?|SUCCESS|FAILURE|BUILD \w+|ALL TESTS PASSED)\b"
@@ -62,29 +63,29 @@ _LOCATION_FOLLOWED_BY = (
     r"|\b[A-Z]{1,4}\d{2,5}\b|\[[\w-]+\])"
 )
 LOCATION_PATTERN = f"{_LOCATION_PLACE}(?={_LOCATION_FOLLOWED_BY})"
-LOCATION_RE = re.compile(LOCATION_PATTERN)
+LOCATION_RE = compile_on_use(LOCATION_PATTERN)
 # Its two halves, for lines of one shape that repeat what follows their locations.
-_LOCATION_PLACE_RE = re.compile(_LOCATION_PLACE)
-_LOCATION_FOLLOWED_BY_RE = re.compile(_LOCATION_FOLLOWED_BY)
+_LOCATION_PLACE_RE = compile_on_use(_LOCATION_PLACE)
+_LOCATION_FOLLOWED_BY_RE = compile_on_use(_LOCATION_FOLLOWED_BY)
 # Values that differ on every line whatever happened (clock times, long hex ids): a group
 # shows its first one, and a line counts as shown without them.
-_INCIDENTAL_RE = re.compile(
+_INCIDENTAL_RE = compile_on_use(
     r"(?:\d{4}-\d\d-\d\d[T ]?)?\d{1,2}:\d\d:\d\d(?:[.,]\d+)?Z?|\d{4}-\d\d-\d\d|(?=[0-9a-f]*\d)[0-9]*+[a-f][0-9a-f]*+"
 )  # a hex id's first letter is the one after its leading digits: no choice to retry
 # A word holding a digit, chained through `.:/-`: a number, time, id, version or duration.
 VARYING_PATTERN = r"\b[A-Za-z_]*\d\w*(?:[.:/\-][A-Za-z_]*\d\w*)*"
-_VARYING_RE = re.compile(VARYING_PATTERN)
+_VARYING_RE = compile_on_use(VARYING_PATTERN)
 # A source location anywhere in a line, one value: `pkg/mod_00.py:38:5`. A location fills
 # a run of path bytes up to its colon, so it starts where the run starts, or where the
 # last one ended inside a run (`a/b.py:12.c/d.py:3`, after up to 20 digits: any 64-bit
 # number); tried at every byte, a long run without one was read again from each.
 _AFTER_A_PLACE = "|".join(rf"(?<=:\d{{{digits}}})" for digits in range(1, 21))
-_LOCATION_TOKEN_RE = re.compile(
+_LOCATION_TOKEN_RE = compile_on_use(
     rf"(?:(?<![\w.\-/\\])|(?=[.\-/\\])(?:{_AFTER_A_PLACE}))"
     r"[\w.\-/\\]*[/.][\w\-]*\.[A-Za-z]\w*:\d+(?::\d+)?\b"
 )
 # A short quoted name: `x`, 'os', ‘y’, "foo".
-_QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
+_QUOTED_RE = compile_on_use(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 # A line the tool cut to its width, `...` in place of the rest (a test runner's short
 # summary: `… - AssertionError: gros...`, `… assert 961 ==...`): the cut word, with the
 # marks before it, is one value, so that lines cut at different places are one shape. A
@@ -92,9 +93,9 @@ _QUOTED_RE = re.compile(r"(?<=[`'‘\"])[^\s`'‘’\"]{1,40}(?=[`'’\"])")
 CUT_WIDTH = 60
 _CUT_WORD_PATTERN = r"(?<=\s)[^\w\s]*\s?\w*(?:\.\.\.|…)"  # marks and a word before the dots
 CUT_TAIL_PATTERN = _CUT_WORD_PATTERN + r"\s*$"
-_CUT_TAIL_RE = re.compile(CUT_TAIL_PATTERN)
+_CUT_TAIL_RE = compile_on_use(CUT_TAIL_PATTERN)
 # A cut tail inside a group line (`assert {961, 1117} ==...}`).
-_CUT_SHOWN_RE = re.compile(_CUT_WORD_PATTERN)
+_CUT_SHOWN_RE = compile_on_use(_CUT_WORD_PATTERN)
 _CUT_ENDS = ("...", "…")
 
 
@@ -199,10 +200,10 @@ def word_slots(line: str, known: SlotsSeen | None = None) -> tuple[list[str], li
     return merged_constants, merged_values
 
 
-_QUOTE_CHAR_RE = re.compile("[`'\"\u2018\u2019]")
+_QUOTE_CHAR_RE = compile_on_use("[`'\"\u2018\u2019]")
 # What a word needs to hold a location (`LOCATION_RE`, `_LOCATION_TOKEN_RE`): `a.c:3`, `a.ts(3`.
-_LOCATED_WORD_RE = re.compile(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
-_QUOTED_OR_LOCATED_RE = re.compile(f"{_QUOTE_CHAR_RE.pattern}|{_LOCATED_WORD_RE.pattern}")
+_LOCATED_WORD_RE = compile_on_use(r"\.[A-Za-z]\w*+(?::\d|\(\d)")
+_QUOTED_OR_LOCATED_RE = compile_on_use(f"{_QUOTE_CHAR_RE.pattern}|{_LOCATED_WORD_RE.pattern}")
 
 
 def _location(line: str, known: SlotsSeen) -> re.Match[str] | None:
@@ -292,14 +293,14 @@ def _varying_or_quoted(line: str, start: int) -> list[re.Match[str]]:
 # own last `:` or `(`. Each part is read once per `:` or `(`, never again from each byte.
 _FILE_UP_TO_ITS_DOT = r"(?:[^\n]*[:(])?(?>[^:(\n]*[./])"
 _PLACE = r"(:\d+(?::\d+)?|\(\d+,\d+\)|: line \d+, col(?:umn)? \d+)"
-LOCATION_VALUE_RE = re.compile(f"({_FILE_UP_TO_ITS_DOT}[^:(]*+){_PLACE}")
+LOCATION_VALUE_RE = compile_on_use(f"({_FILE_UP_TO_ITS_DOT}[^:(]*+){_PLACE}")
 # The same, a line at a time in values joined by line breaks: it reads no line break, so
 # a value without one matches on its line, with the same groups, exactly when it does.
-_LOCATION_VALUE_LINE_RE = re.compile(rf"^({_FILE_UP_TO_ITS_DOT}[^:(\n]*+){_PLACE}$", re.MULTILINE)
+_LOCATION_VALUE_LINE_RE = compile_on_use(rf"^({_FILE_UP_TO_ITS_DOT}[^:(\n]*+){_PLACE}$", re.MULTILINE)
 # Its common case, read in half the time: a file holding no `:` or `(`, then `:12` or
 # `:12:5`. Where this matches a line, so does the whole pattern, with the same groups: a
 # file read after a `:` of the place would need a `.` or `/` among its digits.
-_PLAIN_LOCATION_LINE_RE = re.compile(r"^([^:(\n]*[./][^:(\n]*)(:\d+(?::\d+)?)$", re.MULTILINE)
+_PLAIN_LOCATION_LINE_RE = compile_on_use(r"^([^:(\n]*[./][^:(\n]*)(:\d+(?::\d+)?)$", re.MULTILINE)
 
 
 # Each line's (constant texts, values), and the positions of the values that vary.
@@ -361,7 +362,7 @@ def _merged(constants: list[str], values: list[str], first: int, last: int) -> t
     return merged_constants, [*values[:first], lead + middle + trail, *values[last + 1 :]]
 
 
-_SPACE_RE = re.compile(r"\s")
+_SPACE_RE = compile_on_use(r"\s")
 
 
 def is_location(value: str) -> bool:
@@ -396,7 +397,7 @@ def all_incidental(values: Collection[str]) -> bool:
 
 # Each value's match is atomic: once a value is matched, a later one that is not never
 # sends the scan back to match the earlier ones another way.
-_INCIDENTAL_LINES_RE = re.compile(f"(?>(?=[^\\n]{{8}})(?:{_INCIDENTAL_RE.pattern})(?:\\n|\\Z))++")
+_INCIDENTAL_LINES_RE = compile_on_use(f"(?>(?=[^\\n]{{8}})(?:{_INCIDENTAL_RE.pattern})(?:\\n|\\Z))++")
 
 
 def _squeezed(text: str) -> str:
@@ -439,7 +440,7 @@ def _with_brackets(constants: list[str], values: list[str]) -> tuple[list[str], 
     return constants, values
 
 
-_NAME_WORD_RE = re.compile(r"[A-Za-z_][\w.\-]*")
+_NAME_WORD_RE = compile_on_use(r"[A-Za-z_][\w.\-]*")
 
 
 def _name_shown(line: str, squeezed: str, group_line: str) -> bool:
@@ -480,7 +481,7 @@ def _value_shown(value: str, group_line: str, shared: str = "") -> bool:
 
 
 # A value holding one number: its prefix, the number, its suffix (`orders-shard-`, `17`, ``).
-_ONE_NUMBER_RE = re.compile(r"(\D*?)(\d+)(\D*)")
+_ONE_NUMBER_RE = compile_on_use(r"(\D*?)(\d+)(\D*)")
 
 
 def _in_runs(value: str, group_line: str) -> bool:
@@ -499,12 +500,12 @@ def _in_runs(value: str, group_line: str) -> bool:
 
 
 # How a location list names the folder its files share: `{in src/app/: a.c:3:1 …}`.
-FOLDER_LISTED_RE = re.compile(r"\{in ([^\s{]+/): ")  # `{` ends a try: linear on any line
+FOLDER_LISTED_RE = compile_on_use(r"\{in ([^\s{]+/): ")  # `{` ends a try: linear on any line
 
 
 # How a log's header names the folder all its location lists share (`; locations in src/`).
 FOLDER_NAMED = "locations in"
-_FOLDER_NAMED_RE = re.compile(rf"^\[log: [^\n]*?; {FOLDER_NAMED} (\S+/)[:\]]", re.MULTILINE)
+_FOLDER_NAMED_RE = compile_on_use(rf"^\[log: [^\n]*?; {FOLDER_NAMED} (\S+/)[:\]]", re.MULTILINE)
 
 
 def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
@@ -530,13 +531,13 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
 # for a context line, `path=12=text` for the enclosing function's line (git grep -p/-W).
 # A grouped listing prints it under its file's heading (`path` or `path (3 hits)`), as
 # `12:text`, `12-text` or `12=text`.
-_HEADED_LINE_RE = re.compile(r"(\d+)([:=-])")
+_HEADED_LINE_RE = compile_on_use(r"(\d+)([:=-])")
 # Hits printed alike in one file, shown once with every line number: `{1084 1202}:text`.
-_ALIKE_LINES_RE = re.compile(r"\{(\d+(?: \d+)+)\}:")
+_ALIKE_LINES_RE = compile_on_use(r"\{(\d+(?: \d+)+)\}:")
 # A heading may say what its ref holds: `path (14 hits, 11 more: #ref:ctx_…)`.
-_HEADING_COUNT_RE = re.compile(r" \((?:\d[\d,]* hits?|[^()]*: #ref:ctx_\w+)\)$")
+_HEADING_COUNT_RE = compile_on_use(r" \((?:\d[\d,]* hits?|[^()]*: #ref:ctx_\w+)\)$")
 # A hit printed as `path scope 12 text` (cscope's line-oriented output) shows `scope 12 text`.
-_SCOPED_LINE_RE = re.compile(r"[^ \[]\S* \d+ ")
+_SCOPED_LINE_RE = compile_on_use(r"[^ \[]\S* \d+ ")
 
 
 def hits_under_headings(lines: Sequence[str]) -> set[str]:
@@ -609,7 +610,7 @@ def _listed_in(text: str, found: tuple[str, list[str]]) -> bool:
 
 # Phrases that say something went wrong without a severity word: a linker's `undefined
 # reference`, `cannot open`, `No such file or directory`, `not found`, `Permission denied`.
-PROBLEM_RE = re.compile(
+PROBLEM_RE = compile_on_use(
     r"\b(?:undefined (?:reference|symbol)|unresolved (?:external|symbol|import)|cannot|can't|could not"
     r"|couldn't|unable to|not found|no such file|permission denied|connection refused|timed out)\b",
     re.IGNORECASE,
