@@ -38,13 +38,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
 
 
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's own cache folder (the tokenizer's ranks cache), shared by its tests:
+    it holds only what any of them would rebuild, and never the user's."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_cache: Path) -> Path:
     """Every test gets its own store and never sees the user's environment; commands run
     in their own process unless a test starts the warm worker itself."""
     store_dir = tmp_path / "store"
     monkeypatch.setenv("TOKENLAB_STORE", str(store_dir))
     monkeypatch.setenv("TOKENLAB_WORKER", "0")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache))
     monkeypatch.chdir(tmp_path)
     return store_dir
 

@@ -58,8 +58,11 @@ def test_missing_vocabulary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tm
 
 
 def test_a_prefetched_vocabulary_is_read_on_its_own_thread_and_taken_once(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """With no ranks cache, the prefetch reads the vocabulary; the ranks parsed from it
+    are then cached."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     readers: list[str] = []
     read = tokens._read_vocabulary
 
@@ -69,21 +72,41 @@ def test_a_prefetched_vocabulary_is_read_on_its_own_thread_and_taken_once(
 
     monkeypatch.setattr(tokens, "_read_vocabulary", noted)
     tokens.prefetch_vocabulary()
-    assert hashlib.sha256(tokens.vocabulary_bytes()).hexdigest() == tokens._VOCAB_SHA256
+    assert tokens.mergeable_ranks() == tokens._ranks(read())
     assert readers == ["tokenlab-vocabulary"]
-    tokens.vocabulary_bytes()
+    assert hashlib.sha256(tokens.vocabulary_bytes()).hexdigest() == tokens._VOCAB_SHA256
     assert readers == ["tokenlab-vocabulary", threading.current_thread().name]
+
+
+def test_a_prefetch_reads_the_cached_ranks_on_its_own_thread_and_no_vocabulary(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    ranks = tokens.mergeable_ranks()  # parsed, and cached
+    readers: list[str] = []
+    read_payload = tokens._cached_ranks_payload
+
+    def noted() -> bytes | None:
+        readers.append(threading.current_thread().name)
+        return read_payload()
+
+    monkeypatch.setattr(tokens, "_cached_ranks_payload", noted)
+    monkeypatch.setattr(tokens, "_read_vocabulary", lambda: pytest.fail("the vocabulary was read"))
+    tokens.prefetch_vocabulary()
+    assert tokens.mergeable_ranks() == ranks
+    assert readers == ["tokenlab-vocabulary"]
 
 
 def test_a_failed_prefetch_is_read_again_and_reported(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no cached ranks either
     monkeypatch.setattr(tokens, "_bundled_vocabulary", lambda: None)
     monkeypatch.setattr(tokens, "_user_cache_candidates", list)
     tokens.prefetch_vocabulary()
     with pytest.raises(tokens.TokenizerUnavailableError, match="o200k_base"):
-        tokens.vocabulary_bytes()
+        tokens.mergeable_ranks()
 
 
 PIECES = ["a", "Z", "7", " ", "\n", "\n\n", "/", "\t", "é", "日本", "!", "'s", "  \n", "\r\n", "-", "\u00a0", "\u2028", "\x85", "#ref:ctx_"]

@@ -34,12 +34,11 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, compress, islice, pairwise, repeat
 from operator import add, itemgetter, le, not_, sub
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from tokenlab.counting import tokens
 from tokenlab.counting.crew import _Crew
@@ -63,6 +62,9 @@ from tokenlab.counting.runs import (
     _slice_interiors,
 )
 from tokenlab.mapped import LetGoInWindows, let_go, starts_with
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 _REPEATED_GAP_BYTES = 256
 

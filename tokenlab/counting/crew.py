@@ -2,6 +2,8 @@
 a large count gets helper threads with encodings of their own (see the note below).
 
 Names with a leading underscore are the `counting` package's own: `counter.py` uses them.
+`concurrent.futures` (which loads `logging`) is imported at the first job: an analysis
+with nothing to count (an empty command output) runs none.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tokenlab.counting import tokens
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 # tiktoken's pre-tokenizer regex keeps a lock-free match cache for the first thread that
 # uses it and makes every other thread take a lock for each match. Threads sharing one
@@ -39,6 +43,8 @@ def _thread_encoding() -> Any:
 
 def _lane(number: int) -> ThreadPoolExecutor:
     """Tokenizer thread `number` (0 runs every analysis's jobs; helpers from 1), started on first use."""
+    from concurrent.futures import ThreadPoolExecutor
+
     with _lanes_lock:
         while len(_lanes) <= number:
             _lanes.append(ThreadPoolExecutor(1, f"tokenlab-tokenizer-{len(_lanes)}"))
@@ -60,6 +66,8 @@ class _Crew:
 
     def submit(self, function: Callable[..., T], *args: Any) -> Future[T]:
         """Queue a job."""
+        from concurrent.futures import Future
+
         future: Future[T] = Future()
         self._futures.append(future)
         with self._lock:
@@ -108,7 +116,10 @@ class _Crew:
                 future.cancel()
                 future.set_running_or_notify_cancel()  # as an executor would: now it is done
             self._jobs.clear()
-        wait(self._futures)
+        if self._futures:  # else `concurrent.futures` may not even be loaded
+            from concurrent.futures import wait
+
+            wait(self._futures)
 
 
 def _run(future: Future[T], job: Callable[[], T]) -> None:

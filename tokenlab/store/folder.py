@@ -16,6 +16,10 @@ hard-linked into place without replacement (racing writers agree on one id) and 
 into its folder: a killed writer leaves a complete ref or none, at worst an unlinked
 `.tmp-*` file that no read ever accepts. Reads re-hash the bytes and fail loudly on any
 mismatch. Files are 0600 and folders 0700: the store holds what was kept out of context.
+
+`orjson` (which imports uuid, platform, datetime and json when loaded) and `tempfile` are
+imported where a ref is read or written: a call that stores nothing (`tokens run -- true`)
+does not load them.
 """
 
 from __future__ import annotations
@@ -23,13 +27,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError, TokenlabError
 from tokenlab.store.base import (
@@ -62,6 +63,8 @@ def _fsync_dir(path: Path) -> None:
 def _header(hex_id: str, line: bytes) -> tuple[dict[str, Any], str]:
     """A ref file's parsed header line and the sha256 it names, or corruption naming the ref."""
     ref_id = ID_PREFIX + hex_id
+    import orjson
+
     try:
         meta = orjson.loads(line) if line.endswith(b"\n") else None
         sha = meta["sha256"] if isinstance(meta, dict) else None
@@ -184,6 +187,8 @@ class FolderStore(Store):
     ) -> str:
         """The ref id of the bytes `blocks()` yields (sha256 `sha`), written if new: the
         shortest id prefix that names no other bytes."""
+        import orjson
+
         header = orjson.dumps(
             {
                 "sha256": sha,
@@ -212,6 +217,8 @@ class FolderStore(Store):
         With `verify`, the blocks must hash to `sha` before the ref is linked into place."""
         path = self.refs_dir / hex_id[:2] / hex_id
         if not path.exists():
+            import tempfile
+
             folder = self._private_folder(path.parent)
             fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMP_PREFIX)  # created 0600
             try:
@@ -351,6 +358,8 @@ class FolderStore(Store):
         return info, blocks()
 
     def put_blocks(self, info: RefInfo, blocks: Iterator[bytes]) -> bool:
+        import orjson
+
         hex_id = parse_ref_id(info.id)
         if not info.sha256.startswith(hex_id):
             raise StoreCorruptionError(f"ref {info.id}: names other bytes ({info.sha256})")
@@ -412,6 +421,8 @@ def _stream_check(path: Path, root: Path, expected: bytes | None, sha_of_expecte
 
 
 def _header_sha(path: Path) -> str | None:
+    import orjson
+
     try:
         with open(path, "rb") as handle:
             meta: Any = orjson.loads(handle.readline())
