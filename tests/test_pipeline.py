@@ -260,6 +260,19 @@ def test_an_empty_input_imports_no_optimizer(tmp_path: Path) -> None:
     assert "optimizer'" not in done.stdout
 
 
+def test_an_empty_input_starts_no_thread(tmp_path: Path) -> None:
+    """Nothing to count and nothing to store: no tokenizer or I/O thread is started, and
+    `concurrent.futures` (which loads `logging`) is not imported."""
+    code = (
+        "import sys, threading; from pathlib import Path; from tokenlab.pipeline import analyze; "
+        "from tokenlab.store import FolderStore; "
+        f"packet = analyze(b'', source='<stdin>', store=FolderStore(Path({str(tmp_path)!r}))); "
+        "print(threading.active_count(), 'concurrent.futures' in sys.modules, packet.visible_measure.tokens)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["1", "False", "0"]
+
+
 def _secret_diff() -> bytes:
     """A diff of several files whose changed lines hold secrets, one of them a private key
     over many lines and one a key whose value is on the next line, and a lockfile."""

@@ -7,8 +7,7 @@ is built, part by part, so a large output is never held whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 
 from tokenlab import markers
 from tokenlab.counting.runs import InputSlices, Runs
@@ -21,6 +20,10 @@ from tokenlab.restore import unmasked
 from tokenlab.run_settings import RunSettings
 from tokenlab.spooled_text import SpooledText
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
 
 def render_parts(
     packet: ContextPacket, run: RunSettings, parts: Iterator[Part], omits: bool, mapped: bool
@@ -30,7 +33,7 @@ def render_parts(
     original = Omission(whole_input(packet.raw), "original input, byte for byte")
     # Storing (hashing, writing, fsync) and reloading refs runs without the GIL on two I/O
     # threads while this thread masks, so the omissions need not wait for the original.
-    with ThreadPoolExecutor(max_workers=2) as io:
+    with _IoThreads() as io:
         stored_early = io.submit(_store_and_reload, packet, run, original) if omits else None
         shown = packet.visible_text
         _write_visible(packet, run, parts, mapped, io)
@@ -40,6 +43,28 @@ def render_parts(
             if len(shown) and not shown.endswith_newline():
                 shown.write(b"\n")
             shown.write(markers.footer(len(packet.raw), stored.id, folded=omits).encode())
+
+
+class _IoThreads:
+    """Two I/O threads, started at the first job: `concurrent.futures` (which loads
+    `logging`) is not imported by an analysis that stores nothing, an empty output's."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+
+    def submit(self, function: Callable[..., Stored], *args: object) -> Future[Stored]:
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=2)
+        return self._pool.submit(function, *args)
+
+    def __enter__(self) -> _IoThreads:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 def counted_whole(omission: Omission | StoredRef) -> bool:
@@ -77,7 +102,7 @@ def _is_the_input(text: SpooledText, raw: RawInput) -> bool:
 
 
 def _write_visible(
-    packet: ContextPacket, run: RunSettings, parts: Iterator[Part], mapped: bool, io: ThreadPoolExecutor
+    packet: ContextPacket, run: RunSettings, parts: Iterator[Part], mapped: bool, io: _IoThreads
 ) -> None:
     """Write the parts to the visible text: omissions stored on `io` behind markers, the rest
     masked. A part that masking leaves as it is stays its own bytes, not a copy.

@@ -139,7 +139,9 @@ class TokenCounter:
             self.limits.chunk_bytes * 16, min(self.limits.block_bytes, len(data) // (2 * self._workers))
         )
         first_block_bytes = block_bytes if cuts is None else min(self.limits.first_block_bytes, block_bytes)
-        unsubmitted = deque(pairwise(_cuts(data, 0, len(data), first_block_bytes, growing_to=block_bytes)))
+        # An empty input's index is the one it starts with: no job, and no tokenizer thread.
+        blocks = pairwise(_cuts(data, 0, len(data), first_block_bytes, growing_to=block_bytes)) if data else ()
+        unsubmitted = deque(blocks)
         self._raw_blocks.clear()
         inside: list[int] = []  # cuts strictly inside the first unsubmitted block
         for batch in cuts or ():
@@ -212,9 +214,10 @@ class TokenCounter:
                 pending.append((position, found))
             elif isinstance(text, MappedText) or len(text) >= self.limits.min_aligned_bytes:
                 pending.append((position, self._start(text)))
-            else:  # small ranges of the input are joined: counted with the other small texts
+            elif len(text):  # small ranges of the input are joined: counted with the other small texts
                 small.append(position)
                 small_texts.append(bytes(text))
+            # else an empty text: it counts 0, with no job and no tokenizer thread
         self._prefetched.clear()
         counts = [0] * len(texts)
         batches = self._batches(small_texts, small)  # queued behind the raw count's blocks
