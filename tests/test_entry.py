@@ -263,3 +263,26 @@ def test_show_ref_errors_are_typers_one_line_and_exit_code(
         assert (code, fast.out, fast.err) == (typed.exit_code, typed.stdout_bytes, typed.stderr_bytes)
         assert code == expected
         assert code == 0 or re.fullmatch(rb"tokens: [^\n]*\n", fast.err)
+
+
+@pytest.mark.parametrize(
+    ("command", "collects"),
+    [
+        (["analyze", "app.log"], False),  # one command, then exit: no cyclic collector
+        (["run", "--", "true"], False),
+        (["store", "stats"], True),  # the typer app's commands (servers among them) keep it
+    ],
+)
+def test_a_one_shot_command_runs_without_the_cyclic_collector(
+    tmp_path: Path, command: list[str], collects: bool
+) -> None:
+    (tmp_path / "app.log").write_bytes(LOG)
+    code = (
+        "import gc, os, sys\n"
+        "from tokenlab import entry\n"
+        "os._exit = lambda code: print(gc.isenabled(), code, file=sys.stderr)\n"
+        f"sys.argv = ['tokens', *{command!r}]\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert done.stderr.splitlines()[-1] == f"{collects} 0"
