@@ -21,7 +21,6 @@ every folded line in order; FINE: one ref per run. Traces under `small_bytes` pa
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
@@ -34,6 +33,7 @@ from tokenlab.optimizers import (
     visible,
 )
 from tokenlab.optimizers.lines.folds import fold_unkept, headed
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -46,13 +46,13 @@ class TraceLimits:
 DEFAULT_LIMITS = TraceLimits()
 
 _LEAD = r"(?:\[pid +\d+\] |\d+ +)?(?:\d+:\d+:\d+(?:\.\d+)? +|\d+\.\d+ +)?"
-_CALL_RE = re.compile(rf"^{_LEAD}([a-zA-Z_][\w.@]*)\(")
-_RESUMED_RE = re.compile(rf"^{_LEAD}<\.\.\. ([\w.@]+) resumed>")
-_EVENT_RE = re.compile(rf"^{_LEAD}(?:\+\+\+ .* \+\+\+|--- .* ---)$")
-_CLOSING_RE = re.compile(r"^\) += ")  # the end of a call whose arguments printed a newline
-_FAILED_RE = re.compile(r"\) += -1 (E[A-Z0-9]+)\b|= -1 (E[A-Z0-9]+) \(")
-_OUTPUT_RE = re.compile(rf"^{_LEAD}(?:write|writev|pwrite64)\([12],")
-_PID_RE = re.compile(r"^\[pid +(\d+)\] ")
+_CALL_RE = compile_on_use(rf"^{_LEAD}([a-zA-Z_][\w.@]*)\(")
+_RESUMED_RE = compile_on_use(rf"^{_LEAD}<\.\.\. ([\w.@]+) resumed>")
+_EVENT_RE = compile_on_use(rf"^{_LEAD}(?:\+\+\+ .* \+\+\+|--- .* ---)$")
+_CLOSING_RE = compile_on_use(r"^\) += ")  # the end of a call whose arguments printed a newline
+_FAILED_RE = compile_on_use(r"\) += -1 (E[A-Z0-9]+)\b|= -1 (E[A-Z0-9]+) \(")
+_OUTPUT_RE = compile_on_use(rf"^{_LEAD}(?:write|writev|pwrite64)\([12],")
+_PID_RE = compile_on_use(r"^\[pid +(\d+)\] ")
 _PROCESS_CALLS = frozenset(
     {"execve", "execveat", "clone", "clone3", "fork", "vfork", "exit_group", "kill", "tgkill"}
 )

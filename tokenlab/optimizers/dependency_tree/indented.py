@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tokenlab.patterns import compile_on_use
+
 # A word naming the kind of a dependency before its entry (`peer `, `dev `, `optional `).
-_QUALIFIER_RE = re.compile(r"[a-z][A-Za-z]* ")
+_QUALIFIER_RE = compile_on_use(r"[a-z][A-Za-z]* ")
 _MAX_STEP = 4  # columns an indentation rises by from one line to the next
 _STEP_SHARE = 0.95
 _MIN_SHARE = 0.4

@@ -49,6 +49,7 @@ from tokenlab.optimizers import (
 from tokenlab.optimizers.dependency_tree import indented
 from tokenlab.optimizers.lines.folds import fold_unkept, headed
 from tokenlab.optimizers.lines.shapes import is_failure
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,10 @@ DEFAULT_LIMITS = TreeLimits()
 _LEAD = r"(?:\[[A-Z]+\] )?"
 # An entry's text runs to its last non-blank: blanks are taken a whole run at a time, as a
 # blank run tried at each of its bytes was read again from each.
-_ENTRY_RE = re.compile(
+_ENTRY_RE = compile_on_use(
     rf"^({_LEAD})([│|\s\xa0]*?)([├└][─┬]+|[+\\`]-+|\|--)[ \xa0](\S(?:[^\S\n]*+\S)*+)\s*$"
 )
-_VERSIONED_RE = re.compile(
+_VERSIONED_RE = compile_on_use(
     r"^(?:UNMET (?:OPTIONAL |PEER )?DEPENDENCY )?(?:"
     r"@?[^\s@]+@\S*\d"  # npm: name@1.2.3
     r"|\S+ v\d"  # cargo: name v1.2.3
@@ -83,10 +84,10 @@ _VERSIONED_RE = re.compile(
 # An entry of a tree drawn by indentation alone names its package the way a package manager
 # does (`name@1.2.3`, `name@"^1.2"`, `name v1.2.3`, `name==1.2`); `a:b:c:1` is too common a
 # shape of indented values (hex dumps) to tell a tree without its drawing.
-_INDENTED_VERSIONED_RE = re.compile(r"@?(?=[^\s@]*[A-Za-z])[^\s@]++@\S*\d|\S+ v\d|\S+==\d")
-_PROBLEM_RE = re.compile(r"\bUNMET\b|\s(?:invalid|extraneous|missing)\b|\bnpm (?:ERR!|error)|\bERROR\b")
+_INDENTED_VERSIONED_RE = compile_on_use(r"@?(?=[^\s@]*[A-Za-z])[^\s@]++@\S*\d|\S+ v\d|\S+==\d")
+_PROBLEM_RE = compile_on_use(r"\bUNMET\b|\s(?:invalid|extraneous|missing)\b|\bnpm (?:ERR!|error)|\bERROR\b")
 _RANGE_LEADS = ('"', "'", "^", "~", "<", ">", "=", "*")  # a version range: `"^7.5.3"`, `>=2`
-_REPEAT_RE = re.compile(r" deduped\b|\(\*\)|omitted for duplicate")
+_REPEAT_RE = compile_on_use(r" deduped\b|\(\*\)|omitted for duplicate")
 
 
 def looks_like_dependency_tree(sample: bytes) -> bool:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
-_DIFF_START_RE = re.compile(rb"^(?:diff --git |diff -|--- \S.*\n\+\+\+ \S)", re.MULTILINE)
+from tokenlab.patterns import compile_on_use
+
+_DIFF_START_RE = compile_on_use(rb"^(?:diff --git |diff -|--- \S.*\n\+\+\+ \S)", re.MULTILINE)
 # `@@ -1,4 +1,5 @@`, or a combined diff's `@@@ -1,40 -1,40 +1,48 @@@` during a merge.
-_HUNK_RE = re.compile(rb"^@@(@*) -\d+(?:,\d+)?(?: -\d+(?:,\d+)?)* \+\d+(?:,\d+)? @@\1", re.MULTILINE)
+_HUNK_RE = compile_on_use(rb"^@@(@*) -\d+(?:,\d+)?(?: -\d+(?:,\d+)?)* \+\d+(?:,\d+)? @@\1", re.MULTILINE)
 
 
 def detect(data: bytes, sample: bytes) -> str | None:

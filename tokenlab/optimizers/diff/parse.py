@@ -8,7 +8,6 @@ section and stays visible. Split out of `diff.py`, which decides and renders.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +15,11 @@ from enum import Enum
 from itertools import accumulate, repeat
 from operator import add
 
-_HUNK_RE = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_COMBINED_HUNK_RE = re.compile(rb"(@{3,}) -")
-_INDEX_RE = re.compile(rb"index [0-9a-f]+(?:,[0-9a-f]+)*\.\.[0-9a-f]+(?: [0-7]+)?\r?\Z")
+from tokenlab.patterns import compile_on_use
+
+_HUNK_RE = compile_on_use(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_COMBINED_HUNK_RE = compile_on_use(rb"(@{3,}) -")
+_INDEX_RE = compile_on_use(rb"index [0-9a-f]+(?:,[0-9a-f]+)*\.\.[0-9a-f]+(?: [0-7]+)?\r?\Z")
 
 
 class Header(Enum):

@@ -17,16 +17,16 @@ the decision to fold files and context, and all rendering.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable
 from itertools import compress, cycle, repeat
 from operator import add, ne
 
 from tokenlab.optimizers.diff.parse import Lines, Section
+from tokenlab.patterns import compile_on_use
 
 # The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
-_NEW_START_RE = re.compile(rb"@@+ [^@]*?\+(\d+)")
+_NEW_START_RE = compile_on_use(rb"@@+ [^@]*?\+(\d+)")
 # Earlier bodies compared with a later one per equal slice: the first few found.
 _NEAR_CANDIDATES = 4
 

@@ -25,7 +25,6 @@ in order; FINE: one ref per run. Listings under `small_bytes` pass through uncha
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ from tokenlab.optimizers import (
 )
 from tokenlab.optimizers.disassembly.parse import Kind, Line, header_name, named_target, parse
 from tokenlab.optimizers.lines.folds import headed
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class DisassemblyLimits:
 DEFAULT_LIMITS = DisassemblyLimits()
 
 _FRAME_REGISTERS = frozenset({"rbp", "rsp", "ebp", "esp", "rip", "sp", "fp", "x29"})
-_ATT_STORE_RE = re.compile(r"^\$[^,]+,\s*[-\w]*\(%(\w+)")
-_INTEL_STORE_RE = re.compile(r"^(?:BYTE|WORD|DWORD|QWORD) PTR \[(\w+)[^\]]*\],\s*-?(?:0x[0-9a-f]+|\d+)$")
-_NUMBER_RE = re.compile(r"\b(?:0x)?[0-9a-f]+\b")
-_NAME_RE = re.compile(r"<[^>]*>")
+_ATT_STORE_RE = compile_on_use(r"^\$[^,]+,\s*[-\w]*\(%(\w+)")
+_INTEL_STORE_RE = compile_on_use(r"^(?:BYTE|WORD|DWORD|QWORD) PTR \[(\w+)[^\]]*\],\s*-?(?:0x[0-9a-f]+|\d+)$")
+_NUMBER_RE = compile_on_use(r"\b(?:0x)?[0-9a-f]+\b")
+_NAME_RE = compile_on_use(r"<[^>]*>")
 _CALL_MNEMONICS = ("call", "bl", "jal")  # x86, Arm, RISC-V/MIPS calls (`callq`, `blx`, `jalr`)
 _CALLS_LISTED = 2  # a fold names this many called functions at most, and counts the others
 

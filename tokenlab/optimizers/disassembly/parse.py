@@ -11,16 +11,17 @@ Two printed forms are read:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate
 
-_OBJDUMP_RE = re.compile(r"^ *([0-9a-f]+):\t((?:[0-9a-f]{2,8} ?)+)[ ]*(?:\t([^\t\s]+)(.*))?$")
-_GDB_RE = re.compile(r"^(=>|  ) (0x[0-9a-f]+)(?: <[^>\n]*>)?:\t(?:(?:[0-9a-f]{2} )+\t)?([^\t\s]+)(.*)$")
-_HEADER_RE = re.compile(r"^(?:[0-9a-f]+ <(.+)>:|Dump of assembler code for function (.+):)$")
+from tokenlab.patterns import compile_on_use
+
+_OBJDUMP_RE = compile_on_use(r"^ *([0-9a-f]+):\t((?:[0-9a-f]{2,8} ?)+)[ ]*(?:\t([^\t\s]+)(.*))?$")
+_GDB_RE = compile_on_use(r"^(=>|  ) (0x[0-9a-f]+)(?: <[^>\n]*>)?:\t(?:(?:[0-9a-f]{2} )+\t)?([^\t\s]+)(.*)$")
+_HEADER_RE = compile_on_use(r"^(?:[0-9a-f]+ <(.+)>:|Dump of assembler code for function (.+):)$")
 # A jump or call's target as both tools print it: `1030 <free@plt>`, `0x5555… <main+42>`.
-_TARGET_RE = re.compile(r"^\s*(?:0x)?[0-9a-f]+ <([^>+]+)(\+[0-9a-fx]+)?>")
+_TARGET_RE = compile_on_use(r"^\s*(?:0x)?[0-9a-f]+ <([^>+]+)(\+[0-9a-fx]+)?>")
 MAX_LINE = 1024  # a longer line is no instruction; the regexes never see it
 
 

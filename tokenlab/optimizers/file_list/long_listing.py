@@ -40,6 +40,7 @@ from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, Optimize
 from tokenlab.optimizers.file_list.parse import DEFAULT_LIMITS as FILE_LIMITS
 from tokenlab.optimizers.file_list.parse import notable_names
 from tokenlab.optimizers.lines.shapes import ANSI_RE
+from tokenlab.patterns import compile_on_use
 
 _DATE = (
     rb"(?:(?:[A-Z][a-z]{2}[ \t]+\d{1,2}|\d{1,2}[ \t]+[A-Za-z]{3}\.?)[ \t]+(?:\d{1,2}:\d\d|\d{4})"
@@ -51,13 +52,13 @@ _ROW = (
     rb"([-bcdlpsDnCM?])[-rwxsStTlL]{9}[.+@]?[ \t]+\d+[ \t]+(?:\S+[ \t]+){1,2}?"
     rb"(\d+(?:[.,]\d+)?[KMGTPEZY]?|\d+,[ \t]*\d+)[ \t]+" + _DATE + rb"[ \t](.*?)\r?"
 )
-_ENTRY_RE = re.compile(_ROW)
+_ENTRY_RE = compile_on_use(_ROW)
 # The same row led by an inode and/or a block count: `find -ls`, `ls -lis`. The blanks
 # after a count are taken whole: split between two counts, a long run was tried each way.
-_COUNTED_ENTRY_RE = re.compile(rb"(?:[ \t]*+\d+(?:[.,]\d+)?[KMGTPEZY]?[ \t]++){0,2}" + _ROW)
-_TOTAL_RE = re.compile(rb"total[ \t]+\d+(?:[.,]\d+)?[KMGTPEZY]?\r?")
-_HEADER_RE = re.compile(rb"(\S.*):\r?")
-_TREE_RE = re.compile(rb"^((?:(?:\xe2\x94\x82|\|)(?:\xc2\xa0|[ \t]){3}|    )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--)[ \xc2\xa0]+(.*?)\r?$")
+_COUNTED_ENTRY_RE = compile_on_use(rb"(?:[ \t]*+\d+(?:[.,]\d+)?[KMGTPEZY]?[ \t]++){0,2}" + _ROW)
+_TOTAL_RE = compile_on_use(rb"total[ \t]+\d+(?:[.,]\d+)?[KMGTPEZY]?\r?")
+_HEADER_RE = compile_on_use(rb"(\S.*):\r?")
+_TREE_RE = compile_on_use(rb"^((?:(?:\xe2\x94\x82|\|)(?:\xc2\xa0|[ \t]){3}|    )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--)[ \xc2\xa0]+(.*?)\r?$")
 _UNITS = {b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30, b"T": 1 << 40, b"P": 1 << 50, b"E": 1 << 60}
 _SELF = (b".", b"..")
 

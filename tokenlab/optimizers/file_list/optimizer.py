@@ -33,7 +33,6 @@ runs folded; `ls -l` output handed to `long_listing`). Listings shorter than
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from tokenlab import mapped
@@ -41,10 +40,11 @@ from tokenlab.optimizers import OptimizerConfig, OptimizeResult, visible
 from tokenlab.optimizers.file_list.parse import DEFAULT_LIMITS, FileListConfig, parse
 from tokenlab.optimizers.file_list.printed import drawn_listing, own_lines_as_printed
 from tokenlab.optimizers.file_list.summary import summary
+from tokenlab.patterns import compile_on_use
 
 # looks_like_file_list: a path is one line of path characters, with at most a few spaces.
-_PATH_LINE_RE = re.compile(rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?")
-_ENDS_LIKE_FILE_RE = re.compile(rb"/|\.[A-Za-z0-9]{1,8}$|^[A-Z][A-Za-z]+$")
+_PATH_LINE_RE = compile_on_use(rb"(?:\./|/|~/|\.\./)?[^\s:;,'\"<>|*?{}\[\]=]+(?: [^\s:;,'\"<>|*?{}\[\]=]+)*/?")
+_ENDS_LIKE_FILE_RE = compile_on_use(rb"/|\.[A-Za-z0-9]{1,8}$|^[A-Z][A-Za-z]+$")
 
 
 def looks_like_file_list(data: bytes) -> bool:

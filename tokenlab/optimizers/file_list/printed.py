@@ -25,6 +25,7 @@ from tokenlab.optimizers.file_list.parse import (
     set_aside_re,
 )
 from tokenlab.optimizers.file_list.summary import ext_summary, header, summary
+from tokenlab.patterns import compile_on_use
 
 
 def own_lines_as_printed(
@@ -81,7 +82,7 @@ def _line_extensions(lines: list[bytes]) -> list[bytes]:
 
 
 # `ls -l` permission columns and `tree` connectors, looked for in the head of the input only.
-_DRAWN_HINT_RE = re.compile(rb"^[-dl][-rwxsStT]{9}[.+@]? |\xe2\x94\x9c\xe2\x94\x80|^\|-- ", re.MULTILINE)
+_DRAWN_HINT_RE = compile_on_use(rb"^[-dl][-rwxsStT]{9}[.+@]? |\xe2\x94\x9c\xe2\x94\x80|^\|-- ", re.MULTILINE)
 
 
 def drawn_listing(data: bytes, config: OptimizerConfig, limits: FileListConfig) -> OptimizeResult | None:
@@ -110,7 +111,7 @@ def drawn_listing(data: bytes, config: OptimizerConfig, limits: FileListConfig) 
 
 # One entry of a `tree` drawing: its indent (`│   ` or `|   ` per level), then the connector
 # (`├── `, `└── `, ASCII `|-- `, `` `-- ``) and the name.
-_DRAWN_ENTRY_RE = re.compile(
+_DRAWN_ENTRY_RE = compile_on_use(
     rb"((?:\xe2\x94\x82|\||\xc2\xa0| )*)(?:\xe2\x94\x9c|\xe2\x94\x94|\||`)(?:\xe2\x94\x80\xe2\x94\x80|--) ([^\r]*)\r?"
 )
 

@@ -13,18 +13,19 @@ from datetime import datetime, timedelta, timezone
 
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.git_log.stat import SUMMARY_RE, Changes, read_listing
+from tokenlab.patterns import compile_on_use
 
-_COMMIT_RE = re.compile(rb"^commit ([0-9a-f]{7,64})\b([^\r\n]*)", re.MULTILINE)
-ONELINE_RE = re.compile(rb"^([0-9a-f]{7,64}) ([^\r\n]*)", re.MULTILINE)
+_COMMIT_RE = compile_on_use(rb"^commit ([0-9a-f]{7,64})\b([^\r\n]*)", re.MULTILINE)
+ONELINE_RE = compile_on_use(rb"^([0-9a-f]{7,64}) ([^\r\n]*)", re.MULTILINE)
 # `(HEAD -> main, origin/main, tag: v1.2) `, `(feature/x) `: the refs pointing at a commit.
-DECORATION_RE = re.compile(
+DECORATION_RE = compile_on_use(
     rb"\((?:HEAD(?: -> [^()\s,]+)?|tag: [^()\s,]+|[^()\s,]+)(?:, (?:tag: )?[^()\s,]+)*\) "
 )
-_DIFF_HEADER_RE = re.compile(rb"^diff --(?:git|cc|combined) ([^\r\n]*)", re.MULTILINE)
-_ISO_DATE_RE = re.compile(rb"\b(\d{4}-\d\d-\d\d)\b")
-_DEFAULT_DATE_RE = re.compile(rb"\b([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})\b")
-_RFC_DATE_RE = re.compile(rb"\b(\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) \d\d:\d\d")
-_RAW_DATE_RE = re.compile(rb"(\d{9,11}) ([+-])(\d\d)(\d\d)\s*$")
+_DIFF_HEADER_RE = compile_on_use(rb"^diff --(?:git|cc|combined) ([^\r\n]*)", re.MULTILINE)
+_ISO_DATE_RE = compile_on_use(rb"\b(\d{4}-\d\d-\d\d)\b")
+_DEFAULT_DATE_RE = compile_on_use(rb"\b([A-Z][a-z]{2}) (\d{1,2}) \d\d:\d\d:\d\d (\d{4})\b")
+_RFC_DATE_RE = compile_on_use(rb"\b(\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) \d\d:\d\d")
+_RAW_DATE_RE = compile_on_use(rb"(\d{9,11}) ([+-])(\d\d)(\d\d)\s*$")
 _MONTH_NAMES = (
     b"Jan",
     b"Feb",
@@ -64,17 +65,17 @@ class Commit:
 
 # --- recognising ---------------------------------------------------------------------------
 
-_HEADER_LINE_RE = re.compile(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
+_HEADER_LINE_RE = compile_on_use(rb"(?:[A-Z][A-Za-z]*: |tree [0-9a-f]|parent [0-9a-f]|author |gpg: )")
 # A subject never starts with a space, with `(` other than decorations, or with a further
 # column of hex digits as long as a hash: `000000000024f6d0 0000000000000001 T
 # PyEval_InitThreads` is nm's address, size and symbol, not a commit (`3 fixes` is a subject).
-_ONELINE_SHAPE_RE = re.compile(
+_ONELINE_SHAPE_RE = compile_on_use(
     rb"([0-9a-f]{7,64}) (?!\(|\s|[0-9a-f]{7,}\s)|([0-9a-f]{7,64}) " + DECORATION_RE.pattern
 )
 # A subject is words: `<hash> <word> <number> <number> …` with nothing but numbers and hashes
 # after the first word is a row of a table of objects (`3f2a9c1 blob 530 311 12`), not a commit.
-_TABLE_ROW_TAIL_RE = re.compile(rb"\S+(?:[ \t]+(?:\d+|[0-9a-f]{7,64})){2,}[ \t]*\r?$")
-_LISTING_SHAPE_RE = re.compile(rb" .* \| |" + SUMMARY_RE.pattern[1:])
+_TABLE_ROW_TAIL_RE = compile_on_use(rb"\S+(?:[ \t]+(?:\d+|[0-9a-f]{7,64})){2,}[ \t]*\r?$")
+_LISTING_SHAPE_RE = compile_on_use(rb" .* \| |" + SUMMARY_RE.pattern[1:])
 # The columns `git log --graph` draws before each line: `* `, `| * `, `| |\`, `|/  `.
 GRAPH_CHARACTERS = b"*|/\\ _.-"
 

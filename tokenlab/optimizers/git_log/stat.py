@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 
 from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.lines import numbered
+from tokenlab.patterns import compile_on_use
 
-SUMMARY_RE = re.compile(
+SUMMARY_RE = compile_on_use(
     rb"^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?", re.MULTILINE
 )
-_STAT_COUNT_RE = re.compile(rb"\s*(?:\d+(?: [+-]*)?|Bin\b.*)\s*")
-_STAT_PARTS_RE = re.compile(rb"\s*(\d+)(?: ([+-]*))?\s*")
-NAME_STATUS_RE = re.compile(rb"([ACDMRTUXB])\d*\t([^\t]*)(?:\t(.*))?")
+_STAT_COUNT_RE = compile_on_use(rb"\s*(?:\d+(?: [+-]*)?|Bin\b.*)\s*")
+_STAT_PARTS_RE = compile_on_use(rb"\s*(\d+)(?: ([+-]*))?\s*")
+NAME_STATUS_RE = compile_on_use(rb"([ACDMRTUXB])\d*\t([^\t]*)(?:\t(.*))?")
 # Lines of a long stat listing shown verbatim for being among the largest changes.
 STAT_STANDOUTS = 5
 # Lines shown verbatim for touching files only by removing lines (or renaming them).

@@ -15,10 +15,10 @@ one ref. Short output is shown as it is.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part, join_literals, visible
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -36,17 +36,17 @@ _HEADERS = (
     "Unmerged paths:",
     "Ignored files:",
 )
-_BRANCH_RE = re.compile(
+_BRANCH_RE = compile_on_use(
     r"(?:On branch |HEAD detached (?:at|from) |Not currently on any branch|No commits yet"
     r"|nothing to commit|nothing added to commit|no changes added to commit)"
 )
-_LONG_ENTRY_RE = re.compile(
+_LONG_ENTRY_RE = compile_on_use(
     r"(\t(?:new file|modified|deleted|renamed|copied|typechange|both modified|both added"
     r"|both deleted|added by us|added by them|deleted by us|deleted by them|unknown):\s+)(.+)"
 )
-_HINT_RE = re.compile(r"  \((?:use|fix|all|commit|run) .*\)$")
-_SHORT_ENTRY_RE = re.compile(r"((?:[MTADRCU ][MTADRCU ]|\?\?|!!) )(\S.*)")
-_V2_ENTRY_RE = re.compile(
+_HINT_RE = compile_on_use(r"  \((?:use|fix|all|commit|run) .*\)$")
+_SHORT_ENTRY_RE = compile_on_use(r"((?:[MTADRCU ][MTADRCU ]|\?\?|!!) )(\S.*)")
+_V2_ENTRY_RE = compile_on_use(
     r"(1 [.MTADRCU]{2} [NS][.CMU]{3}(?: \S+){5} )(.+)"
     r"|(2 [.MTADRCU]{2} [NS][.CMU]{3}(?: \S+){6} )(.+)"
     r"|(u [.MTADRCU]{2} [NS][.CMU]{3}(?: \S+){7} )(.+)"

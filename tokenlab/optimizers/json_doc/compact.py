@@ -16,17 +16,17 @@ here decides which arrays are listed this way (that is `layout`'s call).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 from tokenlab.optimizers.json_doc import scan as json_scan
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind
+from tokenlab.patterns import compile_on_use
 
-_WS = re.compile(r"[ \t\n\r]*")
-_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
-_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])[ \t\n\r]*")
+_WS = compile_on_use(r"[ \t\n\r]*")
+_COLON = compile_on_use(r"[ \t\n\r]*:[ \t\n\r]*")
+_SEPARATOR = compile_on_use(r"[ \t\n\r]*([,\]}])[ \t\n\r]*")
 _SCAN_STRING = cast(
     Callable[[str, int], tuple[str, int]],
     json.decoder.scanstring,  # type: ignore[attr-defined]

@@ -26,7 +26,6 @@ pass over the brackets outside strings finds every open container instead.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from bisect import bisect_left
 from collections.abc import Callable
@@ -36,22 +35,23 @@ from typing import Any, cast
 import orjson
 
 from tokenlab.optimizers import Omission, Part
+from tokenlab.patterns import compile_on_use
 
 _Scanner = Callable[[str, int], tuple[Any, int]]
 _SCAN_ONCE = cast(_Scanner, json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 _StringScanner = Callable[[str, int], tuple[str, int]]
 _SCAN_STRING = cast(_StringScanner, json.decoder.scanstring)  # type: ignore[attr-defined]
-_WS = re.compile(r"[ \t\n\r]*")
+_WS = compile_on_use(r"[ \t\n\r]*")
 # What a scalar cut short can look like: a string without its closing quote, part of a
 # number, part of `true`, `false` or `null`.
-_CUT_SCALAR = re.compile(
+_CUT_SCALAR = compile_on_use(
     r'(?:"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*(?:\\(?:u[0-9a-fA-F]{0,3})?)?'
     r"|-?(?:[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]*)?)?"
     r"|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?)\Z"
 )
 _FAILED_SCANS = 8  # passes of the C scanner over the input spent on open containers
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BRACKET = re.compile(r"[\[\]{}]")
+_IDENTIFIER = compile_on_use(r"[A-Za-z_][A-Za-z0-9_]*")
+_BRACKET = compile_on_use(r"[\[\]{}]")
 
 
 @dataclass(frozen=True)

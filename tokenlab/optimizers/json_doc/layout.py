@@ -49,11 +49,12 @@ from tokenlab.optimizers.json_doc.segments import (
     plural,
     visible_size,
 )
+from tokenlab.patterns import compile_on_use
 
-_WS = re.compile(r"[ \t\n\r]*")
-_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
-_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]}])[ \t\n\r]*")
-_BLOB = re.compile(r'"[A-Za-z0-9+/=_\-]*"')
+_WS = compile_on_use(r"[ \t\n\r]*")
+_COLON = compile_on_use(r"[ \t\n\r]*:[ \t\n\r]*")
+_SEPARATOR = compile_on_use(r"[ \t\n\r]*([,\]}])[ \t\n\r]*")
+_BLOB = compile_on_use(r'"[A-Za-z0-9+/=_\-]*"')
 _OPAQUE = object()  # a value too deep or too odd for the C scanner; only its span is known
 # The stdlib's C scanner: parses the value at an index and returns it with its end index.
 _Scanner = Callable[[str, int], tuple[Any, int]]

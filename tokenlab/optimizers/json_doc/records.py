@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from tokenlab.patterns import compile_on_use
+
 _DECISION_KEYS = (
     "id uuid guid key name title status state phase error errors err message msg code "
     "error_code error_message status_code exit_code return_code returncode severity level "
@@ -73,11 +75,11 @@ class KeyRole(Enum):
     OK = "ok"
 
 
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[\s\-.]+")
+_CAMEL_BOUNDARY = compile_on_use(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = compile_on_use(r"[\s\-.]+")
 
 
-_NEEDS_NORMALISING = re.compile(r"[A-Z\s\-.]")
+_NEEDS_NORMALISING = compile_on_use(r"[A-Z\s\-.]")
 
 
 def normalize_key(key: str) -> str:

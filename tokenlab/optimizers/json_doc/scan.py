@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.patterns import compile_on_use
+
 # JSON whitespace is exactly these four characters (str.isspace would accept more).
 _WS = r"[ \t\n\r]*"
 # Unrolled string pattern: linear on multi-megabyte strings, no per-character alternation.
@@ -19,15 +21,15 @@ _NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _LITERAL = r"true|false|null"
 
 _SCALAR = rf"(?:{_NUMBER}|{_LITERAL})(?![0-9A-Za-z.+\-])"
-_TOKEN = re.compile(
+_TOKEN = compile_on_use(
     _WS + rf"(?:(?P<string>{_STRING})|(?P<punct>[{{}}\[\],:])|(?P<scalar>{_SCALAR}))"
 )
-_TRAILING_WS = re.compile(_WS + r"\Z")
-_SCALAR_AT = re.compile(rf"{_STRING}|{_SCALAR}")
+_TRAILING_WS = compile_on_use(_WS + r"\Z")
+_SCALAR_AT = compile_on_use(rf"{_STRING}|{_SCALAR}")
 # For skipping a container that is already known to be valid: strings (which may hold
 # brackets) and brackets are the only tokens that matter.
-_HIGH_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
-_BRACKET_OR_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_HIGH_SURROGATE_ESCAPE = compile_on_use(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
+_BRACKET_OR_STRING = compile_on_use(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 # Parser states: what the grammar allows next.
 _VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE = range(6)

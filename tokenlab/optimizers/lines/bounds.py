@@ -19,25 +19,26 @@ are read through too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+from tokenlab.patterns import compile_on_use
+
 # A line's prefix: `==1234==`/`--1234--`/`**1234**`, a bracketed field, a date-time or a
 # time, then a space or the line's end. Fixed runs only, so one match is linear.
-_PREFIX_RE = re.compile(
+_PREFIX_RE = compile_on_use(
     rb"(?:(==|--|\*\*)\d+\1"
     rb"|\[[^\]\n]{1,64}\]"
     rb"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     rb"|\d\d:\d\d:\d\d(?:[.,]\d+)?)"
     rb"(?: |(?=\r?\n|$))"
 )
-_DIGIT_RE = re.compile(rb"\d")
+_DIGIT_RE = compile_on_use(rb"\d")
 # Lines with the prefix, of all lines, for the input to be read through it: a program's
 # own output may interleave with the tool's unprefixed.
 _PREFIXED_SHARE = 0.75
 # Lines between records: blank, or a document separator (`---`, `...`).
-_BETWEEN_RE = re.compile(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
+_BETWEEN_RE = compile_on_use(rb"[ \t\r]*(?:---|\.\.\.)?[ \t\r]*")
 # A rule line: one of these characters, from end to end of a line this long or longer,
 # with a title inside or not (`--------`, `---Thread-Announcement------`).
 _RULE_BYTES = b"-=_*~#"
@@ -47,13 +48,13 @@ _TEXT, _BLANK, _RULE = 0, 1, 2
 # horizontal rule after it), and the gutter that leads each line inside the box.
 _ESCAPE = rb"(?:\x1b\[[0-?]*[ -/]*[@-~])*"
 _HORIZONTAL = rb"(?:\xe2\x94\x80)*"  # `─` after a corner
-_BOX_OPEN_RE = re.compile(
+_BOX_OPEN_RE = compile_on_use(
     _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb7|\xe2\x94\x8c|\xe2\x95\xad)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
 )
-_BOX_CLOSE_RE = re.compile(
+_BOX_CLOSE_RE = compile_on_use(
     _ESCAPE + rb"[ \t]*(?:\xe2\x95\xb5|\xe2\x94\x94|\xe2\x95\xb0)" + _HORIZONTAL + _ESCAPE + rb"[ \t\r]*"
 )
-_BOX_GUTTER_RE = re.compile(_ESCAPE + rb"[ \t]*\xe2\x94\x82" + _ESCAPE + rb"(?: " + _ESCAPE + rb")?")
+_BOX_GUTTER_RE = compile_on_use(_ESCAPE + rb"[ \t]*\xe2\x94\x82" + _ESCAPE + rb"(?: " + _ESCAPE + rb")?")
 _BOX_CORNERS = (b"\xe2\x95\xb7", b"\xe2\x94\x8c", b"\xe2\x95\xad")
 
 
@@ -170,11 +171,11 @@ class Lines:
 
 
 # A line between records after the first line (the last line separates nothing).
-_INNER_SEPARATOR_RE = re.compile(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
+_INNER_SEPARATOR_RE = compile_on_use(rb"\n[ \t\r]*+(?:---|\.\.\.)?[ \t\r]*+\n")
 
 
 # A line indented under another: where a headline may head a record.
-_INDENTED_RE = re.compile(rb"\n[ \t]++[^ \t\r\n]")
+_INDENTED_RE = compile_on_use(rb"\n[ \t]++[^ \t\r\n]")
 
 
 def may_hold_records(data: bytes, by_headline: bool = False) -> bool:

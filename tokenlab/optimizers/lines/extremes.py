@@ -18,16 +18,17 @@ skewed as sizes (an outlined listing's long runs say the range of such a column 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from tokenlab.patterns import compile_on_use
+
 # A size as a column holds it: `224241`, `94.6kB`, `4.0K`, `1.2M`, `12GiB`, `512B`.
-_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)([KMGTPE]i?B?|[kmgtp]B|B)?")
+_SIZE_RE = compile_on_use(r"(\d+(?:\.\d+)?)([KMGTPE]i?B?|[kmgtp]B|B)?")
 _UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 # Header words naming a size, alone or as a part (`SIZE/OFF`, `1K-blocks`, `Size(KB)`).
 _SIZE_WORDS = frozenset({"size", "length", "bytes", "rss", "vsz", "blocks", "used", "avail", "available"})
-_WORD_PARTS_RE = re.compile(r"[A-Za-z]+")
+_WORD_PARTS_RE = compile_on_use(r"[A-Za-z]+")
 
 _PRESENT_SHARE = 0.9  # a size column holds a size in this share of the rows at least
 _UNIT_SHARE = 0.5  # ...and, unnamed, a unit in this share of them

@@ -14,7 +14,6 @@ list of indexes beside a list of names). How each varying value is named and lis
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -29,8 +28,9 @@ from tokenlab.optimizers.lines.record_columns import (
     said_by_parts,
 )
 from tokenlab.optimizers.lines.shapes import cut_shown, slots, word_slots
+from tokenlab.patterns import compile_on_use
 
-_SPACES_RE = re.compile(r"\s+")
+_SPACES_RE = compile_on_use(r"\s+")
 # A line longer than this is not quoted whole in a group line.
 _QUOTED_LINE_BYTES = 120
 
@@ -44,7 +44,7 @@ def skeleton(lines: Sequence[str]) -> tuple[str, ...]:
 # A rule's length follows the title it frames (`____ test[7] ____`), and a pointer's the
 # expression it points at (`^^^^^` under `ratio(7, 0)`, one more under `ratio(20, 0)`):
 # neither is part of a shape.
-_RULE_RUN_RE = re.compile(r"([_=\-─^])\1{2,}")
+_RULE_RUN_RE = compile_on_use(r"([_=\-─^])\1{2,}")
 
 
 def _normal(text: str) -> str:
@@ -243,7 +243,7 @@ def family(records: Sequence[Sequence[str]]) -> Family | None:
 
 # A word of a line's constant text: where records of one kind differ in a name without a
 # digit (`bump_req_get` / `bump_req_put`, `read` / `write`).
-_NAME_RE = re.compile(r"([A-Za-z_]\w*)")
+_NAME_RE = compile_on_use(r"([A-Za-z_]\w*)")
 
 
 def kin(lines: Sequence[str]) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ from tokenlab.optimizers import Granularity, Part, visible
 from tokenlab.optimizers.lines import columns as columns_rules
 from tokenlab.optimizers.lines.records import Group, parts_with_groups
 from tokenlab.optimizers.lines.shapes import ANSI_RE, is_failure
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -61,14 +62,14 @@ class FieldLimits:
 DEFAULT_LIMITS = FieldLimits()
 
 # `key = value`, `key | value`, `key: value`: a name, padding, the separator, one space.
-_FIELD_RE = re.compile(rb"[ \t]*([A-Za-z_][\w.\-]*)[ \t]*(=|\||:)(?: |(?=\r?$))(.*?)\r?$")
+_FIELD_RE = compile_on_use(rb"[ \t]*([A-Za-z_][\w.\-]*)[ \t]*(=|\||:)(?: |(?=\r?$))(.*?)\r?$")
 # The same, found anywhere in a sample (its lines' values are not read).
-_FIELD_LINE_RE = re.compile(rb"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*[=|:](?: |\r?$)", re.MULTILINE)
-_DIGIT_RE = re.compile(rb"\d")
+_FIELD_LINE_RE = compile_on_use(rb"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*[=|:](?: |\r?$)", re.MULTILINE)
+_DIGIT_RE = compile_on_use(rb"\d")
 _RULE_BYTES = b"-=*_#~"
-_NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?")
+_NUMBER_RE = compile_on_use(r"[+-]?\d+(?:\.\d+)?")
 _RULE_EDGES = "-=*_#~ "
-_SPACE_RE = re.compile(r"\s")
+_SPACE_RE = compile_on_use(r"\s")
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from os.path import commonprefix
 
+from tokenlab.patterns import compile_on_use
+
 SLOT = b"*"
 _QUOTES = (b"'", b'"')
 _CLOSE_RE = {quote: re.compile(rb"(?<!\\)%s[^\w\s]*$" % quote) for quote in _QUOTES}  # `'x'>`, `"y",`
-_START_CUT_RE = re.compile(rb"[^\w.-]")  # where a slot's shared start may end: after a `/`, a quote
-_END_CUT_RE = re.compile(rb"\W")  # where its shared end may start: at a `.`, a quote
+_START_CUT_RE = compile_on_use(rb"[^\w.-]")  # where a slot's shared start may end: after a `/`, a quote
+_END_CUT_RE = compile_on_use(rb"\W")  # where its shared end may start: at a `.`, a quote
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ repeated headings among prose is left to the outline.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from itertools import islice
 from tokenlab.optimizers import Granularity, Part, Span
 from tokenlab.optimizers.lines.records import Group, parts_with_groups
 from tokenlab.optimizers.lines.shapes import is_failure
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -51,11 +51,11 @@ class MemberLimits:
 DEFAULT_MEMBER_LIMITS = MemberLimits()
 
 # A name's characters, set aside in the word that holds it (`assert.o:` reads `*:`).
-_NAME_RE = re.compile(r"[\w.\-/+@]+")
-_COUNT_RE = re.compile(r"\b\d+\b")
+_NAME_RE = compile_on_use(r"[\w.\-/+@]+")
+_COUNT_RE = compile_on_use(r"\b\d+\b")
 # A line that may be blank as `str.strip` reads it: ASCII whitespace, the separators it
 # also strips, or bytes of a character past ASCII (a no-break space) only.
-_MAYBE_BLANK_LINE_RE = re.compile(rb"\n(?:[ \t\r\f\v\x1c-\x1f]|[\x80-\xff])*\n")
+_MAYBE_BLANK_LINE_RE = compile_on_use(rb"\n(?:[ \t\r\f\v\x1c-\x1f]|[\x80-\xff])*\n")
 
 
 @dataclass(frozen=True)

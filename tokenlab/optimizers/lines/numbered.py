@@ -9,10 +9,11 @@ can still read, and ask for, each one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-_NUMBER_RE = re.compile(r"\d+")
+from tokenlab.patterns import compile_on_use
+
+_NUMBER_RE = compile_on_use(r"\d+")
 # Stands for the number in a family's key: no name holds it.
 _SLOT = "\0"
 

@@ -6,7 +6,6 @@ values follow, a name's fixed parts).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -14,34 +13,35 @@ from decimal import Decimal
 
 from tokenlab.optimizers.lines import columns as columns_rules
 from tokenlab.optimizers.lines.shapes import LOCATION_VALUE_RE, is_location
+from tokenlab.patterns import compile_on_use
 
 # The word a value belongs to, read from the constant text before it (`name   = "`,
 # `unused variable: \``, `cache_node[`).
-_LABEL_RE = re.compile(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'`\[(]?)$")
+_LABEL_RE = compile_on_use(r"((?=[\w.\-]*[A-Za-z])[A-Za-z_][\w.\-]*)(\s*[=:]?\s*[\"'`\[(]?)$")
 # Labels are looked for this far back: a search anchored at the end still starts at each byte.
 _LABEL_REACH = 64
-_SPACES_RE = re.compile(r"\s+")
+_SPACES_RE = compile_on_use(r"\s+")
 # A line's leading marks before a field's name: a list item's `- `, a diff's `+ `, `--`.
-_LEADING_MARKS_RE = re.compile(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
+_LEADING_MARKS_RE = compile_on_use(r"\s*([-+*>~]{1,2}(?: [-+*>~]{1,2})?\s?)")
 _CLOSING = {"[": "]", "(": ")"}
 # A field's name before its value (`amount = `, `currency = '`, `port: `).
-_FIELD_RE = re.compile(r"\w\s*[=:]\s*[\"'`]?$")
+_FIELD_RE = compile_on_use(r"\w\s*[=:]\s*[\"'`]?$")
 # A call's argument (`convert(`, `convert(#, '`).
-_ARGUMENT_RE = re.compile(r"[(,]\s*[\"'`]?$")
+_ARGUMENT_RE = compile_on_use(r"[(,]\s*[\"'`]?$")
 # A comparison right before a value with no name (`assert 9.2 == 9.21`, `got 3, want 4`).
-_COMPARISON_RE = re.compile(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
+_COMPARISON_RE = compile_on_use(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
 # A name and what its brackets hold (`test_rate[EUR-10]`, `check(7)`).
-_BRACKETED_RE = re.compile(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
+_BRACKETED_RE = compile_on_use(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
-_LONG_ID_RE = re.compile(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
+_LONG_ID_RE = compile_on_use(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 # A number as a comparison prints it (`805`, `-13`, `64.41000000000001`).
-_NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER_RE = compile_on_use(r"-?\d+(?:\.\d+)?")
 # A column is said by its difference from the one before it when that difference holds on
 # this share of the records or more (and on `MIN_ROWS`); the others keep their comparison
 # in their row.
 _OFFSET_SHARE = 2 / 3
 # Where a name's parts meet (`tenant02-api-config-b79fthhg2d`, `eu_1/node-07`).
-_PART_CUT_RE = re.compile(r"([-_/:])")
+_PART_CUT_RE = compile_on_use(r"([-_/:])")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from tokenlab.optimizers import Granularity, Omission, Part, Span, join_literals
 from tokenlab.optimizers.lines import bounds
 from tokenlab.optimizers.lines.families import Family, family, kin, kin_family, skeleton
 from tokenlab.optimizers.lines.shapes import is_failure, is_location
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ DEFAULT_LIMITS = RecordLimits()
 # Plain text: records between blank lines or rules, or headed by a repeated headline.
 TEXT_LIMITS = RecordLimits(by_headline=True)
 
-_ANSI_RE = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+_ANSI_RE = compile_on_use(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 def fold_records(
@@ -230,7 +231,7 @@ def _telling_lines(found: Family, named: bool) -> list[int]:
 
 
 # A file's name right before a value: the value is its line (`(racy.c:` then `6`).
-_FILE_BEFORE_RE = re.compile(r"[\w./\-]\.[A-Za-z]\w{0,9}:$")
+_FILE_BEFORE_RE = compile_on_use(r"[\w./\-]\.[A-Za-z]\w{0,9}:$")
 
 
 def _locates(constants: list[str], values: list[str], position: int) -> bool:
@@ -240,9 +241,9 @@ def _locates(constants: list[str], values: list[str], position: int) -> bool:
 
 
 # A failed check's line, beside the failure lines of `shapes.is_failure`.
-_ASSERTION_RE = re.compile(r"\bassert(?:ion)?\b", re.IGNORECASE)
+_ASSERTION_RE = compile_on_use(r"\bassert(?:ion)?\b", re.IGNORECASE)
 # A record's label saying it failed (`Failed example:`, `Failure in test x`).
-_FAILED_LABEL_RE = re.compile(r"^\W*(?:Failed|Failure|Failing)\b")
+_FAILED_LABEL_RE = compile_on_use(r"^\W*(?:Failed|Failure|Failing)\b")
 
 
 def _reports_failure(found: Family) -> bool:
@@ -292,7 +293,7 @@ def _line_groups(texts: list[str], starts: list[int], ends: list[int], limits: R
     return groups
 
 
-_DIGITS_RE = re.compile(r"(\d+)")
+_DIGITS_RE = compile_on_use(r"(\d+)")
 
 
 def _natural(text: str) -> list[tuple[int, str]]:

@@ -33,11 +33,12 @@ from tokenlab.optimizers.lines.shapes import (
     values_of_shape,
     varying_slots,
 )
+from tokenlab.patterns import compile_on_use
 
-_WORD_RE = re.compile(r"\S+")
-_HEX_ID_RE = re.compile(r"[0-9a-f]+")
+_WORD_RE = compile_on_use(r"\S+")
+_HEX_ID_RE = compile_on_use(r"[0-9a-f]+")
 # A word shown as one example of many values (`src/{codec_00, …}.c`) or as varying ids (`{…}`).
-_ONE_EXAMPLE_RE = re.compile(r"[^{}]*\{(?:[^{}]*, …|…)\}[^{}]*")
+_ONE_EXAMPLE_RE = compile_on_use(r"[^{}]*\{(?:[^{}]*, …|…)\}[^{}]*")
 
 
 def summarised(lines: Sequence[str], cap: int) -> str | None:
@@ -315,12 +316,12 @@ def _extreme(pick: Callable[..., Any], keys: list[float], values: list[str]) -> 
     return key, pick(value for other, value in zip(keys, values) if other == key)
 
 
-_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d[T ]")
+_DATE_RE = compile_on_use(r"\d{4}-\d\d-\d\d[T ]")
 
 
 # A number with the letters around it that name it (`missing37`, `12ms`, `-1697`, `4.418`),
 # one a line.
-_NUMBERS_RE = re.compile(r"^([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)$", re.MULTILINE)
+_NUMBERS_RE = compile_on_use(r"^([A-Za-z_]*)(-?\d+(?:\.\d+)?)([A-Za-z%]*)$", re.MULTILINE)
 
 
 def with_values(lines: list[str], cap: int, location_cap: int | None = None) -> str | None:
@@ -355,7 +356,7 @@ def slots_shown(found: VaryingSlots | None, cap: int, location_cap: int | None =
 
 # Column padding between the words of a line: one space says as much in a group line
 # (not in a code frame, where columns place the caret).
-_PADDING_RE = re.compile(r"(?<=\S) {2,}(?=\S)")
+_PADDING_RE = compile_on_use(r"(?<=\S) {2,}(?=\S)")
 
 
 def _listed(values: list[str], cap: int, location_cap: int) -> str:
@@ -447,7 +448,7 @@ _SHARED_FOLDER_SAVES = 16
 
 # A quantity: a number with a unit of time or size, a share, or a count of things. Units
 # of one kind share a scale (`1.5 s` is 1500 ms), so that lines mixing them compare.
-_QUANTITY_RE = re.compile(
+_QUANTITY_RE = compile_on_use(
     r"(?<![\w.:/-])(\d+(?:\.\d+)?) ?(ns|us|µs|ms|s|secs?|seconds?|mins?|minutes?|[kKMGT]i?B|B|bytes|%"
     r"|rows|buffers|pages|blocks|records|tuples|items|objects|requests|messages|retries|attempts)(?![\w%])"
 )

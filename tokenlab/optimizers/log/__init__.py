@@ -25,10 +25,11 @@ import re
 from collections import Counter
 
 from tokenlab.optimizers.lines.shapes import ANSI_RE
+from tokenlab.patterns import compile_on_use
 
 # The indentation is taken whole (`\s*+`): every marker starts with a non-blank, and a
 # blank run tried at each of its splits was read again from each.
-_LOG_LINE_RE = re.compile(
+_LOG_LINE_RE = compile_on_use(
     rb"""^(?:\s*+
       (?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d           # ISO timestamp
       |\[?\d\d:\d\d:\d\d                            # clock time
@@ -65,7 +66,7 @@ _LOG_LINE_RE = re.compile(
 # A test runner's own summary of a run, by which its output is known whatever else it holds
 # (a plugin's statistics, captured prose): pytest's `==== 1 failed, 2 passed in 1.77s ====`,
 # unittest's `Ran 12 tests in 0.3s`, cargo's `test result:`, jest's `Tests:  3 failed`.
-_TEST_RUN_SUMMARY_RE = re.compile(
+_TEST_RUN_SUMMARY_RE = compile_on_use(
     rb"^(?:=+ (?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+s"
     rb"|Ran \d+ tests? in [\d.]+s$|test result: (?:ok|FAILED)\. \d+ passed|Tests: +(?:\d+ \w+, )*\d+ total$)",
     re.MULTILINE,

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_right
 
@@ -36,8 +35,9 @@ from tokenlab.optimizers.log.units import (
     stands_alone,
     unit_end,
 )
+from tokenlab.patterns import compile_on_use
 
-_ANOMALY_RE = re.compile(
+_ANOMALY_RE = compile_on_use(
     rb"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG"
     rb"|FAIL|FAILED|FAILURE|Error|Warning|Fatal|Failed|Failure|Exception|Traceback"
     rb"|error|warning|fatal|failed|failure|panic)\b"
@@ -52,11 +52,11 @@ _TRACEBACK = b"Traceback (most recent call last)"
 
 # A diagnostic's template: a leading location (`@:`), or a position and a severity under a
 # file's heading (`  12:5  error  …`, eslint and stylelint).
-_DIAGNOSTIC_KEY_RE = re.compile(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
+_DIAGNOSTIC_KEY_RE = compile_on_use(rb"[ \t]*@:|[ \t]+# (?:error|warning|info|note|hint)\b(?!:)")
 # A framed record's pointer (see `units.pointer_of`), from the line break before it: an
 # arrow or a drawn frame's corner holding the location. (A header over an indented
 # location alone says its severity, so it is an anomaly already.)
-_POINTER_START_RE = re.compile(rb"\n[ \t]*(?:--> \S|,-\[|\xe2\x95\xad\xe2\x94\x80\[|\xe2\x94\x8c\xe2\x94\x80 )")
+_POINTER_START_RE = compile_on_use(rb"\n[ \t]*(?:--> \S|,-\[|\xe2\x95\xad\xe2\x94\x80\[|\xe2\x94\x8c\xe2\x94\x80 )")
 _POINTERS = (b"--> ", b",-[", b"\xe2\x95\xad\xe2\x94\x80[", b"\xe2\x94\x8c\xe2\x94\x80 ")
 
 
@@ -90,7 +90,7 @@ def _framed_headers(lines: Lines, templates: Templates) -> set[int]:
     return found
 
 
-_NOTE_KEY_RE = re.compile(rb"[ \t]*@: note\b")
+_NOTE_KEY_RE = compile_on_use(rb"[ \t]*@: note\b")
 
 
 def _located_with_carets(lines: Lines, templates: Templates, tried: int = 3) -> set[int]:

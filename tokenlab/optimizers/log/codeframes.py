@@ -28,16 +28,17 @@ from dataclasses import dataclass
 
 from tokenlab.optimizers.lines import families, scan
 from tokenlab.optimizers.log.model import FOLD, KEEP, Group, GroupKind, Lines, LogLimits, Plan
+from tokenlab.patterns import compile_on_use
 
 # A line starting a paragraph at the margin: after a blank line (or the input's start).
 # A blank line, from the LF before it (found a slice at a time, `scan.matches`: no LF
 # after the first, and a slice's end stands for the LF that follows it); the paragraph
 # starts at the line after, if that line starts at the margin.
-_BLANK_LINE_RE = re.compile(rb"\n[ \t]*\r?(?=\n|\Z)")
-_FIRST_PARAGRAPH_RE = re.compile(rb"[ \t]*\r?\n(?=\S)")  # after blank first line
+_BLANK_LINE_RE = compile_on_use(rb"\n[ \t]*\r?(?=\n|\Z)")
+_FIRST_PARAGRAPH_RE = compile_on_use(rb"[ \t]*\r?\n(?=\S)")  # after blank first line
 # A record's header: a location first (`src/a.js:3:5 rule`), last (`… at src/a.js:3:5:`),
 # or said in words (`In FILE line 3:`). Matched on one line only.
-_HEADER_RE = re.compile(
+_HEADER_RE = compile_on_use(
     rb"(?P<first>[^\s:]+:\d+(?::\d+)?)(?=[\s:]|$)"
     rb"|.*\sat\s(?P<last>[^\s:]+:\d+(?::\d+)?):?\s*$"
     rb"|(?P<words>In\s\S+\sline\s\d+):\s*$"
@@ -45,14 +46,14 @@ _HEADER_RE = re.compile(
 # A source frame's line: a numbered gutter (`  12 |`, `> 12 │`) or a caret line with its
 # label under a source line (`     ^-- SC2086 (info): …`). A bare caret line is no frame:
 # a traceback draws them too.
-_FRAME_LINE_RE = re.compile(
+_FRAME_LINE_RE = compile_on_use(
     rb"^[ \t]*(?:>[ \t]*)?\d+[ \t]*(?:\||\xe2\x94\x82)|^[ \t]*\^[-~^]*[ \t]+\S", re.MULTILINE
 )
-_CARET_RE = re.compile(rb"[ \t]*(?:(?:\||\xe2\x94\x82)[ \t]*)?\^[-~^]*(?:[ \t]+(?P<label>\S.*))?$")
+_CARET_RE = compile_on_use(rb"[ \t]*(?:(?:\||\xe2\x94\x82)[ \t]*)?\^[-~^]*(?:[ \t]+(?P<label>\S.*))?$")
 # A rule drawn after a header (`━━━━`): its length follows the path's, so it is no part
 # of the header's shape.
-_TRAILING_RULE_RE = re.compile(r"\s*(\W)\1{2,}\s*$")
-_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_TRAILING_RULE_RE = compile_on_use(r"\s*(\W)\1{2,}\s*$")
+_WORD_RE = compile_on_use(r"[A-Za-z]{2,}")
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def _said(titles: list[tuple[str, ...]], locations: list[str]) -> str:
     return f"{headline} {{{', '.join(rows)}}}"
 
 
-_PLACE_RE = re.compile(r":\d+(?::\d+)?$| line (\d+)$")
+_PLACE_RE = compile_on_use(r":\d+(?::\d+)?$| line (\d+)$")
 
 
 def _split_location(location: str) -> tuple[str, str]:

@@ -20,12 +20,12 @@ flag-coded warnings or a log without codes.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.log.model import FOLD, Lines, Templates
+from tokenlab.patterns import compile_on_use
 
 # A diagnostic's location, then its code: right after it or after a severity (`F401`,
 # `R1705:`, pylint's parseable `[R1705(no-else-return), f]`, hadolint's `DL3008`, tsc's
@@ -34,7 +34,7 @@ from tokenlab.optimizers.log.model import FOLD, Lines, Templates
 # `Dockerfile:3`, `a.ts(3,5):`), each part unable to take the next one's characters; the
 # line's last bracket is found by one scan back from its end (a message may hold
 # brackets of its own: `"list[str]"`).
-_CODED_RE = re.compile(
+_CODED_RE = compile_on_use(
     rb"[ \t]*(?:[^\s:(]+:\d+(?::\d+)?:?|[^\s:(]+\(\d+,\d+\):)[ \t]+"
     rb"(?:(?:(?:fatal[ \t]+)?(?:error|warning|note|info|hint)[ \t]+)?\[?([A-Z]{1,4}\d{2,5})\b"
     rb"|[^\r\n]*\[(-?[A-Za-z][\w-]*)\][ \t]*$)"

@@ -15,7 +15,6 @@ under it repeat.
 
 from __future__ import annotations
 
-import re
 from array import array
 from dataclasses import dataclass, field
 
@@ -43,6 +42,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     Templates,
 )
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass
@@ -59,12 +59,12 @@ def is_failure_template(lines: Lines, templates: Templates, number: int, limits:
 
 
 # A code frame's source line: `   16 |     for (…)`, `7 |     let x = 1;`.
-_SOURCE_LINE_RE = re.compile(rb"\s*\d+\s*\|\s*\S")
+_SOURCE_LINE_RE = compile_on_use(rb"\s*\d+\s*\|\s*\S")
 # A code frame's primary label: carets under the source, with or without the frame's
 # gutter (`   |     ^^^^ mutable borrow occurs here`, `    ^~~~`, `  |  ~~~~^~~~`).
-_CARET_LINE_RE = re.compile(rb"\s*(?:\|[\s|]*)?[~-]*\^[\^~-]*(?:\s|$)")
+_CARET_LINE_RE = compile_on_use(rb"\s*(?:\|[\s|]*)?[~-]*\^[\^~-]*(?:\s|$)")
 # Where an error's own frame ends: a note or help at another place, or another location.
-_OTHER_PLACE_RE = re.compile(rb"\s*(?:(?:note|help)\b|\S+:\d+(?::\d+)?: |(?:-->|:::) )")
+_OTHER_PLACE_RE = compile_on_use(rb"\s*(?:(?:note|help)\b|\S+:\d+(?::\d+)?: |(?:-->|:::) )")
 
 
 def _after_primary_label(lines: Lines, frame: range) -> int:

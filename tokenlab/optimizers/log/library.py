@@ -23,13 +23,14 @@ from bisect import bisect_right
 from tokenlab.optimizers.lines import scan
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FOLD, LINE_INDEX, Group, GroupKind, Lines, LogLimits, Plan, indent
+from tokenlab.patterns import compile_on_use
 
 # A step of a chain: gcc/clang's `path:12:5:   required from …` and `path: In instantiation
 # of …`, the include chain before a diagnostic, a JavaScript or Java stack frame (node's
 # TAP output drops the `at `: `Test.run (node:internal/test_runner/test:796:25)`).
 # The indentation is taken whole, once: `from` is led by some of it, not by more blanks
 # (tried at each split of a long indentation, a line of blanks was read again from each).
-_FRAME_RE = re.compile(
+_FRAME_RE = compile_on_use(
     rb"\s*+(?:\S+:\d+(?::\d+)?:\s+(?:recursively )?required (?:from|by)\b"
     rb"|\S+: In (?:instantiation|substitution) of\b"
     rb"|In file included from \S+:\d+|(?<=\s)from \S+:\d+[,:]$"
@@ -38,24 +39,24 @@ _FRAME_RE = re.compile(
 # A frame whose first line has lines of its own indented under it: a Python traceback's
 # `File` line (pytest --tb=short: `path:12: in f`) with its source and caret lines, a Rust
 # backtrace's numbered symbol (`  4: rangeset::tests::merges`) with its `at path:66:9`.
-_HEADED_FRAME_RE = re.compile(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S|\s+\d+: \S')
+_HEADED_FRAME_RE = compile_on_use(rb'\s*File "[^"]+", line \d+|[^\s:]+\.py:\d+: in \S|\s+\d+: \S')
 # Where a frame may start, found over the whole input at once rather than by trying the
 # patterns above on each line (a third of a large log's optimizer time): each line either
 # pattern matches begins, after its blanks, as `_FRAME_LEAD_RE` says, or holds one of
 # `_FRAME_INNER_WORDS`, or ends with `:line:column)`. `_frame` judges the lines found.
 # (A pattern led by a line break is looked for as fast as a word; the first line is tried
 # on its own.)
-_FRAME_LEAD_RE = re.compile(rb"[^\S\r\n]*+(?:from |at |File \"|\d+: \S|In file included from )")
+_FRAME_LEAD_RE = compile_on_use(rb"[^\S\r\n]*+(?:from |at |File \"|\d+: \S|In file included from )")
 # One pattern per line break: led by a class of two bytes, the scan tried the pattern at
 # every byte (0.15 s on a 20 MB log, against 0.035 s for the two).
 _FRAME_LEADS_RES = (re.compile(rb"\n" + _FRAME_LEAD_RE.pattern), re.compile(rb"\r" + _FRAME_LEAD_RE.pattern))
 _FRAME_INNER_WORDS = (b"required ", b": In ", b": in ")
-_FRAME_LINE_END_RE = re.compile(rb":\d+:\d+\)(?=[\r\n]|\Z)")
+_FRAME_LINE_END_RE = compile_on_use(rb":\d+:\d+\)(?=[\r\n]|\Z)")
 
 
 # Where library code lives: system headers and libraries, installed packages, toolchains,
 # the Rust standard library, the JDK's modules (`at java.base/java.util.…`).
-_LIBRARY_RE = re.compile(
+_LIBRARY_RE = compile_on_use(
     rb"(?:^|[\s(])(?:/usr/(?:include|lib|lib64|local/(?:include|lib))/"
     rb"|[^\s(]*?(?:node_modules|site-packages|dist-packages|\.cargo/registry|\.rustup/toolchains|lib/python\d[\d.]*)/"
     rb"|node:[a-z_]|internal/(?:modules|process)/|\"<frozen |/rustc/[0-9a-f]+/library/|(?:java|jdk)\.[\w.]+/)"

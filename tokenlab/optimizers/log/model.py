@@ -5,7 +5,6 @@ rendering (`log_render.py`) turns it into visible text and omissions.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import overload
 from tokenlab.mapped import FAULT_AROUND, holds, let_go
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines.shapes import VaryingSlots
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -103,24 +103,24 @@ _SHOWN_CONTROLS_BUT_BREAKS = bytes.maketrans(CONTROLS.replace(b"\n", b""), b"\xf
 _TEXTS_AT_ONCE = 1024
 
 # A separator rule: a line of `=`, `-`, `_`, `*`, `#` or `~`, maybe with a title inside.
-RULE_RE = re.compile(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
+RULE_RE = compile_on_use(rb"\s*(?:[=\-_*#~]{5,}\s*$|[=_-]{3,} \S.* [=_-]{3,}\s*$)")
 # A line pointing at where a diagnostic is (` --> src/a.rs:3:5`, ` ::: lib.rs:9:1`).
-POINTER_LINE_RE = re.compile(rb"\s*(?:-->|:::) \S+:\d+")
+POINTER_LINE_RE = compile_on_use(rb"\s*(?:-->|:::) \S+:\d+")
 # The pointer that makes a record framed: a header (`CODE message`, `warning: …`), this
 # line, a source frame and help lines. An arrow (` --> src/a.rs:3:5`), or the top corner
 # of a drawn frame holding the location (`  ,-[src/a.js:3:5]`, `╭─[src/a.js:3:5]`,
 # `┌─ src/a.js:3:5`).
-FRAMED_POINTER_RE = re.compile(
+FRAMED_POINTER_RE = compile_on_use(
     rb"[ \t]*(?:--> \S+:\d+|(?:,-|\xe2\x95\xad\xe2\x94\x80)\[\S+:\d+|\xe2\x94\x8c\xe2\x94\x80 \S+:\d+)"
 )
 # A location alone on an indented line (`    src/a.js:3:5:`): a framed record's pointer
 # when it is more indented than the header above it.
-LONE_LOCATION_RE = re.compile(rb"[ \t]+[^\s:]+:\d+(?::\d+)?:?[ \t]*$")
+LONE_LOCATION_RE = compile_on_use(rb"[ \t]+[^\s:]+:\d+(?::\d+)?:?[ \t]*$")
 # A framed record's help (`help: Organize imports`, `  = help: for further information …`):
 # what to do about it, shown with the record's example even when its frame folds; for an
 # error, its notes too (`= note: \`#[deny(…)]\` on by default`): why it stops the build.
-HELP_LINE_RE = re.compile(rb"\s*(?:= )?help: ")
-NOTE_LINE_RE = re.compile(rb"\s*(?:= )?note: ")
+HELP_LINE_RE = compile_on_use(rb"\s*(?:= )?help: ")
+NOTE_LINE_RE = compile_on_use(rb"\s*(?:= )?note: ")
 # The typecode of arrays of line indices: 4 bytes a line (a log of 2**32 lines would be
 # hundreds of GB).
 LINE_INDEX = "I"

@@ -33,7 +33,6 @@ cost time in proportion to their size.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_right
 from itertools import compress
@@ -79,15 +78,16 @@ from tokenlab.optimizers.log.sections import (
 )
 from tokenlab.optimizers.log.templates import PASSING_TEST, lines_and_templates
 from tokenlab.optimizers.log.variants import merge_variants
+from tokenlab.patterns import compile_on_use
 
 __all__ = ["DEFAULT_LIMITS", "LogLimits", "optimize"]
 
 
 # A field of a closing details block, after up to three words of a line prefix the log's
 # lines share: `npm notice filename: npm-11.19.1.tgz`, `  Version: 2.4.1`.
-_CLOSING_FIELD_RE = re.compile(rb"\s*(?:\S+ ){0,3}?[A-Za-z][\w'/-]*(?: [\w'/-]+){0,3}: +\S")
+_CLOSING_FIELD_RE = compile_on_use(rb"\s*(?:\S+ ){0,3}?[A-Za-z][\w'/-]*(?: [\w'/-]+){0,3}: +\S")
 # A rule between a traceback's entries (`_ _ _`): it folds across sections (`_plan`).
-_RULE_LINE_RE = re.compile(rb"\s*([=\-_*~])(?: ?\1){3,}\s*$")
+_RULE_LINE_RE = compile_on_use(rb"\s*([=\-_*~])(?: ?\1){3,}\s*$")
 
 
 def optimize(data: bytes, config: OptimizerConfig, limits: LogLimits = DEFAULT_LIMITS) -> OptimizeResult:
@@ -222,7 +222,7 @@ def _keep_closing_region(lines: Lines, templates: Templates, plan: Plan, limits:
 
 
 # A record's leading word: letters first, no digit (a timestamp or a count leads no record).
-_LEADING_WORD_RE = re.compile(rb"([A-Za-z][A-Za-z_.\-]{2,})[ \t:]")
+_LEADING_WORD_RE = compile_on_use(rb"([A-Za-z][A-Za-z_.\-]{2,})[ \t:]")
 
 
 def _keep_record_headers(lines: Lines, templates: Templates, plan: Plan, limits: LogLimits) -> None:

@@ -28,8 +28,9 @@ from tokenlab.optimizers.log.model import (
 )
 from tokenlab.optimizers.log.units import is_pointer, message_after
 from tokenlab.optimizers.log.variants import variants_shown
+from tokenlab.patterns import compile_on_use
 
-_FOLDED_RUN_RE = re.compile(re.escape(bytes([FOLD])) + b"+")
+_FOLDED_RUN_RE = compile_on_use(re.escape(bytes([FOLD])) + b"+")
 
 
 def render(
@@ -210,10 +211,10 @@ def lists_values(text: str) -> bool:
 
 # A line pointing at a source location (` --> src/a.rs:3:5`, `at src/a.js:3:5`): where a
 # diagnostic is, listed compactly for each member of its group.
-_POINTER_RE = re.compile(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
-_LONE_PATH_RE = re.compile(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
+_POINTER_RE = compile_on_use(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
+_LONE_PATH_RE = compile_on_use(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
 # A count then a path: a per-file tally (tsc's `Errors  Files` table, `wc -l`, `uniq -c`).
-_COUNTED_PATH_RE = re.compile(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
+_COUNTED_PATH_RE = compile_on_use(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
 
 
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
@@ -293,7 +294,7 @@ def _located_rows(units: list[list[int]], lines: Lines, limits: LogLimits) -> st
 
 # An indented labelled line of a diagnostic (`  symbol:   variable count`, `  location:
 # class Cart`): what the message is about, which differs between its repeats.
-_LABELLED_RE = re.compile(r"\s+([a-z][\w -]{0,24}):\s+\S")
+_LABELLED_RE = compile_on_use(r"\s+([a-z][\w -]{0,24}):\s+\S")
 
 
 def _labelled_shown(units: list[list[int]], lines: Lines, cap: int, limits: LogLimits) -> list[str]:
@@ -345,7 +346,7 @@ def with_heading(lines: Lines, index: int, limits: LogLimits) -> str:
     return text
 
 
-_POSITION_RE = re.compile(r"\s+\d+:\d+\s")
+_POSITION_RE = compile_on_use(r"\s+\d+:\d+\s")
 
 
 def with_headings(lines: Lines, indexes: Sequence[int], limits: LogLimits) -> list[str]:
@@ -375,12 +376,12 @@ def _unit_pointers(group: Group, lines: Lines) -> list[int]:
 
 
 # Ids differ on every line of a template, so its representative need not spell them out.
-_LONG_ID_RE = re.compile(r"\b([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b")
+_LONG_ID_RE = compile_on_use(r"\b([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})\b")
 
 
 # A test named, then its dotted id ending in the same name (`test_x (pkg.mod.Case.test_x)`,
 # unittest's verbose form): in one example of many, the id adds only its path.
-_REPEATED_ID_RE = re.compile(r"^(\s*([\w.]+)) \([\w.]+\.\2\)")
+_REPEATED_ID_RE = compile_on_use(r"^(\s*([\w.]+)) \([\w.]+\.\2\)")
 
 
 def _abbreviate_ids(shown: str) -> str:

@@ -48,23 +48,24 @@ from tokenlab.optimizers.log.model import (
     Plan,
     indent,
 )
+from tokenlab.patterns import compile_on_use
 
 # A failure's heading, by shape: a title between rules of `_` or `-`, a bullet title,
 # a failed TAP test and its diagnostic (`#   Failed test 'name'`, read through the `#`
 # comment lead), Go's and unittest's failure lines, a numbered failure.
-_HEADING_RE = re.compile(
+_HEADING_RE = compile_on_use(
     rb"\s*(?:[_-]{3,} \S.* [_-]{3,}\s*$|(?:\xe2\x97\x8f|\xe2\x9c\x96) \S|not ok \d+\b|#\s+Failed test '|--- FAIL: |(?:FAIL|ERROR): \S+ \([\w.]+\)|\d+\) \S)"
 )
-_TITLED_RULE_RE = re.compile(rb"\s*[_-]{3,} \S")
+_TITLED_RULE_RE = compile_on_use(rb"\s*[_-]{3,} \S")
 # Bytes every heading holds, each looked for on its own (a search for all at once tries
 # each at every byte: 7 ms a megabyte).
 _MARKERS = (b"___ ", b"-- ", b"\xe2\x97\x8f ", b"\xe2\x9c\x96 ", b"not ok ", b"Failed test '", b"FAIL: ", b"ERROR: ", b") ")
 # A bullet or numbered heading is a heading only above a deeper-indented body.
-_NEEDS_BODY_RE = re.compile(rb"\s*(?:\xe2\x97\x8f|\xe2\x9c\x96|\d+\))")
+_NEEDS_BODY_RE = compile_on_use(rb"\s*(?:\xe2\x97\x8f|\xe2\x9c\x96|\d+\))")
 # A rule that closes every section: `=====`, `=== title ===`.
-_CLOSING_RULE_RE = re.compile(rb"\s*(?:={3,}(?: \S.* ={3,})?\s*$)")
+_CLOSING_RULE_RE = compile_on_use(rb"\s*(?:={3,}(?: \S.* ={3,})?\s*$)")
 # Why a test failed: a labelled value, a line of a diff, the line a code frame points at.
-_DETAIL_RE = re.compile(
+_DETAIL_RE = compile_on_use(
     rb"\s*(?:(?:Expected|Received|Actual|expected|received|actual|Difference|left|right)\b[^:\n]{0,30}:(?:\s|$)"
     rb"|[-+](?:\s|$)"
     rb"|>\s*\d+\s*\||\|\s*[\^~]+\s*$)"  # the line a code frame points at, its caret
@@ -72,12 +73,12 @@ _DETAIL_RE = re.compile(
 )
 # A label whose value is the block indented under it (`expected:` then YAML).
 # A code frame's line (`   4 | code`, `> 5 | code`, `     |    ^`), and the pointed one.
-_FRAME_LINE_RE = re.compile(rb"\s*+(?:>\s*+)?\d*+\s*+\|")  # each blank run taken whole: no split retried
-_POINTED_RE = re.compile(rb"\s*>\s*\d+\s*\|")
-_BLOCK_LABEL_RE = re.compile(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
+_FRAME_LINE_RE = compile_on_use(rb"\s*+(?:>\s*+)?\d*+\s*+\|")  # each blank run taken whole: no split retried
+_POINTED_RE = compile_on_use(rb"\s*>\s*\d+\s*\|")
+_BLOCK_LABEL_RE = compile_on_use(rb"\s*(?:expected|actual|Expected|Actual|Received)\s*:\s*$")
 # A diagnostic printed as a comment: `#   at t/x.t line 12.`, `    # got: 1`.
-_COMMENT_RE = re.compile(rb"[ \t]*#(?:[ \t]|$)")
-_COMMENTED_HEADING_RE = re.compile(rb"[ \t]*(?:#(?:[ \t]|$)|not ok \d)")
+_COMMENT_RE = compile_on_use(rb"[ \t]*#(?:[ \t]|$)")
+_COMMENTED_HEADING_RE = compile_on_use(rb"[ \t]*(?:#(?:[ \t]|$)|not ok \d)")
 
 
 def failure_sections(lines: Lines) -> array[int] | None:
@@ -177,7 +178,7 @@ def _next_filled(lines: Lines, start: int) -> int:
 
 # A heading's words that name its test: ids (`test_x[EUR-10]`, `tests::parse`, `TestX/case`,
 # `TestParse`), never a plain word (`Failed`, `round`), which any line may hold.
-_NAME_WORD_RE = re.compile(
+_NAME_WORD_RE = compile_on_use(
     rb"[\w.:/\[\]\-]*(?:[A-Za-z][\w.:/\[\]\-]*[_.:/\[\d]|[a-z][A-Z])[\w.:/\[\]\-]*"
 )
 
@@ -392,7 +393,7 @@ def record_blocks(lines: Lines, template: Callable[[int], bytes], min_records: i
 # A line of a thread's or task's stack: a frame (`at pkg.Cls.m(File.java:7)`, a numbered
 # `#1 0x55bc… in main /src/a.c:21`: a memory checker's allocation site under its leak) or
 # a lock it waits for or holds (`- locked <0x…>`, `waiting to lock monitor …`, `which is held by`).
-_STACK_LINE_RE = re.compile(
+_STACK_LINE_RE = compile_on_use(
     rb"\s+(?:at \S+\(|#\d+ +0x[0-9a-f]+ in |- (?:waiting|locked|parking)\b"
     rb"|waiting (?:to lock|on|for)\b|which is held by\b)"
 )

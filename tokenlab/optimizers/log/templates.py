@@ -15,6 +15,7 @@ from itertools import accumulate, islice
 from tokenlab.mapped import holds, let_go
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import LINE_INDEX, Lines, MappedLines, Templates, offset_typecode
+from tokenlab.patterns import compile_on_use
 
 # One chunk's temporaries (its lines, `re.sub`'s pieces) stay small at this size; 1 MB
 # chunks raised the peak memory on a 100 MB log by 16 MB and were no faster.
@@ -27,36 +28,36 @@ _ANSI_RE = line_shapes.ANSI_RE
 # Possessive: no run it takes can give a byte back to what follows it (letters before the
 # digit, word bytes before a separator), so backing off would only retry what must fail
 # (the whole input's templates: 15% faster).
-_VARYING_RE = re.compile(rb"\b[A-Za-z_]*+\d\w*+(?:[.:/\-][A-Za-z_]*+\d\w*+)*+")
+_VARYING_RE = compile_on_use(rb"\b[A-Za-z_]*+\d\w*+(?:[.:/\-][A-Za-z_]*+\d\w*+)*+")
 # A bracketed id holding a value (`[EUR-10]`, `[pool-1-thread-2]`, `[case_b3]`) is one value
 # whole: ids of a parametrised test differ in their letters too (`[EUR-10]`, `[GBP-25]`), and
 # split at their digits they made a template per letter prefix.
-_BRACKETED_ID_RE = re.compile(rb"\[[^\s\[\]#]*+#[^\s\[\]]*+\]")
+_BRACKETED_ID_RE = compile_on_use(rb"\[[^\s\[\]#]*+#[^\s\[\]]*+\]")
 # `line_shapes.cut_tail` as it reads the bytes of a chunk of lines (`_cut_tails_marked`).
-_CUT_TAIL_RE = re.compile(line_shapes.CUT_TAIL_PATTERN.replace("…", "\xe2\x80\xa6").encode("latin-1"))
-_LINE_END_DOTS_RE = re.compile(rb"(?:\.\.\.|\xe2\x80\xa6)[ \t\r]*$", re.MULTILINE)
+_CUT_TAIL_RE = compile_on_use(line_shapes.CUT_TAIL_PATTERN.replace("…", "\xe2\x80\xa6").encode("latin-1"))
+_LINE_END_DOTS_RE = compile_on_use(rb"(?:\.\.\.|\xe2\x80\xa6)[ \t\r]*$", re.MULTILINE)
 # Whitespace runs count as one space. Two patterns with literal prefixes, because an
 # alternation would be tried at every byte: that alone cost a fifth of the run time.
-_SPACES_RE = re.compile(rb"  +")
+_SPACES_RE = compile_on_use(rb"  +")
 # A diagnostic's leading location in a template (`src/a.c:#:`, `a.ts(#,#):`; numbers are
 # already `#`), when a severity or a rule code (`[-Wunused]`, `F401` now `#`) follows:
 # `line_shapes.LOCATION_PATTERN` as it reads a template.
-_LOCATION_RE = re.compile(
+_LOCATION_RE = compile_on_use(
     rb"^([ \t]*)[^\s:()\[\]]*\.[A-Za-z]\w*(?::#:|\(#,#\):|: line #, col(?:umn)? #,)"
     rb"(?=.*?(?:\b(?:error|warning|note|info|hint|fatal|ERROR|WARNING|Error|Warning)\b|\[[\w#-]+\]|\s#\s))"
 )
-_QUOTED_RE = re.compile(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
+_QUOTED_RE = compile_on_use(rb"([`'\"]|\xe2\x80\x98)[^\s`'\"\xe2]{1,40}([`'\"]|\xe2\x80\x99)")
 # A run of blanks holding a tab, tried only where the run starts (from each blank of a
 # long run without a tab, the rest of the run was read again).
-_TABS_RE = re.compile(rb"(?<![ \t]) *+\t[ \t]*+")
+_TABS_RE = compile_on_use(rb"(?<![ \t]) *+\t[ \t]*+")
 # Passing tests fold together whatever their names: unittest -v and pytest -v lines. With
 # docstrings, unittest prints the test's id on a line of its own and the outcome after the
 # docstring's first line. They are independent of their neighbours, so they are never
 # taken as context either.
 PASSING_TEST = b"<test>"
-_UNITTEST_OUTCOME_RE = re.compile(rb"^[^\r\n]*? \.\.\. (ok|skipped|expected failure)\b[^\r\n]*", re.MULTILINE)
-_UNITTEST_ID_RE = re.compile(rb"^\S+ \([\w.]*\)$", re.MULTILINE)
-_PYTEST_OUTCOME_RE = re.compile(rb"^([^\s:]+)::\S+ (PASSED|SKIPPED|XFAIL|XPASS)\b[^\r\n]*", re.MULTILINE)
+_UNITTEST_OUTCOME_RE = compile_on_use(rb"^[^\r\n]*? \.\.\. (ok|skipped|expected failure)\b[^\r\n]*", re.MULTILINE)
+_UNITTEST_ID_RE = compile_on_use(rb"^\S+ \([\w.]*\)$", re.MULTILINE)
+_PYTEST_OUTCOME_RE = compile_on_use(rb"^([^\s:]+)::\S+ (PASSED|SKIPPED|XFAIL|XPASS)\b[^\r\n]*", re.MULTILINE)
 
 
 def lines_and_templates(data: bytes, exact: bool = False) -> tuple[Lines, Templates]:

@@ -30,23 +30,24 @@ from bisect import bisect_right
 from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import FRAMED_POINTER_RE, LONE_LOCATION_RE, Lines, LogLimits, indent
+from tokenlab.patterns import compile_on_use
 
 # A line that starts a new record ends an exception message's continuation lines.
-_RECORD_START_RE = re.compile(
+_RECORD_START_RE = compile_on_use(
     rb"\s*(?:\[?\d|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|ERROR|FATAL|CRITICAL)\b|[=_-]{3,}"
     rb"|Traceback|During handling|The above exception)"
 )
 
 # A code frame's line, at any indentation: `  |`, `12 |   code`, `12 + edit`, `...`,
 # `= note: …`, `help: …`, or a pointer.
-_FRAME_RE = re.compile(
+_FRAME_RE = compile_on_use(
     rb"\s*(?:\d+\s*)?\|(?:\s|$)|\s*\d+\s+[-+~](?:\s|$)|\s*\.\.\.\s*$"  # source, suggested edits, gaps
     rb"|\s*= (?:note|help)\b|(?:help|note): |\s*(?:-->|:::) \S"
 )
 # A note at a location (`a.h:3:5: note: candidate: …`), and the include chain printed
 # before one (`In file included from a.h:3,` / `                 from b.h:4:`).
-LOCATED_NOTE_RE = re.compile(rb"\s*[^\s:]+:\d+(?::\d+)?: note: ")
-_INCLUDED_RE = re.compile(rb"In file included from |\s+from \S+:\d+[,:]$")
+LOCATED_NOTE_RE = compile_on_use(rb"\s*[^\s:]+:\d+(?::\d+)?: note: ")
+_INCLUDED_RE = compile_on_use(rb"In file included from |\s+from \S+:\d+[,:]$")
 
 
 def _note_follows(lines: Lines, index: int) -> bool:
@@ -61,7 +62,7 @@ def _note_follows(lines: Lines, index: int) -> bool:
 
 # A message's rule code at its end (`[no-untyped-def]`, `[-Wunused]`): where a wrapped
 # message stops.
-CODE_AT_END_RE = re.compile(rb"\[[\w-]+\]\s*$")
+CODE_AT_END_RE = compile_on_use(rb"\[[\w-]+\]\s*$")
 
 
 def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
@@ -80,7 +81,7 @@ def _wrapped_message_end(lines: Lines, start: int, limits: LogLimits) -> int:
 
 
 # A caret under a quoted source line (`    ^`, `  |  ^~~~`).
-CARET_UNDER_RE = re.compile(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
+CARET_UNDER_RE = compile_on_use(rb"[ \t]*(?:\|[ \t|]*)?[~-]*\^[\^~-]*[ \t]*$")
 
 
 def quoted_at(lines: Lines, index: int) -> bool:
@@ -175,7 +176,7 @@ def framed_end(lines: Lines, start: int, pointer: int, limits: LogLimits) -> int
 
 
 # A record's own note, info or help, framed like a record: it belongs to the record above.
-_SUBORDINATE_RE = re.compile(rb"[ \t]*(?:note|info|help|hint)\b", re.IGNORECASE)
+_SUBORDINATE_RE = compile_on_use(rb"[ \t]*(?:note|info|help|hint)\b", re.IGNORECASE)
 
 
 def is_pointer(line: bytes) -> bool:
@@ -191,18 +192,18 @@ def in_frame(line: bytes) -> bool:
 
 # A line of a drawn source frame (`12 | code`, `   :    ^^^`, `   │`, `   ╵`, `  `----`,
 # a suggested edit's `12 + code` and `   - code`): quoted source, whatever it says.
-_GUTTER_RE = re.compile(
+_GUTTER_RE = compile_on_use(
     rb"[ \t]*\d*[ \t]*(?:[|:`]|[-+](?:[ \t]|$)|\xc2\xb7|\xe2\x94[\x82\x80\x94\x98]|\xe2\x95[\xb5\xb0\xad])"
 )
 
 
 # A location alone on a line, said before the frame and message it heads (`a.f90:14:52:`,
 # `File "a.ml", line 3, characters 4-9:`).
-_LOCATION_FIRST_RE = re.compile(
+_LOCATION_FIRST_RE = compile_on_use(
     rb'[ \t]*(?:[^\s:]+:\d+(?::\d+)?(?:-\d+)?|File "[^"]+", line \d+(?:, characters \d+-\d+)?):[ \t]*$'
 )
 # The message under such a record's frame: its severity first (`Error: …`, `Warning: …`).
-_SEVERITY_FIRST_RE = re.compile(rb"[ \t]*(?i:error|warning|fatal|note|remark|info)\b")
+_SEVERITY_FIRST_RE = compile_on_use(rb"[ \t]*(?i:error|warning|fatal|note|remark|info)\b")
 
 
 def message_after(lines: Lines, start: int, limits: LogLimits) -> int | None:
@@ -245,9 +246,9 @@ _CONTINUING_START = (
 _CONTINUING_START_RES = (re.compile(rb"\n" + _CONTINUING_START), re.compile(rb"\r(?!\n)" + _CONTINUING_START))
 # What makes a line carry on the one before wherever it is in the line: a note, a pointer,
 # a caret (whose source line above carries on too).
-_NOTE_INSIDE_RE = re.compile(rb" note: ")
-_POINTER_INSIDE_RE = re.compile(rb"-->")
-_CARET_RE = re.compile(rb"\^")
+_NOTE_INSIDE_RE = compile_on_use(rb" note: ")
+_POINTER_INSIDE_RE = compile_on_use(rb"-->")
+_CARET_RE = compile_on_use(rb"\^")
 
 
 def continuing_lines(lines: Lines) -> set[int] | None:

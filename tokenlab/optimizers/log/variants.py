@@ -15,13 +15,13 @@ Anomalies and summaries never fold into templates, so they never merge either.
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable
 
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log.model import LINE_INDEX, Group, GroupKind, Lines, LogLimits, Texts
+from tokenlab.patterns import compile_on_use
 
 
 def merge_variants(
@@ -93,7 +93,7 @@ def _aligned(lines: Lines, group: Group, other: Group, position: int, count: int
     )
 
 
-_DIGIT_RE = re.compile(r"\d")
+_DIGIT_RE = compile_on_use(r"\d")
 
 
 def _constant_words(group: Group, lines: Lines, limits: LogLimits) -> list[str | None]:

@@ -30,7 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*")
+from tokenlab.patterns import compile_on_use
+
+_IDENTIFIER_RE = compile_on_use(r"[A-Za-z_$][\w$]*")
 # Words every hit list is full of that are never the searched name.
 _NOT_NAMES = frozenset(
     "def class function return import from if else elif for while in is not and or self this "

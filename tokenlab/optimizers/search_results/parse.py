@@ -33,6 +33,7 @@ from enum import Enum
 from tokenlab.optimizers import Span
 from tokenlab.optimizers.lines.shapes import ANSI_RE
 from tokenlab.optimizers.search_results import messages
+from tokenlab.patterns import compile_on_use
 
 
 class Form(str, Enum):
@@ -64,19 +65,19 @@ class SearchLimits:
 DETECT_LINES = 400
 PARSED_SHARE = 0.9
 
-_NUMBER_BETWEEN_COLONS_RE = re.compile(r":(\d+):")  # the first one ends a hit's path
-_SPACE_RE = re.compile(r"\s")
-_COUNT_RE = re.compile(r"(.+):(\d+)")
-_SCOPED_RE = re.compile(r"(\S+) (\S+) (\d+) ")
-_NUMBER_RE = re.compile(r"(\d+)([:=-])")
-_CONTEXT_RE = re.compile(r"([-=])(\d+)\1")  # a context line, or the enclosing function's
+_NUMBER_BETWEEN_COLONS_RE = compile_on_use(r":(\d+):")  # the first one ends a hit's path
+_SPACE_RE = compile_on_use(r"\s")
+_COUNT_RE = compile_on_use(r"(.+):(\d+)")
+_SCOPED_RE = compile_on_use(r"(\S+) (\S+) (\d+) ")
+_NUMBER_RE = compile_on_use(r"(\d+)([:=-])")
+_CONTEXT_RE = compile_on_use(r"([-=])(\d+)\1")  # a context line, or the enclosing function's
 _GROUP_PATHS_MAX = 8  # a `--`-bounded group naming more hit files gives none for context
 # A path's last part ends in an extension, as source files' do.
-_EXTENSION_RE = re.compile(r"\.[A-Za-z0-9_+-]{1,10}")
+_EXTENSION_RE = compile_on_use(r"\.[A-Za-z0-9_+-]{1,10}")
 # Linters and compilers print `path:12:5: message`, `path:12: error: …` and
 # `path:12: [C0301(line-too-long), f] …` (pylint's parseable format): not hit lists.
-_COLUMN_RE = re.compile(r"\d+:")
-_DIAGNOSTIC_RE = re.compile(r" \[?[A-Za-z]")
+_COLUMN_RE = compile_on_use(r"\d+:")
+_DIAGNOSTIC_RE = compile_on_use(r" \[?[A-Za-z]")
 _BINARY_NOTICE = ": binary file matches"
 
 

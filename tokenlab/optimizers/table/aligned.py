@@ -30,12 +30,13 @@ from dataclasses import dataclass
 
 from tokenlab.optimizers import Omission, Part, visible
 from tokenlab.optimizers.lines.shapes import FAILURE_RE
+from tokenlab.patterns import compile_on_use
 
-_RULE_RE = re.compile(r"-+(?:\+-+)*")
-_FOOTER_RE = re.compile(r"\(\d[\d,]* rows?\)")
+_RULE_RE = compile_on_use(r"-+(?:\+-+)*")
+_FOOTER_RE = compile_on_use(r"\(\d[\d,]* rows?\)")
 # Where a row of a tree drawing starts a branch: EXPLAIN's `->`, box drawing, ASCII trees.
-_BRANCH_RE = re.compile(r"\s*(?:->|[├└]|[|`+\\][-─_])")
-_DETAIL_KEY_RE = re.compile(r"\s*([A-Za-z][\w ]{0,40}?):(?:\s|$)")
+_BRANCH_RE = compile_on_use(r"\s*(?:->|[├└]|[|`+\\][-─_])")
+_DETAIL_KEY_RE = compile_on_use(r"\s*([A-Za-z][\w ]{0,40}?):(?:\s|$)")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import csv
 import math
-import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -49,6 +48,7 @@ from tokenlab.optimizers import (
 from tokenlab.optimizers.lines.shapes import FAILURE_RE
 from tokenlab.optimizers.table import aligned as table_aligned
 from tokenlab.optimizers.table import cells as table_cells
+from tokenlab.patterns import compile_on_use
 
 _DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
 _SEPARATED = {",": "comma-separated", "\t": "tab-separated", ";": "semicolon-separated", "|": "aligned in | columns"}
@@ -242,7 +242,7 @@ def _scan(data: bytes, lines: list[bytes], delimiter: str, limits: TableLimits) 
 
 # Every line `FAILURE_RE` matches holds one of these: one scan of the input finds the few
 # records worth the full check, instead of running it on every record.
-_FAILURE_HINT_RE = re.compile(
+_FAILURE_HINT_RE = compile_on_use(
     "(?i:err|fatal|critical|panic|emerg|fail|exception|traceback|segmentation|not ok)|[✕✗✖]".encode()
 )
 

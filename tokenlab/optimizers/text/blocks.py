@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers.text.listing_counts import is_table
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -70,24 +71,24 @@ class BlockLimits:
 DEFAULT_BLOCK_LIMITS = BlockLimits()
 
 # A word of prose: letters, lower case after the first, with the punctuation around words.
-_PROSE_WORD_RE = re.compile(rb"[(\"'`*_]*[A-Za-z][a-z'-]*[)\"'`*_,.;:!?]*")
+_PROSE_WORD_RE = compile_on_use(rb"[(\"'`*_]*[A-Za-z][a-z'-]*[)\"'`*_,.;:!?]*")
 _PROSE_MIN_WORDS = 3
-_COLUMN_GAP_RE = re.compile(rb"\S {2,}(?=\S)")
-_ALIGNED_FIELD_RE = re.compile(rb"\w: {2,}(?=\S)")
+_COLUMN_GAP_RE = compile_on_use(rb"\S {2,}(?=\S)")
+_ALIGNED_FIELD_RE = compile_on_use(rb"\w: {2,}(?=\S)")
 _BULLETS = frozenset((b"-", b"*", b"+", b"\xe2\x80\xa2", b">"))
 _PROSE_WORD_SHARE = 0.75
 _BLANKISH = b" \t\r\f\v|"
 
 # What may stand before a failure word at a status position: nothing, one `prog:` or
 # `[tag]` word, or a field's key (`Status: `, `level=`, `[`).
-_STATUS_PREFIX_RE = re.compile(
+_STATUS_PREFIX_RE = compile_on_use(
     rb"[ \t]*(?:<[\w-]{1,20}>)?"  # a markup tag: `<p>Error code …`
     rb"(?:(?:\[[^\]\n]{0,40}\]|[^\sA-Za-z]{1,20}|[^\s:]{1,40}:)[ \t]+){0,3}"  # `[pid 7] +++`, `==42==`, `prog:`
     rb"(?:[\w .-]{0,40}[:=][ \t]*|\[|\()?"  # a field's key: `Status: `, `level=`, `[`
 )
 _COLUMN_GAP = b"  "
 # Failure phrases, read anywhere: what went wrong in words no name or description holds.
-FAILURE_PHRASE_RE = re.compile(
+FAILURE_PHRASE_RE = compile_on_use(
     rb"no such file or directory|undefined reference to|\bis not installed\b"
     rb"|\bno information is available\b|collect2: error|= -1 E[A-Z]{2,}\b|\bcannot (?:open|access|find|stat|create)\b"
     rb"|\buninitiali[sz]ed value",
@@ -95,7 +96,7 @@ FAILURE_PHRASE_RE = re.compile(
 )
 # A security advisory's identifier names a vulnerability wherever it stands, in a patch's
 # name too (`fixes/CVE-2023-47038`): a line holding one is read first, like a failure.
-ADVISORY_RE = re.compile(rb"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[2-9cfghjmpqrvwx]{4}){3})\b")
+ADVISORY_RE = compile_on_use(rb"\b(?:CVE-\d{4}-\d{4,}|GHSA(?:-[2-9cfghjmpqrvwx]{4}){3})\b")
 
 
 def is_prose(line: bytes) -> bool:
@@ -145,7 +146,7 @@ def is_documentation(lines: Sequence[bytes], limits: BlockLimits = DEFAULT_BLOCK
     return sum(1 for line in sample if is_prose(line)) >= limits.document_prose_share * max(1, len(sample))
 
 
-_WORD_RUN_RE = re.compile(rb"\w+")
+_WORD_RUN_RE = compile_on_use(rb"\w+")
 _DIGITS = frozenset(b"0123456789")
 
 
@@ -205,7 +206,7 @@ def kept_record_lines(
 
 # A named value whose name's last word says what runs, its value short and on its line:
 # `CMAKE_VERSION "3.25.1"`, `java.vm.version = 17`, `machine: x86_64`. Group 1 is the name.
-_IDENTITY_ROW_RE = re.compile(
+_IDENTITY_ROW_RE = compile_on_use(
     rb"\n[ \t]*((?:[A-Za-z][\w.-]*?[_.-])?(?i:version|id|generator|processor|arch|machine|platform))"
     rb"(?:[ \t]*(?:==?|:)[ \t]*|[ \t]+)(?:\"[^\"\n]{1,60}\"|[^\s\"][^\n]{0,59}?)[ \t\r]*(?=\n|\Z)"
 )
@@ -224,8 +225,8 @@ def identity_rows(data: bytes) -> list[int]:
 
 # A named row opening a quoted value (`NAME "…`, `NAME = "…`, `NAME="…`); group 1 is the
 # rest of its line. `_NAMED_ROW_RE` is any line starting so.
-_OPEN_VALUE_RE = re.compile(rb'\n[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"([^\n]*)')
-_NAMED_ROW_RE = re.compile(rb'[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"')
+_OPEN_VALUE_RE = compile_on_use(rb'\n[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"([^\n]*)')
+_NAMED_ROW_RE = compile_on_use(rb'[ \t]*[A-Za-z_][\w.-]*(?:[ \t]+|[ \t]*=[ \t]*)"')
 _VALUE_BODY_MIN_LINES = 3  # a shorter value's lines are read as any lines
 _VALUE_BODY_MAX_LINES = 10_000  # no closing quote this far: no value
 
@@ -258,8 +259,8 @@ def quoted_value_bodies(data: bytes, lines: Sequence[bytes], line_at: Callable[[
 
 
 # A word holding a digit, or made of hex digits only (`0a4:`, `d (GLIBC_2.2.5)`): a number.
-_NUMBER_WORD_RE = re.compile(rb"\S*\d\S*|(?<!\S)[0-9a-fA-F]+:?(?!\S)")
-_SPACE_RUN_RE = re.compile(rb"\s+")
+_NUMBER_WORD_RE = compile_on_use(rb"\S*\d\S*|(?<!\S)[0-9a-fA-F]+:?(?!\S)")
+_SPACE_RUN_RE = compile_on_use(rb"\s+")
 
 
 def is_small_listing_of_entries(

@@ -29,34 +29,35 @@ from tokenlab.optimizers.text.long_line import long_line
 from tokenlab.optimizers.text.outliner import ENTRY_RE, Outliner, is_excerpt
 from tokenlab.optimizers.text.render import SpanKind, TextSpan
 from tokenlab.optimizers.text.signal_words import signal_positions, without_names, word_length
+from tokenlab.patterns import compile_on_use
 
 # Heading, fence and paragraph patterns start with a literal newline and run over the
 # input with one newline prepended: a literal-led search is several times faster than `^`.
-_ATX_HEADING_RE = re.compile(rb"\n {0,3}(#{1,6})[ \t]+\S")
-_CAPS_HEADING_RE = re.compile(rb"\n[A-Z][A-Z0-9 _&/()-]{1,60}\r?(?=\n|\Z)")
-_SETEXT_RE = re.compile(rb"\n(=+|-+)[ \t]*\r?(?=\n|\Z)")
-_FENCE_LINE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})([^\n]*)")
-_PARAGRAPH_RE = re.compile(rb"(?:^[ \t\r\f\v]*[^\s][^\n]*(?:\n|\Z))+", re.MULTILINE)
+_ATX_HEADING_RE = compile_on_use(rb"\n {0,3}(#{1,6})[ \t]+\S")
+_CAPS_HEADING_RE = compile_on_use(rb"\n[A-Z][A-Z0-9 _&/()-]{1,60}\r?(?=\n|\Z)")
+_SETEXT_RE = compile_on_use(rb"\n(=+|-+)[ \t]*\r?(?=\n|\Z)")
+_FENCE_LINE_RE = compile_on_use(rb"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+_PARAGRAPH_RE = compile_on_use(rb"(?:^[ \t\r\f\v]*[^\s][^\n]*(?:\n|\Z))+", re.MULTILINE)
 # A status field: `Key: value` (`Version: 4.1`, `\t\tHigh: 1`, `>> Issue: [B403] …`; an
 # empty value keeps its space: `Required-by: `) or `key = value` whose value is no call
 # (`res = await f(x)` is code); a key of a few words.
-_FACT_RE = re.compile(
+_FACT_RE = compile_on_use(
     rb"\n[ \t]*(?:[<>*+-]+[ \t]+)?%?[A-Za-z][\w.()-]*(?: [\w.#()-]+){0,4}"
     rb"(?: ?:[ \t]+(?:[^\s]|(?=\r?\n|\Z))|[ \t]*=(?![=>])[ \t]*(?:\d[^\n]*|[^\s(][^(\n]*)(?=\n|\Z))"
 )
 # A row led by a number, thousands grouped or not (`65,956,452 (32.47%) … file:function`).
 # Zero-padded digits are an address or an id (`0000000000288c30`), no quantity.
-_RANKED_ROW_RE = re.compile(rb"\n[ \t]*([1-9]\d{0,2}(?:,\d{3})+|[1-9]\d*|0)(?:\.\d+)?[ \t]+\S")
+_RANKED_ROW_RE = compile_on_use(rb"\n[ \t]*([1-9]\d{0,2}(?:,\d{3})+|[1-9]\d*|0)(?:\.\d+)?[ \t]+\S")
 # An HTTP status line (`< HTTP/1.1 301 Moved`), or a request answered with a 4xx/5xx
 # status (`"GET /x HTTP/1.1" 503 …`): what a server said, read first.
-_HTTP_STATUS_RE = re.compile(rb"HTTP/\d(?:\.\d)? [1-5]\d\d\b|HTTP/\d(?:\.\d)?\" [45]\d\d\b")
-_HTTP_ERROR_RE = re.compile(rb"HTTP/\d(?:\.\d)?\"? [45]\d\d\b")
+_HTTP_STATUS_RE = compile_on_use(rb"HTTP/\d(?:\.\d)? [1-5]\d\d\b|HTTP/\d(?:\.\d)?\" [45]\d\d\b")
+_HTTP_ERROR_RE = compile_on_use(rb"HTTP/\d(?:\.\d)?\"? [45]\d\d\b")
 # A column header: three or more words without a lower-case letter (`  PID USER  %CPU TIME+`).
-_COLUMN_HEADER_RE = re.compile(rb"[ \t]*(?:[A-Z%#][^\sa-z]*[ \t]+){2,}[A-Z%#][^\sa-z]*[ \t\r]*")
+_COLUMN_HEADER_RE = compile_on_use(rb"[ \t]*(?:[A-Z%#][^\sa-z]*[ \t]+){2,}[A-Z%#][^\sa-z]*[ \t\r]*")
 # Two sentences on one line (`Status: draft. Owner: the team.`) are prose, not a field.
-_SENTENCE_BREAK_RE = re.compile(rb"[.!?] +[A-Z]")
+_SENTENCE_BREAK_RE = compile_on_use(rb"[.!?] +[A-Z]")
 _REPORTED, _SUMMARY = 1, 2  # `_keep_report_lines`: kept as a report line, or if it counts things
-_STARTS_AT_MARGIN_RE = re.compile(rb"^[^\s|]", re.MULTILINE)
+_STARTS_AT_MARGIN_RE = compile_on_use(rb"^[^\s|]", re.MULTILINE)
 
 
 class Document:

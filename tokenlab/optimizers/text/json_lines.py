@@ -26,7 +26,6 @@ them behind one ref at the end. Smaller inputs keep the text outline.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ import orjson
 from tokenlab.counting.runs import InputSlices
 from tokenlab.mapped import MAPPED_BYTES, let_go
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult, Part, Span, visible
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class JsonLinesConfig:
 DEFAULT_LIMITS = JsonLinesConfig()
 
 # A short value that says a record failed: `"status": "failed"`, `"level": "ERROR"`.
-_FAILURE_VALUE_RE = re.compile(
+_FAILURE_VALUE_RE = compile_on_use(
     r"(?i)(?:error|err|fail|failed|failure|fatal|critical|crit|panic|aborted|abort|killed|timeout|timed out|crashed)"
 )
 _NOT_AN_OBJECT = ("(not a JSON object)",)

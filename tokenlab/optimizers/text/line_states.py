@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.patterns import compile_on_use
+
 FOLD, KEEP, BLANK, LONG, REPEAT, REPEAT_BODY = 0, 1, 2, 3, 4, 5
-RUN_RE = re.compile(rb"\x00+|\x01+|\x03|\x04\x05*")
-_BLANK_RUN_STATE_RE = re.compile(rb"\x02+(\x00?)")  # no lookahead: linear on long runs
+RUN_RE = compile_on_use(rb"\x00+|\x01+|\x03|\x04\x05*")
+_BLANK_RUN_STATE_RE = compile_on_use(rb"\x02+(\x00?)")  # no lookahead: linear on long runs
 BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line
 
 

@@ -6,13 +6,14 @@ shared first word leads; its largest sizes. Whether rows are a table is read the
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from os.path import commonprefix
 
+from tokenlab.patterns import compile_on_use
+
 _MOST_VALUES = 8  # a column with more distinct values than this names rows, not states
-_ALNUM_RE = re.compile(rb"[A-Za-z0-9]")
+_ALNUM_RE = compile_on_use(rb"[A-Za-z0-9]")
 _TABLE_COLUMNS = 3  # few-valued columns that make one-line records a table
 _USUAL_SHARE = 0.9  # a value this many rows hold makes the other values of its column unusual
 _COLUMNS_READ = 8
@@ -129,7 +130,7 @@ def _median(numbers: Counter[int]) -> int:
 # A row's value: what follows its name across a column gap (a tab, or two spaces and more),
 # itself with no gap (a row of several columns is a table's): `  -Wabi   \t\t[disabled]`,
 # `Cluster state:    in production`.
-_VALUE_RE = re.compile(rb"[ \t]*\S(?:\S| (?=\S))*(?: *\t|  )[ \t]*(\S(?:\S| (?=\S))*)?[ \t\r]*")
+_VALUE_RE = compile_on_use(rb"[ \t]*\S(?:\S| (?=\S))*(?: *\t|  )[ \t]*(\S(?:\S| (?=\S))*)?[ \t\r]*")
 _MOST_COMMON_VALUES = 12  # a listing whose rows mostly share this few values holds states...
 _COMMON_SHARE = 0.75  # ...in this share of its rows at least
 

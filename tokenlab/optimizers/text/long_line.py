@@ -6,16 +6,16 @@ inside brackets keeps them to their close when it is near (see `optimizer.py`).
 
 from __future__ import annotations
 
-import re
 
 from tokenlab.optimizers.text.config import TextConfig
 from tokenlab.optimizers.text.render import SpanKind, TextSpan
 from tokenlab.optimizers.text.signal_words import has_signal
+from tokenlab.patterns import compile_on_use
 
-_SENTENCE_END_RE = re.compile(rb"[.!?][\"')\]]*\s+")
-_CLAUSE_END_RE = re.compile(rb"[.,;!?][\"')\]]*\s")
+_SENTENCE_END_RE = compile_on_use(rb"[.!?][\"')\]]*\s+")
+_CLAUSE_END_RE = compile_on_use(rb"[.,;!?][\"')\]]*\s")
 # A list's label: up to three words, the last ending in a colon (`Flags:`, `Configured with:`).
-_LIST_LABEL_RE = re.compile(rb"[ \t]*(?:[^\s:]+ ){0,2}[^\s:]+:\s")
+_LIST_LABEL_RE = compile_on_use(rb"[ \t]*(?:[^\s:]+ ){0,2}[^\s:]+:\s")
 _WORD_LIST_LEAST_WORDS = 12  # fewer words are a phrase, not a list
 _LEAST_CUT_BYTES = 16  # a long line's tail shorter than this stays: ` … +2 words` costs as much
 

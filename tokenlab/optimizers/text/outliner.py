@@ -4,18 +4,19 @@ and whether it stays, given the lines before it.
 
 from __future__ import annotations
 
-import re
+
+from tokenlab.patterns import compile_on_use
 
 # Lines that start an item rather than continue prose: bullets, options, call signatures,
 # a lone term (`__dict__`), a short label ending in a colon (`Example:`).
-_ITEM_RE = re.compile(
+_ITEM_RE = compile_on_use(
     rb"(?:[-*+]\s|\xe2\x80\xa2\s|\d{1,3}[.)]\s|-{1,2}[\w?]|(?:async\s+|class\s+|def\s+)?[\w.]+\(|"
     rb"[\w.@$<>\[\]-]+:?\s*$|\S.{0,60}:\s*$)"
 )
 # A line of a quoted code excerpt, led by its line number: `54\timport x`, `12 | let a`.
-_EXCERPT_RE = re.compile(rb"\d{1,7}(?:\t| +\| )")
+_EXCERPT_RE = compile_on_use(rb"\d{1,7}(?:\t| +\| )")
 _LABEL_MAX_BYTES = 60
-_BULLET_RE = re.compile(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
+_BULLET_RE = compile_on_use(rb"(?:[-*+]\s|\d{1,3}[.)]\s|\xe2\x80\xa2\s)")
 _BULLET_FIRST_BYTES = frozenset(b"-*+0123456789\xe2")
 # What a line is by itself, as bits (`_traits`).
 _INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
@@ -23,14 +24,14 @@ _INHERITED, _EXCERPT, _BULLET, _ITEM, _TABLE_ROW, _ENTRY = 1, 2, 4, 8, 16, 32
 # `perror (3)   - print a system error message`, `urllib.error - Exception classes…`.
 # The name holds a letter and the summary starts with a word: `1.2.3.4 - - [date]` is a
 # request, not an entry.
-ENTRY_RE = re.compile(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
+ENTRY_RE = compile_on_use(rb"(?=[^\s(]*[A-Za-z])[^\s(]+(?: \([\w.]{1,12}\))? +- [\w\"'`(\[]")
 # A line's facts (`Outliner._facts`): body, indentation, rule line, traits, short label;
 # remembered for lines up to this long, for this many distinct lines at most.
 _LineFacts = tuple[bytes, int, bool, int, bool]
 _FACTS_CACHED_BYTES = 200
 _FACTS_CACHED_LINES = 1 << 16
 # pydoc lists every member a class inherits, under "Methods inherited from X:" and the like.
-_INHERITED_RE = re.compile(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
+_INHERITED_RE = compile_on_use(rb"[\w ]{0,40}\binherited from\b[^\n]*:\s*$")
 _DECORATION_BYTES = b" \t\r\f\v|:+=_*~#-"
 _DECORATION_FIRST_BYTES = frozenset(b"-=_*~#+:")
 

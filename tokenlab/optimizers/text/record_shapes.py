@@ -6,13 +6,13 @@ to decide it.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.patterns import compile_on_use
 
 @dataclass(frozen=True)
 class RecordsConfig:
@@ -46,20 +46,20 @@ class Shape(Enum):
 
 
 # `KEY=value`, `\tname = "value"`, `core.bare=false`; not `a == b`.
-KEY_VALUE_RE = re.compile(r"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*=(?!=)")
+KEY_VALUE_RE = compile_on_use(r"^[ \t]*[A-Za-z_][\w.\-]*[ \t]*=(?!=)")
 # A number with an optional size unit, then whitespace: `4.0K\t/usr`, `  12 file.c`.
-_LEADING_NUMBER_RE = re.compile(r"^[ \t]*(\d+(?:[.,]\d+)?)([KMGTPE]i?B?|[kmgtp]B?|B)?\s")
-_HEX_RE = re.compile(r"[0-9a-fA-F]+")
+_LEADING_NUMBER_RE = compile_on_use(r"^[ \t]*(\d+(?:[.,]\d+)?)([KMGTPE]i?B?|[kmgtp]B?|B)?\s")
+_HEX_RE = compile_on_use(r"[0-9a-fA-F]+")
 _UNIT_POWERS = {"": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 # A header word: `USER`, `%CPU`, `PID`, `CONTAINER ID` (each word upper case).
-_HEADER_WORD_RE = re.compile(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
-_NUMBER_RE = re.compile(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
+_HEADER_WORD_RE = compile_on_use(r"[A-Z%#][A-Z0-9%#_/\-.()\[\]]*")
+_NUMBER_RE = compile_on_use(r"[+-]?\d+(?:\.\d+)?([KMGTPE]i?B?|[kmgtp]|%)?")
 # Words inside paths (`/usr/share/errorprone`, `src\warnings.py`) are not failure words.
 # Tried only where a word starts, so that each word is read once (tried at every byte, a
 # long word without a separator was read again from each).
-_PATH_WORD_RE = re.compile(r"(?<!\S)[^\s/\\]*+[/\\]\S*+")
-_DIGIT_WORD_RE = re.compile(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
-_SPACES_RE = re.compile(r"\s+")
+_PATH_WORD_RE = compile_on_use(r"(?<!\S)[^\s/\\]*+[/\\]\S*+")
+_DIGIT_WORD_RE = compile_on_use(r"\b[A-Za-z_]*\d\w*(?:[.:/\-+][A-Za-z_]*\d\w*)*")
+_SPACES_RE = compile_on_use(r"\s+")
 
 
 def template(line: str) -> str:

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from enum import Enum
 
 from tokenlab.optimizers import Omission, OptimizeResult, Part, visible
+from tokenlab.patterns import compile_on_use
 
 # The lookbehind starts a match only at the start of a run of spaces: linear, not quadratic.
 # A space after a colon stays: `Required-by: ` is a field with an empty value.
-_TRAILING_SPACE_RE = re.compile(r"(?<![ \t\r\f\v:])[ \t\r\f\v]+$", re.MULTILINE)
-_GUTTER_ONLY_RE = re.compile(r"^[ \t]*\|\n", re.MULTILINE)
-_BLANK_RUN_RE = re.compile(r"\n{3,}")
-_ESCAPES_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
+_TRAILING_SPACE_RE = compile_on_use(r"(?<![ \t\r\f\v:])[ \t\r\f\v]+$", re.MULTILINE)
+_GUTTER_ONLY_RE = compile_on_use(r"^[ \t]*\|\n", re.MULTILINE)
+_BLANK_RUN_RE = compile_on_use(r"\n{3,}")
+_ESCAPES_RE = compile_on_use(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[^\n]\x08")
 
 
 class SpanKind(Enum):
@@ -240,7 +241,7 @@ _NAMED_FOLD_LINES = 10
 # A start shared by every folded line is named when it is at least this long (a word and
 # its punctuation), up to the longest: `INSERT INTO artists VALUES(`, `DEBPKG:`.
 _SHARED_START_BYTES = (4, 48)
-_WORD_BYTES = re.compile(rb"[\w]")
+_WORD_BYTES = compile_on_use(rb"[\w]")
 
 
 def shared_start(data: bytes, start: int, end: int) -> str:

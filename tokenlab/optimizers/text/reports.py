@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.patterns import compile_on_use
+
 # A numbered frame: `#3 0x55bcd16d2120 in _start (…)`, gdb's `#0  main () at a.c:4`.
-_FRAME_RE = re.compile(rb"[ \t]*#(\d{1,4})[ \t]+\S")
+_FRAME_RE = compile_on_use(rb"[ \t]*#(\d{1,4})[ \t]+\S")
 # A location in the reader's code: a `path:line` led by a blank, not in a library's tree.
-_OWN_LOCATION_RE = re.compile(
+_OWN_LOCATION_RE = compile_on_use(
     rb"\s(?!\.\./|/usr/|/lib|/opt/|/System/)"
     rb"(?![^\s:]*(?:node_modules|site-packages|dist-packages)/)[^\s():]+:\d+"
 )
@@ -58,7 +60,7 @@ def stack_lines(lines: list[bytes]) -> tuple[list[int], list[int]]:
 
 
 # A legend's title: the word `legend`, the line ending with a colon.
-_LEGEND_RE = re.compile(rb"[^\n]{0,80}\blegend\b[^\n]{0,80}:[ \t\r]*", re.IGNORECASE)
+_LEGEND_RE = compile_on_use(rb"[^\n]{0,80}\blegend\b[^\n]{0,80}:[ \t\r]*", re.IGNORECASE)
 
 
 def legend_lines(lines: list[bytes]) -> list[int]:

@@ -31,12 +31,12 @@ document without any (100,000 one-byte lines) costs no per-line work here.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tokenlab.optimizers.text.blocks import is_prose, signature
+from tokenlab.patterns import compile_on_use
 
 
 @dataclass(frozen=True)
@@ -54,16 +54,16 @@ class SectionLimits:
 DEFAULT_SECTION_LIMITS = SectionLimits()
 
 # A blank line, or a rule line (`-----`, `=====`), which separates like one.
-_BLANK_LINE_RE = re.compile(rb"\n[ \t\r\f\v|]*(?:[-=_*~]{3,}[ \t\r]*)?(?=\n)")
+_BLANK_LINE_RE = compile_on_use(rb"\n[ \t\r\f\v|]*(?:[-=_*~]{3,}[ \t\r]*)?(?=\n)")
 # A short line ending in a colon (`Version information:`, `  Locally applied patches:`),
 # its words one space apart (a line of code quoted after a prefix is indented inside).
-_LABEL_RE = re.compile(rb"\n([ \t]*)[^\s:](?:[^\s:]| (?=[^\s:])){0,78}:[ \t\r]*(?=\n)")
+_LABEL_RE = compile_on_use(rb"\n([ \t]*)[^\s:](?:[^\s:]| (?=[^\s:])){0,78}:[ \t\r]*(?=\n)")
 # A rule under a table's header: at least two groups of dashes (`----  ------`, `---+---`).
-_RULE_RE = re.compile(rb"\n[ \t]*[-=]{2,}(?:[ \t+|]+[-=]{2,})+[ \t\r]*(?=\n)")
-_COLUMNS_RE = re.compile(rb"\S(?: {2,}|\t| \| )\S")
+_RULE_RE = compile_on_use(rb"\n[ \t]*[-=]{2,}(?:[ \t+|]+[-=]{2,})+[ \t\r]*(?=\n)")
+_COLUMNS_RE = compile_on_use(rb"\S(?: {2,}|\t| \| )\S")
 # A column header naming failures: its non-empty, non-zero cells are statuses.
-_STATUS_HEADER_RE = re.compile(rb"(?i)(?<!\S)(?:errors?|fail(?:ed|s|ures?)?)(?!\S)")
-_CELL_RE = re.compile(rb"\S+")
+_STATUS_HEADER_RE = compile_on_use(rb"(?i)(?<!\S)(?:errors?|fail(?:ed|s|ures?)?)(?!\S)")
+_CELL_RE = compile_on_use(rb"\S+")
 _RULE_BYTES = b" \t\r-=+|"
 _ZERO = frozenset((b"0", b"-", b"0.00", b"0.0"))
 _BLANKISH = b" \t\r\f\v|"  # a pydoc gutter line ("     |  ") separates like a blank line

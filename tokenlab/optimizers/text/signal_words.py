@@ -6,15 +6,16 @@ word inside a path or a code span names something and is set aside by `without_n
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
+
+from tokenlab.patterns import compile_on_use
 
 # Words inside a path (`checkers/deprecated.py`) or a code span (`` `failed` ``, a state's
 # name in prose) name something: they are no failure or warning. A path word is matched
 # only where a word starts, so that each word is read once (tried at every byte, a long
 # word without a separator was read again from each); group 1 is a code span.
-_NAME_WORD_RE = re.compile(rb"(?<!\S)[^\s/\\]*+[/\\]\S*+|(`[^`\n]*+`)")
-_SPACE_RE = re.compile(rb"\s")
+_NAME_WORD_RE = compile_on_use(rb"(?<!\S)[^\s/\\]*+[/\\]\S*+|(`[^`\n]*+`)")
+_SPACE_RE = compile_on_use(rb"\s")
 _WORD_BYTES = frozenset(
     b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 ) | frozenset(range(0x80, 0x100))

@@ -30,12 +30,13 @@ from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, v
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.lines.values import with_values
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS, LogLimits
+from tokenlab.patterns import compile_on_use
 
 if TYPE_CHECKING:
     from tokenlab.optimizers.xml_report.scan import Element
 
-_SPACE_RE = re.compile(r"\s+")
-_ENTITY_RE = re.compile(r"&(?:(lt|gt|amp|apos|quot)|#(\d+)|#x([0-9A-Fa-f]+));")
+_SPACE_RE = compile_on_use(r"\s+")
+_ENTITY_RE = compile_on_use(r"&(?:(lt|gt|amp|apos|quot)|#(\d+)|#x([0-9A-Fa-f]+));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "apos": "'", "quot": '"'}
 
 

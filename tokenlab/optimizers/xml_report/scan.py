@@ -19,18 +19,19 @@ import re
 from dataclasses import dataclass, field
 
 from tokenlab.optimizers.json_doc.records import RecordsConfig
+from tokenlab.patterns import compile_on_use
 
 # A name is taken whole: bytes it gave back would be read by what follows just the same,
 # so trying that only repeated the work. An attribute's name is looked for once per run of
 # name bytes, from where the run starts: tried at each byte, a run was read again from each.
 _NAME_BYTE = rb"[-A-Za-z0-9_:.\x80-\xff]"
 _NAME = rb"[A-Za-z_:\x80-\xff]" + _NAME_BYTE + rb"*+"
-_TAG_RE = re.compile(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
-_ATTR_RE = re.compile(
+_TAG_RE = compile_on_use(rb"<(/?)(" + _NAME + rb")((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTR_RE = compile_on_use(
     rb"(?<!" + _NAME_BYTE + rb")[-.0-9]*+(" + _NAME + rb")\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
 )
 _SPACE = b" \t\r\n"
-_FAILURE_VALUE = re.compile(RecordsConfig().failure_value_pattern, re.IGNORECASE)
+_FAILURE_VALUE = compile_on_use(RecordsConfig().failure_value_pattern, re.IGNORECASE)
 # Children that make a testcase worth showing; `skipped` is shown too, up to a limit.
 _FAILING_TAGS = frozenset({"failure", "error", "flakyFailure", "flakyError", "rerunFailure", "rerunError"})
 _STATUS_ATTRS = ("status", "result", "outcome", "state", "severity", "level", "type")

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from tokenlab.patterns import compile_on_use
+
 # A diagnostic's location leading a line: `src/a.c:12:`, `lib/a.js: line 3, col 5,`. A file
 # of these with one problem per file parses as YAML (`path: message`); it is tool output.
-_DIAGNOSTIC_RE = re.compile(rb"^\S+\.\w+(?::\d+[:,]|: line \d+, col(?:umn)? \d+,)", re.MULTILINE)
+_DIAGNOSTIC_RE = compile_on_use(rb"^\S+\.\w+(?::\d+[:,]|: line \d+, col(?:umn)? \d+,)", re.MULTILINE)
 
 
 def detect(data: bytes, sample: bytes) -> str | None:

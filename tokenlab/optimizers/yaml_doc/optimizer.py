@@ -29,18 +29,19 @@ from tokenlab.optimizers import Omission, OptimizerConfig, OptimizeResult, Part,
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, KeyRole, RecordsConfig, normalize_key
 from tokenlab.optimizers.table import aligned as table_aligned
 from tokenlab.optimizers.lines.records import fold_records
+from tokenlab.patterns import compile_on_use
 
 # The rest of a plain key grows by a byte, or by a whole run of blanks, at a time: a key
 # never ends inside a run of blanks, and from each blank of a long run the rest of the run
 # was read again.
 _KEY_REST = rb"(?:[^\n \t]|[ \t]++)*?"
-_KEY_RE = re.compile(
+_KEY_RE = compile_on_use(
     rb"(\"[^\"\n]*\"|'[^'\n]*'|[^\s#'\"\[\]{},&*!|>%@`-]" + _KEY_REST + rb"|-[^\s]" + _KEY_REST + rb")"
     rb"[ \t]*+:(?:[ \t]++(.*)|[ \t]*)$",
     re.DOTALL,
 )
-_BLOCK_RE = re.compile(rb"(?:[!&]\S*\s+)*[|>][-+0-9]*\s*(?:#.*)?")
-_DOC_RE = re.compile(rb"(?:---|\.\.\.)(?:[ \t]|$)")
+_BLOCK_RE = compile_on_use(rb"(?:[!&]\S*\s+)*[|>][-+0-9]*\s*(?:#.*)?")
+_DOC_RE = compile_on_use(rb"(?:---|\.\.\.)(?:[ \t]|$)")
 _EMPTY_VALUES = frozenset({"", "null", "~", "[]", "{}", "''", '""', "false", "0", "none"})
 _YAML_DECISION_KEYS = frozenset(
     ["image", "namespace", "uses", "stage", "needs", "ready", "restart_count", "replicas", "ready_replicas", "available_replicas", "exit_code"]
@@ -448,7 +449,7 @@ def _census(document: Node, lines: _Lines) -> tuple[int, int] | None:
 
 # A key that is a number, decimal or hexadecimal (an address, an offset), alone or before
 # a label (`0000000000004000 <.init>`).
-_NUMERIC_KEY_RE = re.compile(r"(?:0x)?[0-9a-fA-F]*[0-9][0-9a-fA-F]*(?:\s|$)")
+_NUMERIC_KEY_RE = compile_on_use(r"(?:0x)?[0-9a-fA-F]*[0-9][0-9a-fA-F]*(?:\s|$)")
 
 
 def _grammar_accepts(sample: bytes, lines: _Lines) -> bool:
