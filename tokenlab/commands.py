@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import sys
 from contextlib import nullcontext
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import IO

@@ -35,15 +35,18 @@ from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from tokenlab.mapped import PASS_BYTES, RawInput, let_go
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from tokenlab.packet import ContextPacket
 
+    T = TypeVar("T")
+
 LEDGER_NAME = "ledger.sqlite3"
-T = TypeVar("T")
 SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 30_000
 _SCHEMA = """

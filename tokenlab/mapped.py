@@ -19,7 +19,10 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import IO
 
 RawInput = bytes | mmap.mmap
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.counting.tokens import estimate
 from tokenlab.mapped import RawInput
 from tokenlab.optimizers import ContentType
 from tokenlab.spooled_text import SpooledText
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Status(str, Enum):

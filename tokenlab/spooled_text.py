@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO
 
 from tokenlab.spool import unnamed_file
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import IO
 
 # Up to this size the text stays in memory (every fixture, every small command's output).
 MEMORY_BYTES = 8 << 20

@@ -33,7 +33,6 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tokenlab import markers
 from tokenlab.agent.capture import (
@@ -49,7 +48,10 @@ from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
 from tokenlab.store import Store, open_store
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from tokenlab.agent.capture import Progress
     from tokenlab.commands import Output
     from tokenlab.ledger import Record

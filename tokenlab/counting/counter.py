@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import chain, compress, islice, pairwise, repeat
 from operator import add, itemgetter, le, not_, sub
-from typing import TYPE_CHECKING, Self
 
 from tokenlab.counting import tokens
 from tokenlab.counting.crew import _Crew
@@ -63,8 +62,10 @@ from tokenlab.counting.runs import (
 )
 from tokenlab.mapped import LetGoInWindows, let_go, starts_with
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from typing import Self
 
 _REPEATED_GAP_BYTES = 256
 

@@ -12,12 +12,15 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from tokenlab.counting import tokens
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 # tiktoken's pre-tokenizer regex keeps a lock-free match cache for the first thread that
 # uses it and makes every other thread take a lock for each match. Threads sharing one
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
 _thread_state = threading.local()
 _lanes: list[ThreadPoolExecutor] = []
 _lanes_lock = threading.Lock()
-T = TypeVar("T")
 
 
 def _thread_encoding() -> Any:

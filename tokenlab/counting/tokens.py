@@ -16,11 +16,11 @@ import re
 import threading
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tokenlab.counting import ranks_cache
 from tokenlab.errors import TokenlabError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
     import tiktoken
 

@@ -32,9 +32,12 @@ from enum import Enum
 from functools import cache
 from importlib import import_module
 from types import ModuleType
-from typing import Protocol
 
 from tokenlab.counting.runs import InputSlices, Runs
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Protocol
 
 
 class ContentType(str, Enum):
@@ -155,17 +158,18 @@ class PartStream:
 Optimizer = Callable[[bytes, OptimizerConfig], OptimizeResult]
 
 
-class Plan(Protocol):
-    """A mapping optimizer's decisions, made before any text is built."""
+if TYPE_CHECKING:  # the contract a planner's result keeps, for the type checker
 
-    def input_cuts(self) -> Iterator[list[int]]: ...
+    class Plan(Protocol):
+        """A mapping optimizer's decisions, made before any text is built."""
 
-    def render(self) -> OptimizeResult: ...
+        def input_cuts(self) -> Iterator[list[int]]: ...
 
-    def stream(self) -> PartStream: ...
+        def render(self) -> OptimizeResult: ...
 
+        def stream(self) -> PartStream: ...
 
-Planner = Callable[[bytes, OptimizerConfig], Plan]
+    Planner = Callable[[bytes, OptimizerConfig], Plan]
 
 # A family's detector: `detect(data, sample)`, where `sample` is the input's first 64 KB.
 # It answers why it recognises the input, or None. It is cheap and total (any bytes, no

@@ -30,7 +30,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from tokenlab.errors import RefNotFoundError, StoreCorruptionError, TokenlabError
 from tokenlab.store.base import (
@@ -44,6 +43,10 @@ from tokenlab.store.base import (
     mismatch,
     parse_ref_id,
 )
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 LAYOUT = "v1"
 TEMP_PREFIX = ".tmp-"
