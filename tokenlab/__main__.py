@@ -22,11 +22,13 @@ if __spec__ is None:  # run by its path, not with `-m`
         `site` (this Python's site-packages, `.pth` files, the user's site folder, as a
         normal start does) and is looked up again. A standard module this platform lacks
         (`nt`, `_winapi`, probed inside the standard library's own imports) is never in
-        site-packages: it is left not found, as it would be with `site`."""
+        site-packages: it is left not found, as it would be with `site`. Nor is what a
+        standard module probes for as it loads (Jython's `org.python.core`, which `copy`
+        and `pickle` try): the standard library loads without site-packages."""
 
         @staticmethod
         def find_spec(name: str, path: object = None, target: object = None) -> object:
-            if name.partition(".")[0] in sys.stdlib_module_names:
+            if name.partition(".")[0] in sys.stdlib_module_names or _loading_a_standard_module():
                 return None
             sys.meta_path.remove(_SiteWhenNeeded)  # type: ignore[arg-type]
             import site
@@ -38,6 +40,15 @@ if __spec__ is None:  # run by its path, not with `-m`
                 if spec is not None:
                     return spec
             return None
+
+    def _loading_a_standard_module() -> bool:
+        """Whether the import looked up is made by a standard module's own body as it loads."""
+        frame = sys._getframe(2)  # past `find_spec`: the import system's frames, then the importer
+        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        if frame is None or frame.f_code.co_name != "<module>":
+            return False
+        return str(frame.f_globals.get("__name__", "")).partition(".")[0] in sys.stdlib_module_names
 
     def _put_package_on_path() -> None:
         import os
