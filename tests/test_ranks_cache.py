@@ -19,7 +19,9 @@ RANKS = {b"a": 0, b"b": 1, b"\xff\x00": 2}
 def cache_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The cache as the test's own: never the session's, which other tests read."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    return ranks_cache.path(SHA)
+    path = ranks_cache.path(SHA)
+    assert path is not None
+    return path
 
 
 def _read(cache_path: str) -> dict[bytes, int] | None:
@@ -29,10 +31,21 @@ def _read(cache_path: str) -> dict[bytes, int] | None:
 
 def test_it_lives_in_the_users_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert ranks_cache.path(SHA).startswith(str(tmp_path / "xdg" / "tokenlab") + os.sep)
-    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert str(ranks_cache.path(SHA)).startswith(str(tmp_path / "xdg" / "tokenlab") + os.sep)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert ranks_cache.path(SHA).startswith(str(tmp_path / "home" / ".cache" / "tokenlab") + os.sep)
+    for ignored in ("", "relative/cache"):  # unset or relative: as the XDG spec says
+        monkeypatch.setenv("XDG_CACHE_HOME", ignored)
+        assert str(ranks_cache.path(SHA)).startswith(str(tmp_path / "home" / ".cache" / "tokenlab") + os.sep)
+
+
+def test_without_a_home_folder_nothing_is_cached(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # as when no home is known
+    assert ranks_cache.path(SHA) is None
+    ranks_cache.write(None, RANKS, SHA, SIZE)
+    assert ranks_cache.read_payload(None, SHA, SIZE) is None
+    assert tokens.mergeable_ranks() == tokens._ranks(tokens.vocabulary_bytes())
+    assert list(tmp_path.rglob("*.ranks")) == []
 
 
 def test_written_ranks_read_back_equal(cache_path: str) -> None:

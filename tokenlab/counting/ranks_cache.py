@@ -28,9 +28,14 @@ FORMAT = b"tokenlab-ranks 1"
 _FOLDER = "tokenlab"
 
 
-def path(vocabulary_sha256: str) -> str:
-    """Where the ranks of the vocabulary with this sha256 are cached."""
-    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def path(vocabulary_sha256: str) -> str | None:
+    """Where the ranks of the vocabulary with this sha256 are cached; None without a home
+    folder (never a folder relative to wherever the command runs)."""
+    cache_home = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(cache_home):  # unset, or relative: the XDG spec says to ignore it
+        cache_home = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(cache_home):
+        return None
     return os.path.join(cache_home, _FOLDER, f"o200k_base-{vocabulary_sha256[:16]}.ranks")
 
 
@@ -39,9 +44,11 @@ def _header(vocabulary_sha256: str, vocabulary_size: int, payload_sha256: str) -
     return FORMAT + b" " + " ".join(fields).encode() + b"\n"
 
 
-def read_payload(cache_path: str, vocabulary_sha256: str, vocabulary_size: int) -> bytes | None:
+def read_payload(cache_path: str | None, vocabulary_sha256: str, vocabulary_size: int) -> bytes | None:
     """The cached ranks, still serialized, if the file is whole and made from this
     vocabulary; else None. Reading and hashing let other threads run (`prefetch`)."""
+    if cache_path is None:
+        return None
     try:
         with open(cache_path, "rb") as handle:
             data = handle.read()
@@ -61,8 +68,10 @@ def ranks_of(payload: bytes) -> dict[bytes, int] | None:
     return ranks if isinstance(ranks, dict) else None
 
 
-def write(cache_path: str, ranks: dict[bytes, int], vocabulary_sha256: str, vocabulary_size: int) -> None:
+def write(cache_path: str | None, ranks: dict[bytes, int], vocabulary_sha256: str, vocabulary_size: int) -> None:
     """Cache `ranks` for the next process; a failure to write leaves no file and is ignored."""
+    if cache_path is None:
+        return
     import tempfile
 
     payload = marshal.dumps(ranks)
