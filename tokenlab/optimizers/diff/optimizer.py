@@ -39,8 +39,8 @@ never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
 visible. `unidiff` parses about 14 MB/s alone on a 10 MB diff, slower than this whole
 optimizer has to be, so the tests use it as the oracle for file and line counts instead.
-Which hunk bodies repeat one shown earlier is found by `repeats.py`; this module
-decides everything else and renders.
+Which hunk bodies repeat one shown earlier is found by `repeats.py`; the parts are built
+from the cuts by `render.py`; this module decides everything else.
 """
 
 from __future__ import annotations

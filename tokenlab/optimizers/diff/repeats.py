@@ -8,11 +8,13 @@ only when what it leaves is clearly shorter than the body (net of the context fo
 body would get anyway), and only bodies shown in full are ever pointed at.
 
 `HunkBodies` lives for one diff and is fed a batch of files at a time, in input order, so
-a body is compared with every earlier batch's. It keeps ints and shared strings rather
-than an object per body (a 100 MB diff has about 100,000 hunks), finds exact repeats by
-hash and near repeats through the hashes of a body's `limit + 1` slices, and compares
-bytes before it folds anything, so a hash collision never hides a line. `diff.py` owns
-the decision to fold files and context, and all rendering.
+a body is compared with every earlier batch's. It finds exact repeats by hash and near
+repeats through the hashes of a body's `limit + 1` slices, and compares bytes before it
+folds anything, so a hash collision never hides a line. It keeps ints and shared strings
+rather than an object per body, its hashes in flat tables (`tables.py`), and only the
+first `_MAX_BODIES` bodies shown in full: a 1 GB diff has about a million hunks, and
+what it holds stays bounded; a later body that repeats one past them is shown in full.
+`optimizer.py` owns the decision to fold files and context, `render.py` all rendering.
 """
 
 from __future__ import annotations
