@@ -11,8 +11,6 @@ mapped, so what is freed is given back. Elsewhere than glibc this does nothing.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from functools import cache
 
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number in glibc's malloc.h
@@ -24,11 +22,13 @@ MAPPED_BUFFER_BYTES = 256 << 10
 @cache
 def map_large_buffers() -> bool:
     """Fix glibc's mmap threshold at `MAPPED_BUFFER_BYTES` for the rest of the process
-    (once); whether it was set."""
-    name = ctypes.util.find_library("c")
+    (once); whether it was set. `ctypes` is imported here: only a large analysis needs it,
+    and every call of a small one would pay for it."""
+    import ctypes
+
     try:
-        mallopt = ctypes.CDLL(name).mallopt
-    except (OSError, AttributeError, TypeError):  # no C library by that name, or no mallopt
+        mallopt = ctypes.CDLL(None).mallopt  # the process's own symbols: its C library's
+    except (OSError, AttributeError):  # no such symbol: not glibc
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     return bool(mallopt(_M_MMAP_THRESHOLD, MAPPED_BUFFER_BYTES))
