@@ -620,6 +620,18 @@ def test_bodies_whose_hashes_collide_are_compared_byte_for_byte(monkeypatch: pyt
     assert "+++ b/app/c.py\n@@ -1,5 +1,5 @@\n[same 7 lines as the hunk above in app/a.py, line 1]" in text
 
 
+def test_repeats_are_found_among_the_first_bodies_shown_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(repeats_module, "_MAX_BODIES", 1)
+    later = LICENCE_HUNK.replace("2024", "2025").replace("os", "re").replace("sys", "io")  # 3 lines
+    data = _files(
+        ("app/a.py", LICENCE_HUNK), ("app/b.py", later), ("app/c.py", LICENCE_HUNK), ("app/d.py", later)
+    )
+    text = render_preview(optimize(data, COARSE))
+    assert "+++ b/app/c.py\n@@ -1,5 +1,5 @@\n[same 7 lines as the hunk above in app/a.py, line 1]" in text
+    assert f"+++ b/app/d.py\n{later}" in text  # app/b.py's body was not recorded: shown again
+    assert "in app/b.py" not in text
+
+
 def test_a_body_first_seen_in_a_folded_file_is_shown_where_it_recurs() -> None:
     data = _files(("dist/app.py", LICENCE_HUNK), ("app/a.py", LICENCE_HUNK))
     text = render_preview(optimize(data, COARSE))

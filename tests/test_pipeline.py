@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tokenlab import pipeline, spooled_text, visible_writer
 from tokenlab.errors import StoreCorruptionError
 from tokenlab.optimizers import ContentType, Granularity, OptimizeResult, OptimizerConfig, optimizer_for
-from tokenlab.optimizers.diff import optimizer as diff_optimizer
+from tokenlab.optimizers.diff import render as diff_render
 from tokenlab.packet import Status
 from tokenlab.pipeline import STAGES, analyze
 from tokenlab.restore import restore
@@ -316,7 +316,7 @@ def test_a_visible_text_written_and_counted_in_small_pieces_is_the_one_built_at_
     for setting in ("_PENDING_BYTES", "_MASKED_BYTES"):
         monkeypatch.setattr(visible_writer, setting, 64)
     monkeypatch.setattr(pipeline, "_COUNTED_BYTES", 64)
-    monkeypatch.setattr(diff_optimizer, "_EXCERPT_BYTES", 64)
+    monkeypatch.setattr(diff_render, "_EXCERPT_BYTES", 64)
     store, pieces = run(data)
     assert pieces.visible_text.spilled
     assert pieces.visible_bytes == whole.visible_bytes

@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at ru
 if TYPE_CHECKING:
     from typing import IO
 
+from tokenlab.heap import map_large_buffers
+
 RawInput = bytes | mmap.mmap
 
 # Smaller inputs are read: a mapping costs a few system calls and a page fault per page,
@@ -113,10 +115,13 @@ def paged(raw: RawInput) -> Iterator[None]:
     """While an analysis reads a mapped input, give back all its resident pages every
     `PAGER_SECONDS` on a thread of its own: passes that read lines here and there (a folded
     group's values, the counts of the visible text) read pages all over the input, and
-    this bounds what they hold at once whatever the pass. Nothing for bytes."""
+    this bounds what they hold at once whatever the pass. Nothing for bytes.
+
+    Its large transient buffers are given back once freed, too (`heap.map_large_buffers`)."""
     if isinstance(raw, bytes):
         yield
         return
+    map_large_buffers()
     stop = threading.Event()
 
     def let_go_until_stopped() -> None:

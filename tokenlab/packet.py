@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -35,7 +36,7 @@ class StoredRef:
     id: str
     reason: str
     content: bytes | InputSlices  # the bytes, or input ranges holding them (`Omission.content`)
-    source: tuple[tuple[int, int], ...] = ()  # input ranges whose bytes, joined, are `data`
+    source: Sequence[tuple[int, int]] = ()  # input ranges whose bytes, joined, are `data`
 
     @property
     def data(self) -> bytes:

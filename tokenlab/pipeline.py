@@ -35,7 +35,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import accumulate
 from operator import itemgetter, sub
@@ -139,7 +139,7 @@ def _optimized(packet: ContextPacket, run: RunSettings) -> str:
     return f"type={packet.content_type.value} refs={len(packet.refs)}{secrets}"
 
 
-def _source_runs(source: tuple[Span, ...]) -> Runs:
+def _source_runs(source: Sequence[Span]) -> Runs:
     """The runs of an omission made of input ranges, by offset in its bytes."""
     starts = list(map(itemgetter(0), source))
     lengths = list(map(sub, map(itemgetter(1), source), starts))

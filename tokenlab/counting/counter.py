@@ -97,7 +97,7 @@ class TokenCounter:
         self._workers = workers or os.cpu_count() or 2
         self._crew = _Crew()
         # Blocks not yet in the index, and their sizes in bytes.
-        self._raw_blocks: deque[tuple[Future[tuple[list[int], list[int]]], int]] = deque()
+        self._raw_blocks: deque[tuple[Future[tuple[array[int], array[int]]], int]] = deque()
         self._late_helpers = False  # whether helpers may still join the raw count
         self._raw: bytes | None = None
         self._index: RawIndex | None = None
@@ -165,7 +165,9 @@ class TokenCounter:
         self._late_helpers = large and not helpers_at_start
 
     def _submit_block(self, data: bytes, start: int, end: int, inside: list[int]) -> None:
-        cuts = _block_cuts(data, start, end, self.limits.chunk_bytes, inside)
+        # As machine ints while the block waits for a thread: a diff's blocks have a cut
+        # at each end of most folds, and the planner may run far ahead of the count.
+        cuts = array("q", _block_cuts(data, start, end, self.limits.chunk_bytes, inside))
         let_go(data, start, end)  # every block's cuts are found first: its count reads it again
         job = self._crew.submit(_index_and_let_go, data, cuts)
         self._raw_blocks.append((job, end - start))
@@ -433,8 +435,10 @@ def _batched(sizes: Sequence[int], limit: int) -> list[range]:
     return batches
 
 
-def _index_and_let_go(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
-    """`_index_block`, giving back the pages of a mapped input once they are counted."""
-    indexed = _index_block(data, cuts)
+def _index_and_let_go(data: bytes, cuts: array[int]) -> tuple[array[int], array[int]]:
+    """`_index_block`, giving back the pages of a mapped input once they are counted; its
+    ends and counts as machine ints, 8 bytes each where a list's take 40, until the index
+    takes them in."""
+    ends, counts = _index_block(data, cuts)
     let_go(data, cuts[0], cuts[-1])
-    return indexed
+    return array("q", ends), array("q", counts)

@@ -69,11 +69,10 @@ class RawIndex:
     def total(self) -> int:
         return self.before[-1]
 
-    def extend(self, ends: list[int], counts: list[int]) -> None:
+    def extend(self, ends: Sequence[int], counts: Sequence[int]) -> None:
         """Add the next block's chunks: where each ends and its count."""
-        befores = list(accumulate(counts, initial=self.before[-1]))[1:]
         self.offsets.extend(ends)
-        self.before.extend(befores)
+        self.before.extend(islice(accumulate(counts, initial=self.before[-1]), 1, None))
 
     def before_cuts(self, offsets: Sequence[int]) -> list[int]:
         """The tokens before each of `offsets` that is a cut, and -1 for each other.
@@ -178,7 +177,7 @@ def _block_cuts(data: bytes, start: int, end: int, chunk_bytes: int, extra: Sequ
 _SENTINEL_BYTES = SENTINEL.encode()
 
 
-def _index_block(data: bytes, cuts: list[int]) -> tuple[list[int], list[int]]:
+def _index_block(data: bytes, cuts: Sequence[int]) -> tuple[Sequence[int], list[int]]:
     """Each chunk between `cuts`: where it ends, and its count.
 
     Runs on a tokenizer thread, which waits for the GIL whenever it needs it: so the cuts

@@ -10,8 +10,9 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import add, sub
+from itertools import islice, repeat
+from operator import add, eq, lt, sub
+from typing import overload
 
 from tokenlab.counting import tokens
 from tokenlab.counting.index import IndexLimits, _last_safe_cut
@@ -212,17 +213,36 @@ class InputSlices:
 
     An omission that is most of a large input (a log's folded lines) is stored and counted
     from these ranges, so the analysis does not hold a second copy of the input. `bytes()`
-    joins them, for callers that need the text itself.
+    joins them, for callers that need the text itself. The offsets are two columns of
+    machine ints, 16 bytes a range: a 1 GB diff's folds are two million ranges, which as
+    tuples took 80 bytes each.
     """
 
-    __slots__ = ("raw", "spans")
+    __slots__ = ("ends", "raw", "starts")
 
-    def __init__(self, raw: bytes, spans: Sequence[Span]) -> None:
+    def __init__(self, raw: bytes, spans: Iterable[Span]) -> None:
         self.raw = raw
-        self.spans = _merged(spans)
+        self.starts, self.ends = _merged(array("q"), array("q"), spans)
+
+    @classmethod
+    def of_columns(cls, raw: bytes, starts: array[int], ends: array[int]) -> InputSlices:
+        """The ranges [starts[i], ends[i]), in order, taken as they are when none is empty
+        and none ends where the next starts."""
+        slices = cls.__new__(cls)
+        slices.raw = raw
+        if all(map(lt, starts, ends)) and not any(map(eq, ends, islice(starts, 1, None))):
+            slices.starts, slices.ends = starts, ends
+        else:
+            slices.starts, slices.ends = _merged(array("q"), array("q"), zip(starts, ends))
+        return slices
+
+    @property
+    def spans(self) -> SpanColumns:
+        """The ranges, as (start, end) pairs."""
+        return SpanColumns(self.starts, self.ends)
 
     def __len__(self) -> int:
-        return sum(end - start for start, end in self.spans)
+        return sum(self.ends) - sum(self.starts)
 
     def __bytes__(self) -> bytes:
         return b"".join(self.blocks())
@@ -241,7 +261,7 @@ class InputSlices:
         view = memoryview(self.raw)
         read = LetGoInWindows(self.raw)
         try:
-            for start, end in self.spans:
+            for start, end in zip(self.starts, self.ends):
                 for at in range(start, end, size):
                     yield view[at : min(end, at + size)]
                     read.add(at, min(end, at + size))
@@ -249,21 +269,56 @@ class InputSlices:
             read.close()
 
 
-def _merged(spans: Sequence[Span]) -> tuple[Span, ...]:
-    """Non-empty spans, each adjacent pair joined into one."""
-    merged: list[Span] = []
-    for span in spans:
-        start, end = span
+class SpanColumns(Sequence[Span]):
+    """(start, end) pairs read from two columns of offsets, made one at a time."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, starts: array[int], ends: array[int]) -> None:
+        self.starts, self.ends = starts, ends
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, at: int) -> Span: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> SpanColumns: ...
+
+    def __getitem__(self, at: int | slice) -> Span | SpanColumns:
+        if isinstance(at, slice):
+            return SpanColumns(self.starts[at], self.ends[at])
+        return self.starts[at], self.ends[at]
+
+    def __iter__(self) -> Iterator[Span]:
+        return zip(self.starts, self.ends)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(map(eq, self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # as a list
+
+    def __repr__(self) -> str:
+        return f"SpanColumns({list(self)!r})"
+
+
+def _merged(starts: array[int], ends: array[int], spans: Iterable[Span]) -> tuple[array[int], array[int]]:
+    """`starts` and `ends` extended with the non-empty spans, each adjacent pair joined into one."""
+    for start, end in spans:
         if end <= start:
             continue
-        if merged and merged[-1][1] == start:
-            merged[-1] = (merged[-1][0], end)
-        else:  # the span itself, not a copy: a large diff's folds are hundreds of thousands
-            merged.append(span)
-    return tuple(merged)
+        if ends and ends[-1] == start:
+            ends[-1] = end
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
 
 
-def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[bytes]]:
+def _slice_interiors(slices: InputSlices) -> tuple[array[int], array[int], list[bytes]]:
     """The joined text as interiors of its ranges (counted from the raw count's index) and
     the bytes between them (tokenized), so that counts add up.
 
@@ -277,8 +332,7 @@ def _slice_interiors(slices: InputSlices) -> tuple[list[int], list[int], list[by
     count), with nothing of it tokenized again.
     """
     raw, spans = slices.raw, slices.spans
-    starts: list[int] = []
-    ends: list[int] = []
+    starts, ends = array("q"), array("q")  # 8 bytes a range, not a list's 40
     between: list[bytes] = []
     pending: list[bytes] = []
     cut_at_end = True

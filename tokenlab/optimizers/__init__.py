@@ -26,7 +26,7 @@ in the order `classify` asks their detectors. The line machinery every family sh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -83,7 +83,8 @@ class Omission:
 
     content: bytes | InputSlices
     reason: str
-    source: tuple[Span, ...] = ()  # input ranges whose bytes, joined, are `data`, if known
+    # Input ranges whose bytes, joined, are `data`, if known (an `InputSlices`' own `spans`).
+    source: Sequence[Span] = ()
 
     @property
     def data(self) -> bytes:

@@ -1,9 +1,11 @@
 """The diff family: unified and combined diffs.
 
     __init__.py    `detect`: file headers and `@@` hunk headers
-    optimizer.py   plans which lines leave the visible text, then renders (maps its input)
+    optimizer.py   plans which lines leave the visible text (maps its input)
     parse.py       a diff read into per-file sections, never raising
+    render.py      the cuts, as columns of ints, and the parts built from them
     repeats.py     hunk bodies that repeat one shown earlier
+    tables.py      the bounded hash tables `repeats.py` finds them by
 """
 
 from __future__ import annotations

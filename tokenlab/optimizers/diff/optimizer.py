@@ -39,8 +39,8 @@ never raises:
 on truncated, hand-edited or non-UTF-8 input whatever it does not recognise stays
 visible. `unidiff` parses about 14 MB/s alone on a 10 MB diff, slower than this whole
 optimizer has to be, so the tests use it as the oracle for file and line counts instead.
-Which hunk bodies repeat one shown earlier is found by `repeats.py`; this module
-decides everything else and renders.
+Which hunk bodies repeat one shown earlier is found by `repeats.py`; the parts are built
+from the cuts by `render.py`; this module decides everything else.
 """
 
 from __future__ import annotations
@@ -48,25 +48,21 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from enum import Enum
-from functools import lru_cache, partial
-from itertools import accumulate, compress, islice, repeat
-from operator import add, is_, mul, not_, or_, sub
+from array import array
+from dataclasses import dataclass
+from functools import partial
+from itertools import compress, islice, repeat
+from operator import add, mul, sub
 
-from tokenlab.counting.runs import InputSlices, Runs
 from tokenlab.optimizers import (
-    Excerpt,
     Granularity,
-    Omission,
     OptimizerConfig,
     OptimizeResult,
-    Part,
     PartStream,
-    Span,
     visible,
 )
 from tokenlab.optimizers.diff.parse import Lines, Section, scan
+from tokenlab.optimizers.diff.render import FOLD_LINE, Cuts, CutKind, parts
 from tokenlab.optimizers.diff.repeats import HunkBodies
 from tokenlab.patterns import compile_on_use
 
@@ -144,7 +140,7 @@ class DiffPlan:
     def __init__(self, data: bytes, renderer: _Renderer) -> None:
         self.data = data
         self.renderer = renderer
-        self._cuts = _Cuts()
+        self._cuts = Cuts()
         self._batches = self._planned()
 
     def input_cuts(self) -> Iterator[list[int]]:
@@ -162,9 +158,9 @@ class DiffPlan:
         for _ in self.input_cuts():  # plan whatever was not read yet
             pass
         cuts = self._cuts
-        return PartStream(_parts(self.data, self.renderer.fine, cuts), omits=bool(cuts.starts))
+        return PartStream(parts(self.data, self.renderer.fine, cuts), omits=bool(cuts.starts))
 
-    def _planned(self) -> Iterator[_Cuts]:
+    def _planned(self) -> Iterator[Cuts]:
         batch_size = _FIRST_SECTIONS_PER_BATCH
         for start, end in _segments(self.data):
             lines = Lines(self.data, start, end)
@@ -200,47 +196,7 @@ def _segments(data: bytes) -> Iterator[tuple[int, int]]:
         start, size = end, min(2 * size, _SEGMENT_BYTES)
 
 
-# --- deciding and rendering --------------------------------------------------------------
-
-
-class _CutKind(Enum):
-    META = "meta"
-    CONTEXT = "context"
-    FILE = "file"
-    REPEAT = "repeat"  # a hunk body identical to one shown earlier
-
-
-_OWN_REF_REASONS = {_CutKind.FILE: "whole-file diff", _CutKind.REPEAT: "hunk body"}
-
-
-@dataclass(slots=True)
-class _Cuts:
-    """Line ranges that leave the visible text, in input order, as parallel sequences."""
-
-    starts: list[int] = field(default_factory=list)  # byte offsets in the input
-    ends: list[int] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)  # lines in each cut
-    kinds: list[_CutKind] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)  # a whole-file or repeat cut's label, else ""
-    after: list[bytes] = field(default_factory=list)  # lines shown after a near repeat's marker
-
-    def extend(self, other: _Cuts) -> None:
-        self.starts += other.starts
-        self.ends += other.ends
-        self.lines += other.lines
-        self.kinds += other.kinds
-        self.labels += other.labels
-        self.after += other.after
-
-
-_FOLD_LINE = b"\xe2\x80\xa6 %d lines\n"  # "… N lines": what a folded context run leaves
-
-
-@lru_cache(maxsize=1024)
-def _fold_line(lines: int) -> bytes:
-    """One object for each count's fold line: a large diff's folds, each until the visible
-    text is joined, are hundreds of thousands of a few counts."""
-    return _FOLD_LINE % lines
+# --- deciding ----------------------------------------------------------------------------
 
 
 class _Renderer:
@@ -253,13 +209,13 @@ class _Renderer:
             data, config.min_repeat_bytes_over_label, config.near_repeat_lines, config.near_repeat_share
         )
 
-    def cuts(self, lines: Lines, sections: list[Section]) -> _Cuts:
+    def cuts(self, lines: Lines, sections: list[Section]) -> Cuts:
         """A batch of files' cuts: bookkeeping and whole files file by file, repeated hunk
         bodies and context all at once."""
         firsts: list[int] = []  # each cut's first line and the line after it
         lasts: list[int] = []
-        kinds: list[_CutKind] = []
-        labels: list[str] = []
+        kinds = bytearray()
+        labels: dict[int, tuple[str, bytes]] = {}  # by place in `firsts`: a label and what follows
         runs: list[int] = []
         with_hunks: list[tuple[Section, str]] = []  # shown files' hunks may repeat earlier ones
         for section in sections:
@@ -268,8 +224,8 @@ class _Renderer:
                 counts = "" if section.binary_patch else f", +{section.added} -{section.removed} lines"
                 firsts.append(section.start)
                 lasts.append(section.end)
-                kinds.append(_CutKind.FILE)
-                labels.append(f"[{_display_path(section)}: {fold}{counts}] ")
+                kinds.append(CutKind.FILE)
+                labels[len(firsts) - 1] = f"[{_display_path(section)}: {fold}{counts}] ", b""
                 continue
             if section.hunks:
                 with_hunks.append((section, _display_path(section)))
@@ -281,34 +237,29 @@ class _Renderer:
             for start, end in _ranges(sorted(folded)):
                 firsts.append(start)
                 lasts.append(end)
-                kinds.append(_CutKind.META)
-                labels.append("")
+                kinds.append(CutKind.META)
             runs += section.runs
         folds = self._context_cuts(lines, runs)  # as if every body were shown
         repeat_firsts, repeat_lasts, repeat_labels, repeat_shown = self.bodies.repeated(
             lines, with_hunks, partial(_folded_bytes, lines, folds)
         )
+        labels.update(enumerate(zip(repeat_labels, repeat_shown), len(firsts)))
         firsts += repeat_firsts
         lasts += repeat_lasts
-        kinds += repeat(_CutKind.REPEAT, len(repeat_firsts))
-        labels += repeat_labels
-        after = [b""] * (len(firsts) - len(repeat_firsts)) + repeat_shown
+        kinds += bytes([CutKind.REPEAT]) * len(repeat_firsts)
         runs = _runs_outside(runs, repeat_firsts, repeat_lasts)
         context_firsts, context_lasts = self._context_cuts(lines, runs)
         firsts += context_firsts
         lasts += context_lasts
-        kinds += repeat(_CutKind.CONTEXT, len(context_firsts))
-        labels += repeat("", len(context_firsts))
-        after += repeat(b"", len(context_firsts))
+        kinds += bytes([CutKind.CONTEXT]) * len(context_firsts)
         order = sorted(range(len(firsts)), key=firsts.__getitem__)
         firsts, lasts = list(map(firsts.__getitem__, order)), list(map(lasts.__getitem__, order))
-        return _Cuts(
+        return Cuts(
             lines.offsets(firsts),
             lines.offsets(lasts),
-            list(map(sub, lasts, firsts)),
-            list(map(kinds.__getitem__, order)),
-            list(map(labels.__getitem__, order)),
-            list(map(after.__getitem__, order)),
+            array("q", map(sub, lasts, firsts)),
+            bytearray(map(kinds.__getitem__, order)),
+            {at: labels[was] for at, was in enumerate(order) if was in labels},
         )
 
     def _context_cuts(self, lines: Lines, runs: list[int]) -> tuple[list[int], list[int]]:
@@ -325,125 +276,6 @@ class _Renderer:
 
 
 
-def _parts(data: bytes, fine: bool, cuts: _Cuts) -> Iterator[Part]:
-    """The visible text's parts, in order: the summary line, then the text between the
-    omissions that have refs of their own, an `Excerpt` at a time."""
-    if not cuts.starts:
-        whole = visible(bytes(data))  # a mapped input is decoded from a copy
-        yield from (whole,) if whole else ()
-        return
-    spans = list(zip(cuts.starts, cuts.ends))
-    is_meta = list(map(is_, cuts.kinds, repeat(_CutKind.META)))
-    meta = list(compress(spans, is_meta))
-    is_context = list(map(is_, cuts.kinds, repeat(_CutKind.CONTEXT)))
-    if fine:
-        context: list[Span] = []
-        gaps = [b""] * len(spans)
-        grouped = is_meta  # cuts behind the first line's refs; every other cut has its own
-    else:
-        context = list(compress(spans, is_context))  # one ref for all, a fold line each
-        gaps = list(map(mul, map(_fold_line, cuts.lines), is_context))
-        grouped = list(map(or_, is_meta, is_context))
-    omitted = compress(range(len(spans)), map(not_, grouped))
-    context_lines = sum(compress(cuts.lines, is_context)) if context else 0
-    yield from _summary(data, meta, context, context_lines)
-    view = memoryview(data)  # input stretches are joined without a copy each first
-    lead, done = b"", 0  # text after the last omission; the first cut not yet placed
-    for at in [*omitted, len(spans)]:
-        shown_starts = [cuts.ends[done - 1] if done else 0, *cuts.ends[done:at]]
-        shown_ends = [*cuts.starts[done:at], cuts.starts[at] if at < len(spans) else len(data)]
-        if at == len(spans):
-            yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], b"")
-            return
-        label, omission = _own_omission(data, cuts, at)
-        yield from _excerpts(view, lead, shown_starts, shown_ends, gaps[done:at], label.encode())
-        yield omission
-        lead, done = b"\n" + cuts.after[at], at + 1
-
-
-def _own_omission(data: bytes, cuts: _Cuts, at: int) -> tuple[str, Omission]:
-    """A cut with a ref of its own: the label shown before its marker, and its omission."""
-    span = (cuts.starts[at], cuts.ends[at])
-    kind = cuts.kinds[at]
-    if kind is _CutKind.CONTEXT:
-        reason = f"{cuts.lines[at]} unchanged context lines"
-        return f"\u2026 {cuts.lines[at]} lines ", Omission(data[span[0] : span[1]], reason, (span,))
-    label = cuts.labels[at]
-    reason = f"{_OWN_REF_REASONS[kind]}, {label[1:-2]}"
-    if cuts.after[at]:
-        differing = cuts.after[at].count(b"\n")
-        reason += f" the {differing} lines shown after it"
-    return label, Omission(data[span[0] : span[1]], reason, (span,))
-
-
-# The text between two omissions is built in excerpts of about this many bytes of input
-# each: a diff with few omissions of its own (no lockfile, no repeated body) is one such
-# text, most of the input.
-_EXCERPT_BYTES = 1 << 20
-
-
-def _excerpts(
-    view: memoryview, lead: bytes, starts: list[int], ends: list[int], gaps: list[bytes], tail: bytes
-) -> Iterator[Part]:
-    """`_excerpt`'s text as parts of about `_EXCERPT_BYTES` of input each, each cut at the end
-    of a stretch of input (a line of the input ends it, the gap after it begins the next)."""
-    first, size = 0, 0
-    for at in range(len(starts) - 1):
-        size += ends[at] - starts[at]
-        if size >= _EXCERPT_BYTES:
-            yield from _excerpt(view, lead, starts[first : at + 1], ends[first : at + 1], gaps[first:at], b"")
-            lead, first, size = gaps[at], at + 1, 0
-    yield from _excerpt(view, lead, starts[first:], ends[first:], gaps[first:], tail)
-
-def _excerpt(
-    view: memoryview, lead: bytes, starts: list[int], ends: list[int], gaps: list[bytes], tail: bytes
-) -> list[Part]:
-    """Visible text between two omissions: `lead`, each stretch of input [starts[i], ends[i])
-    followed by gaps[i] (`tail` after the last), as one Excerpt that names its runs of input.
-
-    Kept in bytes, checked to decode once: every stretch of input ends at a line end (or
-    the input's end), so decoding the whole equals decoding each stretch.
-    """
-    pieces: list[bytes | memoryview] = [lead] * (2 * len(starts) + 1)
-    pieces[1::2] = map(view.__getitem__, map(slice, starts, ends))
-    pieces[2::2] = [*gaps, tail]
-    lengths = list(map(sub, ends, starts))
-    at_in_text = islice(accumulate(map(len, pieces), initial=0), 1, None, 2)
-    runs = Runs(compress(at_in_text, lengths), compress(starts, lengths), compress(lengths, lengths))
-    joined = b"".join(pieces)
-    try:
-        joined.decode("utf-8")
-    except UnicodeDecodeError:  # shown as U+FFFD, not as themselves: no run is claimed then
-        return [text] if (text := visible(joined)) else []
-    if not joined:
-        return []
-    return [Excerpt(joined, runs) if runs else joined.decode("utf-8")]
-
-
-def _grouped(data: bytes, spans: list[Span], reason: str) -> Omission:
-    """Held as ranges of the input (a large diff's context is much of it): stored and counted
-    from the input, never joined."""
-    return Omission(InputSlices(data, spans), reason, tuple(spans))
-
-
-def _summary(data: bytes, meta: list[Span], context: list[Span], context_lines: int) -> list[Part]:
-    """The first line: where the grouped omissions went."""
-    parts: list[Part] = []
-    if meta:
-        reason = f"git metadata lines from {len(meta)} places, concatenated in original order"
-        parts += ["[diff: git metadata in ", _grouped(data, meta, reason)]
-    if context:
-        reason = (
-            f"{context_lines} unchanged context lines from {len(context)} runs "
-            "(each shown as `… N lines`), concatenated in original order"
-        )
-        lead = "; " if parts else "[diff: "
-        parts += [lead + "unchanged lines shown as `… N lines` in ", _grouped(data, context, reason)]
-    if parts:
-        parts.append("]\n")
-    return parts
-
-
 def _folded_bytes(lines: Lines, folds: tuple[list[int], list[int]], first: int, last: int) -> int:
     """Bytes the context folds (sorted line ranges) inside lines [first, last) take off the
     visible text, net of their `… N lines` lines."""
@@ -453,7 +285,7 @@ def _folded_bytes(lines: Lines, folds: tuple[list[int], list[int]], first: int, 
     while at < len(firsts) and lasts[at] <= last:
         lines_folded = lasts[at] - firsts[at]
         folded = lines.before[lasts[at]] - lines.before[firsts[at]] + lines_folded
-        saved += folded - len(_FOLD_LINE % lines_folded)
+        saved += folded - len(FOLD_LINE % lines_folded)
         at += 1
     return saved
 

@@ -8,11 +8,13 @@ only when what it leaves is clearly shorter than the body (net of the context fo
 body would get anyway), and only bodies shown in full are ever pointed at.
 
 `HunkBodies` lives for one diff and is fed a batch of files at a time, in input order, so
-a body is compared with every earlier batch's. It keeps ints and shared strings rather
-than an object per body (a 100 MB diff has about 100,000 hunks), finds exact repeats by
-hash and near repeats through the hashes of a body's `limit + 1` slices, and compares
-bytes before it folds anything, so a hash collision never hides a line. `diff.py` owns
-the decision to fold files and context, and all rendering.
+a body is compared with every earlier batch's. It finds exact repeats by hash and near
+repeats through the hashes of a body's `limit + 1` slices, and compares bytes before it
+folds anything, so a hash collision never hides a line. It keeps ints and shared strings
+rather than an object per body, its hashes in flat tables (`tables.py`), and only the
+first `_MAX_BODIES` bodies shown in full: a 1 GB diff has about a million hunks, and
+what it holds stays bounded; a later body that repeats one past them is shown in full.
+`optimizer.py` owns the decision to fold files and context, `render.py` all rendering.
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ from itertools import compress, cycle, repeat
 from operator import add, ne
 
 from tokenlab.optimizers.diff.parse import Lines, Section
+from tokenlab.optimizers.diff.tables import FirstByKey
 from tokenlab.patterns import compile_on_use
 
 # The new side's first line in a hunk header: `@@ -1,3 +1,4 @@`, or `@@@ -1,3 -1,3 +1,4 @@@`.
 _NEW_START_RE = compile_on_use(rb"@@+ [^@]*?\+(\d+)")
 # Earlier bodies compared with a later one per equal slice: the first few found.
 _NEAR_CANDIDATES = 4
+# What a diff's repeats are found among, whatever its size: the first bodies shown in full
+# (about 270 MB of a diff of small hunks), their slices, and the slices several share.
+# Past these, a body that repeats a later one is shown in full: nothing is hidden.
+_MAX_BODIES = 1 << 18
+_MAX_SLICE_KEYS = 1 << 20
+_MAX_SHARED_KEYS = 1 << 16
 
 
 class HunkBodies:
@@ -39,16 +48,16 @@ class HunkBodies:
         self.min_bytes_over_label = min_bytes_over_label
         self.near_lines = near_lines
         self.near_share = near_share
-        # Every shown hunk body so far, numbered in input order: where it lies in the input,
-        # its file, and the first number of each body's hash.
+        # The hunk bodies shown in full, numbered in input order, up to `_MAX_BODIES` of them
+        # (the first ones: a later body may repeat only those): where each lies in the
+        # input, its file, and each one's number by its hash.
         self._body_bounds = array("q")  # start and end in the input, two per body
         self._body_paths: list[str] = []
-        self._first_by_hash: dict[int, int] = {}
+        self._first_by_hash = FirstByKey(_MAX_BODIES)
         # Bodies shown in full by the key of each of their slices (`_slice_keys`): the first
-        # by key, and up to `_NEAR_CANDIDATES - 1` more where a key has more. A key is an
-        # int and most keys have one body: a large diff has hundreds of thousands of
-        # slices, which a tuple and a list each made about 300 bytes a slice.
-        self._near_first: dict[int, int] = {}
+        # by key, and up to `_NEAR_CANDIDATES - 1` more where a key has more (for up to
+        # `_MAX_SHARED_KEYS` keys).
+        self._near_first = FirstByKey(_MAX_SLICE_KEYS)
         self._near_more: dict[int, list[int]] = {}
         self._view = memoryview(data)
 
@@ -70,9 +79,6 @@ class HunkBodies:
         for at, path in enumerate(paths):
             header, end = hunks[2 * at : 2 * at + 2]
             start, stop = bounds[2 * at : 2 * at + 2]
-            number = len(self._body_paths)
-            self._body_bounds.extend((start, stop))
-            self._body_paths.append(path)
             body = view[start:stop]
             key = hash(body)
             first = self._first_by_hash.get(key)
@@ -86,8 +92,7 @@ class HunkBodies:
                 slices = self._slice_keys(lines, header + 1, end)  # looked up, then maybe recorded: made once
                 near = self._near_match(items, slices)
                 if near is None:
-                    self._first_by_hash.setdefault(key, number)
-                    self._index_near(slices, number)
+                    self._record(start, stop, path, key, slices)
                     continue
                 first, differing = near
                 label = self._repeat_label(first, len(items), ", except:")
@@ -101,9 +106,19 @@ class HunkBodies:
                 labels.append(label)
                 shown.append(extra)
             elif extra:  # a near repeat left visible is shown in full: others may match it
-                self._first_by_hash.setdefault(key, number)
-                self._index_near(slices, number)
+                self._record(start, stop, path, key, slices)
         return firsts, lasts, labels, shown
+
+    def _record(self, start: int, stop: int, path: str, key: int, slices: list[int]) -> None:
+        """Record the body at [start, stop) of the input, shown in full, as one later bodies
+        may repeat: by its hash `key` and its `slices`, while the tables have room."""
+        if len(self._body_paths) >= _MAX_BODIES:
+            return
+        number = len(self._body_paths)
+        self._body_bounds.extend((start, stop))
+        self._body_paths.append(path)
+        self._first_by_hash.add(key, number)
+        self._index_near(slices, number)
 
     def _near_limit(self, count: int) -> int:
         """How many of a body's `count` lines may differ from an earlier one's for it to fold."""
@@ -132,11 +147,12 @@ class HunkBodies:
         """Records body `number`, shown in full, by its `slices`, as one later bodies may
         nearly repeat."""
         for key in slices:
-            if key not in self._near_first:
-                self._near_first[key] = number
+            if self._near_first.add(key, number) is None:
                 continue
-            more = self._near_more.setdefault(key, [])
-            if len(more) < _NEAR_CANDIDATES - 1:
+            more = self._near_more.get(key)
+            if more is None and len(self._near_more) < _MAX_SHARED_KEYS:
+                more = self._near_more[key] = []
+            if more is not None and len(more) < _NEAR_CANDIDATES - 1:
                 more.append(number)
 
     def _near_candidates(self, key: int) -> list[int]:
