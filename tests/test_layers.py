@@ -67,6 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "tokenlab.errors",
             "tokenlab.mapped",
             "tokenlab.patterns",
+            "tokenlab.heap",
         ),
     ),
 )

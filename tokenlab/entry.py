@@ -26,6 +26,7 @@ import os
 import sys
 
 from tokenlab.errors import TokenlabError, error_line
+from tokenlab.heap import own_the_heap
 
 # `--granularity` values, kept equal to `Granularity`'s by a test.
 GRANULARITIES = ("coarse", "fine")
@@ -363,6 +364,7 @@ def main() -> None:
     # hundred objects, and inputs large enough to make more run without it anyway
     # (`pipeline`). The typer app's commands, servers among them, turn it back on.
     gc.disable()
+    own_the_heap()
     code = run(sys.argv[1:])
     try:
         sys.stdout.flush()

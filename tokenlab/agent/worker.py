@@ -44,6 +44,7 @@ from tokenlab.agent import wire
 from tokenlab.agent.client import LOCK_NAME, PACKAGE_FOLDER, code_stamp, socket_path
 from tokenlab.agent.package_files import PackageFiles
 from tokenlab.errors import TokenlabError, error_line
+from tokenlab.heap import own_the_heap
 from tokenlab.optimizers import Granularity
 from tokenlab.store.folder import FolderStore
 
@@ -316,6 +317,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("usage: python -m tokenlab.agent.worker STORE\n")
         return 2
     idle = float(os.environ.get("TOKENLAB_WORKER_IDLE", DEFAULT_IDLE_SECONDS))
+    own_the_heap()
     return serve(os.path.abspath(argv[0]), idle, _stop_on_sigterm)
 
 
