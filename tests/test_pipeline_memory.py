@@ -407,7 +407,7 @@ def test_a_visible_text_is_looked_for_in_a_mapped_200_mb_log_page_by_page(large_
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "peak"
         search = [sys.executable, "-c", _SEARCHED, str(large_log)]
-        measured = [sys.executable, "-c", _MEASURED, str(DATA_LIMIT), str(report)]
+        measured = [sys.executable, "-c", _MEASURED, str(DATA_LIMIT), str(report), "all"]
         subprocess.check_call([*measured, *search], env={**os.environ, "PYTHONPATH": str(REPO)})
         peak_rss = int(report.read_text()) * 1024
     assert peak_rss <= SEARCH_RSS_LIMIT
