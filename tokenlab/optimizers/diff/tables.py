@@ -33,28 +33,16 @@ class FirstByKey:
         return self._count
 
     def get(self, key: int) -> int | None:
-        keys, mask = self._keys, self._mask
-        slot = key & mask
-        while True:
-            found = keys[slot]
-            if found == key:
-                return self._numbers[slot]
-            if found == _EMPTY:
-                return None
-            slot = (slot + 1) & mask
+        slot = self._slot(key)
+        return self._numbers[slot] if self._keys[slot] == key else None
 
     def add(self, key: int, number: int) -> int | None:
         """The number recorded under `key` before, if any; else records `number` under it
         (while the table has room) and returns None."""
-        keys, mask = self._keys, self._mask
-        slot = key & mask
-        while True:
-            found = keys[slot]
-            if found == key:
-                return self._numbers[slot]
-            if found == _EMPTY:
-                break
-            slot = (slot + 1) & mask
+        slot = self._slot(key)
+        keys = self._keys
+        if keys[slot] == key:
+            return self._numbers[slot]
         if self._count < self._max_keys:
             keys[slot] = key
             self._numbers[slot] = number
@@ -62,6 +50,14 @@ class FirstByKey:
             if 2 * self._count > len(keys):  # at most half full: probes stay short
                 self._grow()
         return None
+
+    def _slot(self, key: int) -> int:
+        """The slot holding `key`, else the empty slot where it would go."""
+        keys, mask = self._keys, self._mask
+        slot = key & mask
+        while (found := keys[slot]) != key and found != _EMPTY:
+            slot = (slot + 1) & mask
+        return slot
 
     def _grow(self) -> None:
         old_keys, old_numbers = self._keys, self._numbers
