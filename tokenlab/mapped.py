@@ -117,7 +117,8 @@ def paged(raw: RawInput) -> Iterator[None]:
     group's values, the counts of the visible text) read pages all over the input, and
     this bounds what they hold at once whatever the pass. Nothing for bytes.
 
-    Its large transient buffers are given back once freed, too (`heap.map_large_buffers`)."""
+    In tokenlab's own processes its large transient buffers are given back once freed, too
+    (`heap.map_large_buffers`)."""
     if isinstance(raw, bytes):
         yield
         return
