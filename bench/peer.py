@@ -93,9 +93,9 @@ def _signals(path: Path) -> tuple[str, ...]:
 def signal_kept(signal: str, visible: str) -> bool:
     """Whether one expected signal survives in a visible text, by tokenlab's SIGNAL rule
     (itself, or its values in a folded group's line), applied alike to both tools."""
-    from tokenlab.optimizers.lines import shapes as line_shapes
+    from tokenlab.optimizers.lines import shown as line_shown
 
-    return not line_shapes.not_shown((signal,), visible)
+    return not line_shown.not_shown((signal,), visible)
 
 
 def signals_kept(signals: tuple[str, ...], visible: str) -> int:

@@ -18,7 +18,7 @@ from tokenlab.optimizers.json_doc import records as json_records
 from tokenlab.optimizers.json_doc import scan as json_scan
 from tokenlab.optimizers.json_doc.config import DEFAULT_CONFIG, JsonDocConfig
 from tokenlab.optimizers.json_doc.segments import Keep, Omit
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 COARSE = OptimizerConfig()
@@ -135,7 +135,7 @@ def test_fixture_goldens(name: str, golden: Golden) -> None:
 def test_fixture_signals_stay_visible(name: str) -> None:
     """As the SIGNAL stage checks them: verbatim, or by their values in a group line."""
     rendered = preview((FIXTURES / name).read_bytes())
-    assert line_shapes.not_shown(tuple(signals(name)), rendered) == ()
+    assert line_shown.not_shown(tuple(signals(name)), rendered) == ()
 
 
 @pytest.mark.parametrize(
@@ -551,7 +551,7 @@ def test_nested_findings_inside_records_are_listed() -> None:
     for f in range(14):
         assert f'{{"filePath":"/src/mod{f}.js","messages":"[8 items] #ref:ctx_' in rendered
     assert len(result.signals) == 112 and "/src/mod13.js:8:7: 'v13_7' is defined but never used." in result.signals
-    assert line_shapes.not_shown(result.signals, rendered) == ()
+    assert line_shown.not_shown(result.signals, rendered) == ()
     assert "Remove unused variable" not in rendered
 
 
@@ -572,7 +572,7 @@ def test_eslint_json_findings_are_listed_by_rule() -> None:
     assert "mod08 mod09}.js:9:24 {mod10 mod11" in rendered and "'{f0, f1, f2," in rendered
     assert '"filePath":"/tmp/survey/work/js/lib/mod19.js","…": "2 fields: messages, suppressedMessages #ref:ctx_' in rendered
     assert '"errorCount":6,"fatalErrorCount":0,"warningCount":2,"fixableErrorCount":1,"fixableWarningCount":1' in rendered
-    assert len(result.signals) == 160 and line_shapes.not_shown(result.signals, rendered) == ()
+    assert len(result.signals) == 160 and line_shown.not_shown(result.signals, rendered) == ()
     assert 1 - tokens.count(rendered) / tokens.count(raw.decode()) >= 0.6
 
 
@@ -595,7 +595,7 @@ def test_grouped_findings_show_quotes_and_escapes() -> None:
     result = json_doc.optimize(json.dumps(files).encode(), COARSE)
     rendered = render_preview(result)
     json.loads(rendered)
-    assert len(result.signals) == 5 and line_shapes.not_shown(result.signals, rendered) == ()
+    assert len(result.signals) == 5 and line_shown.not_shown(result.signals, rendered) == ()
 
 
 def test_thousands_of_records_keep_the_folded_layout() -> None:
@@ -620,7 +620,7 @@ def test_few_distinct_messages_of_one_template_are_each_spelled_as_the_input_wri
     for name in ("gone0", "gone1", "gone2"):
         assert f'"message":"\'{name}\' is not defined."' in rendered
     assert '"message":"Unexpected var.","findings":"[×96] ' in rendered
-    assert line_shapes.not_shown(result.signals, rendered) == ()
+    assert line_shown.not_shown(result.signals, rendered) == ()
     many = raw  # twelve distinct names: more than a template spells out
     for f in range(12):
         many = many.replace(f"'gone{f % 3}'".encode(), f"'name{f}'".encode(), 1)

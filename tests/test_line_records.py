@@ -12,6 +12,7 @@ from tokenlab.classify import classify
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, optimizer_for
 from tokenlab.optimizers.lines import records
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "real"
@@ -238,7 +239,7 @@ def test_record_captures_golden_with_every_signal_shown(name: str, granularity: 
     shown = render_preview(result)
     golden.check(f"records/{name}.{granularity.value}.txt", f"[{content_type.value}]\n{shown}")
     signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
-    assert line_shapes.not_shown(signals + tuple(result.signals), shown) == ()
+    assert line_shown.not_shown(signals + tuple(result.signals), shown) == ()
 
 
 def _shown(parts: tuple[object, ...] | None) -> str:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log import templates as log_templates
 from tokenlab.optimizers.log.optimizer import LogLimits
@@ -93,7 +93,7 @@ def test_fixture_golden(name: str, config: OptimizerConfig, golden: Golden) -> N
 def test_fixture_signals_stay_visible(name: str, config: OptimizerConfig) -> None:
     signals = (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines()
     shown = render_preview(log.optimize((FIXTURES / name).read_bytes(), config))
-    assert line_shapes.not_shown(tuple(signal for signal in signals if signal), shown) == ()
+    assert line_shown.not_shown(tuple(signal for signal in signals if signal), shown) == ()
 
 
 @CONFIGS
@@ -518,7 +518,7 @@ def test_locations_name_their_shared_folder_once_and_each_name_keeps_its_locatio
     assert "[×12] {mod00.js:4:6 :6:8 mod01.js:4:6 :6:8 " in shown
     assert "} error 'e' is defined but never used no-unused-vars" in shown
     signals = tuple(line.strip() for line in out if "error" in line)
-    assert line_shapes.not_shown(signals, shown) == ()
+    assert line_shown.not_shown(signals, shown) == ()
 
 
 def test_diagnostics_written_as_line_and_column_words_list_every_error_location() -> None:
@@ -533,7 +533,7 @@ def test_diagnostics_written_as_line_and_column_words_list_every_error_location(
     shown = render_preview(log.optimize(data, OptimizerConfig()))
     assert len(shown) < len(data) / 2
     errors = tuple(line for line in data.decode().splitlines() if "Error -" in line)
-    assert line_shapes.not_shown(errors, shown) == ()
+    assert line_shown.not_shown(errors, shown) == ()
     assert "60 problems" in shown
 
 
@@ -542,7 +542,7 @@ def test_files_that_share_a_few_places_are_listed_once_per_place() -> None:
     shown = render_preview(log.optimize("".join(lines).encode(), OptimizerConfig()))
     assert "{in src/: file00 file01 file02 file03 file04 file05 file06 file07 file08 file09}.ts(3,53)" in shown
     assert "{file10 file11" in shown and "file29}.ts(4,53)" in shown
-    assert line_shapes.not_shown(tuple(line.rstrip("\n") for line in lines), shown) == ()
+    assert line_shown.not_shown(tuple(line.rstrip("\n") for line in lines), shown) == ()
 
 
 def _borrow_error(name: str, line: int) -> list[str]:
@@ -597,7 +597,7 @@ def test_a_wrapped_diagnostic_is_one_unit_with_its_code_source_and_caret() -> No
     # One group line for the 29 repeats: no orphan `[code]` or caret groups.
     assert "[×29] {" in shown and "annotation  [no-untyped-def]" in shown
     assert "identical] annotation" not in shown and "identical]         ^" not in shown
-    assert line_shapes.not_shown(tuple(line for line in lines if ": error:" in line), shown) == ()
+    assert line_shown.not_shown(tuple(line for line in lines if ": error:" in line), shown) == ()
 
 
 def test_repeated_errors_list_the_symbols_their_labelled_lines_name() -> None:
@@ -610,7 +610,7 @@ def test_repeated_errors_list_the_symbols_their_labelled_lines_name() -> None:
     shown = _shown(("\n".join(lines) + "\n").encode())
     assert "symbol: variable {missingVar2, missingVar4, " in shown and "symbol: class {Invoice1x, Invoice3x, " in shown
     signals = tuple(line.strip() for line in lines if "symbol:" in line or ": error:" in line)
-    assert line_shapes.not_shown(signals, shown) == ()
+    assert line_shown.not_shown(signals, shown) == ()
 
 
 def test_compiler_diagnostics_with_caret_lines_classify_as_a_log() -> None:
@@ -656,7 +656,7 @@ def test_grouped_errors_pass_their_own_signal_check_and_come_before_warnings(con
     shown = render_preview(result)
     errors = [line for line in data.decode().splitlines() if ": error: " in line]
     assert set(errors) <= set(result.signals)
-    assert line_shapes.not_shown(tuple(errors), shown) == ()
+    assert line_shown.not_shown(tuple(errors), shown) == ()
     group_lines = [line for line in shown.splitlines() if line.startswith("[×")]
     assert ": error: " in group_lines[0] and ": warning: " in group_lines[1]
 
@@ -695,7 +695,7 @@ def test_framed_records_show_one_example_and_list_every_location(config: Optimiz
     assert shown.count("UP031 Use format specifiers") == 2  # the example and its group line
     assert "10 |     x0 = \"%s\" % y0" in shown and "help: Replace with format specifiers" in shown
     pointers = [line.split("--> ")[1] for line in data.decode().splitlines() if "--> " in line]
-    assert line_shapes.not_shown(tuple(pointers), shown) == ()
+    assert line_shown.not_shown(tuple(pointers), shown) == ()
     assert "E722 Do not use bare `except`" in shown and "88 |     except:" in shown
     assert_covered(data, result)
 
@@ -913,7 +913,7 @@ def test_bracketed_ids_that_differ_in_their_letters_are_one_value(lines: list[st
     # each id whole.
     ending = lines[0].rsplit(" ", 1)[1]
     assert sum(line.startswith("[×") and line.endswith(ending) for line in shown.splitlines()) == 1
-    assert line_shapes.not_shown(tuple(lines), shown) == ()
+    assert line_shown.not_shown(tuple(lines), shown) == ()
     assert sum(line in shown for line in lines) <= 3
 
 

@@ -15,7 +15,7 @@ from tests.conftest import Golden, render_preview
 from tests.test_log import COARSE, FINE, assert_covered, assert_in_order, omissions
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.codeframes import find_records
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS
@@ -37,7 +37,7 @@ def test_real_framed_output_keeps_its_signals_and_every_line(name: str) -> None:
     result = log.optimize(data, FINE)
     shown = render_preview(result)
     signals = (REAL / f"{name}.signals").read_text(encoding="utf-8").splitlines()
-    assert line_shapes.not_shown((*filter(None, signals), *result.signals), shown) == ()
+    assert line_shown.not_shown((*filter(None, signals), *result.signals), shown) == ()
     assert_covered(data, result)
     assert len(shown) < 0.35 * len(data)
 
@@ -128,7 +128,7 @@ def test_a_box_drawn_frame_shows_one_example_per_rule_with_its_fix() -> None:
     (group,) = _group_lines(shown)
     assert group.startswith("[×29 more of this rule, 30 in all] lint/style/useTemplate FIXABLE … i Template literals are preferred. {")
     headers = [line.split(" FIXABLE")[0] for line in data.decode().splitlines() if "FIXABLE" in line]
-    assert line_shapes.not_shown(tuple(headers), shown) == ()
+    assert line_shown.not_shown(tuple(headers), shown) == ()
     assert "Found 31 infos." in shown
 
 
@@ -149,7 +149,7 @@ def test_a_header_ending_with_its_location_lists_each_location_with_its_values()
     assert "{lib/f0.js:21:5 p1, :22:5 p2," in group and ", lib/f1.js:30:5 p10, :31:5 p11," in group  # a file named once per run
     assert "> 20 |   p0 += 1" in shown and "warning: Unnecessary 'else' after 'return' (no-else-return) at lib/g.js:7:5:" in shown
     # Every failure line the optimizer found is shown, by its values in the group line.
-    assert line_shapes.not_shown(result.signals, shown) == ()
+    assert line_shown.not_shown(result.signals, shown) == ()
 
 
 def test_a_value_that_differs_only_from_the_example_is_still_listed() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.optimizer import LogLimits
 from tokenlab.optimizers.log.sections import failure_sections, told_names
@@ -106,11 +106,11 @@ def test_many_failure_sections_keep_heading_detail_and_failure_lines() -> None:
     for n in range(12):
         # Sections of one skeleton: the first whole, the others by their values, paired.
         failed = (f"E       assert {n + 1} == {n + 2}", f"tests/test_mod.py:{10 + 7 * n}: AssertionError")
-        assert line_shapes.not_shown(failed, visible) == ()
+        assert line_shown.not_shown(failed, visible) == ()
         # Each failed line's values named: these lines differ in the id and two numbers,
         # folded into one line of their shape and their values (the signal check reads it).
         summary = f"FAILED tests/test_mod.py::test_total_{n} - assert {n + 1} == {n + 2}"
-        assert line_shapes.not_shown((summary,), visible) == ()
+        assert line_shown.not_shown((summary,), visible) == ()
     assert "    def test_total_0():" in visible  # the first section in full
     assert "    def test_total_11():" not in visible
     assert "[×11 more like the one above] ___ # ___ … E assert # == # … #: AssertionError {" in visible
@@ -131,7 +131,7 @@ def test_two_values_that_vary_together_split_into_one_group_each() -> None:
     assert "}.ts(3,61): error TS2322: Type 'number' is not assignable to type 'string'." in visible
     assert "{string" not in visible and "{number" not in visible
     assert "; locations in src/" in visible and " file19}" in visible  # errors list every location
-    assert line_shapes.not_shown(tuple(out), visible) == ()
+    assert line_shown.not_shown(tuple(out), visible) == ()
 
 
 def test_a_test_id_varying_in_two_places_is_listed_whole() -> None:
@@ -140,7 +140,7 @@ def test_a_test_id_varying_in_two_places_is_listed_whole() -> None:
     visible = shown(text)
     assert "[×9] FAILED {tests/test_m3.py::test_store_3, tests/test_m0.py::test_store_4, " in visible
     assert "tests/{" not in visible
-    assert line_shapes.not_shown(tuple(lines), visible) == ()
+    assert line_shown.not_shown(tuple(lines), visible) == ()
 
 
 def test_a_single_repeat_is_shown_as_itself_not_counted() -> None:
@@ -200,7 +200,7 @@ def test_notes_fold_with_their_own_diagnostic_never_with_another() -> None:
 def test_survey_captures_show_every_signal(name: str) -> None:
     signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text(encoding="utf-8").splitlines() if line)
     visible = render_preview(log.optimize((FIXTURES / name).read_bytes(), COARSE))
-    assert line_shapes.not_shown(signals, visible) == ()
+    assert line_shown.not_shown(signals, visible) == ()
 
 
 def test_jest_assertion_detail_is_verbatim_under_its_heading() -> None:
@@ -433,7 +433,7 @@ def test_one_line_failures_cut_at_several_widths_fold_into_one_line_naming_each_
         line += f"assert {got} == {got + 156}"
         failed.append(line[:77] + "..." if len(line) > 80 else line)
     visible = shown("\n".join([*out, *failed, "20 failed in 0.5s"]) + "\n")
-    assert line_shapes.not_shown(tuple(failed), visible) == ()
+    assert line_shown.not_shown(tuple(failed), visible) == ()
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     # The weights by their rule, each failure's own value in a row: every value named.
     assert "test_zone_b_cost[1450 to 7850 step 400]" in group and "assert 1117 to 3613 step 156" in group
@@ -450,7 +450,7 @@ def test_many_one_line_diagnostics_with_paired_values_fold_into_rows_counted_alo
         for n, name in enumerate(names)
     ]
     visible = shown("\n".join([*out, "Found 9 errors in 9 files (checked 9 source files)"]) + "\n")
-    assert line_shapes.not_shown(tuple(out), visible) == ()
+    assert line_shown.not_shown(tuple(out), visible) == ()
     group = next(line for line in visible.splitlines() if line.startswith("[×"))
     assert group.startswith("[×9] ") and "more like the one above" not in group
     assert "pkg/mod_04.py:38 fetch" in group  # each record's values side by side
@@ -485,7 +485,7 @@ def test_failures_a_run_lists_after_telling_them_are_one_group_line_naming_every
     assert not any(line in visible for line in listed)
     head = summary.split(" - ")[0].format(name="test_rate[")
     assert f"[×9] {head}{{{', '.join(ids)}}}]" in visible
-    assert line_shapes.not_shown(tuple(listed), visible) == ()
+    assert line_shown.not_shown(tuple(listed), visible) == ()
 
 
 def test_failure_lines_naming_no_told_failure_keep_their_examples() -> None:

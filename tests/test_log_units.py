@@ -7,7 +7,7 @@ import random
 
 from tests.conftest import render_preview
 from tokenlab.optimizers import Granularity, OptimizerConfig
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.log import optimizer as log
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS, Lines
 from tokenlab.optimizers.log.templates import lines_and_templates
@@ -71,7 +71,7 @@ def test_packed_records_fold_by_message_and_the_odd_one_and_the_summary_stay_vis
     assert "  --> pkg/misc.py:147:49" not in shown and "  --> pkg/misc.py:147:1" in shown
     assert " INFO 24 errors (7 suppressed)" in shown
     pointers = [line.split("--> ")[1] for line in text.splitlines() if "--> " in line]
-    assert line_shapes.not_shown(tuple(pointers), shown) == ()
+    assert line_shown.not_shown(tuple(pointers), shown) == ()
     assert [line[:7] for line in _group_lines(shown)] == ["[×22] E"]
 
 
@@ -115,7 +115,7 @@ def test_records_pointed_at_by_a_frames_corner_list_every_location_with_their_re
         assert f"{corner}src/odd.js:65:5]" in shown  # the odd record with its location
         groups = _group_lines(shown)
         assert len(groups) == 1 and groups[0].startswith("[×11] ! eslint(no-unused-vars): Variable is never used. --> {")
-        assert line_shapes.not_shown(tuple(f"src/f{n}.js:{10 + n}:5" for n in range(1, 12)), groups[0]) == ()
+        assert line_shown.not_shown(tuple(f"src/f{n}.js:{10 + n}:5" for n in range(1, 12)), groups[0]) == ()
         assert "Found 13 warnings and 0 errors." in shown
 
 
@@ -152,7 +152,7 @@ def test_spaced_records_keep_each_location_with_its_message() -> None:
         assert shown.index("    src/mod4.js:4:2:", error) - error < 60  # right under its header
         groups = _group_lines(shown)
         assert len(groups) == 1 and "--> {" in groups[0]
-        assert line_shapes.not_shown(tuple(f"src/m{n}.js:7:2" for n in range(1, 10)), groups[0]) == ()
+        assert line_shown.not_shown(tuple(f"src/m{n}.js:7:2" for n in range(1, 10)), groups[0]) == ()
 
 
 # --- a location alone first, then the frame, then the message ------------------------------
@@ -181,7 +181,7 @@ def test_records_located_first_are_listed_by_location_with_their_message() -> No
     assert shown.index("main.f90:14:52:") < shown.index("Error: Syntax error")
     groups = _group_lines(shown)
     assert len(groups) == 1 and groups[0].split("] ", 1)[1].startswith("Warning: Unused variable")
-    assert line_shapes.not_shown(tuple(f"m{n}.f90:35:16" for n in range(6)), shown) == ()
+    assert line_shown.not_shown(tuple(f"m{n}.f90:35:16" for n in range(6)), shown) == ()
 
 
 # --- a diagnostic whose severity is no failure word, with its source and caret -------------

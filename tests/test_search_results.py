@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
-from tokenlab.optimizers.lines.shapes import folder_list, not_shown
+from tokenlab.optimizers.lines.shown import folder_list, not_shown
 from tokenlab.optimizers.search_results.names import (
     Definitions,
     Kind,

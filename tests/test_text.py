@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Golden, render_preview
 from tokenlab.optimizers import Granularity, Omission, OptimizerConfig, OptimizeResult
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.text.config import TextConfig
 from tokenlab.optimizers.text.document import Document
 from tokenlab.optimizers.text.line_states import KEEP
@@ -108,7 +108,7 @@ def test_record_captures_show_every_signal_as_itself_or_by_a_group_line(name: st
     data = (FIXTURES / name).read_bytes()
     result = optimize(data, OptimizerConfig(granularity))
     signals = tuple(line for line in (FIXTURES / f"{name}.signals").read_text().splitlines() if line)
-    assert line_shapes.not_shown(signals, render_preview(result)) == ()
+    assert line_shown.not_shown(signals, render_preview(result)) == ()
 
 
 def _padded(text: str) -> bytes:

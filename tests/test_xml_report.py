@@ -14,7 +14,7 @@ from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.counting import tokens
 from tokenlab.optimizers import ContentType, Omission, OptimizerConfig
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.xml_report import optimizer as xml_report
 from tokenlab.packet import Status
 from tokenlab.pipeline import analyze
@@ -299,7 +299,7 @@ def test_checkstyle_findings_group_by_rule_and_template() -> None:
     assert "error '{fs ×14, e ×8, b ×12}' is defined but never used. (no-unused-vars)" in shown
     assert "mod02.js:12:3 … +8}: warning Unexpected console statement. (no-console)" in shown
     assert "<error " not in shown and shown.rstrip().endswith("</checkstyle>")
-    assert len(result.signals) == 102 and not line_shapes.not_shown(result.signals, shown)
+    assert len(result.signals) == 102 and not line_shown.not_shown(result.signals, shown)
     assert [o.data for o in result.omissions] == [data[data.index(b"<file ") : data.rindex(b"</checkstyle>")]]
     assert saved(data) >= 0.6
 
@@ -312,7 +312,7 @@ def test_checkstyle_errors_stay_shown_with_a_path_of_spaces() -> None:
     data = f'<checkstyle><file name="my dir/a b.js">{errors}</file><file name="c.js"/></checkstyle>'.encode()
     result = xml_report.optimize(data, COARSE)
     shown = render_preview(result)
-    assert not line_shapes.not_shown(result.signals, shown) and len(result.signals) == 2
+    assert not line_shown.not_shown(result.signals, shown) and len(result.signals) == 2
 
 
 def test_clean_checkstyle_report_says_so() -> None:
@@ -395,8 +395,8 @@ def test_failing_cases_of_one_skeleton_show_the_first_and_one_line_for_the_rest(
     assert 'name="test_rate[0]"' in shown and "E       assert 0 == 1" in shown
     assert "[×11 more like the one above" in shown and 'name="test_other"' in shown
     # The cases' numbers are a run, said once (`test_rate[1–11]`): each one counts as shown.
-    assert line_shapes.not_shown(tuple(f'name="test_rate[{n}]"' for n in range(12)), shown) == ()
-    assert line_shapes.not_shown(result.signals, shown) == ()
+    assert line_shown.not_shown(tuple(f'name="test_rate[{n}]"' for n in range(12)), shown) == ()
+    assert line_shown.not_shown(result.signals, shown) == ()
 
 
 def test_a_few_failing_cases_each_stay_whole() -> None:

@@ -13,7 +13,7 @@ from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.counting import tokens
 from tokenlab.optimizers import ContentType, Omission, OptimizerConfig
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.yaml_doc import optimizer as yaml_doc
 from tokenlab.pipeline import analyze
 from tokenlab.restore import restore
@@ -193,5 +193,5 @@ def test_a_stream_of_documents_of_one_shape_shows_the_first_and_one_line_for_the
     shown = preview("---\n".join(docs).encode())
     assert docs[0] in shown
     assert "{name: shard-01–11; - port: 8001–8011}" in shown
-    assert line_shapes.not_shown(("name: shard-05", "- port: 8005"), shown) == ()
+    assert line_shown.not_shown(("name: shard-05", "- port: 8005"), shown) == ()
     assert shown.count("kind: Service") == 1 and "[×11 more like the one above" in shown

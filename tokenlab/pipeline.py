@@ -58,7 +58,7 @@ from tokenlab.optimizers import (
     planner_for,
 )
 from tokenlab.optimizers import visible as visible_text  # `visible` names the text built here
-from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.packet import ContextPacket, Measurement, Status, StoredRef
 from tokenlab.redact import redact
 from tokenlab.run_settings import RunSettings
@@ -243,11 +243,11 @@ def signal_stage(packet: ContextPacket, run: RunSettings) -> str:
 
 
 def _not_shown(expected: tuple[str, ...], shown: SpooledText) -> tuple[str, ...]:
-    """`line_shapes.not_shown`, reading the visible text whole only when a signal is not in
+    """`line_shown.not_shown`, reading the visible text whole only when a signal is not in
     it as it is (UTF-8 finds a text's bytes exactly where the text is)."""
     if not shown.missing(map(utf8, expected)):
         return ()
-    return line_shapes.not_shown(expected, shown.getvalue().decode("utf-8", errors="surrogatepass"))
+    return line_shown.not_shown(expected, shown.getvalue().decode("utf-8", errors="surrogatepass"))
 
 
 def _as_shown(signal: str, run: RunSettings) -> str:

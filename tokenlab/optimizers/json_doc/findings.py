@@ -26,6 +26,7 @@ from typing import Any
 
 from tokenlab.optimizers.json_doc.records import KeyClassifier, KeyKind, normalize_key
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.lines import values as line_values
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "path", "file", "filename", "file_name", "uri"})
@@ -149,7 +150,7 @@ def _group_lines(members: list[tuple[str, str, str]], separator: str, limits: Fi
     cap = limits.values_listed
     shown = texts[0] if len(texts) == 1 else f"[×{len(texts):,}] " + (line_values.with_values(texts, cap, cap) or texts[0])
     escaped = tuple(map(_escaped, texts))
-    missing = line_shapes.not_shown(escaped, _escaped(shown)) if len(texts) > 1 else ()
+    missing = line_shown.not_shown(escaped, _escaped(shown)) if len(texts) > 1 else ()
     identity = members[0][0]
     if len({message for _, _, message in members}) == 1:  # named as the input names it
         colon = ": " if separator == ", " else ":"

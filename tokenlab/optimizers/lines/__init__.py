@@ -1,6 +1,7 @@
 """What a line is, shared by every optimizer family and by the SIGNAL stage.
 
     shapes.py     a line's shape: ANSI codes, failure and summary words, locations, slots
+    shown.py      whether a visible text shows a line: group lines, headings, folder lists
     values.py     lines that differ only in values, shown once with their values
     numbered.py   runs of numbered names (`f1.txt … f60.txt`) said once
     records.py    multi-line (and one-line) records of one skeleton: the first whole, a group line for the rest

@@ -7,7 +7,7 @@ stand for any number of lines word by word in bounded memory (`_Field`: a list, 
 a range of numbers or times, never one value shown as if constant), and `outliers` finds
 the lines whose quantity (a time, a size, a count) is far beyond the rest of their run,
 so that a fold keeps the slowest query in view. It depends on `line_shapes`, never the
-reverse: `line_shapes.not_shown` reads these group lines back by their text alone.
+reverse: `line_shown.not_shown` reads these group lines back by their text alone.
 """
 
 from __future__ import annotations

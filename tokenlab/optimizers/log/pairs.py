@@ -21,6 +21,7 @@ from array import array
 
 from tokenlab.optimizers.lines import families
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.lines.shapes import VaryingSlots
 from tokenlab.optimizers.log.model import (
     FOLD,
@@ -99,7 +100,7 @@ def _rows(texts: list[str], limits: LogLimits) -> str | None:
         return None
     said = f"{found.headline()} {{{found.table()}}}"
     # Rows whose values a rule reshaped past what the signal check reads stay verbatim.
-    return said if all(line_shapes.shown_by(text, said) for text in texts) else None
+    return said if all(line_shown.shown_by(text, said) for text in texts) else None
 
 
 def _single(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> list[Group]:

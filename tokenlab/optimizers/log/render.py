@@ -14,6 +14,7 @@ from tokenlab.counting.runs import InputSlices
 from tokenlab.optimizers import Granularity, Omission, OptimizeResult, Part, join_literals
 from tokenlab.optimizers.lines import extremes, families
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.lines.values import slots_shown, summarised, with_values
 from tokenlab.optimizers.log.model import (
     FOLD,
@@ -49,8 +50,8 @@ def render(
         else:
             body.append(lines.text(item, limits.line_bytes) + "\n")
     folder = _shared_folder(body)
-    # The largest size first: the folder, when named, ends the header (`line_shapes` reads it there).
-    where = _largest_folded(items, lines) + (f"; {line_shapes.FOLDER_NAMED} {folder}" if folder else "")
+    # The largest size first: the folder, when named, ends the header (`line_shown` reads it there).
+    where = _largest_folded(items, lines) + (f"; {line_shown.FOLDER_NAMED} {folder}" if folder else "")
     parts: list[Part] = []
     if coarse:
         # Held as ranges of the input: most of a large log, which is not copied again.
@@ -70,7 +71,7 @@ def render(
 def _shared_folder(body: list[Part]) -> str:
     """The folder every location list names (`{in src/app/: a.c:3:1 …}`), when more than
     one does: named once in the header instead, and taken out of each list (in place)."""
-    found = {match[1] for part in body if isinstance(part, str) for match in line_shapes.FOLDER_LISTED_RE.finditer(part)}
+    found = {match[1] for part in body if isinstance(part, str) for match in line_shown.FOLDER_LISTED_RE.finditer(part)}
     listed = sum(part.count("{in ") for part in body if isinstance(part, str))
     if len(found) != 1 or listed < 2:
         return ""

@@ -13,7 +13,7 @@ is listed by three locations and a count. The root's start and end tags stay ver
 a header counts files and findings; every element is behind one ref.
 
 Signals are each error-severity finding as that diagnostic line: the SIGNAL stage finds
-it shown by its group line's values (`line_shapes.not_shown`). A finding its group line
+it shown by its group line's values (`line_shown.not_shown`). A finding its group line
 cannot show (a path the location helpers do not read) is listed on a line of its own.
 A report of another shape (text inside `<error>`, unknown elements) is left to the
 generic XML layout.
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from tokenlab.optimizers import Omission, OptimizeResult, Part, join_literals, visible
 from tokenlab.optimizers.lines import shapes as line_shapes
+from tokenlab.optimizers.lines import shown as line_shown
 from tokenlab.optimizers.lines.values import with_values
 from tokenlab.optimizers.log.model import DEFAULT_LIMITS, LogLimits
 from tokenlab.patterns import compile_on_use
@@ -151,4 +152,4 @@ def _group_lines(group: list[Finding], limits: LogLimits) -> list[str]:
     line = f"[×{len(texts):,}] {shown}"
     if sampled:
         return [line]
-    return [line, *line_shapes.not_shown(tuple(texts), line)]
+    return [line, *line_shown.not_shown(tuple(texts), line)]
