@@ -3,6 +3,7 @@
     __init__.py    `detect`: `{` or `[` first, then one JSON document (or one cut short)
     optimizer.py   decision fields kept byte for byte, bulky values behind refs
     layout.py      the document laid out within its limits: what stays, what folds
+    arrays.py      its arrays: which items show (whole, one line each, anomalies), what folds
     config.py      its limits (`JsonDocConfig`)
     segments.py    what a layout is made of (kept, omitted, added) and its labels
     compact.py     arrays of records shown one line per item

@@ -84,6 +84,14 @@ def is_valid_document(text: str) -> bool:
             return _TRAILING_WS.match(text, pos) is not None
 
 
+def skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """End of `pattern` matched at `pos` in a valid document, where a miss is a bug."""
+    match = pattern.match(text, pos)
+    if match is None:
+        raise ValueError(f"unexpected JSON syntax at {pos}")
+    return match.end()
+
+
 def value_end(text: str, pos: int) -> int:
     """End index of the valid JSON value starting exactly at `pos`, found without recursion.
 

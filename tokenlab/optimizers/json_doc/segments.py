@@ -46,6 +46,16 @@ class Text:
 Segment = Keep | Omit | Text
 
 
+@dataclass(slots=True)
+class Laid:
+    """A value laid out: where it ends, its segments, and the label it folds under."""
+
+    end: int
+    segments: list[Segment]
+    kept: bool  # False when nothing inside was worth showing
+    label: str
+
+
 def count_label(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + plural(len(value), "key") + "}"
