@@ -1,4 +1,4 @@
-"""line_values: a group line never shows a varying field as constant; outlier quantities."""
+"""line_values: a group line never shows a varying field as constant."""
 
 from __future__ import annotations
 
@@ -71,23 +71,6 @@ def test_a_line_whose_every_varying_word_is_one_example_is_left_to_the_caller() 
 def test_clock_times_show_their_range_without_the_shared_date() -> None:
     lines = ["2026-01-01T00:00:01Z ok", "2026-01-01T00:00:09Z ok", "2026-01-01T00:00:05Z ok"]
     assert line_values.summarised(lines, 6) == "{2026-01-01T00:00:01Z … 00:00:09Z} ok"
-
-
-def test_a_quantity_far_beyond_the_median_of_its_kind_is_an_outlier() -> None:
-    lines = [f"GET /api/{n} took {ms} ms" for n, ms in enumerate([3, 4, 2, 5, 3, 60, 4, 70])]
-    assert line_values.outliers(lines) == [5, 7]
-
-
-def test_the_maximum_is_an_outlier_when_it_stands_out_and_units_share_a_scale() -> None:
-    assert line_values.outliers(["waited 514 ms", "query took 1.6 s", "checkpoint 84 ms"]) == [1]
-    assert line_values.outliers(["waited 514 ms", "query took 0.6 s", "checkpoint 84 ms"]) == []
-    assert line_values.quantities("wrote 1138 buffers (6.9%) in 2 MiB, 0.007 s") == {
-        "buffers": 1138.0, "%": 6.9, "size": 2e6, "time": 0.007,
-    }  # fmt: skip
-
-
-def test_numbers_without_a_unit_are_never_compared() -> None:
-    assert line_values.outliers(["process 5 started", "process 58123 started", "at 18:52:49.191 UTC"]) == []
 
 
 def test_varying_ids_say_they_vary_and_clock_times_give_their_range() -> None:

@@ -8,5 +8,6 @@
     columns.py    a column of records' values said once by its rule: runs, cycles, stretches
     scan.py       patterns looked for over a whole large input, a slice at a time
     words.py      a searched word whole or inside a name, and a window around it
+    quantities.py the lines of a run whose time, size or count stands out
     extremes.py   a column of sizes told by its header or units; the largest size a fold hides
 """

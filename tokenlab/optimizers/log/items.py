@@ -8,8 +8,8 @@ from array import array
 from itertools import compress, repeat
 from operator import ne
 
+from tokenlab.optimizers.lines import quantities as line_quantities
 from tokenlab.optimizers.lines import shapes as line_shapes
-from tokenlab.optimizers.lines import values as line_values
 from tokenlab.optimizers.log.model import (
     FOLD,
     LINE_INDEX,
@@ -71,7 +71,7 @@ def fold_runs(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits, ex
         else:
             tail = len(run) - limits.run_tail
             texts = [lines.text(i, limits.line_bytes) for i in run]
-            shown = {run[p] for p in line_values.outliers(texts) if limits.run_head <= p < tail}
+            shown = {run[p] for p in line_quantities.outliers(texts) if limits.run_head <= p < tail}
             shown.update(i for i in run[limits.run_head : tail] if i in examples)
             result.extend([*run[: limits.run_head], *_fold_between(run[limits.run_head : tail], shown, plan)])
             result.extend(run[tail:])
