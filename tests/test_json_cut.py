@@ -116,6 +116,24 @@ def test_an_array_of_records_that_say_their_kind_names_the_kinds() -> None:
     assert "rows: [5 items]" in shown and "ids: [4 items]" in shown
 
 
+def test_the_records_complete_before_the_cut_are_named_with_their_outcomes() -> None:
+    """A plan's resource changes, a job list's runs: the fold before the cut names each
+    record and tallies what happens to them, which its count alone does not say."""
+    data = cut_at(plan_document(), b'"retention_h":8760}}}},{"address":"pipeline[\\"audit-sa-east-1', 16)
+    shown = render_preview(json_doc.optimize(data, COARSE))
+    assert (
+        '[4 items complete; address: pipeline["archive-eu-west-1"], pipeline["archive-us-east-1"],'
+        ' pipeline["archive-sa-east-1"], pipeline["audit-eu-west-1"]; change.actions: [create] ×4; then the cut]'
+    ) in shown
+    runs = [{"id": f"r{n}", "status": "failed" if n == 2 else "ok", "conclusion": {"code": n}} for n in range(3)]
+    data = json.dumps({"runs": runs}, separators=(",", ":")).encode()[:-3] + b" " * 2100
+    shown = render_preview(json_doc.optimize(data, COARSE))
+    assert "[2 items complete; id: r0, r1; status: ok ×2; then the cut]" in shown  # `conclusion` holds no short value
+    many = [{"id": f"r{n}", "status": "ok"} for n in range(40)]
+    data = json.dumps({"runs": many}, separators=(",", ":")).encode()[:-3] + b" " * 2100
+    assert "[39 items complete, then the cut]" in render_preview(json_doc.optimize(data, COARSE))
+
+
 def test_every_cut_of_a_document_is_read_or_left_as_it_was() -> None:
     rng = random.Random(7)
     text = json.dumps(

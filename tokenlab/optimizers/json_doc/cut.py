@@ -78,6 +78,7 @@ class _Frame:
     item_start: int = 0
     last_item_start: int | None = None  # where the last complete item starts
     after_item: bool = False
+    values: list[object] = field(default_factory=list)  # a few complete items, to name them
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,8 @@ def read_cut(text: str) -> CutDocument | None:
             continue
         if isinstance(value, (int, float)) and not isinstance(value, bool) and _cut_scalar_to_end(text, pos):
             return _cut(text, stack, members, in_value=True)  # `87`, `-2500.`: a number cut short
+        if len(stack) == 2 and len(stack[1].values) < _MOST_NAMED:
+            stack[1].values.append(value)  # an item of the member the cut may fall in
         _item_done(stack, members, end, _size(value) if len(stack) == 1 else "")
         pos = end
 
@@ -308,7 +311,67 @@ def _open_size(stack: list[_Frame]) -> str:
     frame = stack[1]
     noun = "keys" if frame.bracket == "{" else "items"
     closer = "}" if frame.bracket == "{" else "]"
-    return f"{frame.bracket}{frame.items:,} {noun} complete, then the cut{closer}"
+    said = _records_said(frame.values) if frame.bracket == "[" and len(frame.values) == frame.items else ""
+    return f"{frame.bracket}{frame.items:,} {noun} complete{said}{'; ' if said else ', '}then the cut{closer}"
+
+
+# Keys that say what happens to a record, or how it ended: a fold of records tallies them.
+_OUTCOME_KEYS = ("actions", "action", "status", "state", "result", "outcome", "conclusion")
+_MOST_NAMED = 8  # a fold of more records names none of them
+_NAMES_CHARS = 240  # nor names longer than this, all told
+
+
+def _records_said(items: list[object]) -> str:
+    """What a fold of a few complete records says of them, as the reader cannot open it:
+    their kinds (`_kinds`), each one's name (`_names`), and a tally of each outcome field
+    (`change.actions: [create] ×4`). Empty for anything but objects."""
+    if not items or not all(isinstance(item, dict) for item in items):
+        return ""
+    records = cast(list[dict[str, object]], items)
+    said = [_names(records), *(_tally(records, path) for path in _outcome_paths(records[0]))]
+    return _kinds(items) + "".join(f"; {part}" for part in said if part)
+
+
+def _names(records: list[dict[str, object]]) -> str:
+    """`index: a, b, c`: the shortest text field whose values all differ, in order."""
+    named = []
+    for key in records[0]:
+        values = [record.get(key) for record in records]
+        texts = [value for value in values if isinstance(value, str)]
+        if len(texts) == len(records) and len(set(texts)) == len(texts):
+            named.append((sum(map(len, texts)), key, texts))
+    if not named:
+        return ""
+    size, key, texts = min(named, key=lambda found: found[0])
+    return f"{key}: {', '.join(texts)}" if size <= _NAMES_CHARS else ""
+
+
+def _outcome_paths(record: dict[str, object]) -> list[tuple[str, ...]]:
+    """The outcome fields of a record, at its top level or one object down (`change.actions`)."""
+    paths = [(key,) for key in record if key in _OUTCOME_KEYS]
+    for key, child in record.items():
+        if isinstance(child, dict):
+            paths += [(key, inner) for inner in child if inner in _OUTCOME_KEYS]
+    return paths
+
+
+def _tally(records: list[dict[str, object]], path: tuple[str, ...]) -> str:
+    """`change.actions: [create] ×3, [delete] ×1` when every record holds a short value there
+    (text, number, or a list of them), in a few kinds; else empty."""
+    tally: Counter[str] = Counter()
+    for record in records:
+        value: object = record
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+            tally["[" + ", ".join(map(str, value)) + "]"] += 1
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            tally[str(value)] += 1
+        else:
+            return ""
+    if len(tally) > _MOST_KINDS:
+        return ""
+    return ".".join(path) + ": " + ", ".join(f"{value} ×{count:,}" for value, count in tally.items())
 
 
 def cut_parts(text: str, cut: CutDocument, limits: CutLimits) -> tuple[list[Part], str]:
