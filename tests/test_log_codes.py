@@ -87,7 +87,15 @@ def test_the_census_names_the_most_frequent_codes_and_counts_the_rest() -> None:
     assert line.startswith("[codes: E100 ×200, E101 ×199, ")
     assert f"E{100 + MAX_CODES_SHOWN - 1} ×" in line and f"E{100 + MAX_CODES_SHOWN} ×" not in line
     rest = sum(200 - i for i in range(MAX_CODES_SHOWN, MAX_CODES_SHOWN + 3))
-    assert line.endswith(f", … +3 more codes ({rest:,} lines)]\n")
+    assert line.endswith(f", … +3 more codes ({rest:,} lines: E… ×{rest:,})]\n")
+
+
+def test_the_codes_not_named_are_counted_by_the_letters_they_start_with() -> None:
+    """Whether an error's code hides among them is what a reader asks of the rest."""
+    counts = Counter({f"C{100 + i}": 100 for i in range(MAX_CODES_SHOWN)}) + Counter({"R0911": 3, "W0311": 2, "R0801": 1})
+    assert census(counts).endswith(", … +3 more codes (6 lines: R… ×4, W… ×2)]\n")
+    unnumbered = Counter({f"C{100 + i}": 100 for i in range(MAX_CODES_SHOWN)}) + Counter({"-Wshadow": 3})
+    assert census(unnumbered).endswith(", … +1 more codes (3 lines)]\n")
 
 
 @pytest.mark.parametrize(
@@ -108,11 +116,17 @@ def test_real_linter_output_counts_match_the_raw_lines(name: str) -> None:
     visible = shown(data)
     found = re.search(r"^\[codes: (.*)\]$", visible, re.MULTILINE)
     assert found is not None
-    named = dict(re.findall(r"(\S+) ×([\d,]+)", found[1]))
+    counted = dict(re.findall(r"(\S+) ×([\d,]+)", found[1]))
+    named = {code: count for code, count in counted.items() if not code.endswith("…")}
     assert named, found[1]
     for code, count in named.items():
         assert int(count.replace(",", "")) == expected[code], code
     assert list(named) == [code for code, _ in expected.most_common(len(named))]
+    rest = Counter({code: count for code, count in expected.items() if code not in named})
+    for family, count in counted.items() - named.items():  # the rest, by the letters they start with
+        letters = family.rstrip("…")
+        in_family = sum(n for code, n in rest.items() if re.match(rf"{letters}\d", code))
+        assert int(count.replace(",", "")) == in_family, family
 
 
 def test_codes_that_differ_only_in_digits_are_counted_apart() -> None:

@@ -97,12 +97,30 @@ def code_counts(lines: Lines, templates: Templates) -> Codes:
 
 
 def census(counts: Counter[str]) -> str:
-    """`[codes: F401 ×65, E501 ×12, … +3 more codes (5 lines)]`, or "" for few diagnostics."""
+    """`[codes: F401 ×65, E501 ×12, … +3 more codes (5 lines: W… ×4, C… ×1)]`, or "" for few diagnostics."""
     if sum(counts.values()) < MIN_CODED_LINES or max(counts.values()) < 2:
         return ""
     ranked = counts.most_common()
     shown = ", ".join(f"{code} ×{count:,}" for code, count in ranked[:MAX_CODES_SHOWN])
     rest = ranked[MAX_CODES_SHOWN:]
     if rest:
-        shown += f", … +{len(rest):,} more codes ({sum(count for _, count in rest):,} lines)"
+        shown += f", … +{len(rest):,} more codes ({sum(count for _, count in rest):,} lines{_families(rest)})"
     return f"[codes: {shown}]\n"
+
+
+# The letters a numbered code starts with: its linter's family of rules (`E` errors, `W`
+# warnings, `SC`, `DL`), which a reader asks of the codes not named.
+_FAMILY_RE = compile_on_use(r"([A-Za-z]+)\d")
+
+
+def _families(rest: list[tuple[str, int]]) -> str:
+    """`: R… ×10, W… ×7`: the lines of the codes not named, by the letters each code starts
+    with, so that a reader can tell which families (an error's) none of them is in. Empty
+    when a code has no number (`[-Wunused-variable]`): its letters are its whole name."""
+    tally: Counter[str] = Counter()
+    for code, count in rest:
+        family = _FAMILY_RE.match(code)
+        if family is None:
+            return ""
+        tally[family[1]] += count
+    return ": " + ", ".join(f"{letters}… ×{count:,}" for letters, count in tally.most_common())
