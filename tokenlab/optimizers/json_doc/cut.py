@@ -15,6 +15,8 @@ as a document cut short:
 - the member the cut falls in shows its start and then its end: from the earliest open
   container, or last complete item of one, that starts within `tail_chars` of the cut
   (the element being written, whole), else from an item boundary there, to the last byte.
+  When it is an array of a few records, the fold between says what it hides: each record's
+  name and a tally of its outcome fields (`index: a, b; change.actions: [create] ×2`).
 
 Every ref holds the exact bytes it stands for, and shown text and refs tile the input in
 order. Reading is linear: the stdlib's C scanner (`scan_once`) measures each complete
@@ -186,8 +188,8 @@ def read_cut(text: str) -> CutDocument | None:
             continue
         if isinstance(value, (int, float)) and not isinstance(value, bool) and _cut_scalar_to_end(text, pos):
             return _cut(text, stack, members, in_value=True)  # `87`, `-2500.`: a number cut short
-        if len(stack) == 2 and len(stack[1].values) < _MOST_NAMED:
-            stack[1].values.append(value)  # an item of the member the cut may fall in
+        if len(stack) == 2 and stack[1].bracket == "[" and len(stack[1].values) < _MOST_NAMED:
+            stack[1].values.append(value)  # an item of the array the cut may fall in
         _item_done(stack, members, end, _size(value) if len(stack) == 1 else "")
         pos = end
 
@@ -311,7 +313,7 @@ def _open_size(stack: list[_Frame]) -> str:
     frame = stack[1]
     noun = "keys" if frame.bracket == "{" else "items"
     closer = "}" if frame.bracket == "{" else "]"
-    said = _records_said(frame.values) if frame.bracket == "[" and len(frame.values) == frame.items else ""
+    said = _records_said(frame.values) if len(frame.values) == frame.items else ""
     return f"{frame.bracket}{frame.items:,} {noun} complete{said}{'; ' if said else ', '}then the cut{closer}"
 
 
