@@ -157,8 +157,9 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
 _HEADED_LINE_RE = compile_on_use(r"(\d+)([:=-])")
 # Hits printed alike in one file, shown once with every line number: `{1084 1202}:text`.
 _ALIKE_LINES_RE = compile_on_use(r"\{(\d+(?: \d+)+)\}:")
-# A heading may say what its ref holds: `path (14 hits, 11 more: #ref:ctx_…)`.
-_HEADING_COUNT_RE = compile_on_use(r" \((?:\d[\d,]* hits?|[^()]*: #ref:ctx_\w+)\)$")
+# A heading may say what its ref holds: `path (14 hits, 11 more: #ref:ctx_…)`, or what the
+# listing's one ref holds of it: `path (2 hits; the ref has 1 hit with all context)`.
+_HEADING_COUNT_RE = compile_on_use(r" \((?:\d[\d,]* hits?(?:[;,] [^()]*)?|[^()]*: #ref:ctx_\w+)\)$")
 # A hit printed as `path scope 12 text` (cscope's line-oriented output) shows `scope 12 text`.
 _SCOPED_LINE_RE = compile_on_use(r"[^ \[]\S* \d+ ")
 

@@ -6,7 +6,7 @@
     names.py       the searched name inferred from the hits, the lines that define it,
                    and which paths are tests or docs
     optimizer.py   every file named with its hit count, definitions first, sources before
-                   tests, each file's further hits behind its ref
+                   tests, the further hits behind one ref (COARSE) or each file's (FINE)
     views.py       each file as shown at a cap of hits; files that show nothing share a line
 
 `-l` listings (paths only) are file lists, read by the file_list family.

@@ -10,14 +10,19 @@ then docs, each kind in the order the tool printed them (a declaration, `class X
 before a binding); the header names the file the tool printed first. Under its heading
 (`path (12 hits)`) a file shows its definition lines and its best other hits (whole-word
 uses of the name before partial matches and comments), in line order; the rest of its
-hits, with their context lines, go behind one ref that the heading names with their
-count. Hits printed alike and alone show once with their places (see `views._shown_lines`
-and `views._alike_line`): a definition copied into stubs or mocks costs one line. When many
-files import the name alike, each import line is shown once, with the number of files
-that print it, after the files that define the name (see `_imports_shared`).
-Neighbouring files that show no line share one line per folder and one ref
-(`./test/ (5 files, 63 hits): test_a.py (53), …: #ref:ctx_…`). A file is never dropped,
-and a definition is never folded.
+hits, with their context lines, are not shown. Hits printed alike and alone show once with
+their places (see `views._shown_lines` and `views._alike_line`): a definition copied into
+stubs or mocks costs one line. When many files import the name alike, each import line is
+shown once, with the number of files that print it, after the files that define the name
+(see `_imports_shared`). Neighbouring files that show no line share one line per folder
+(`./test/ (5 files, 63 hits): test_a.py (53), …`), and the others one line of their own
+(`[3 files, 4 hits, none shown] a.py (2), …`). A file is never dropped, and a definition
+is never folded.
+
+Where the hits not shown are: COARSE, one ref in the header holds all of them, as printed
+(each after its file's heading line, when the tool printed headings), in input order, as
+other families hold all their folded lines; a ref costs a short line's tokens, and most
+files fold some hits. FINE, each file's (or folder line's) own ref, named on its heading.
 
 How many hits each file shows is the largest number, alike for every file (every hit,
 then `max_shown` down to none), whose rendering fits a share of the input's bytes; what
@@ -68,6 +73,7 @@ from tokenlab.optimizers.search_results.views import (
     FilePlan,
     FileView,
     file_view,
+    listing_omission,
     merged,
     name_at,
     render_files,
@@ -76,7 +82,7 @@ from tokenlab.optimizers.search_results.views import (
 )
 
 DEFAULT_LIMITS = SearchLimits()
-FINE_LIMITS = SearchLimits(budget_share=0.25, max_shown=6)
+FINE_LIMITS = SearchLimits(budget_share=0.25, max_shown=6, ref_per_file=True)
 _SAMPLE_BYTES = 64 * 1024
 _MARKER_CHARS = 16  # `#ref:ctx_123abc`, for the budget
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";", "<!--", '"""', "'''")
@@ -135,11 +141,12 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     budget = max(limits.budget_floor, int(len(data) * limits.budget_share)) - _size(list(imports))
     views = _views_within(plans, budget, searched, data, limits)
     defining = next((at for at, plan in enumerate(plans) if not plan.definitions), len(plans))
-    parts: list[Part] = [_header(listing, searched, plans, line_count(data))]
+    behind = None if limits.ref_per_file else listing_omission(views, data)
+    parts = _header(listing, searched, plans, line_count(data), behind, limits)
     parts += _other_parts(listing.other, data, limits)
-    parts += render_files(views[:defining], data)  # the files that define the name come first
+    parts += render_files(views[:defining], data, limits)  # the files that define the name come first
     parts += imports
-    parts += render_files(views[defining:], data, plans[defining - 1].kind if defining else Kind.SOURCE)
+    parts += render_files(views[defining:], data, limits, plans[defining - 1].kind if defining else Kind.SOURCE)
     parts += _binary_parts(listing.binary, data, limits)
     signals = [
         shown_printed(hit.line, searched, limits)
@@ -165,7 +172,7 @@ def _views_within(
     slack = int(limits.budget_floor * limits.floor_slack) if budget <= limits.budget_floor else 0
     for at, (cap, fold_min_bytes) in enumerate(levels):
         views = [file_view(plan, cap, fold_min_bytes, searched, limits) for plan in plans]
-        spare = budget + (slack if at == 0 else 0) - _size(render_files(views, None))
+        spare = budget + (slack if at == 0 else 0) - _size(render_files(views, None, limits))
         if spare >= 0 or at == len(levels) - 1:
             break
     if at == 0 or spare <= 0:
@@ -173,7 +180,7 @@ def _views_within(
     richer_cap, richer_fold_min = levels[at - 1]
     for index, plan in enumerate(plans):
         richer = file_view(plan, richer_cap, richer_fold_min, searched, limits)
-        extra = _size(run_parts([richer], None)) - _size(run_parts([views[index]], None))
+        extra = _size(run_parts([richer], None, limits)) - _size(run_parts([views[index]], None, limits))
         if 0 < extra <= spare:
             views[index] = richer
             spare -= extra
@@ -247,7 +254,8 @@ def _imports_block(plans: list[FilePlan], searched: SearchedName | None, limits:
     importing = sum(1 for plan in plans if Strength.IMPORT in plan.strengths)
     forms = files.most_common(limits.max_import_forms)
     more = len(files) - len(forms)
-    rest = f", {more:,} more behind the files' refs" if more > 0 else ""
+    where = "the files' refs" if limits.ref_per_file else "the ref"
+    rest = f", {more:,} more behind {where}" if more > 0 else ""
     name = f"`{searched.name}`" if searched else "the name"
     heading = f"[{name} imported in {importing:,} {_files_word(importing)}; each import line once{rest}]\n"
     lines = [form + (f"  ({count:,} files)" if count > 1 else "") + "\n" for form, count in forms]
@@ -272,9 +280,17 @@ def _size(parts: list[Part]) -> int:
     return sum(len(part) if isinstance(part, str) else _MARKER_CHARS for part in parts)
 
 
-def _header(listing: Listing, searched: SearchedName | None, plans: list[FilePlan], lines: int) -> str:
+def _header(
+    listing: Listing,
+    searched: SearchedName | None,
+    plans: list[FilePlan],
+    lines: int,
+    behind: Omission | None,
+    limits: SearchLimits,
+) -> list[Part]:
     """What was searched and how much of it there is: hits and files, and the input's lines
-    when it holds more than its hits (context lines of `-C`, `-W`; headings)."""
+    when it holds more than its hits (context lines of `-C`, `-W`; headings); and where the
+    hits not shown are."""
     size = f", {lines:,} lines" if lines != listing.hit_count else ""
     binary = f" and {len(listing.binary):,} binary files" if listing.binary else ""
     defined = sum(len(plan.definitions) for plan in plans)
@@ -286,10 +302,13 @@ def _header(listing: Listing, searched: SearchedName | None, plans: list[FilePla
         name = f"`{searched.name}` defined on {defined:,} line{'s' if defined != 1 else ''}, listed first"
     first = listing.files[0].path if listing.files else ""
     printed = f"; printed first: {_first_printed(listing)}" if plans and plans[0].found.path != first else ""
-    return (
+    said = (
         f"[search results: {listing.hit_count:,} hits in {len(listing.files):,} files{binary}{size}; {name}; "
-        f"then sources, tests, docs{printed}; other hits behind each file's ref]\n"
+        f"then sources, tests, docs{printed}"
     )
+    if limits.ref_per_file:
+        return [f"{said}; other hits behind each file's ref]\n"]
+    return [f"{said}; hits not shown: ", behind, "]\n"] if behind else [f"{said}]\n"]
 
 
 def _first_printed(listing: Listing) -> str:

@@ -59,6 +59,9 @@ class SearchLimits:
     max_line_chars: int = 240  # a shown line longer than this is a window around the name
     max_other_lines: int = 20  # lines of other output (errors) shown before the hits
     max_binary_shown: int = 3  # more binary-file notices than this are summarised by folder
+    # Each file's hits not shown behind a ref of its own, else all of them behind one ref
+    # in the header: a ref costs a line's worth of tokens, and most files fold some hits.
+    ref_per_file: bool = False
 
 
 # The detector reads at most this many lines of the sample, and wants this share of them parsed.
@@ -114,6 +117,9 @@ class Hit:
 class FileHits:
     path: str
     hits: list[Hit] = field(default_factory=list)
+    # The path's own line, in the heading form: a ref of the file's hits starts with it,
+    # so that they read as the tool printed them.
+    heading: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -408,7 +414,7 @@ def _parse_heading(lines: list[tuple[Span, str]], listing: Listing) -> None:
         if binary_notice(text) is None and _NUMBER_RE.match(following):
             _leftover(listing, current, pending)
             pending, separated = [], False
-            current = files.setdefault(text, FileHits(text))
+            current = files.setdefault(text, FileHits(text, heading=span))
             continue
         _notice(listing, span, text)
     _leftover(listing, current, pending)

@@ -1,6 +1,7 @@
 """How each file of a search's results is shown (see `optimizer.py`): its view at a cap of
 hits, hits printed alike shown once with their places, and neighbouring files that show
-nothing sharing one line per folder; what is not shown goes behind the file's ref.
+nothing sharing one line per folder; what is not shown goes behind the file's ref, or the
+listing's one ref (`listing_omission`).
 """
 
 from __future__ import annotations
@@ -114,41 +115,56 @@ def _alone(hit: Hit, near: list[Printed]) -> bool:
     return near == [hit.line] and hit.line.mark == ":" and hit.line.number.isdigit() and not hit.line.shown_as
 
 
-def render_files(views: list[FileView], data: bytes | None, kind: Kind = Kind.SOURCE) -> list[Part]:
+def render_files(
+    views: list[FileView], data: bytes | None, limits: SearchLimits, kind: Kind = Kind.SOURCE
+) -> list[Part]:
     """Each file under its heading, `[tests]` and `[docs]` before those kinds (after files of
-    `kind`); neighbouring files that show nothing share a line per folder."""
+    `kind`); neighbouring files that show nothing share a line per folder, and, with one
+    ref for the listing, the files left alone share one line."""
     parts: list[Part] = []
-    for run in _runs(views):
+    for run in _runs(views, limits):
         if run[0].plan.kind is not kind:
             kind = run[0].plan.kind
             parts.append(f"[{_KIND_NAMES[kind]}]\n")
-        parts += run_parts(run, data)
+        parts += run_parts(run, data, limits)
     return parts
 
 
-def _runs(views: list[FileView]) -> list[list[FileView]]:
+def _runs(views: list[FileView], limits: SearchLimits) -> list[list[FileView]]:
     """Views in order, neighbours of one kind in one run: those that show nothing, of one
-    folder, and those whose one hit is printed alike (`_alike_line`)."""
+    folder, and those whose one hit is printed alike (`_alike_line`). With one ref for the
+    listing, files that show nothing and share no folder with a neighbour join in one run:
+    each such file's line would only name it and its count."""
     runs: list[list[FileView]] = []
     for view in views:
         last = runs[-1] if runs else []
-        joins = (
-            last
-            and not view.shown
-            and not last[-1].shown
-            and last[-1].plan.kind is view.plan.kind
-            and _shared_folder([*(v.plan.found.path for v in last), view.plan.found.path])
-        ) or (
-            last
-            and last[-1].plan.kind is view.plan.kind
-            and (text := _alike_line(view)) is not None
-            and text == _alike_line(last[-1])
-        )
-        if joins:
+        if last and last[-1].plan.kind is view.plan.kind and _joins(last, view):
             last.append(view)
         else:
             runs.append([view])
-    return runs
+    if limits.ref_per_file:
+        return runs
+    joined: list[list[FileView]] = []
+    for run in runs:
+        last = joined[-1] if joined else []
+        if _alone_unshown(run) and _alone_unshown(last) and last[0].plan.kind is run[0].plan.kind:
+            last += run
+        else:
+            joined.append(run)
+    return joined
+
+
+def _joins(run: list[FileView], view: FileView) -> bool:
+    if not view.shown and not run[-1].shown:
+        return bool(_shared_folder([*(other.plan.found.path for other in run), view.plan.found.path]))
+    text = _alike_line(view)
+    return text is not None and text == _alike_line(run[-1])
+
+
+def _alone_unshown(run: list[FileView]) -> bool:
+    """A run of one file that shows nothing, or a run of such files sharing no folder."""
+    paths = [view.plan.found.path for view in run]
+    return bool(run) and not run[0].shown and (len(run) == 1 or not _shared_folder(paths))
 
 
 def _shared_folder(paths: list[str]) -> str:
@@ -181,32 +197,45 @@ def _alike_parts(run: list[FileView]) -> list[Part]:
     return [f"{listed}{_alike_line(run[0])}\n"]
 
 
-def run_parts(run: list[FileView], data: bytes | None) -> list[Part]:
+def run_parts(run: list[FileView], data: bytes | None, limits: SearchLimits) -> list[Part]:
     if len(run) > 1 and run[0].shown:
         return _alike_parts(run)
     if len(run) > 1:
-        folder = _shared_folder([view.plan.found.path for view in run])
-        hits = sum(len(view.plan.found.hits) for view in run)
-        names = ", ".join(
-            f"{view.plan.found.path[len(folder) :]} ({len(view.plan.found.hits):,})" for view in run
-        )
-        behind = [hit for view in run for hit in view.behind]
-        omission = _omission(f"{len(run)} files in {folder}", behind, data)
-        return [f"{folder} ({len(run):,} files, {hits:,} {_hits_word(hits)}): {names}: ", omission, "\n"]
+        return _unshown_parts(run, data, limits)
     view = run[0]
     found = view.plan.found
-    count = f" ({len(found.hits):,} hits)" if len(found.hits) > 1 else ""
-    if not view.shown:
+    hits = len(found.hits)
+    count = f" ({hits:,} hits)" if hits > 1 else ""
+    if not view.shown and limits.ref_per_file:
         return [f"{found.path}{count}: ", _omission(found.path, view.behind, data), "\n"]
+    if not view.shown:
+        return [f"{found.path} ({hits:,} {_hits_word(hits)}, none shown)\n"]
     lines = [line + "\n" for line in view.shown]
+    # What is behind a ref besides the hits not shown is said on the heading.
+    partly = [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
+    partly += [_trimmed_label(view)] if view.trimmed else []
     if not view.behind:
         return [f"{found.path}{count}\n", *lines]
-    # What the ref holds is said on the heading, which costs a line less than under it.
-    what = [f"{len(found.hits):,} hits"] if len(found.hits) > 1 else []
+    if not limits.ref_per_file:
+        behind = f"; the ref has {', '.join(partly)}" if partly else ""
+        shown_count = f" ({hits:,} {_hits_word(hits)}{behind})" if hits > 1 or partly else ""
+        return [f"{found.path}{shown_count}\n", *lines]
+    what = [f"{hits:,} hits"] if hits > 1 else []
     what += [f"{len(view.folded):,} more"] if view.folded else []
-    what += [f"{len(view.clipped):,} long lines in full"] if view.clipped else []
-    what += [_trimmed_label(view)] if view.trimmed else []
-    return [f"{found.path} ({', '.join(what)}: ", _omission(found.path, view.behind, data), ")\n", *lines]
+    return [f"{found.path} ({', '.join(what + partly)}: ", _omission(found.path, view.behind, data), ")\n", *lines]
+
+
+def _unshown_parts(run: list[FileView], data: bytes | None, limits: SearchLimits) -> list[Part]:
+    """Files that show nothing: `folder/ (3 files, 9 hits): a.py (4), b.py (5), c.py` when they
+    share one, else, with one ref for the listing, `[3 files, 9 hits, none shown] …`."""
+    folder = _shared_folder([view.plan.found.path for view in run])
+    hits = sum(len(view.plan.found.hits) for view in run)
+    names = ", ".join(view.plan.found.path[len(folder) :] + _count(len(view.plan.found.hits)) for view in run)
+    counts = f"{len(run):,} files, {hits:,} {_hits_word(hits)}"
+    if not limits.ref_per_file:
+        return [f"{folder} ({counts}): {names}\n" if folder else f"[{counts}, none shown] {names}\n"]
+    omission = _omission(f"{len(run)} files in {folder}", [hit for view in run for hit in view.behind], data)
+    return [f"{folder} ({counts}): {names}: ", omission, "\n"]
 
 
 def _trimmed_label(view: FileView) -> str:
@@ -217,6 +246,11 @@ def _trimmed_label(view: FileView) -> str:
     if all(line.mark == BOOKKEEPING for line in dropped):
         return "the file's begin and end messages"
     return f"{len(view.trimmed):,} {_hits_word(len(view.trimmed))} with all context"
+
+
+def _count(hits: int) -> str:
+    """A listed file's hit count, said as its heading says it: only when more than one."""
+    return f" ({hits:,})" if hits > 1 else ""
 
 
 def _hits_word(count: int) -> str:
@@ -243,3 +277,20 @@ def merged(spans: list[Span]) -> list[Span]:
         else:
             merged.append((start, end))
     return merged
+
+
+def listing_omission(views: list[FileView], data: bytes) -> Omission | None:
+    """Every hit that no file shows (or shows only in part), as printed, after its file's
+    heading line when the tool printed one: the listing's one ref, which reads as a
+    listing of those hits."""
+    spans: list[Span] = []
+    for view in views:
+        behind = view.behind
+        heading = view.plan.found.heading
+        if behind and heading is not None:
+            spans.append(heading)
+        spans += [line.span for hit in behind for line in hit.printed]
+    if not spans:
+        return None
+    joined = merged(spans)
+    return Omission(b"".join(data[start:end] for start, end in joined), "hits not shown, as printed", tuple(joined))
