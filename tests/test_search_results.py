@@ -5,6 +5,7 @@ every byte restorable."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -342,7 +343,8 @@ def test_a_file_shows_its_lines_in_line_order_and_the_header_names_the_first_fil
     ]
     lines = [f"{path}:{number}:{text}" for number, (path, text) in zip((4, 12, 30), hits)]
     shown = preview(("\n".join(lines) + "\n").encode())
-    assert re.search(r"printed first: docs/guide\.md, app/config\.py[;\]]", shown)  # the first two, where hits began
+    # The first two, where hits began.
+    assert re.search(r"printed first: docs/guide\.md, app/config\.py[;\]]", shown)
     assert shown.index("12:    return parse_config_text") < shown.index("30:def parse_config(path):")
     assert shown.index("\napp/config.py") < shown.index("[docs]\ndocs/guide.md")  # sources before docs
 
@@ -402,6 +404,19 @@ def test_neighbouring_files_that_show_nothing_share_a_folder_line() -> None:
     assert listed and listed[0][0] == "lib/util/"
     assert sorted(listed[0][1]) == sorted(f"f{i}.py" for i in range(30))
     assert not not_shown(tuple(f"lib/util/f{i}.py" for i in range(30)), shown)
+
+
+def test_files_that_show_nothing_and_share_no_folder_share_one_line_with_one_ref() -> None:
+    tops = ("alpha", "beta", "gamma")
+    hits = [(f"{top}/m.py", f"total = parse_config({j}) + value_{j}") for top in tops for j in range(5)]
+    data = grep_n([("lib/config.py", "def parse_config(p):"), *hits])
+    tight = SearchLimits(verbatim_bytes=0, budget_floor=0, budget_share=0.01)
+    shown = preview(data, tight)
+    assert "\n[3 files, 15 hits, none shown] alpha/m.py (5), beta/m.py (5), gamma/m.py (5)\n" in shown
+    assert not not_shown(("alpha/m.py", "beta/m.py", "gamma/m.py"), shown)
+    own_refs = preview(data, replace(tight, ref_per_file=True))
+    for top in tops:
+        assert re.search(rf"\n{top}/m\.py \(5 hits\): #ref:ctx_\w+\n", own_refs)
 
 
 def _importing_tree(import_line: str, extension: str, files: int) -> bytes:
@@ -606,6 +621,23 @@ def test_files_that_print_the_same_one_line_share_a_line_that_lists_them(shape: 
     assert not not_shown(paths, shown)  # every file still named
     assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in STUBBED[:6]), shown)
     assert not not_shown(result.signals, shown) and len(result.signals) == 6
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_listings_one_ref_reads_as_the_tool_printed_the_hits_not_shown(shape: str) -> None:
+    data = SHAPES[shape](STUBBED)
+    (omission,) = optimize(data, COARSE).omissions
+    behind = omission.data.decode().splitlines()
+    printed = data.decode().splitlines()
+    remaining = iter(printed)
+    assert all(line in remaining for line in behind)  # lines as printed, in input order
+    folded = [path for path in dict.fromkeys(path for path, _, _ in STUBBED) if "/commands/" in path]
+    assert folded
+    for path in folded:  # each file's folded hits name their file: on each line, or after its heading
+        if SHAPES[shape] is flat:
+            assert any(line.startswith(f"{path}:") for line in behind)
+        else:
+            assert re.match(r"\d+:", behind[behind.index(path) + 1])
 
 
 MOCKED = [

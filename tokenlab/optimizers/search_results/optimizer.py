@@ -146,7 +146,8 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     parts += _other_parts(listing.other, data, limits)
     parts += render_files(views[:defining], data, limits)  # the files that define the name come first
     parts += imports
-    parts += render_files(views[defining:], data, limits, plans[defining - 1].kind if defining else Kind.SOURCE)
+    kind = plans[defining - 1].kind if defining else Kind.SOURCE
+    parts += render_files(views[defining:], data, limits, kind)
     parts += _binary_parts(listing.binary, data, limits)
     signals = [
         shown_printed(hit.line, searched, limits)

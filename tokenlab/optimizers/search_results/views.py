@@ -155,6 +155,8 @@ def _runs(views: list[FileView], limits: SearchLimits) -> list[list[FileView]]:
 
 
 def _joins(run: list[FileView], view: FileView) -> bool:
+    """Whether `view` joins the run before it: both show nothing and share a folder, or
+    both show one line printed alike."""
     if not view.shown and not run[-1].shown:
         return bool(_shared_folder([*(other.plan.found.path for other in run), view.plan.found.path]))
     text = _alike_line(view)
@@ -222,7 +224,8 @@ def run_parts(run: list[FileView], data: bytes | None, limits: SearchLimits) -> 
         return [f"{found.path}{shown_count}\n", *lines]
     what = [f"{hits:,} hits"] if hits > 1 else []
     what += [f"{len(view.folded):,} more"] if view.folded else []
-    return [f"{found.path} ({', '.join(what + partly)}: ", _omission(found.path, view.behind, data), ")\n", *lines]
+    omission = _omission(found.path, view.behind, data)
+    return [f"{found.path} ({', '.join(what + partly)}: ", omission, ")\n", *lines]
 
 
 def _unshown_parts(run: list[FileView], data: bytes | None, limits: SearchLimits) -> list[Part]:
@@ -293,4 +296,5 @@ def listing_omission(views: list[FileView], data: bytes) -> Omission | None:
     if not spans:
         return None
     joined = merged(spans)
-    return Omission(b"".join(data[start:end] for start, end in joined), "hits not shown, as printed", tuple(joined))
+    content = b"".join(data[start:end] for start, end in joined)
+    return Omission(content, "hits not shown, as printed", tuple(joined))
