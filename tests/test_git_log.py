@@ -593,9 +593,11 @@ def test_names_git_cut_short_are_opaque_rows_under_the_folder_they_show() -> Non
     data = ("".join(rows) + " 52 files changed, 900 insertions(+), 60 deletions(-)\n").encode()
     shown = render_preview(optimize(data, COARSE))
     cut_before_folders = next(line for line in shown.splitlines() if line.startswith("  (cut by git): "))
-    # Ten rows end in the same cut name: ten files, each with its own count.
-    assert all(f"...CustomerIdentityHandler.java {i + 10}±" in cut_before_folders for i in range(0, 30, 3))
-    assert "  .../internal: " in shown and "InvoiceRepository.java 51±" in shown
+    # Ten rows end in the same cut name: ten files, the name said once before each one's count.
+    counts = " ".join(f"{i + 10}±" for i in range(0, 30, 3))
+    assert f"...CustomerIdentityHandler.java ×10: {counts}," in cut_before_folders
+    assert "  .../internal: " in shown and "InvoiceRepository.java ×4: 51± 54± 57± 60±" in shown
+    assert " ...CustomerIdentityHandler.java | 10 ++++++++--\n" in shown  # where the listing begins
     assert "  ...: " not in shown and "  .: ..." not in shown  # `...` is no folder
     assert "src/app (3+ each unless noted): module_{0…9}.py" in shown
 

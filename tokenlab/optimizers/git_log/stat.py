@@ -13,7 +13,8 @@ folder's files said once for the folder, and names that differ in one number sai
 A path git cut to fit the width (`.../internal/Repo.java`, `...ntityHandler.java`) is an
 opaque name: it is listed under the folder it still shows (`.../internal`), or with the
 other names cut before any folder, each row with its own count; two rows whose cut names
-are equal are two files, never merged, and `...` is no folder.
+are equal are two files, never merged (the name is said once, before each row's count),
+and `...` is no folder.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ NAME_STATUS_RE = compile_on_use(rb"([ACDMRTUXB])\d*\t([^\t]*)(?:\t(.*))?")
 STAT_STANDOUTS = 5
 # Lines shown verbatim for touching files only by removing lines (or renaming them).
 STAT_REMOVALS = 10
+# Rows a long stat listing shows as printed where it begins.
+STAT_FIRST_ROWS = 2
 # A listing of at most this many files gives each file's count; a longer one names them.
 STAT_COUNTED_FILES = 200
 
@@ -130,7 +133,7 @@ def single_listing(data: bytes, changes: Changes, span: tuple[int, int], show_st
     parts: list[Part] = []
     if changes.summary:
         parts.append(f" {changes.summary}\n")
-    parts += [line + "\n" for line in standouts(listing)]
+    parts += [line + "\n" for line in standouts(listing, STAT_FIRST_ROWS)]
     counted = len(changes.paths) <= STAT_COUNTED_FILES
     row_counts = changes.row_counts if counted else [""] * len(changes.paths)
     parts += [
@@ -152,18 +155,37 @@ def _folder_line(folder: str, names: list[tuple[str, str]]) -> str:
     common, seen = Counter(count for _, count in names).most_common(1)[0]
     if not common or seen < 3 or seen * 2 < len(names):
         common = ""
-    listed = [name if count in ("", common) else f"{name} {count}" for name, count in names]
-    if not any(is_cut(name) or folder.startswith(CUT) for name, _ in names):
-        listed = numbered.said_once(listed)
+    if any(is_cut(name) or folder.startswith(CUT) for name, _ in names):
+        listed = _cut_names_once(names, common)
+    else:
+        listed = numbered.said_once([name if count in ("", common) else f"{name} {count}" for name, count in names])
     said = f" ({common} each unless noted)" if common else ""
     return f"{folder}{said}: {', '.join(listed)}"
 
 
-def standouts(listing: bytes) -> list[str]:
-    """Stat lines shown as printed: removals only, renames, and the largest changes."""
+def _cut_names_once(names: list[tuple[str, str]], common: str) -> list[str]:
+    """Rows whose names git cut alike are as many files, each with its own count: the name
+    is said once, before every such row's count in order (`...Handler.java ×3: 79± 57± 30±`),
+    as deep trees print the same file names under many folders."""
+    counts: dict[str, list[str]] = {}
+    for name, count in names:
+        counts.setdefault(name, []).append(count)
+    listed = []
+    for name, rows in counts.items():
+        if len(rows) > 1:
+            listed.append(f"{name} ×{len(rows)}" + (": " + " ".join(rows) if any(rows) else ""))
+        else:
+            listed.append(name if rows[0] in ("", common) else f"{name} {rows[0]}")
+    return listed
+
+
+def standouts(listing: bytes, first_rows: int = 0) -> list[str]:
+    """Stat lines shown as printed: removals only, renames, the largest changes, and the
+    `first_rows` rows where the listing begins (the rest is said by folder)."""
     lines = listing.splitlines()
     sized, removals = _sized_rows(lines)
-    chosen = sorted(set(removals[:STAT_REMOVALS]) | set(_largest(sized, STAT_STANDOUTS)))
+    first = [at for _, at in sorted(sized, key=lambda row: row[1])[:first_rows]]
+    chosen = sorted(set(first) | set(removals[:STAT_REMOVALS]) | set(_largest(sized, STAT_STANDOUTS)))
     return [visible(lines[at].rstrip(b"\r")) for at in chosen]
 
 
