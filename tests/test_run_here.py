@@ -98,9 +98,12 @@ def test_a_blank_shell_line_is_refused_as_by_the_pipeline(tmp_path: Path) -> Non
     assert str(quick.value) == str(analysed.value)
 
 
-def test_a_ledger_that_cannot_be_written_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ledger_that_cannot_be_written_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ledger, "_warned", False)
     (tmp_path / ledger.LEDGER_NAME).mkdir()  # a folder where the database should be
     code, out, err = silent_answer(request(tmp_path), capture({"output": b""})) or (None, None, b"")
     assert (code, out) == (0, b"")
-    assert err.startswith(f"tokens: warning: savings ledger {tmp_path / ledger.LEDGER_NAME} not updated:".encode())
+    named = tmp_path / ledger.LEDGER_NAME  # as `ledger_path` names it for the typer commands
+    assert err.startswith(f"tokens: warning: savings ledger {named} not updated:".encode())

@@ -189,7 +189,8 @@ def redact(text: str) -> list[str | Omission]:
         if found is None:
             continue
         # Imported only once a secret is found: a command line masked for the ledger
-        # (`ledger.masked`) seldom holds one, and the registry costs a silent run 9 ms.
+        # (`ledger.masked`) seldom holds one, and the registry's imports cost a silent
+        # `tokens run` (`agent/run_here.py`) more than all its other imports together.
         from tokenlab.optimizers import Omission
 
         start, end, kind = found
