@@ -3,6 +3,9 @@ the pipeline's."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +110,16 @@ def test_a_ledger_that_cannot_be_written_is_a_warning(
     assert (code, out) == (0, b"")
     named = tmp_path / ledger.LEDGER_NAME  # as `ledger_path` names it for the typer commands
     assert err.startswith(f"tokens: warning: savings ledger {named} not updated:".encode())
+
+
+def test_a_silent_run_loads_neither_the_pipeline_nor_dataclasses(tmp_path: Path) -> None:
+    code = (
+        "import sys; from tokenlab.entry import run; "
+        f"code = run(['run', '--store', {str(tmp_path)!r}, '--', 'true']); print(code, sorted(sys.modules))"
+    )
+    env = os.environ | {"TOKENLAB_WORKER": "0"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.startswith("0 ") and done.stderr == ""
+    heavy = ("tokenlab.pipeline", "tokenlab.optimizers", "tokenlab.store", "tokenlab.counting.tokens", "dataclasses")
+    assert [name for name in heavy if f"'{name}'" in done.stdout] == []
+    assert len(ledger.records(tmp_path)) == 1
