@@ -32,19 +32,20 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing, contextmanager
-from dataclasses import dataclass, replace
 from enum import Enum
-from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from tokenlab.mapped import PASS_BYTES, RawInput, let_go
 
-TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, TypeVar
 
     from tokenlab.packet import ContextPacket
 
     T = TypeVar("T")
+    # A store's folder: a `Path`, or the absolute path a `tokens run` client was given.
+    StoreRoot = Path | str
 
 LEDGER_NAME = "ledger.sqlite3"
 SCHEMA_VERSION = 4
@@ -93,8 +94,10 @@ class Kind(str, Enum):
 RERUN_WINDOW = 300.0
 
 
-@dataclass(frozen=True)
-class Record:
+# Records are named tuples, not frozen dataclasses: a `tokens run` whose command printed
+# nothing imports this module and little else (`agent/run_here.py`), and `dataclasses`
+# (with `inspect` under it) was a fifth of such a call's time.
+class Record(NamedTuple):
     time: float
     kind: Kind
     source: str
@@ -128,12 +131,12 @@ def ledger_path(store_root: Path) -> Path:
     return store_root / LEDGER_NAME
 
 
-def record(store_root: Path, entry: Record) -> str | None:
+def record(store_root: StoreRoot, entry: Record) -> str | None:
     """Append `entry`; never raises. Why it failed, the first time in this process, else None."""
     return _retried(store_root, lambda db: _insert(db, entry))[1]
 
 
-def record_call(store_root: Path, entry: Record, shown_on_repeat: int) -> tuple[Repeat, str | None]:
+def record_call(store_root: StoreRoot, entry: Record, shown_on_repeat: int) -> tuple[Repeat, str | None]:
     """Append `entry`, a call with a `fingerprint`, as `record` does, and say how it repeats
     the last call recorded with its identity within `RERUN_WINDOW`: a re-run is marked as
     one, and a re-run that printed the same counts `shown_on_repeat` visible tokens (it is
@@ -150,14 +153,14 @@ def record_call(store_root: Path, entry: Record, shown_on_repeat: int) -> tuple[
         ).fetchone()
         repeat = Repeat(last is not None, last is not None and last[0] == entry.fingerprint)
         shown = shown_on_repeat if repeat.same_output else entry.visible_tokens
-        _insert(db, replace(entry, rerun=repeat.rerun, visible_tokens=shown))
+        _insert(db, entry._replace(rerun=repeat.rerun, visible_tokens=shown))
         return repeat
 
     repeat, problem = _retried(store_root, append)
     return repeat or Repeat(False, False), problem
 
 
-def _retried(store_root: Path, write: Callable[[sqlite3.Connection], T]) -> tuple[T | None, str | None]:
+def _retried(store_root: StoreRoot, write: Callable[[sqlite3.Connection], T]) -> tuple[T | None, str | None]:
     """`write` in one `BEGIN IMMEDIATE` transaction: its result, and why it failed the first
     time in this process (else None); never raises.
 
@@ -186,7 +189,9 @@ def _retried(store_root: Path, write: Callable[[sqlite3.Connection], T]) -> tupl
         if _warned:
             return None, None
         _warned = True
-        return None, f"savings ledger {ledger_path(store_root)} not updated: {failure}"
+        from pathlib import Path  # only here: a silent `tokens run` gives its root as a `str`
+
+        return None, f"savings ledger {ledger_path(Path(store_root))} not updated: {failure}"
 
 
 def _busy(error: sqlite3.OperationalError) -> bool:
@@ -297,10 +302,10 @@ def kept_open(store_root: Path) -> Iterator[None]:
 
 
 @contextmanager
-def _connection(store_root: Path, *, create: bool) -> Iterator[sqlite3.Connection]:
-    path = ledger_path(store_root)
-    if create and not path.exists():
-        store_root.mkdir(mode=0o700, parents=True, exist_ok=True)
+def _connection(store_root: StoreRoot, *, create: bool) -> Iterator[sqlite3.Connection]:
+    path = os.path.join(store_root, LEDGER_NAME)
+    if create and not os.path.exists(path):
+        os.makedirs(store_root, mode=0o700, exist_ok=True)
         # Owner-only, like the store: command lines can say more than their output.
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     # isolation_level=None: transactions are the explicit BEGIN/COMMIT above.
@@ -377,8 +382,7 @@ def fingerprint(call: str, outputs: Iterable[RawInput]) -> str:
     return f"{call}.{digest.hexdigest()[:16]}"
 
 
-@dataclass(frozen=True)
-class Repeat:
+class Repeat(NamedTuple):
     """How a call repeats the last one recorded with its identity within `RERUN_WINDOW`."""
 
     rerun: bool  # the same call: counted as a re-fetch

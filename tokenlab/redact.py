@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tokenlab.optimizers import Omission
 from tokenlab.patterns import compile_on_use
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing at run time
+if TYPE_CHECKING:
+    from tokenlab.optimizers import Omission
 
 # Order matters only where patterns overlap: specific token formats before generic ones.
 _PATTERNS: dict[str, str] = {
@@ -185,6 +188,11 @@ def redact(text: str) -> list[str | Omission]:
         found = _span_and_kind(match)
         if found is None:
             continue
+        # Imported only once a secret is found: a command line masked for the ledger
+        # (`ledger.masked`) seldom holds one, and the registry's imports cost a silent
+        # `tokens run` (`agent/run_here.py`) more than all its other imports together.
+        from tokenlab.optimizers import Omission
+
         start, end, kind = found
         pieces.append(text[cursor:start])
         pieces.append(Omission(text[start:end].encode("utf-8", errors="surrogatepass"), f"secret:{kind}"))

@@ -154,10 +154,6 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
     else:
         root = store_root(arguments["store"])
     address = socket_path(root)
-    if not worker or address is None or not os.path.exists(address):
-        from tokenlab.counting import tokens
-
-        tokens.prefetch_vocabulary()  # analysed here: read the vocabulary while the command runs
     connection = _connect(address) if worker and address is not None else None
     line = arguments["shell"]
     argv = (SHELL, "-c", line) if line is not None else tuple(arguments["command"])
@@ -173,9 +169,9 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
                 answer = _ask(root, header, b"".join(outputs.values()), connection)
                 if answer is not None:
                     return answer
-            from tokenlab.agent.run import finish_request
+            from tokenlab.agent.run_here import finish_here
 
-            return finish_request(header, capture)
+            return finish_here(header, capture, folder_store=url is None)
         finally:
             capture.close()
     finally:

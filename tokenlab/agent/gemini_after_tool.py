@@ -166,7 +166,7 @@ def _shell(tool_input: Mapping[str, Any], content: str, output: str) -> Plan | N
     rest = content[len(head) :]
     if not content.startswith(head) or not rest.endswith(UNTRUSTED_END) or len(rest) > SHELL_TAIL_LIMIT:
         return None  # not the frame measured: leave it
-    from tokenlab.agent.run import display_line  # masks a credential in the command line
+    from tokenlab.agent.command_line import display_line  # masks a credential in the command line
 
     def frame(visible: str) -> str:
         return SHELL_HEAD + escape(visible.rstrip("\n")) + rest

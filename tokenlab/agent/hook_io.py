@@ -97,8 +97,6 @@ def record_replacement(
     and input, in the same folder) printed the same output just before: the agent wants more
     than the visible text showed, so the host's own output goes through this time (and is
     what the row counts)."""
-    from dataclasses import replace
-
     from tokenlab import ledger
 
     assert analysis.store is not None  # a replacement was analysed into it
@@ -107,8 +105,7 @@ def record_replacement(
         str(hook_input.get("tool_name", "")),
         json.dumps(hook_input.get("tool_input"), sort_keys=True),
     )
-    row = replace(
-        ledger.packet_record(packet, ledger.Kind.HOOK),
+    row = ledger.packet_record(packet, ledger.Kind.HOOK)._replace(
         visible_tokens=visible_tokens,
         host_tokens=host_tokens,
         host=host,

@@ -164,7 +164,7 @@ def plan_for(hook_input: Mapping[str, Any], read: Read) -> Plan | None:
     if tool in ("Grep", "Glob") and isinstance(response, Mapping):
         return _search(tool, response)
     if tool == "WebFetch" and isinstance(response, Mapping) and isinstance(response.get("result"), str):
-        from tokenlab.agent.run import display_line  # masks a credential in the URL
+        from tokenlab.agent.command_line import display_line  # masks a credential in the URL
 
         text = response["result"]
         label = display_line(f"WebFetch {tool_input.get('url', '')}")
@@ -192,7 +192,7 @@ def _bash(tool_input: Mapping[str, Any], response: Mapping[str, Any], read: Read
         data = whole
     kept = {k: v for k, v in response.items() if k not in ("persistedOutputPath", "persistedOutputSize")}
     text = data.decode("utf-8", errors="replace")
-    from tokenlab.agent.run import display_line  # loaded only for an output worth analysing
+    from tokenlab.agent.command_line import display_line  # loaded only for an output worth analysing
 
     return Plan(data, display_line(command), host_view(text), lambda v: {**kept, "stdout": v})
 

@@ -134,12 +134,9 @@ class ResultCompressor:
         return False
 
     def _record(self, packet: ContextPacket, result: ToolResult, model: str, visible_tokens: int) -> None:
-        from dataclasses import replace
-
         from tokenlab import ledger
 
-        row = replace(
-            ledger.packet_record(packet, ledger.Kind.PROXY, source=result.tool or "-"),
+        row = ledger.packet_record(packet, ledger.Kind.PROXY, source=result.tool or "-")._replace(
             visible_tokens=visible_tokens,
             host="proxy",
             event=self.api.value,

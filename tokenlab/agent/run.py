@@ -27,23 +27,15 @@ closing line makes the text differ from it.
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from tokenlab import markers
-from tokenlab.agent.capture import (
-    KILL_GRACE,
-    SHELL,
-    SPOOL_FOLDER,
-    Capture,
-    Limits,
-    capture_output,
-)
-from tokenlab.errors import InputError
+from tokenlab.agent import command_line
+from tokenlab.agent.capture import KILL_GRACE, SPOOL_FOLDER, Capture, Limits, capture_output
 from tokenlab.optimizers import Granularity, OptimizerConfig
 from tokenlab.packet import ContextPacket, Measurement, StoredRef, TraceEntry
 from tokenlab.store import Store, open_store
@@ -58,9 +50,6 @@ if TYPE_CHECKING:
     from tokenlab.spooled_text import SpooledText
 
 
-_DISPLAY_LIMIT = 200
-
-
 @dataclass(frozen=True)
 class Command:
     """What to execute, and how it is named in visible text and in the ledger."""
@@ -71,15 +60,11 @@ class Command:
 
     @classmethod
     def of_args(cls, args: list[str] | tuple[str, ...]) -> Command:
-        if not args:
-            raise InputError("no command given: tokens run [OPTIONS] -- CMD [ARGS...]")
-        return cls(tuple(args), display_line(shlex.join(args)))
+        return cls(*command_line.of_args(args))
 
     @classmethod
     def of_shell(cls, line: str) -> Command:
-        if not line.strip():
-            raise InputError("--shell needs a command line")
-        return cls((SHELL, "-c", line), display_line(line), shell=True)
+        return cls(*command_line.of_shell(line), shell=True)
 
 
 @dataclass(frozen=True)
@@ -214,7 +199,7 @@ def output(result: RunResult, store_root: Path, caller: Caller, *, as_json: bool
     found = ledger.fingerprint(
         ledger.call_fingerprint(caller.cwd, *result.command.argv), [s.packet.raw for s in result.streams]
     )
-    row = replace(ledger_record(result), host=caller.host, fingerprint=found)
+    row = ledger_record(result)._replace(host=caller.host, fingerprint=found)
     repeat, problem = ledger.record_call(store_root, row, shown_on_repeat=row.raw_tokens)
     unmodified = repeat.same_output and not as_json
     stdout: bytes | SpooledText = b""
@@ -254,17 +239,6 @@ def ledger_record(result: RunResult) -> Record:
         exit_status=result.status,
         duration=result.duration,
     )
-
-
-def display_line(command: str) -> str:
-    """A command line as one line of visible text: newlines shown as `\\n`, credentials
-    masked, marker look-alikes escaped, at most 200 characters."""
-    from tokenlab.ledger import masked
-
-    line = masked(command.replace("\r", "\\r").replace("\n", "\\n"))
-    if len(line) > _DISPLAY_LIMIT:
-        line = line[: _DISPLAY_LIMIT - 1] + "…"
-    return markers.escape_literal_markers(line)
 
 
 def closing_line(command: Command, capture: Capture, timeout: float | None) -> str | None:

@@ -343,7 +343,8 @@ class Tools:
         """Run a shell command in the served folder and return its output compressed: failures
         and summaries visible, the rest behind refs. Same as `tokens run --shell CMD --json`."""
         from tokenlab.agent.capture import SHELL
-        from tokenlab.agent.run import Caller, Command, RunOptions, display_line, output
+        from tokenlab.agent.command_line import display_line
+        from tokenlab.agent.run import Caller, Command, RunOptions, output
         from tokenlab.agent.run import run as run_it
 
         # Standard input is the MCP stream under stdio: the command must never read it.
