@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
-from tokenlab.optimizers.lines.shown import folder_list, not_shown
+from tokenlab.optimizers.lines.shown import folder_list, located_files, not_shown
 from tokenlab.optimizers.search_results.names import (
     Definitions,
     Kind,
@@ -380,7 +380,7 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count(granulari
     for i in range(40):
         path = f"pkg/mod{i}/file{i}.py"
         assert path in shown
-        assert re.search(re.escape(path) + r" \(8 hits[,)]", shown)
+        assert re.search(re.escape(path) + r"(:\d+)? \(8 hits[,)]", shown)  # a heading, or a place of a shared line
     omissions = list(result.omissions)
     if granularity is Granularity.FINE:  # one ref per file, each with that file's hits only
         assert len(omissions) == 40
@@ -391,6 +391,7 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count(granulari
         assert "hits not shown: #ref:" in shown.splitlines()[0]
         behind = omissions[0].data.decode().splitlines()
         shown_hits = [line for line in shown.splitlines() if re.match(r"\d+:", line)]
+        shown_hits += [name for line in shown.splitlines() for name in (located_files(line) or ("", []))[1]]
         assert len(behind) + len(shown_hits) == data.count(b"\n")
         assert behind == [line for line in data.decode().splitlines() if line in set(behind)]
         assert len(shown) < 0.25 * len(data)

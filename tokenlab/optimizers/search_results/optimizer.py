@@ -71,6 +71,7 @@ from tokenlab.optimizers.search_results.parse import (
 )
 from tokenlab.optimizers.search_results.views import (
     FilePlan,
+    alike_line,
     FileView,
     file_view,
     listing_omission,
@@ -181,7 +182,10 @@ def _views_within(
     richer_cap, richer_fold_min = levels[at - 1]
     for index, plan in enumerate(plans):
         richer = file_view(plan, richer_cap, richer_fold_min, searched, limits)
-        extra = _size(run_parts([richer], None, limits)) - _size(run_parts([views[index]], None, limits))
+        current = _size(run_parts([views[index]], None, limits))
+        extra = _size(run_parts([richer], None, limits)) - current
+        if alike_line(views[index], limits) is not None:
+            extra += 2 * current  # it leaves a line shared with others, who may then show theirs alone
         if 0 < extra <= spare:
             views[index] = richer
             spare -= extra
