@@ -180,16 +180,32 @@ def _views_within(
     if at == 0 or spare <= 0:
         return views
     richer_cap, richer_fold_min = levels[at - 1]
+    sharing = Counter(_shared_key(view, limits) for view in views)
     for index, plan in enumerate(plans):
         richer = file_view(plan, richer_cap, richer_fold_min, searched, limits)
-        current = _size(run_parts([views[index]], None, limits))
-        extra = _size(run_parts([richer], None, limits)) - current
-        if alike_line(views[index], limits) is not None:
-            extra += 2 * current  # it leaves a line shared with others, who may then show theirs alone
+        extra = _richer_extra(views[index], richer, sharing, limits)
         if 0 < extra <= spare:
+            sharing[_shared_key(views[index], limits)] -= 1
             views[index] = richer
             spare -= extra
     return views
+
+
+def _shared_key(view: FileView, limits: SearchLimits) -> tuple[Kind, str] | None:
+    """The line a view may share with other files that print it alike (see `views._runs`)."""
+    text = alike_line(view, limits)
+    return None if text is None else (view.plan.kind, text)
+
+
+def _richer_extra(view: FileView, richer: FileView, sharing: Counter[tuple[Kind, str] | None], limits: SearchLimits) -> int:
+    """What showing `richer` instead of `view` adds, at most: a file that shares its line
+    with others leaves its place on that line (counted as nothing saved), and the last
+    other file on it then shows the line under its own heading (counted as this one's)."""
+    current = _size(run_parts([view], None, limits))
+    extra = _size(run_parts([richer], None, limits))
+    key = _shared_key(view, limits)
+    shared_by = sharing[key] if key is not None else 1
+    return extra - current if shared_by == 1 else extra + (current if shared_by == 2 else 0)
 
 
 def _imports_shared(files: list[FileHits], strengths: list[list[Strength]], limits: SearchLimits) -> bool:
