@@ -659,6 +659,38 @@ def test_hits_printed_alike_in_one_file_show_once_with_every_line_number(shape: 
     assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in MOCKED[:7]), shown)
 
 
+# One definition copied into two modules that the tool prints apart, each with calls, and
+# many files that call it.
+COPIED = [
+    ("lib/net/resolve.py", 12, "async def resolve(host, port, *, family=0):"),
+    *(("lib/net/resolve.py", 40 + j, f"    return await resolve(h{j}, {j})") for j in range(30)),
+    *((f"app/cmd{i:02}.py", 20 + j, f"    found_{j} = resolve(args.host_{j}, port={i})") for i in range(60) for j in range(8)),
+    ("lib/web/client.py", 8, "def resolve(host, port):"),
+    *(("lib/web/client.py", 50 + j, f"    return resolve(p{j}, {j})") for j in range(30)),
+    ("vendor/net/resolve.py", 12, "async def resolve(host, port, *, family=0):"),
+    *(("vendor/net/resolve.py", 40 + j, f"    return await resolve(v{j}, {j})") for j in range(30)),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_files_apart_that_show_the_same_one_line_share_it_and_say_their_counts(shape: str) -> None:
+    # A budget too small for any hit besides definitions: the copies show one line each.
+    result = optimize_search_results(SHAPES[shape](COPIED), SearchLimits(budget_share=0.0, budget_floor=200))
+    shown = render_preview(result)
+    copy = "async def resolve(host, port, *, family=0):"
+    assert f"{{lib/net/resolve.py:12 (31 hits), vendor/net/resolve.py:12 (31 hits)}}:{copy}\n" in shown
+    assert shown.count(copy) == 1
+    assert "lib/web/client.py (31 hits)\n8:def resolve(host, port):\n" in shown
+    assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in COPIED if "def " in text), shown)
+
+
+def test_a_shared_line_with_counts_is_read_as_each_of_its_hits() -> None:
+    line = "{in a/: b.py:3 (2 hits), c/d.py:9}:    x = f(1, {2})"
+    assert located_files(line) == ("a/", ["b.py", "c/d.py"])
+    assert not not_shown(("a/b.py:3:    x = f(1, {2})", "a/c/d.py:9:    x = f(1, {2})"), line)
+    assert not_shown(("a/b.py:4:    x = f(1, {2})",), line)
+
+
 def test_hits_with_context_lines_or_unlike_texts_are_not_merged() -> None:
     data = (
         b"app/a.py-11-@cache\napp/a.py:12:def parse_config(p):\n--\n"
