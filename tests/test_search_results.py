@@ -691,6 +691,26 @@ def test_a_shared_line_with_counts_is_read_as_each_of_its_hits() -> None:
     assert not_shown(("a/b.py:4:    x = f(1, {2})",), line)
 
 
+SUBCLASSED = [
+    ("lib/paths.py", 10, "class PortablePath(object):"),
+    *(("lib/paths.py", 20 + j, f"        if isinstance(other{j}, PortablePath):") for j in range(12)),
+    ("lib/paths.py", 80, "class Posix(PortablePath):"),
+    ("lib/paths.py", 90, "class Windows(PortablePath):"),
+    *((f"tests/test_p{i}.py", 5 + j, f"    assert isinstance(make({j}), PortablePath)") for i in range(6) for j in range(5)),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_header_says_when_every_declaration_naming_the_name_is_shown(shape: str) -> None:
+    data = SHAPES[shape](SUBCLASSED)
+    shown = preview(data, SearchLimits(verbatim_bytes=0, budget_floor=len(data) // 3))
+    assert "class Posix(PortablePath):" in shown and "class Windows(PortablePath):" in shown and "#ref:" in shown
+    assert "; all 2 declarations naming it shown; " in shown.splitlines()[0]
+    tight = preview(data, SearchLimits(verbatim_bytes=0, budget_share=0.0, budget_floor=100))
+    assert "class Posix(PortablePath):" not in tight  # behind the ref: not said to be shown
+    assert "declaration" not in tight.splitlines()[0]
+
+
 def test_hits_with_context_lines_or_unlike_texts_are_not_merged() -> None:
     data = (
         b"app/a.py-11-@cache\napp/a.py:12:def parse_config(p):\n--\n"
