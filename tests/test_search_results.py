@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.conftest import Golden, render_preview
 from tokenlab.classify import classify
 from tokenlab.optimizers import ContentType, Granularity, Omission, OptimizerConfig
-from tokenlab.optimizers.lines.shown import folder_list, not_shown
+from tokenlab.optimizers.lines.shown import folder_list, located_files, not_shown
 from tokenlab.optimizers.search_results.names import (
     Definitions,
     Kind,
@@ -380,7 +380,7 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count(granulari
     for i in range(40):
         path = f"pkg/mod{i}/file{i}.py"
         assert path in shown
-        assert re.search(re.escape(path) + r" \(8 hits[,)]", shown)
+        assert re.search(re.escape(path) + r"(:\d+)? \(8 hits[,)]", shown)  # a heading, or a place of a shared line
     omissions = list(result.omissions)
     if granularity is Granularity.FINE:  # one ref per file, each with that file's hits only
         assert len(omissions) == 40
@@ -391,6 +391,7 @@ def test_a_long_list_folds_by_file_and_names_every_file_with_its_count(granulari
         assert "hits not shown: #ref:" in shown.splitlines()[0]
         behind = omissions[0].data.decode().splitlines()
         shown_hits = [line for line in shown.splitlines() if re.match(r"\d+:", line)]
+        shown_hits += [name for line in shown.splitlines() for name in (located_files(line) or ("", []))[1]]
         assert len(behind) + len(shown_hits) == data.count(b"\n")
         assert behind == [line for line in data.decode().splitlines() if line in set(behind)]
         assert len(shown) < 0.25 * len(data)
@@ -656,6 +657,58 @@ def test_hits_printed_alike_in_one_file_show_once_with_every_line_number(shape: 
     alike = "\n{104 131 158 202}:        def resolve(*args, **kw):\n170:        async def resolve(host, *args):\n"
     assert alike in shown
     assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in MOCKED[:7]), shown)
+
+
+# One definition copied into two modules that the tool prints apart, each with calls, and
+# many files that call it.
+COPIED = [
+    ("lib/net/resolve.py", 12, "async def resolve(host, port, *, family=0):"),
+    *(("lib/net/resolve.py", 40 + j, f"    return await resolve(h{j}, {j})") for j in range(30)),
+    *((f"app/cmd{i:02}.py", 20 + j, f"    found_{j} = resolve(args.host_{j}, port={i})") for i in range(60) for j in range(8)),
+    ("lib/web/client.py", 8, "def resolve(host, port):"),
+    *(("lib/web/client.py", 50 + j, f"    return resolve(p{j}, {j})") for j in range(30)),
+    ("vendor/net/resolve.py", 12, "async def resolve(host, port, *, family=0):"),
+    *(("vendor/net/resolve.py", 40 + j, f"    return await resolve(v{j}, {j})") for j in range(30)),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_files_apart_that_show_the_same_one_line_share_it_and_say_their_counts(shape: str) -> None:
+    # A budget too small for any hit besides definitions: the copies show one line each.
+    result = optimize_search_results(SHAPES[shape](COPIED), SearchLimits(budget_share=0.0, budget_floor=200))
+    shown = render_preview(result)
+    copy = "async def resolve(host, port, *, family=0):"
+    assert f"{{lib/net/resolve.py:12 (31 hits), vendor/net/resolve.py:12 (31 hits)}}:{copy}\n" in shown
+    assert shown.count(copy) == 1
+    assert "lib/web/client.py (31 hits)\n8:def resolve(host, port):\n" in shown
+    assert not not_shown(tuple(f"{path}:{line}:{text}" for path, line, text in COPIED if "def " in text), shown)
+
+
+def test_a_shared_line_with_counts_is_read_as_each_of_its_hits() -> None:
+    line = "{in a/: b.py:3 (2 hits), c/d.py:9}:    x = f(1, {2})"
+    assert located_files(line) == ("a/", ["b.py", "c/d.py"])
+    assert not not_shown(("a/b.py:3:    x = f(1, {2})", "a/c/d.py:9:    x = f(1, {2})"), line)
+    assert not_shown(("a/b.py:4:    x = f(1, {2})",), line)
+
+
+SUBCLASSED = [
+    ("lib/paths.py", 10, "class PortablePath(object):"),
+    *(("lib/paths.py", 20 + j, f"        if isinstance(other{j}, PortablePath):") for j in range(12)),
+    ("lib/paths.py", 80, "class Posix(PortablePath):"),
+    ("lib/paths.py", 90, "class Windows(PortablePath):"),
+    *((f"tests/test_p{i}.py", 5 + j, f"    assert isinstance(make({j}), PortablePath)") for i in range(6) for j in range(5)),
+]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_header_says_when_every_declaration_naming_the_name_is_shown(shape: str) -> None:
+    data = SHAPES[shape](SUBCLASSED)
+    shown = preview(data, SearchLimits(verbatim_bytes=0, budget_floor=len(data) // 3))
+    assert "class Posix(PortablePath):" in shown and "class Windows(PortablePath):" in shown and "#ref:" in shown
+    assert "; all 2 declarations naming it shown; " in shown.splitlines()[0]
+    tight = preview(data, SearchLimits(verbatim_bytes=0, budget_share=0.0, budget_floor=100))
+    assert "class Posix(PortablePath):" not in tight  # behind the ref: not said to be shown
+    assert "declaration" not in tight.splitlines()[0]
 
 
 def test_hits_with_context_lines_or_unlike_texts_are_not_merged() -> None:

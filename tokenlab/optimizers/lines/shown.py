@@ -182,6 +182,7 @@ def hits_under_headings(lines: Sequence[str]) -> set[str]:
             found.add(f"{heading} {line}")
         elif line.startswith("{"):
             heading = ""  # a list of places names its files itself (`located_files`)
+            found.update(_located_hits(line))
         elif numbered:
             if heading:
                 number, text = numbered[1], line[numbered.end() :]
@@ -212,7 +213,8 @@ def folder_list(line: str) -> tuple[str, list[str]] | None:
 
 def located_files(line: str) -> tuple[str, list[str]] | None:
     """(folder, file names) of a list of places that opens a line, as search results show
-    files printing the same line: `{in stubs/: a.pyi:51 b.pyi:19}:text`, `{a.py:3 b.py:9}:text`;
+    files printing the same line: `{in stubs/: a.pyi:51 b.pyi:19}:text`, `{a.py:3 b.py:9}:text`,
+    and, parted by commas when some say their hit count, `{a.py:3 (4 hits), b.py:9}:text`;
     plain string scans, linear on any line."""
     if not line.startswith("{"):
         return None
@@ -223,8 +225,23 @@ def located_files(line: str) -> tuple[str, list[str]] | None:
     folder = ""
     if places.startswith("in ") and (at := places.find("/: ")) > 0:
         folder, places = places[3 : at + 1], places[at + 3 :]
-    names = [place.rpartition(":")[0] for place in places.split(" ")]
+    listed = places.split(", ") if ", " in places else places.split(" ")
+    names = [place.split(" (", 1)[0].rpartition(":")[0] for place in listed]
     return (folder, names) if all(names) else None
+
+
+def _located_hits(line: str) -> list[str]:
+    """A list of places' line as the flat listing prints each of its hits: `{in a/: b.py:3
+    c.py:9 (2 hits)}:text` as `a/b.py:3:text` and `a/c.py:9:text`."""
+    end = line.find("}:")
+    located = located_files(line[: end + 1]) if end > 0 else None
+    if located is None:
+        return []
+    folder, names = located
+    places = line[1:end].removeprefix(f"in {folder}: ") if folder else line[1:end]
+    listed = places.split(", ") if ", " in places else places.split(" ")
+    numbers = [place.split(" (", 1)[0].rpartition(":")[2] for place in listed]
+    return [f"{folder}{name}:{number}:{line[end + 2 :]}" for name, number in zip(names, numbers)]
 
 
 def _listed_in(text: str, found: tuple[str, list[str]]) -> bool:

@@ -71,6 +71,7 @@ from tokenlab.optimizers.search_results.parse import (
 )
 from tokenlab.optimizers.search_results.views import (
     FilePlan,
+    alike_line,
     FileView,
     file_view,
     listing_omission,
@@ -143,6 +144,8 @@ def _hits(listing: Listing, data: bytes, limits: SearchLimits) -> OptimizeResult
     defining = next((at for at, plan in enumerate(plans) if not plan.definitions), len(plans))
     behind = None if limits.ref_per_file else listing_omission(views, data)
     parts = _header(listing, searched, plans, line_count(data), behind, limits)
+    if isinstance(parts[0], str) and definitions:
+        parts[0] = _mentions_said(views, parts[0])
     parts += _other_parts(listing.other, data, limits)
     parts += render_files(views[:defining], data, limits)  # the files that define the name come first
     parts += imports
@@ -179,13 +182,34 @@ def _views_within(
     if at == 0 or spare <= 0:
         return views
     richer_cap, richer_fold_min = levels[at - 1]
+    sharing = Counter(_shared_key(view, limits) for view in views)
     for index, plan in enumerate(plans):
         richer = file_view(plan, richer_cap, richer_fold_min, searched, limits)
-        extra = _size(run_parts([richer], None, limits)) - _size(run_parts([views[index]], None, limits))
+        extra = _richer_extra(views[index], richer, sharing, limits)
         if 0 < extra <= spare:
+            sharing[_shared_key(views[index], limits)] -= 1
             views[index] = richer
             spare -= extra
     return views
+
+
+def _shared_key(view: FileView, limits: SearchLimits) -> tuple[Kind, str] | None:
+    """The line a view may share with other files that print it alike (see `views._runs`)."""
+    text = alike_line(view, limits)
+    return None if text is None else (view.plan.kind, text)
+
+
+def _richer_extra(
+    view: FileView, richer: FileView, sharing: Counter[tuple[Kind, str] | None], limits: SearchLimits
+) -> int:
+    """What showing `richer` instead of `view` adds, at most: a file that shares its line
+    with others leaves its place on that line (counted as nothing saved), and the last
+    other file on it then shows the line under its own heading (counted as this one's)."""
+    current = _size(run_parts([view], None, limits))
+    extra = _size(run_parts([richer], None, limits))
+    key = _shared_key(view, limits)
+    shared_by = sharing[key] if key is not None else 1
+    return extra - current if shared_by == 1 else extra + (current if shared_by == 2 else 0)
 
 
 def _imports_shared(files: list[FileHits], strengths: list[list[Strength]], limits: SearchLimits) -> bool:
@@ -310,6 +334,21 @@ def _header(
     if limits.ref_per_file:
         return [f"{said}; other hits behind each file's ref]\n"]
     return [f"{said}; hits not shown: ", behind, "]\n"] if behind else [f"{said}]\n"]
+
+
+def _mentions_said(views: list[FileView], header: str) -> str:
+    """The header says when every declaration of another name that names this one
+    (`class Path(PurePath):`, a signature) is shown: a reader asking what subclasses it
+    then knows no such line is behind the ref."""
+    mentions = [view.plan.strengths.count(Strength.MENTION) for view in views]
+    hidden = sum(1 for view in views for at in view.folded if view.plan.strengths[at] is Strength.MENTION)
+    count = sum(mentions)
+    if not count or hidden:
+        return header
+    said = f"; all {count:,} declarations naming it" if count > 1 else "; the one declaration naming it"
+    said += " shown"
+    at = header.find("; then sources")
+    return header[:at] + said + header[at:] if at >= 0 else header
 
 
 def _first_printed(listing: Listing) -> str:

@@ -138,10 +138,11 @@ def _runs(views: list[FileView], limits: SearchLimits) -> list[list[FileView]]:
     runs: list[list[FileView]] = []
     for view in views:
         last = runs[-1] if runs else []
-        if last and last[-1].plan.kind is view.plan.kind and _joins(last, view):
+        if last and last[-1].plan.kind is view.plan.kind and _joins(last, view, limits):
             last.append(view)
         else:
             runs.append([view])
+    runs = _gathered_alike(runs, limits)
     if limits.ref_per_file:
         return runs
     joined: list[list[FileView]] = []
@@ -154,13 +155,32 @@ def _runs(views: list[FileView], limits: SearchLimits) -> list[list[FileView]]:
     return joined
 
 
-def _joins(run: list[FileView], view: FileView) -> bool:
+def _joins(run: list[FileView], view: FileView, limits: SearchLimits) -> bool:
     """Whether `view` joins the run before it: both show nothing and share a folder, or
     both show one line printed alike."""
     if not view.shown and not run[-1].shown:
         return bool(_shared_folder([*(other.plan.found.path for other in run), view.plan.found.path]))
-    text = _alike_line(view)
-    return text is not None and text == _alike_line(run[-1])
+    text = alike_line(view, limits)
+    return text is not None and text == alike_line(run[-1], limits)
+
+
+def _gathered_alike(runs: list[list[FileView]], limits: SearchLimits) -> list[list[FileView]]:
+    """Runs whose files show one line printed alike join the first such run of their kind,
+    wherever it is: a definition copied into several modules (a function and its
+    re-implementation, a stub beside its source) costs one line, and the place of each
+    copy is still said on it."""
+    gathered: list[list[FileView]] = []
+    first: dict[tuple[Kind, str], list[FileView]] = {}
+    for run in runs:
+        text = alike_line(run[0], limits) if run[0].shown else None
+        key = (run[0].plan.kind, text or "")
+        if text is not None and key in first:
+            first[key] += run
+            continue
+        if text is not None:
+            first[key] = run
+        gathered.append(run)
+    return gathered
 
 
 def _alone_unshown(run: list[FileView]) -> bool:
@@ -178,30 +198,48 @@ def _shared_folder(paths: list[str]) -> str:
     return folder if len(levels) >= 2 or (folder and own) else ""
 
 
-def _alike_line(view: FileView) -> str | None:
-    """The text of a file's one hit, when it is all the file shows (`12:text`): files
-    printing the same line (stubs of one interface, copies) share one line that lists
-    where (`{in stubs/: a.pyi:51 b.pyi:19}:    def f(…): ...`)."""
-    hits = view.plan.found.hits
-    if len(hits) != 1 or view.behind or len(view.shown) != 1 or not _alone(hits[0], view.plan.near[0]):
+def alike_line(view: FileView, limits: SearchLimits) -> str | None:
+    """The text of the one hit a file shows (`12:text`), when that line is all it shows:
+    files printing the same line (stubs of one interface, copies) share one line that lists
+    where (`{in stubs/: a.pyi:51 b.pyi:19}:    def f(…): ...`). With a ref for each file, a
+    file whose other hits are behind its ref keeps its heading, which names that ref."""
+    shown = _shown_hit(view)
+    if shown is None or len(view.shown) != 1 or (limits.ref_per_file and view.behind):
         return None
-    path, number = view.plan.found.path, hits[0].line.number
-    listable = not any(character.isspace() or character in "{}" for character in path)
+    hit = view.plan.found.hits[shown]
+    if not _alone(hit, view.plan.near[shown]) or shown in view.clipped:
+        return None
+    path, number = view.plan.found.path, hit.line.number
+    listable = not any(character.isspace() or character in "{}," for character in path)
     return view.shown[0][len(number) :] if listable and view.shown[0].startswith(number) else None
 
 
-def _alike_parts(run: list[FileView]) -> list[Part]:
+def _shown_hit(view: FileView) -> int | None:
+    """The index of the one hit a view shows, if it shows exactly one."""
+    folded = set(view.folded)
+    shown = [at for at in range(len(view.plan.found.hits)) if at not in folded]
+    return shown[0] if len(shown) == 1 else None
+
+
+def _alike_parts(run: list[FileView], limits: SearchLimits) -> list[Part]:
+    """`{in folder/: a.py:3 b.py:9}:text`; a file with more hits than the one shown says
+    how many, as its heading would, and the places are then parted by commas:
+    `{a.py:3 (4 hits), b.py:9}:text`."""
     folder = _shared_folder([view.plan.found.path for view in run])
-    places = " ".join(
-        f"{view.plan.found.path[len(folder) :]}:{view.plan.found.hits[0].line.number}" for view in run
-    )
-    listed = f"{{in {folder}: {places}}}" if folder else f"{{{places}}}"
-    return [f"{listed}{_alike_line(run[0])}\n"]
+    places = [
+        f"{view.plan.found.path[len(folder) :]}:{view.plan.found.hits[_shown_hit(view) or 0].line.number}"
+        + _hits_said(len(view.plan.found.hits))
+        for view in run
+    ]
+    counted = any(len(view.plan.found.hits) > 1 for view in run)
+    joined = (", " if counted else " ").join(places)
+    listed = f"{{in {folder}: {joined}}}" if folder else f"{{{joined}}}"
+    return [f"{listed}{alike_line(run[0], limits)}\n"]
 
 
 def run_parts(run: list[FileView], data: bytes | None, limits: SearchLimits) -> list[Part]:
     if len(run) > 1 and run[0].shown:
-        return _alike_parts(run)
+        return _alike_parts(run, limits)
     if len(run) > 1:
         return _unshown_parts(run, data, limits)
     view = run[0]
@@ -254,6 +292,11 @@ def _trimmed_label(view: FileView) -> str:
 def _count(hits: int) -> str:
     """A listed file's hit count, said as its heading says it: only when more than one."""
     return f" ({hits:,})" if hits > 1 else ""
+
+
+def _hits_said(hits: int) -> str:
+    """A file's hit count as its heading says it: only when more than one."""
+    return f" ({hits:,} hits)" if hits > 1 else ""
 
 
 def _hits_word(count: int) -> str:
