@@ -322,6 +322,9 @@ class Group:
     # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
     # all but the first (`pairs`).
     examples: array[int] = field(default_factory=lambda: array(LINE_INDEX))
+    # For REPEAT: every unit is a run's closing line naming a failure its section told
+    # above (`FAILED t.py::test_x[EUR-10] - …`): said by its shape alone (`render`).
+    told: bool = False
 
     @property
     def count(self) -> int:

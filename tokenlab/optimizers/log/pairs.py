@@ -45,8 +45,8 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
         if group.kind is GroupKind.REPEAT and group.units == 1:
             result += _single(group, plan, lines, limits)
             continue
-        if group.kind is not GroupKind.REPEAT:
-            result.append(group)
+        if group.kind is not GroupKind.REPEAT or group.told:
+            result.append(group)  # (told failures are said by their shape: no values to pair)
             continue
         texts = with_headings(lines, group.heads, limits)
         found = line_shapes.varying_slots(texts)
