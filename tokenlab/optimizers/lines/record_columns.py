@@ -70,11 +70,11 @@ class Column:
         values = [record[at][1][position] for record in split]
         if all(_LONG_ID_RE.fullmatch(value) for value in values):
             # Ids by their first digits, as a reader tells them apart; `…` said once.
-            return replace(cls.named(before, "…" + after, distinct_prefixes(values)), ids=True)
-        return cls.named(before, after, values)
+            return replace(cls._named(before, "…" + after, distinct_prefixes(values)), ids=True)
+        return cls._named(before, after, values)
 
     @classmethod
-    def named(cls, before: str, after: str, values: list[str]) -> Column:
+    def _named(cls, before: str, after: str, values: list[str]) -> Column:
         """The column of `values`, named by the constant texts `before` and `after` them."""
         found = _LABEL_RE.search(before)
         if is_location(values[0]):

@@ -317,13 +317,13 @@ class Group:
     # before it is rendered), with how many heads it had then.
     head_slots: tuple[int, VaryingSlots | None] | None = None
     # For RECORDS and FRAMED: the group line's text, its records' headline and values
-    # (`lines.families`).
+    # (`lines.families`); for a `told` REPEAT, its shape (`pairs`).
     said: str = ""
     # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
     # all but the first (`pairs`).
     examples: array[int] = field(default_factory=lambda: array(LINE_INDEX))
     # For REPEAT: every unit is a run's closing line naming a failure its section told
-    # above (`FAILED t.py::test_x[EUR-10] - …`): said by its shape alone (`render`).
+    # above (`FAILED t.py::test_x[EUR-10] - …`): said by its shape alone (`pairs`).
     told: bool = False
 
     @property

@@ -141,7 +141,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     elif group.kind is GroupKind.FRAMED:
         label, shown = f"[×{group.units:,} more of this rule, {group.units + 1:,} in all", group.said
     elif group.kind is GroupKind.REPEAT:
-        shown = (group.told and _told_shown(group, lines, limits)) or _repeats_shown(group, lines, limits)
+        shown = group.said if group.told else _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
         label = f"[×{group.count:,}" + (" more" if group.after_shown and "{" not in shown else "")
     else:
@@ -216,17 +216,6 @@ _POINTER_RE = compile_on_use(r"\s*(?:-->|at)\s+\S+:\d+(?::\d+)?\s*$")
 _LONE_PATH_RE = compile_on_use(r"\s*[\w.~-]*[/\\][^\s:]*\.\w+/?\s*")
 # A count then a path: a per-file tally (tsc's `Errors  Files` table, `wc -l`, `uniq -c`).
 _COUNTED_PATH_RE = compile_on_use(r"\s*\d+\s+[\w.~-]*[/\\][^\s:]*\.\w+(?::\d+)?\s*")
-
-
-def _told_shown(group: Group, lines: Lines, limits: LogLimits) -> str | None:
-    """A run's closing lines naming failures told above, by their shape alone: each value
-    is read in the failure's section above (`FAILED t.py::test_x[#] - … {each # as told
-    above}`), and listing them again would tell them a third time. None when the lines
-    are of several shapes."""
-    found = families.family([[text] for text in with_headings(lines, group.heads, limits)])
-    if found is None or not found.varying:
-        return None
-    return f"{found.headline()} {{{line_shown.TOLD_ABOVE}}}"
 
 
 def _repeats_shown(group: Group, lines: Lines, limits: LogLimits) -> str:
