@@ -133,7 +133,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         shown = ""
     elif group.kind is GroupKind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
-        shown = lines.text(first, limits.line_bytes)
+        shown = group.said or lines.text(first, limits.line_bytes)
     elif group.kind is GroupKind.RECORDS:
         # (Records none of which is shown whole above, a diagnostic's, are counted alone.)
         label = f"[×{group.count:,}" + (" more like the one above" if group.after_shown else "")
