@@ -59,6 +59,34 @@ def test_long_ids_show_their_first_digits() -> None:
     assert found.rows() == ["worker[15] id=2a94559e…", "worker[16] id=013daf7f…"]
 
 
+def test_a_table_names_each_long_id_by_as_few_first_digits_as_tell_them_apart() -> None:
+    # A plan's apply (UUIDs) and a container listing (hashes): four digits tell these apart.
+    prefixes = ["2a94559e", "013daf7f", "7b886263"]
+    uuids = [f"{prefix}-4f1c-8a2b-0c3d-1e2f3a4b5c6d" for prefix in prefixes]
+    applied = families.family([[f"worker[{n}]: Creation complete [id={uid}]"] for n, uid in enumerate(uuids)])
+    assert applied is not None
+    assert applied.table().endswith("id=#…]: 2a94 013d 7b88")
+    digests = ["f294e8253a", "6f0d87501b", "a78be1e1c2"]
+    started = families.family([[f"Started container {digest}0123456789abcdef", "  up"] for digest in digests])
+    assert started is not None
+    assert started.table().endswith(": f294 6f0d a78b")
+
+
+def test_ids_are_no_numbers_said_by_a_rule() -> None:
+    ids = [f"{n}{n}{n}{n}a1b2-1a19-9733-6990-7fac259bc1b6" for n in range(1, 5)]
+    found = families.family([[f"node[{n}]: done [id={uuid}]"] for n, uuid in enumerate(ids, 1)])
+    assert found is not None
+    assert found.table().endswith("id=#…]: 1111 2222 3333 4444")
+
+
+def test_ids_sharing_their_first_digits_are_named_by_as_many_more_as_tell_them_apart() -> None:
+    digests = [f"{prefix}{'0' * 32}" for prefix in ["abcd1234", "abcd9876", "abce0000", "abcd1234"]]
+    found = families.family([[f"commit {digest}", "Author: x"] for digest in digests])
+    assert found is not None
+    # Two records of one id do not ask for more digits: three ids, five digits each.
+    assert found.table().endswith(": abcd1 abcd9 abce0 abcd1")
+
+
 def test_a_table_says_a_usual_value_once() -> None:
     picked = [(1, "eu-1"), (4, "us-2"), (9, "us-2"), (10, "eu-1"), (15, "ap-3"), (22, "us-2"), (23, "eu-1")]
     found = families.family([worker(n, region, "gpu" if n == 10 else "std") for n, region in picked])

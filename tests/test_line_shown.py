@@ -89,3 +89,13 @@ def test_a_group_line_listing_whole_ids_shows_each_line_with_that_id_only() -> N
     regions = "[×2] 09:00:{01, 02} INFO {[eu-west-1], [us-east-2]} sync finished"
     assert line_shown.shown_by("09:00:02 INFO [us-east-2] sync finished", regions)
     assert not line_shown.shown_by("09:00:02 INFO [ap-south-1] sync finished", regions)
+
+
+def test_a_line_of_failures_told_above_shows_each_by_its_shape_and_the_values_above_it() -> None:
+    told = f"[×2] FAILED t.py::test_rate[#] - assert 0 {{{line_shown.TOLD_ABOVE}}}"
+    above = "___ test_rate[EUR-10] ___\n[×1 more like the one above] ___ test_rate[#] ___ {GBP-25}\n"
+    listed = ("FAILED t.py::test_rate[EUR-10] - assert 0", "FAILED t.py::test_rate[GBP-25] - assert 0")
+    assert line_shown.not_shown(listed, above + told + "\n") == ()
+    # A value read nowhere above it, or only below it, is not shown; nor is another shape.
+    assert line_shown.not_shown(listed, "___ test_rate[EUR-10] ___\n" + told + "\nGBP-25\n") == listed[1:]
+    assert line_shown.not_shown(("ERROR t.py::test_rate[EUR-10] - assert 0",), above + told + "\n") != ()

@@ -294,6 +294,42 @@ def test_long_line_is_cut_and_kept_whole_behind_a_ref() -> None:
     assert omissions(result)[0].data == data.splitlines(keepends=True)[0]
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [
+        "benchmark: 5.2.3 (defaults: timer=time.perf_counter disable_gc=False min_rounds=5 min_time=0.000005"
+        " max_time=1.0 calibration_precision=10 warmup=False warmup_iterations=100000)",
+        "JAVA_OPTS: -Xmx2g user.timezone=UTC file.encoding=UTF-8 java.io.tmpdir=/tmp gc=G1 threads=8 jit=on debug=off heap=2g",
+        "config loaded: retries=3, backoff=exponential, timeout=30s, pool=16, region=eu-west-1, tls=true, cache=lru, log=info",
+    ],
+    ids=["pytest-benchmark", "jvm-options", "service-config"],
+)
+def test_a_line_of_many_settings_shows_its_first_two_and_keeps_the_whole_behind_a_ref(settings: str) -> None:
+    data = f"session starts\n{settings}\nERROR: build failed\ndone\n".encode()
+    result = optimize(data, FINE)
+    shown = render_preview(result)
+    assert settings not in shown and "[whole line: " in shown
+    first_two = " ".join(re.findall(r"[A-Za-z_][\w.-]*=[^\s=,()]+", settings)[:2])
+    assert first_two.replace(" ", ", " if ", " in settings else " ") + "… [whole line: " in shown
+    assert settings.encode() + b"\n" in [omission.data for omission in omissions(result)]
+    assert_covered(data, result)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "level=error msg=timeout host=db1 port=5432 user=app db=orders pool=16 wait=30s retry=3",
+        "build: target=x86_64 opt=2 debug=off",
+        "LOG:  checkpoint complete: wrote=1138 buffers; added=0 removed=0 recycled=0; write=0.007 s, sync=0.001 s,"
+        " total=0.012 s; files=7 longest=0.001 s, average=0.001 s; distance=1 kB, estimate=2 kB",
+    ],
+    ids=["logfmt-error", "few-settings", "measurements"],
+)
+def test_a_failure_or_a_few_settings_stay_whole(line: str) -> None:
+    data = f"session starts\n{line}\nERROR: build failed\ndone\n".encode()
+    assert line in render_preview(optimize(data, FINE))
+
+
 def test_long_line_without_spaces_or_newline() -> None:
     data = b"a1" * 2_500_000
     result = optimize(data, COARSE)

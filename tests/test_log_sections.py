@@ -477,15 +477,40 @@ def _told_then_listed(ids: list[str], summary: str) -> str:
     ["FAILED tests/test_rates.py::{name} - Error: ass...", "ERROR tests/test_rates.py::{name} - K..."],
     ids=["failed", "error"],
 )
-def test_failures_a_run_lists_after_telling_them_are_one_group_line_naming_every_id(summary: str) -> None:
+def test_failures_a_run_lists_after_telling_them_are_one_group_line_of_their_shape(summary: str) -> None:
     ids = [f"{currency}-{amount}" for currency in ("EUR", "GBP", "CHF") for amount in (10, 25, 40)]
     visible = shown(_told_then_listed(ids, summary))
     listed = [summary.format(name=f"test_rate[{case}]") for case in ids]
-    # No example is shown: each was told in its section, and the group line names them all.
+    # No example is shown, and no id listed a third time: each was told in its section,
+    # whose heading or group line names it above.
     assert not any(line in visible for line in listed)
-    head = summary.split(" - ")[0].format(name="test_rate[")
-    assert f"[×9] {head}{{{', '.join(ids)}}}]" in visible
+    head, tail = summary.format(name="test_rate[#]").split(" - ")
+    assert f"[×9] {head} - {tail} {{{line_shown.TOLD_ABOVE}}}" in visible
+    assert visible.index("test_rate[EUR-10]") < visible.index(line_shown.TOLD_ABOVE)
     assert line_shown.not_shown(tuple(listed), visible) == ()
+
+
+def test_a_few_failures_a_run_lists_after_telling_them_are_one_group_line_too() -> None:
+    visible = shown(_told_then_listed(["EUR-10", "GBP-25"], "FAILED tests/test_rates.py::{name} - assert 0"))
+    told = f"[×2] FAILED tests/test_rates.py::test_rate[#] - assert 0 {{{line_shown.TOLD_ABOVE}}}"
+    assert told in visible
+    # One alone is no group: it stays as printed.
+    visible = shown(_told_then_listed(["EUR-10"], "FAILED tests/test_rates.py::{name} - assert 0"))
+    assert "\nFAILED tests/test_rates.py::test_rate[EUR-10] - assert 0\n" in visible
+
+
+@pytest.mark.parametrize(
+    "progress",
+    ["tests/test_rates.py::{name} FAILED", "test tests::{name} ... FAILED"],
+    ids=["pytest-v", "cargo-test"],
+)
+def test_failures_a_run_names_before_telling_them_are_not_told_above(progress: str) -> None:
+    ids = ["EUR-10", "GBP-25"]
+    lines = [progress.format(name=f"test_rate[{case}]") for case in ids]
+    run = "\n".join(["collected 2 items", *lines]) + "\n"
+    visible = shown(run + _told_then_listed(ids, "FAILED t.py::{name} - x"))
+    assert all(line in visible for line in lines)  # a few progress lines, each as printed
+    assert visible.count(line_shown.TOLD_ABOVE) == 1  # the closing list alone
 
 
 def test_failure_lines_naming_no_told_failure_keep_their_examples() -> None:

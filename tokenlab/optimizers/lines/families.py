@@ -90,7 +90,7 @@ class Family:
         kept, said = said_by_parts(distinct_columns(columns))
         rows_order = list(range(len(self.split)))  # each row's record
         for number, column in enumerate(kept):
-            order = columns_rules.sorted_order(column.values)
+            order = None if column.ids else columns_rules.sorted_order(column.values)
             if order is not None:  # numbered records out of order: rows go by their numbers
                 kept = [replace(other, values=[other.values[row] for row in order]) for other in kept]
                 kept[number] = replace(kept[number], resorted=True)

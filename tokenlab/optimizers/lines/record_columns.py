@@ -34,6 +34,9 @@ _COMPARISON_RE = compile_on_use(r"(?<!\S)(==|!=|<=|>=|<|>|->|=>|→|vs\.?)\s*$")
 _BRACKETED_RE = compile_on_use(r"([A-Za-z_][\w.:]*(?:\[|\())([^\[\]()]+)(\]|\))")
 # Long ids (hashes, UUIDs) are shown by their first digits: they differ on every record.
 _LONG_ID_RE = compile_on_use(r"([0-9a-f]{8})(?:[0-9a-f]{8,}|(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
+# A column of long ids shows each by its first digits, as few as tell the column's ids
+# apart, as `git` abbreviates a hash, and never fewer than this.
+_ID_DIGITS_MIN = 4
 # A number as a comparison prints it (`805`, `-13`, `64.41000000000001`).
 _NUMBER_RE = compile_on_use(r"-?\d+(?:\.\d+)?")
 # A column is said by its difference from the one before it when that difference holds on
@@ -58,6 +61,7 @@ class Column:
     line: int = -1  # the record's line holding the value
     argument: bool = False  # a call's argument after another (`convert(10, 'EUR')`), unnamed
     relation: str = ""  # the next value on the line, said by its difference (` == #+1`)
+    ids: bool = False  # long ids by their first digits: names, never numbers in a rule
 
     @classmethod
     def of(cls, split: list[list[tuple[list[str], list[str]]]], at: int, position: int) -> Column:
@@ -66,8 +70,12 @@ class Column:
         values = [record[at][1][position] for record in split]
         if all(_LONG_ID_RE.fullmatch(value) for value in values):
             # Ids by their first digits, as a reader tells them apart; `…` said once.
-            values = [_short(value).removesuffix("…") for value in values]
-            after = "…" + after
+            return replace(cls._named(before, "…" + after, distinct_prefixes(values)), ids=True)
+        return cls._named(before, after, values)
+
+    @classmethod
+    def _named(cls, before: str, after: str, values: list[str]) -> Column:
+        """The column of `values`, named by the constant texts `before` and `after` them."""
         found = _LABEL_RE.search(before)
         if is_location(values[0]):
             return cls("", "", values)
@@ -117,7 +125,9 @@ class Column:
 
     def rule(self) -> str | None:
         """The column said once by the rule its values follow (`lines.columns`), or None;
-        `(sorted)` when the rows were put in its order."""
+        `(sorted)` when the rows were put in its order. Ids follow no rule: they are names."""
+        if self.ids:
+            return None
         numbered = columns_rules.progression(self.values)
         if numbered is not None:
             return (self.cell(numbered, labelled=True) if self.before else numbered) + (" (sorted)" if self.resorted else "")
@@ -316,10 +326,15 @@ def name_column(columns: list[Column]) -> Column | None:
     return next((column for column in naming if column.label == "name"), naming[0] if naming else None)
 
 
-def _short(value: str) -> str:
-    """A long id by its first digits: it differs on every record."""
-    long_id = _LONG_ID_RE.fullmatch(value)
-    return long_id[1] + "…" if long_id else value
+def distinct_prefixes(ids: Sequence[str]) -> list[str]:
+    """Each id by its first characters: as few as tell apart the ids that differ (at least
+    `_ID_DIGITS_MIN`), so that each still names one id of the column (`a78b 2d3f …`: a
+    UUID's 8 first digits cost twice the tokens of 4)."""
+    distinct = len(set(ids))
+    width = _ID_DIGITS_MIN
+    while width < max(map(len, ids)) and len({value[:width] for value in ids}) < distinct:
+        width += 1
+    return [value[:width] for value in ids]
 
 
 def row_word(before: str, value: str, previous_path: str) -> tuple[str, str]:

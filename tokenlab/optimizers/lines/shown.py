@@ -27,14 +27,17 @@ from tokenlab.optimizers.lines.shapes import (
 from tokenlab.patterns import compile_on_use
 
 
-def shown_by(line: str, group_line: str, folder: str = "") -> bool:
+def shown_by(line: str, group_line: str, folder: str = "", values_in: str | None = None) -> bool:
     """Whether `group_line` shows `line`: its constant texts and every one of its values
-    (locations may leave out `folder`, named once for the whole text)."""
+    (locations may leave out `folder`, named once for the whole text); the values read in
+    `values_in` instead when given (a line of failures `TOLD_ABOVE`: the text above it)."""
     stripped = line.strip()
     if folder and stripped.startswith(folder) and len(stripped) > len(folder):
         line = stripped[len(folder) :]  # a path in the folder named once, listed without it
     constants, values = slots(line)
     squeezed = spaces_squeezed(group_line)
+    if values_in is not None:
+        group_line = values_in
     if _slots_shown(constants, values, squeezed, group_line, folder):
         return True
     # A group line lists a word holding several values whole (`{tests/a.py::t1, …}`).
@@ -126,6 +129,25 @@ def _in_runs(value: str, group_line: str) -> bool:
 FOLDER_LISTED_RE = compile_on_use(r"\{in ([^\s{]+/): ")  # `{` ends a try: linear on any line
 
 
+# A group line of a run's closing list of failures, each told in its section above: said
+# by its shape, its values read above it.
+TOLD_ABOVE = "each # as told above"
+
+
+def _told_above(text: str, visible: str, folder: str) -> bool:
+    """Whether a line `TOLD_ABOVE` shows `text`: its constant texts, and its values in that
+    line (those all its failures share) or in the visible text above it."""
+    at = visible.find(TOLD_ABOVE)
+    while at >= 0:
+        start = visible.rfind("\n", 0, at) + 1
+        end = visible.find("\n", at)
+        end = end if end >= 0 else len(visible)
+        if shown_by(text, visible[start:end], folder, values_in=visible[:end]):
+            return True
+        at = visible.find(TOLD_ABOVE, at + 1)
+    return False
+
+
 # How a log's header names the folder all its location lists share (`; locations in src/`).
 FOLDER_NAMED = "locations in"
 _FOLDER_NAMED_RE = compile_on_use(rf"^\[log: [^\n]*?; {FOLDER_NAMED} (\S+/)[:\]]", re.MULTILINE)
@@ -142,6 +164,8 @@ def not_shown(expected: tuple[str, ...], visible: str) -> tuple[str, ...]:
     lines = visible.splitlines()
     group_lines = [line for line in lines if "{" in line]
     missing = [text for text in missing if not any(shown_by(text, line, folder) for line in group_lines)]
+    if missing and TOLD_ABOVE in visible:
+        missing = [text for text in missing if not _told_above(text, visible, folder)]
     listed = [found for line in lines if (found := folder_list(line) or located_files(line))]
     missing = [text for text in missing if not any(_listed_in(text, found) for found in listed)]
     if missing:

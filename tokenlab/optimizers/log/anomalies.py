@@ -143,6 +143,8 @@ def place_anomalies(
     covered = 0
     diagnostic_keys: dict[bytes, bool] = {}  # read once per key: a large build repeats its keys
     told = told_names(lines, sections) if sections is not None else frozenset()
+    # A run's closing list follows every failure section: its lines are told above.
+    last_section = sections.index(max(sections)) if told and sections is not None else len(lines)
     continuing = continuing_lines(lines)
     for start in starts:
         if start < covered:
@@ -202,18 +204,30 @@ def place_anomalies(
                 # A framed record shows one example of its rule, frame and help included;
                 # its further records are listed by location (`render.framed_rows`).
                 shown = max(shown, limits.diagnostic_repeats)
-        elif len(unit) == 1 and told and not sections[start] and restates(lines.clean(start), told):
-            # A run's list of failures its sections tell in full: when many, one group line
-            # names them all; examples would tell them a third time.
+        restating = (
+            not diagnostic
+            and bool(told)
+            and len(unit) == 1
+            and not sections[start]
+            and restates(lines.clean(start), told)
+        )
+        # After the sections telling them (a run's closing list, not its progress lines):
+        # said by their shape in one group line (`render`), one alone as it is.
+        told_above = restating and start > last_section
+        if restating:
+            # A run's list of failures its sections tell in full: when many, or told above,
+            # one group line stands for them; examples would tell them a third time.
             many = len(templates.members[templates.of_line[start]]) > limits.verbatim_repeats
-            shown = 0 if many else shown
+            shown = 0 if many or told_above else shown
         if seen[key] > shown:
             role = FOLD
             group = repeats.get(key)
             if group is None:
-                group = repeats[key] = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=shown > 0)
+                group = Group(GroupKind.REPEAT, array(LINE_INDEX), after_shown=shown > 0, told=True)
+                repeats[key] = group
                 group.examples.extend(examples.get(key, ()))
                 plan.groups.append(group)
+            group.told = group.told and told_above
             group.lines.extend(unit)
             group.heads.append(unit.start)
             group.units += 1

@@ -1,19 +1,22 @@
 """The visible items of a log in reading order, and the folds made on them: long runs of
-distinct lines, stray blank lines, long lines (see `optimizer.py`).
+distinct lines, stray blank lines, long lines and lines of many settings (see `optimizer.py`).
 """
 
 from __future__ import annotations
 
+import re
 from array import array
 from itertools import compress, repeat
 from operator import ne
 
+from tokenlab.optimizers import visible
 from tokenlab.optimizers.lines import quantities as line_quantities
 from tokenlab.optimizers.lines import shapes as line_shapes
 from tokenlab.optimizers.log.model import (
     FOLD,
     LINE_INDEX,
     RULE_RE,
+    SHOWN_CONTROLS,
     Group,
     GroupKind,
     Item,
@@ -22,6 +25,7 @@ from tokenlab.optimizers.log.model import (
     Plan,
     indent,
 )
+from tokenlab.patterns import compile_on_use
 
 def visible_items(lines: Lines, plan: Plan) -> list[Item]:
     """Visible items in reading order; a group appears where its first line was."""
@@ -151,11 +155,41 @@ def fold_stray_blanks(items: list[Item], lines: Lines, plan: Plan) -> list[Item]
     return result
 
 
+# A setting as a tool lists its configuration: `min_rounds=5`, `timer=time.perf_counter`.
+_SETTING_RE = compile_on_use(rb"(?<![^\s(,])[A-Za-z_][\w.-]*=[^\s=,()]+(?=[\s,)]|$)")
+# A setting that gives an event's severity (`level=error`): the line is an event, not a configuration.
+_SEVERITY_SET_RE = compile_on_use(rb"=(?i:err|error|warn|warning|fatal|crit|critical|panic|fail|failed)(?![\w.-])")
+
+
+def _settings_cut(text: bytes, limits: LogLimits) -> str:
+    """A line of many settings cut after its first `settings_shown` (`benchmark: 5.2.3
+    (defaults: timer=time.perf_counter disable_gc=False…`): each value is one of a tool's
+    defaults, read as a whole only when asked. "" when it lists fewer in one run (only
+    spaces or commas between them: measurements with units, `write=0.007 s, sync=…`, are
+    no configuration), or tells a failure or a severity (`level=error`)."""
+    run: list[re.Match[bytes]] = []
+    for setting in _SETTING_RE.finditer(text):
+        if run and text[run[-1].end() : setting.start()].strip(b" \t,"):
+            run = []
+        run.append(setting)
+        if len(run) >= limits.settings_listed:
+            break
+    if len(run) < limits.settings_listed or _SEVERITY_SET_RE.search(text):
+        return ""
+    if line_shapes.is_failure(text.decode(errors="replace")):
+        return ""
+    return visible(text[: run[limits.settings_shown - 1].end()].translate(SHOWN_CONTROLS)) + "…"
+
+
 def fold_long_lines(items: list[Item], lines: Lines, plan: Plan, limits: LogLimits) -> None:
-    """A verbatim line longer than `line_bytes` is cut; the whole line goes behind a ref."""
+    """A verbatim line longer than `line_bytes` is cut, and a line of many settings after its
+    first ones (`_settings_cut`); the whole line goes behind a ref."""
     for position, item in enumerate(items):
-        if isinstance(item, int) and len(lines.clean(item)) > limits.line_bytes:
-            group = Group(GroupKind.LONG, array(LINE_INDEX, [item]))
+        if not isinstance(item, int):
+            continue
+        said = _settings_cut(lines.clean(item), limits)
+        if said or len(lines.clean(item)) > limits.line_bytes:
+            group = Group(GroupKind.LONG, array(LINE_INDEX, [item]), said=said)
             plan.groups.append(group)
             plan.role[item] = FOLD
             items[position] = group

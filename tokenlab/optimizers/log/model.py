@@ -56,6 +56,10 @@ class LogLimits:
     record_start_rarity: int = 50
     # Visible bytes of one line; the rest of a longer line is behind a ref.
     line_bytes: int = 1000
+    # A line listing at least this many `key=value` settings (a tool's configuration, as a
+    # session header prints it) shows its first `settings_shown`; the rest is behind a ref.
+    settings_listed: int = 8
+    settings_shown: int = 2
     preview_chars: int = 80
     # Below this size folding cannot pay for its labels: only exact repeats fold.
     small_input_bytes: int = 1024
@@ -290,7 +294,7 @@ class GroupKind(Enum):
     TEMPLATE = "template"  # same template: shown as its first line with a count
     REPEAT = "repeat"  # an anomaly beyond `verbatim_repeats`
     RUN = "run"  # the middle of a long run of distinct lines
-    LONG = "long"  # a line cut at `line_bytes`
+    LONG = "long"  # a line cut at `line_bytes`, or after its first settings (`said`)
     TAIL = "tail"  # the end of a long diagnostic shown in full
     LIBRARY = "library"  # consecutive frames of a chain in library code (`log_library`)
     RECORDS = "records"  # failure sections of one skeleton after the first (`sections`)
@@ -317,11 +321,15 @@ class Group:
     # before it is rendered), with how many heads it had then.
     head_slots: tuple[int, VaryingSlots | None] | None = None
     # For RECORDS and FRAMED: the group line's text, its records' headline and values
-    # (`lines.families`).
+    # (`lines.families`); for a `told` REPEAT, its shape (`pairs`); for LONG, a line of
+    # settings cut after its first ones (`items`).
     said: str = ""
     # For REPEAT: the one-line units shown before it as examples; a group of rows takes in
     # all but the first (`pairs`).
     examples: array[int] = field(default_factory=lambda: array(LINE_INDEX))
+    # For REPEAT: every unit is a run's closing line naming a failure its section told
+    # above (`FAILED t.py::test_x[EUR-10] - …`): said by its shape alone (`pairs`).
+    told: bool = False
 
     @property
     def count(self) -> int:

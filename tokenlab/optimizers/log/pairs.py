@@ -12,7 +12,9 @@ reads as any combination. So, for the further repeats of an anomaly:
 - a group of one repeat is none: its first line is shown;
 - otherwise, one-line failures (`FAILED tests/a.py::t1 - assert 35 == 36`) show their
   shape once and each failure's values as a row, paired as printed; a few (at most
-  `sections_in_full`) stay verbatim: each is read whole, and a group line would cost as much.
+  `sections_in_full`) stay verbatim: each is read whole, and a group line would cost as much;
+- a run's closing list of failures its sections told above (`Group.told`) shows their
+  shape alone: their values are read, paired, in those sections.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
         if group.kind is GroupKind.REPEAT and group.units == 1:
             result += _single(group, plan, lines, limits)
             continue
-        if group.kind is not GroupKind.REPEAT:
+        if group.kind is GroupKind.REPEAT and group.told:
+            group.said = _told_line(group, lines, limits) or ""
+            group.told = bool(group.said)  # lines of several shapes have their values paired
+        if group.kind is not GroupKind.REPEAT or group.told:
             result.append(group)
             continue
         texts = with_headings(lines, group.heads, limits)
@@ -69,6 +74,17 @@ def pair_repeats(plan: Plan, lines: Lines, limits: LogLimits) -> None:
             group.head_slots = (len(group.heads), found)
             result.append(group)
     plan.groups = result
+
+
+def _told_line(group: Group, lines: Lines, limits: LogLimits) -> str | None:
+    """A run's closing lines naming failures told above, by their shape alone: each value
+    is read in the failure's section above (`FAILED t.py::test_x[#] - … {each # as told
+    above}`), and listing them again would tell them a third time. None when the lines
+    are of several shapes."""
+    found = families.family([[text] for text in with_headings(lines, group.heads, limits)])
+    if found is None or not found.varying:
+        return None
+    return f"{found.headline()} {{{line_shown.TOLD_ABOVE}}}"
 
 
 def _as_rows(group: Group, plan: Plan, lines: Lines, limits: LogLimits) -> bool:

@@ -133,7 +133,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
         shown = ""
     elif group.kind is GroupKind.LONG:
         label = f"[whole line: {len(lines.raw(first)):,} bytes"
-        shown = lines.text(first, limits.line_bytes)
+        shown = group.said or lines.text(first, limits.line_bytes)
     elif group.kind is GroupKind.RECORDS:
         # (Records none of which is shown whole above, a diagnostic's, are counted alone.)
         label = f"[×{group.count:,}" + (" more like the one above" if group.after_shown else "")
@@ -141,7 +141,7 @@ def _group_parts(group: Group, lines: Lines, coarse: bool, limits: LogLimits) ->
     elif group.kind is GroupKind.FRAMED:
         label, shown = f"[×{group.units:,} more of this rule, {group.units + 1:,} in all", group.said
     elif group.kind is GroupKind.REPEAT:
-        shown = _repeats_shown(group, lines, limits)
+        shown = group.said if group.told else _repeats_shown(group, lines, limits)
         # `more`: like the examples above, when the line shows only the first of them.
         label = f"[×{group.count:,}" + (" more" if group.after_shown and "{" not in shown else "")
     else:
