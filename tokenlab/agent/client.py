@@ -179,6 +179,16 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
             connection.close()
 
 
+def finish_here(
+    arguments: dict[str, Any], capture: Capture, store: str
+) -> tuple[int, bytes | SpooledText, bytes]:
+    """The analysis of a captured `tokens run` of a folder store in this process, as `run`
+    does it when no worker answers (the native client's hand-over, `tokenlab/native_finish.py`)."""
+    from tokenlab.agent.run_here import finish_here as analysed_here
+
+    return analysed_here(_run_header(arguments, capture, store), capture, folder_store=True)
+
+
 def _run_header(arguments: dict[str, Any], capture: Capture, store: str) -> dict[str, Any]:
     """What the analysis of a finished `tokens run` needs to know (`run.finish_request`)."""
     from tokenlab.agent.host_env import host_of
