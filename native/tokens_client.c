@@ -20,6 +20,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -407,7 +409,7 @@ static int claude_hook(void) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return 0; /* as the Python hook: nothing printed, the command goes through */
         if (n == 0) break;
-        if (put(&data, chunk, (size_t)n) != 0) exec_python(data.data, data.size, 1);
+        if (put(&data, chunk, (size_t)n) != 0) return 0; /* as the Python hook out of memory */
     }
     const char *env = getenv("TOKENLAB_WORKER");
     if ((env && strcmp(env, "0") == 0) || database_store(NULL) || getcwd(cwd, sizeof cwd) == NULL ||
@@ -767,12 +769,34 @@ static void put_run_header(Buffer *header, const RunArguments *run, const Captur
     put_text(header, "]");
 }
 
+/* What Python does to its own environment as it starts (PEP 538), and so to the command's
+ * under the Python client: a C or POSIX LC_CTYPE, with no LC_ALL, is coerced to UTF-8 by
+ * setting LC_CTYPE. 0 when Python would also print a warning: it must run then. */
+static int coerce_locale_as_python(void) {
+    static const char *const targets[] = {"C.UTF-8", "C.utf8", "UTF-8"};
+    const char *all = getenv("LC_ALL"), *option = getenv("PYTHONCOERCECLOCALE");
+    if ((all && *all) || (option && strcmp(option, "0") == 0)) return 1;
+    setlocale(LC_CTYPE, "");
+    const char *current = setlocale(LC_CTYPE, NULL);
+    if (current == NULL || (strcmp(current, "C") != 0 && strcmp(current, "POSIX") != 0)) return 1;
+    if (option && strcmp(option, "warn") == 0) return 0;
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        const char *codeset = setlocale(LC_CTYPE, targets[i]) ? nl_langinfo(CODESET) : NULL;
+        if (codeset && *codeset) {
+            setenv("LC_CTYPE", targets[i], 1);
+            break;
+        }
+    }
+    setlocale(LC_CTYPE, "C");
+    return 1;
+}
+
 static int run_command(void) {
     RunArguments run = {0};
     char cwd[PATH_MAX];
     const char *env = getenv("TOKENLAB_WORKER");
     if (isatty(2) || !plain_run(&run) || (env && strcmp(env, "0") == 0) || database_store(run.store) ||
-        getcwd(cwd, sizeof cwd) == NULL)
+        getcwd(cwd, sizeof cwd) == NULL || !coerce_locale_as_python())
         exec_python(NULL, 0, 0);
     char *root = store_root(run.store), *address = root ? socket_path(root) : NULL;
     int sock = address ? connect_to(address) : -1;

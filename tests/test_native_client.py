@@ -107,6 +107,29 @@ def test_a_run_the_native_client_leaves_to_python_prints_the_same(
     assert native_result == python_result
 
 
+LOCALES = {
+    "c-locale": {"LANG": "C"},
+    "no-locale": {},
+    "all-set": {"LC_ALL": "C"},
+    "coercion-off": {"LANG": "C", "PYTHONCOERCECLOCALE": "0"},
+    "coercion-warns": {"LANG": "C", "PYTHONCOERCECLOCALE": "warn"},
+    "utf-8": {"LANG": "C.UTF-8"},
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES.values(), ids=LOCALES.keys())
+def test_the_command_gets_the_locale_python_would_give_it(
+    built: str, serving: worker.Worker, locale: dict[str, str]
+) -> None:
+    """Python coerces a C locale to UTF-8 in its own environment (PEP 538), which the command
+    inherits under the Python client: the native client gives it the same."""
+    env = {name: value for name, value in _env(serving.root).items() if not name.startswith(("LC_", "LANG"))}
+    env.pop("PYTHONCOERCECLOCALE", None)
+    args = ["--shell", 'echo "ctype=${LC_CTYPE-unset} all=${LC_ALL-unset}"']
+    native_result, python_result = _both_runs(built, args, serving.root, {**env, **locale})
+    assert native_result == python_result
+
+
 def test_without_a_worker_a_run_is_the_python_clients(built: str, short_store: str) -> None:
     env = _env(short_store, TOKENLAB_WORKER_IDLE="1")
     native_result, python_result = _both_runs(built, ["--shell", "echo hi; exit 4"], short_store, env)
