@@ -13,7 +13,10 @@
  *
  * It stands for one Python and one tokenlab, baked in at build time
  * (tokenlab/agent/native.py builds it): TOKENS_PYTHON, TOKENS_ROOT (the folder that
- * holds the package) and TOKENS_STAMP (client.code_stamp()). It never logs or stores environment values.
+ * holds the package), TOKENS_VERSION and TOKENS_STAMP (client.code_stamp()). A client left
+ * behind by an upgrade of the package in place (its version changed, the client not rebuilt)
+ * would make every worker it meets answer stale and restart: it hands every call to Python
+ * instead. It never logs or stores environment values.
  * C99 + POSIX (Linux: memfd_create, O_TMPFILE, posix_spawn's setsid).
  */
 #define _GNU_SOURCE
@@ -37,8 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#if !defined(TOKENS_PYTHON) || !defined(TOKENS_ROOT) || !defined(TOKENS_STAMP)
-#error "build with tokenlab/agent/native.py: it defines TOKENS_PYTHON, TOKENS_ROOT, TOKENS_STAMP"
+#if !defined(TOKENS_PYTHON) || !defined(TOKENS_ROOT) || !defined(TOKENS_VERSION) || !defined(TOKENS_STAMP)
+#error "build with tokenlab/agent/native.py: it defines TOKENS_PYTHON, TOKENS_ROOT, TOKENS_VERSION, TOKENS_STAMP"
 #endif
 
 #define ENTRY_FILE TOKENS_ROOT "/tokenlab/__main__.py"
@@ -75,8 +78,11 @@ static void exec_python(const char *data, size_t size, int read_stdin) {
             close(fd);
         }
     }
+    int hook = g_argc > 1 && strcmp(g_argv[1], "hook") == 0;
     char **argv = calloc((size_t)g_argc + 3, sizeof *argv);
-    if (argv != NULL) {
+    /* A hook whose launcher is gone lets the command through: Python would exit 2, which
+     * Claude Code takes for a block. */
+    if (argv != NULL && !(hook && access(ENTRY_FILE, R_OK) != 0)) {
         argv[0] = TOKENS_PYTHON;
         argv[1] = "-S";
         argv[2] = ENTRY_FILE;
@@ -84,9 +90,21 @@ static void exec_python(const char *data, size_t size, int read_stdin) {
         execv(TOKENS_PYTHON, argv);
     }
     /* No Python to hand over to: a hook lets the command through (never fail closed). */
-    if (g_argc > 1 && strcmp(g_argv[1], "hook") == 0) _exit(0);
+    if (hook) _exit(0);
     fprintf(stderr, "tokens: cannot run %s\n", TOKENS_PYTHON);
     _exit(127);
+}
+
+/* Whether the package still has the version this client was built for: its
+ * `__init__.py` still assigns it, as written. */
+static int same_version(void) {
+    static const char assignment[] = "\n__version__ = \"" TOKENS_VERSION "\"\n";
+    char text[4096];
+    int fd = open(TOKENS_ROOT "/tokenlab/__init__.py", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t size = read(fd, text, sizeof text);
+    close(fd);
+    return size > 0 && memmem(text, (size_t)size, assignment, sizeof assignment - 1) != NULL;
 }
 
 /* client.start_worker: `<python> -m tokenlab.agent.worker ROOT`, detached, not waited for. */
@@ -825,6 +843,7 @@ static int run_command(void) {
 int main(int argc, char **argv) {
     g_argc = argc, g_argv = argv;
     signal(SIGPIPE, SIG_IGN); /* as Python: a closed reader is a failed write, not a death */
+    if (!same_version()) exec_python(NULL, 0, 0);
     if (argc >= 3 && strcmp(argv[1], "hook") == 0 && strcmp(argv[2], "claude-code") == 0) {
         for (int i = 1; i < argc; i++)
             if (strcmp(argv[i], "--help") == 0) exec_python(NULL, 0, 0);

@@ -320,6 +320,37 @@ def test_a_run_request_is_the_python_clients_for_any_bytes(
         assert native_header["cwd"] == os.fsdecode(folder) and native_header["host"] == "claude-code"
 
 
+def _build_variant(folder: Path, **defines: str) -> str:
+    """A client built as `native.build` builds it, but with `defines` changed."""
+    path = str(folder / native.NATIVE_NAME)
+    changed = {f"-D{name}=": f"-D{name}={native.c_string(value)}" for name, value in defines.items()}
+    command = [next((new for old, new in changed.items() if arg.startswith(old)), arg)
+               for arg in native.compile_command(path)]  # fmt: skip
+    subprocess.run(command, check=True)
+    return path
+
+
+def test_a_client_left_behind_by_an_upgrade_hands_every_call_to_python(
+    recording: _RecordingWorker, short_store: str, tmp_path: Path, hook_project: Path  # noqa: F811
+) -> None:
+    """Built for another version than the package now has, it would make every worker it
+    meets restart: it sends nothing, and Python's client asks instead."""
+    older = _build_variant(tmp_path, TOKENS_VERSION="0.0.1")
+    data = _hook_call("git status", hook_project)
+    done = _call([older, "hook", "claude-code"], _env(short_store), data)
+    assert done == _call([*launcher.python_argv(), "hook", "claude-code"], _env(short_store), data)
+    assert len(recording.requests) == 2  # one from each Python client, none from the native one
+    stamps = [header["stamp"] for header, _ in recording.requests if header is not None]
+    assert stamps == [client.code_stamp()] * 2
+
+
+def test_a_hook_whose_launcher_is_gone_lets_the_command_through(short_store: str, tmp_path: Path) -> None:
+    """Python would exit 2 on a missing entry file, which Claude Code takes for a block."""
+    orphan = _build_variant(tmp_path, TOKENS_ROOT=str(tmp_path / "gone"))
+    call = b'{"hook_event_name": "PreToolUse"}'
+    assert _call([orphan, "hook", "claude-code"], _env(short_store), call) == (0, b"", b"")
+
+
 def test_hooks_and_rewrites_name_the_native_client_only_while_it_is_current(
     built: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

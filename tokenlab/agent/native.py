@@ -41,7 +41,14 @@ def build_mark() -> bytes:
 
 def compile_command(output: str, compiler: str = "cc") -> list[str]:
     """The compiler's command line that builds the client for this Python into `output`."""
-    defines = {"TOKENS_PYTHON": sys.executable, "TOKENS_ROOT": _ROOT, "TOKENS_STAMP": code_stamp()}
+    from tokenlab import __version__
+
+    defines = {
+        "TOKENS_PYTHON": sys.executable,
+        "TOKENS_ROOT": _ROOT,
+        "TOKENS_VERSION": __version__,
+        "TOKENS_STAMP": code_stamp(),
+    }
     return [
         compiler,
         *_FLAGS,
