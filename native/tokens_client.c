@@ -172,19 +172,23 @@ static size_t utf8_sequence(const unsigned char *s, size_t left, uint32_t *code)
 }
 
 /* `text` as a Python string literal whose value is `os.fsdecode(text)` (UTF-8 with
- * surrogateescape, as Python decodes argv, the environment and the working folder):
- * printable ASCII as itself, anything else escaped, so every byte round-trips. */
+ * surrogateescape, as Python decodes argv, the environment and the working folder), so
+ * every byte round-trips: as `repr` writes it where `text` is ASCII; other characters as
+ * escapes (`repr` leaves printable ones as they are, which takes Unicode's tables). */
 static void put_literal(Buffer *b, const char *text) {
     const unsigned char *s = (const unsigned char *)text;
     size_t left = strlen(text);
-    char escape[16];
-    put(b, "'", 1);
+    char quote = strchr(text, '\'') && !strchr(text, '"') ? '"' : '\'', escape[16];
+    put(b, &quote, 1);
     while (left) {
         uint32_t code;
         size_t size = 1;
-        if (*s == '\\' || *s == '\'') {
+        const char *named = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : NULL;
+        if (*s == '\\' || *s == (unsigned char)quote) {
             escape[0] = '\\', escape[1] = (char)*s;
             put(b, escape, 2);
+        } else if (named) {
+            put_text(b, named);
         } else if (*s >= 0x20 && *s < 0x7F) {
             put(b, s, 1);
         } else if (*s < 0x80) {
@@ -200,7 +204,7 @@ static void put_literal(Buffer *b, const char *text) {
         }
         s += size, left -= size;
     }
-    put(b, "'", 1);
+    put(b, &quote, 1);
 }
 
 static void put_optional(Buffer *b, const char *text) {
@@ -419,6 +423,42 @@ static void write_all(int fd, const char *data, size_t size) {
 
 static const char *const CLAUDE_HOOK_ENV[] = {"HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR"};
 
+/* A list of string literals: `['a', 'b']`. */
+static void put_list(Buffer *b, char *const *items, int count) {
+    put_text(b, "[");
+    for (int i = 0; i < count; i++) {
+        if (i) put_text(b, ", ");
+        put_literal(b, items[i]);
+    }
+    put_text(b, "]");
+}
+
+/* client.claude_hook's header, as far as the stamp. */
+static void put_hook_header(Buffer *header, const char *root, const char *cwd) {
+    put_text(header, "{");
+    put_key(header, "op", 1);
+    put_literal(header, "claude-hook");
+    put_key(header, "store", 0);
+    put_literal(header, root);
+    put_key(header, "args", 0);
+    put_list(header, g_argv + 3, g_argc - 3);
+    put_key(header, "executable", 0);
+    put_literal(header, TOKENS_PYTHON);
+    put_key(header, "cwd", 0);
+    put_literal(header, cwd);
+    put_key(header, "env", 0);
+    put_text(header, "{");
+    int first = 1;
+    for (size_t i = 0; i < sizeof CLAUDE_HOOK_ENV / sizeof *CLAUDE_HOOK_ENV; i++) {
+        const char *value = getenv(CLAUDE_HOOK_ENV[i]);
+        if (value == NULL) continue;
+        put_key(header, CLAUDE_HOOK_ENV[i], first);
+        put_literal(header, value);
+        first = 0;
+    }
+    put_text(header, "}");
+}
+
 static int claude_hook(void) {
     Buffer data = {0};
     char chunk[CHUNK], cwd[PATH_MAX];
@@ -441,33 +481,7 @@ static int claude_hook(void) {
         exec_python(data.data, data.size, 1);
     }
     Buffer header = {0};
-    put_text(&header, "{");
-    put_key(&header, "op", 1);
-    put_literal(&header, "claude-hook");
-    put_key(&header, "store", 0);
-    put_literal(&header, root);
-    put_key(&header, "args", 0);
-    put_text(&header, "[");
-    for (int i = 3; i < g_argc; i++) {
-        if (i > 3) put_text(&header, ", ");
-        put_literal(&header, g_argv[i]);
-    }
-    put_text(&header, "]");
-    put_key(&header, "executable", 0);
-    put_literal(&header, TOKENS_PYTHON);
-    put_key(&header, "cwd", 0);
-    put_literal(&header, cwd);
-    put_key(&header, "env", 0);
-    put_text(&header, "{");
-    int first = 1;
-    for (size_t i = 0; i < sizeof CLAUDE_HOOK_ENV / sizeof *CLAUDE_HOOK_ENV; i++) {
-        const char *value = getenv(CLAUDE_HOOK_ENV[i]);
-        if (value == NULL) continue;
-        put_key(&header, CLAUDE_HOOK_ENV[i], first);
-        put_literal(&header, value);
-        first = 0;
-    }
-    put_text(&header, "}");
+    put_hook_header(&header, root, cwd);
     Answer answer = ask(sock, &header, data.data, data.size);
     close(sock);
     if (answer.kind == OTHER_PROTOCOL || answer.kind == STALE) start_worker(root);
@@ -651,6 +665,34 @@ static void pump(const int pipes[2], const int spools[2], int streams) {
 }
 
 /* Run the command, its output spooled in ROOT/spool; 0 if it could not be started. */
+/* Start `argv` as capture._spawn does (its own session, `outputs` as its stdout and
+ * stderr, no other inherited descriptor, SIGPIPE and SIGXFSZ at their defaults), with the
+ * forwarded signals held: `mask` gets the mask to restore once their handlers are set. */
+static int spawn(char *const *argv, const int outputs[2], pid_t *child, sigset_t *mask) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    sigset_t defaults, forwarded;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, outputs[0], 1);
+    posix_spawn_file_actions_adddup2(&actions, outputs[1], 2);
+    close_inherited(&actions);
+    posix_spawnattr_init(&attributes);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    sigemptyset(&forwarded);
+    for (int i = 0; i < 3; i++) sigaddset(&forwarded, FORWARDED[i]);
+    sigprocmask(SIG_BLOCK, &forwarded, mask);
+    posix_spawnattr_setsigmask(&attributes, mask); /* the command starts with the mask as it was */
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    int failed = posix_spawnp(child, argv[0], &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    return failed;
+}
+
+/* Run the command, its output spooled in ROOT/spool; 0 if it could not be started. */
 static int capture_output(const RunArguments *run, const char *root, Captured *captured) {
     char folder[PATH_MAX];
     int pipes[2][2], streams = run->split ? 2 : 1;
@@ -662,32 +704,19 @@ static int capture_output(const RunArguments *run, const char *root, Captured *c
     }
     captured->streams = streams;
     char *shell_argv[] = {"/bin/sh", "-c", (char *)run->shell, NULL};
-    char **argv = run->shell ? shell_argv : run->command;
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    sigset_t defaults;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipes[0][1], 1);
-    posix_spawn_file_actions_adddup2(&actions, pipes[streams - 1][1], 2);
-    close_inherited(&actions);
-    posix_spawnattr_init(&attributes);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigaddset(&defaults, SIGXFSZ);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF);
-    double started = now();
+    int outputs[2] = {pipes[0][1], pipes[streams - 1][1]}, read_ends[2] = {pipes[0][0], pipes[streams - 1][0]};
+    sigset_t mask;
     pid_t child;
-    int failed = posix_spawnp(&child, argv[0], &actions, &attributes, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
+    double started = now();
+    int failed = spawn(run->shell ? shell_argv : run->command, outputs, &child, &mask);
     for (int i = 0; i < streams; i++) close(pipes[i][1]);
-    if (failed) return 0; /* Python reports it in its own words */
+    /* Held signals arrive once their handlers are set: each is passed on to the command. */
     struct sigaction forward = {.sa_handler = forward_signal}, previous[3];
     sigemptyset(&forward.sa_mask);
-    forwarding_to = child;
-    for (int i = 0; i < 3; i++) sigaction(FORWARDED[i], &forward, &previous[i]);
-    int read_ends[2] = {pipes[0][0], pipes[streams - 1][0]};
+    forwarding_to = failed ? 0 : child;
+    for (int i = 0; !failed && i < 3; i++) sigaction(FORWARDED[i], &forward, &previous[i]);
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    if (failed) return 0; /* Python reports it in its own words */
     pump(read_ends, captured->spools, streams);
     for (int i = 0; i < streams; i++) close(pipes[i][0]);
     int status = 0;
@@ -731,6 +760,9 @@ static void finish_in_python(const Captured *captured) {
     _exit(127);
 }
 
+static void put_run_options(Buffer *header, const RunArguments *run);
+
+/* client._run_header, then the streams' names and sizes, as far as the stamp. */
 static void put_run_header(Buffer *header, const RunArguments *run, const Captured *captured, const char *root,
                            const char *cwd, const size_t sizes[2]) {
     static const char *const names[2][2] = {{"output", NULL}, {"stdout", "stderr"}};
@@ -740,12 +772,7 @@ static void put_run_header(Buffer *header, const RunArguments *run, const Captur
     put_key(header, "store", 0);
     put_literal(header, root);
     put_key(header, "command", 0);
-    put_text(header, "[");
-    for (int i = 0; i < run->command_count; i++) {
-        if (i) put_text(header, ", ");
-        put_literal(header, run->command[i]);
-    }
-    put_text(header, "]");
+    put_list(header, run->command, run->command_count);
     put_key(header, "shell", 0);
     put_optional(header, run->shell);
     put_key(header, "status", 0);
@@ -762,6 +789,22 @@ static void put_run_header(Buffer *header, const RunArguments *run, const Captur
     put_optional(header, host_of());
     put_key(header, "opener", 0);
     put_opener(header);
+    put_run_options(header, run);
+    put_key(header, "streams", 0);
+    put_text(header, "[");
+    for (int i = 0; i < captured->streams; i++) {
+        if (i) put_text(header, ", ");
+        put_text(header, "[");
+        put_literal(header, names[captured->streams - 1][i]);
+        put_text(header, ", ");
+        put_number(header, (long long)sizes[i]);
+        put_text(header, "]");
+    }
+    put_text(header, "]");
+}
+
+/* The run's options in the header, in `client._run_header`'s order. */
+static void put_run_options(Buffer *header, const RunArguments *run) {
     put_key(header, "split", 0);
     put_bool(header, run->split);
     put_key(header, "timeout", 0);
@@ -774,17 +817,6 @@ static void put_run_header(Buffer *header, const RunArguments *run, const Captur
     put_bool(header, run->as_json);
     put_key(header, "trace", 0);
     put_bool(header, run->trace);
-    put_key(header, "streams", 0);
-    put_text(header, "[");
-    for (int i = 0; i < captured->streams; i++) {
-        if (i) put_text(header, ", ");
-        put_text(header, "[");
-        put_literal(header, names[captured->streams - 1][i]);
-        put_text(header, ", ");
-        put_number(header, (long long)sizes[i]);
-        put_text(header, "]");
-    }
-    put_text(header, "]");
 }
 
 /* What Python does to its own environment as it starts (PEP 538), and so to the command's

@@ -5,6 +5,7 @@ first. Each case runs the native client and the Python launcher form on the same
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import signal
@@ -175,7 +176,8 @@ def test_signals_are_passed_on_to_the_command(built: str, serving: worker.Worker
     results = []
     for tokens in ([built], launcher.python_argv()):
         ready = tmp_path / "ready"
-        script = f"trap 'echo term; exit 5' TERM; : > {ready}; while :; do :; done"
+        # The pause: the Python client sets its handlers just after the command starts.
+        script = f"trap 'echo term; exit 5' TERM; sleep 1; : > {ready}; while :; do :; done"
         process = subprocess.Popen([*tokens, "run", "--shell", script], env=_env(serving.root),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
         deadline = time.monotonic() + 30
@@ -231,6 +233,7 @@ class _RecordingWorker:
 
     def __init__(self, root: str) -> None:
         self.requests: list[tuple[dict[str, object] | None, bytes]] = []
+        self.encoded_headers: list[bytes] = []
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(os.path.join(root, client.SOCKET_NAME))
         self._listener.listen()
@@ -244,9 +247,11 @@ class _RecordingWorker:
             except OSError:
                 return
             with connection:
-                request = wire.receive_request(connection)
-                assert request is not None
-                self.requests.append(request)
+                assert wire.receive_exactly(connection, len(wire.PREAMBLE)) == wire.PREAMBLE
+                sizes = [int.from_bytes(wire.receive_exactly(connection, 8), "big") for _ in "hp"]
+                encoded, payload = (wire.receive_exactly(connection, size) for size in sizes)
+                self.encoded_headers.append(encoded)
+                self.requests.append((ast.literal_eval(encoded.decode()), payload))
                 connection.sendall(wire.answer_bytes(wire.FALLBACK))
 
     def close(self) -> None:
@@ -291,6 +296,20 @@ def test_a_hook_request_is_the_python_clients_for_any_bytes(
     expected_env = {"HOME": os.fsdecode(_AWKWARD), "CLAUDE_PROJECT_DIR": os.fsdecode(b"/p/" + _AWKWARD)}
     assert native_header["env"] == expected_env
     assert native_header["executable"] == sys.executable and native_header["stamp"] == client.code_stamp()
+
+
+def test_an_ascii_request_is_byte_for_byte_the_python_clients(
+    built: str, recording: _RecordingWorker, short_store: str, tmp_path: Path
+) -> None:
+    """Where every string is ASCII, the header is written as Python's `repr` writes it (the
+    fake worker's `fallback` hands the call to Python, whose client asks it again)."""
+    folder = tmp_path / "it's \"here\"\t\\"
+    folder.mkdir()
+    env = {**_env(short_store), "HOME": "/h/'q'\n\x01\x7f"}
+    args = ["--exclude", 'docker "x"', "it's"]
+    assert _call([built, "hook", "claude-code", *args], env, b"{}", cwd=str(folder))[0] == 0
+    native_header, python_header = recording.encoded_headers
+    assert native_header == python_header
 
 
 def test_a_run_request_is_the_python_clients_for_any_bytes(
