@@ -388,9 +388,18 @@ def test_hooks_and_rewrites_name_the_native_client_only_while_it_is_current(
     assert not native.current(native.installed_path())
 
 
-def test_the_build_names_its_python_package_and_stamp_as_c_strings() -> None:
-    command = native.compile_command("/tmp/out")
-    assert command[-1] == native.SOURCE
-    assert f"-DTOKENS_STAMP={native.c_string(client.code_stamp())}" in command
-    assert native.c_string("a\"b\\c é") == '"a\\042b\\134c \\303\\251"'
-    assert not native.build("/tmp/never-built", compiler="no-such-compiler")
+def test_a_client_stands_for_its_python_by_any_name_in_its_folder(
+    built: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venv's `python` and `python3` are one Python; the interpreter they lead to, in
+    another folder, is not this venv's."""
+    assert native.built_for(Path(built).read_bytes()) == (sys.executable, client.code_stamp())
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").symlink_to(sys.executable)
+    (venv / "python3").symlink_to("python")
+    client_path = _build_variant(venv, TOKENS_PYTHON=str(venv / "python"))
+    monkeypatch.setattr(sys, "executable", str(venv / "python3"))
+    assert native.current(client_path)
+    monkeypatch.setattr(sys, "executable", os.path.realpath(venv / "python"))
+    assert not native.current(client_path)

@@ -33,10 +33,28 @@ def installed_path() -> str:
     return os.path.join(os.path.dirname(sys.executable), NATIVE_NAME)
 
 
-def build_mark() -> bytes:
-    """The bytes a client built for this Python and this tokenlab holds (its `BUILD_MARK`)."""
-    parts = ("tokenlab-native-build", sys.executable, code_stamp())
-    return ("\n" + "\n".join(parts) + "\n").encode(errors="surrogateescape")
+_MARK = b"\ntokenlab-native-build\n"  # then the Python's path and the code stamp, a line each
+
+
+def built_for(binary: bytes) -> tuple[str, str] | None:
+    """The Python and the code stamp a client was built for, from its `BUILD_MARK`."""
+    at = binary.find(_MARK)
+    if at < 0:
+        return None
+    python, _, rest = binary[at + len(_MARK) :].partition(b"\n")
+    stamp, newline, _ = rest.partition(b"\n")
+    return (os.fsdecode(python), os.fsdecode(stamp)) if newline else None
+
+
+def stands_for_this_python(python: str) -> bool:
+    """Whether `python` is this process's Python: the same file in the same folder (a venv's
+    `python` and `python3` are one interpreter; another venv's is not, though its links
+    lead to the same one)."""
+    here = sys.executable
+    try:
+        return os.path.dirname(python) == os.path.dirname(here) and os.path.samefile(python, here)
+    except OSError:
+        return False
 
 
 def compile_command(output: str, compiler: str = "cc") -> list[str]:
@@ -86,15 +104,16 @@ def build(output: str, compiler: str = "cc") -> bool:
 
 def current(path: str | None = None) -> bool:
     """Whether the client at `path` (default: `installed_path()`) is built for this Python
-    and this tokenlab, runnable, and not older than its source."""
+    (`stands_for_this_python`) and this tokenlab, runnable, and not older than its source."""
     path = path or installed_path()
     try:
         if not os.access(path, os.X_OK) or os.stat(path).st_mtime_ns < _source_time():
             return False
         with open(path, "rb") as handle:
-            return build_mark() + b"\0" in handle.read()
+            found = built_for(handle.read())
     except OSError:
         return False
+    return found is not None and found[1] == code_stamp() and stands_for_this_python(found[0])
 
 
 def _source_time() -> int:
