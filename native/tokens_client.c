@@ -9,7 +9,7 @@
  * worker, a short read, a database store, output over LARGE_INPUT) it hands over to the
  * Python launcher form, which then behaves exactly as if it had been called first:
  * before a command runs, with the same arguments (and the hook's standard input); after,
- * with the captured output (tokenlab/agent/native_finish.py).
+ * with the captured output (tokenlab/native_finish.py).
  *
  * It stands for one Python and one tokenlab, baked in at build time
  * (tokenlab/agent/native.py builds it): TOKENS_PYTHON, TOKENS_ROOT (the folder that
@@ -729,7 +729,7 @@ static int capture_output(const RunArguments *run, const char *root, Captured *c
     return 1;
 }
 
-/* The analysis of a captured run in Python (tokenlab/agent/native_finish.py), its
+/* The analysis of a captured run in Python (tokenlab/native_finish.py), its
  * spools handed on as descriptors. */
 static void finish_in_python(const Captured *captured) {
     char status[16], spools[2][16];
@@ -749,7 +749,7 @@ static void finish_in_python(const Captured *captured) {
     if (argv != NULL) {
         char *head[] = {TOKENS_PYTHON, "-P", "-c",
                         "import sys; sys.path.insert(0, sys.argv[1]); "
-                        "from tokenlab.agent.native_finish import main; main(sys.argv[2:])",
+                        "from tokenlab.native_finish import main; main(sys.argv[2:])",
                         TOKENS_ROOT, status, duration.data, spools[0], spools[1], "--"};
         int at = 0;
         for (; at < 10; at++) argv[at] = head[at];

@@ -21,7 +21,7 @@ import pytest
 
 from tests.test_worker_hook import HOOK_CASES, _hook_call, hook_project  # noqa: F401 (a fixture)
 from tests.warm_worker import serving_on_a_thread
-from tokenlab import ledger
+from tokenlab import code_stamp, ledger
 from tokenlab.agent import client, launcher, native, wire, worker
 
 Result = tuple[int, bytes, bytes]
@@ -295,7 +295,7 @@ def test_a_hook_request_is_the_python_clients_for_any_bytes(
     assert native_header["cwd"] == os.fsdecode(folder)
     expected_env = {"HOME": os.fsdecode(_AWKWARD), "CLAUDE_PROJECT_DIR": os.fsdecode(b"/p/" + _AWKWARD)}
     assert native_header["env"] == expected_env
-    assert native_header["executable"] == sys.executable and native_header["stamp"] == client.code_stamp()
+    assert native_header["executable"] == sys.executable and native_header["stamp"] == code_stamp()
 
 
 def test_an_ascii_request_is_byte_for_byte_the_python_clients(
@@ -360,7 +360,7 @@ def test_a_client_left_behind_by_an_upgrade_hands_every_call_to_python(
     assert done == _call([*launcher.python_argv(), "hook", "claude-code"], _env(short_store), data)
     assert len(recording.requests) == 2  # one from each Python client, none from the native one
     stamps = [header["stamp"] for header, _ in recording.requests if header is not None]
-    assert stamps == [client.code_stamp()] * 2
+    assert stamps == [code_stamp()] * 2
 
 
 def test_a_hook_whose_launcher_is_gone_lets_the_command_through(short_store: str, tmp_path: Path) -> None:
@@ -393,7 +393,7 @@ def test_a_client_stands_for_its_python_by_any_name_in_its_folder(
 ) -> None:
     """A venv's `python` and `python3` are one Python; the interpreter they lead to, in
     another folder, is not this venv's."""
-    assert native.built_for(Path(built).read_bytes()) == (sys.executable, client.code_stamp())
+    assert native.built_for(Path(built).read_bytes()) == (sys.executable, code_stamp())
     venv = tmp_path / "venv" / "bin"
     venv.mkdir(parents=True)
     (venv / "python").symlink_to(sys.executable)

@@ -123,7 +123,7 @@ def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
 
 
 def test_the_code_stamp_names_the_version_and_the_package_folder() -> None:
-    assert client.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
+    assert tokenlab.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
 
 
 def test_a_worker_whose_package_files_changed_leaves(

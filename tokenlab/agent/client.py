@@ -9,7 +9,7 @@ answers with exactly what an in-process run prints. If no worker answers, the co
 runs in-process and starts one, detached, for the next call. Anything unexpected (no
 worker yet, a socket path too long, an input too large to be worth sending, a worker
 that fails) falls back to running in-process, which also reports every input error.
-Each request carries `code_stamp()`, which tokenlab this process runs: a worker started
+Each request carries `tokenlab.code_stamp()`, which tokenlab this process runs: a worker started
 by another version or install, or one whose files were edited since it started (an
 editable install), answers `stale` and exits, and the command runs in-process and starts
 a fresh worker, as with none; so does a worker that speaks another version of the
@@ -63,19 +63,6 @@ def database_store(explicit: str | None) -> str | None:
 def socket_path(root: str) -> str | None:
     path = os.path.join(root, SOCKET_NAME)
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
-
-
-# The package's folder: with its version, which tokenlab this process runs.
-PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def code_stamp() -> str:
-    """Which tokenlab this process runs: the package's version and folder. A worker answers
-    only its own, and only while its files are unchanged, which it checks itself
-    (`package_files.py`): a client never reads the package's files."""
-    from tokenlab import __version__
-
-    return f"{__version__}:{PACKAGE_FOLDER}"
 
 
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
@@ -233,6 +220,7 @@ def _ask(
     another version of tokenlab)."""
     import _socket
 
+    from tokenlab import code_stamp
     from tokenlab.agent import wire
 
     address = socket_path(root)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 import sys
 
-from tokenlab.agent.client import PACKAGE_FOLDER, code_stamp
+from tokenlab import code_stamp
 
 NATIVE_NAME = "tokens-native"
-# The folder that holds the package: the repository, in an editable install.
-_ROOT = os.path.dirname(PACKAGE_FOLDER)
+# The folder that holds the package (the repository, in an editable install), from this
+# file's place in it: `<root>/tokenlab/agent/native.py`.
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = os.path.join(_ROOT, "native", "tokens_client.c")
 # The C standard the client keeps to; `-O2`: it runs on every shell command.
 _FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra")
@@ -60,7 +61,6 @@ def stands_for_this_python(python: str) -> bool:
 def compile_command(output: str, compiler: str = "cc") -> list[str]:
     """The compiler's command line that builds the client for this Python into `output`."""
     from tokenlab import __version__
-
     defines = {
         "TOKENS_PYTHON": sys.executable,
         "TOKENS_ROOT": _ROOT,

@@ -1,14 +1,14 @@
-"""The end of a `tokens run` whose command the native client ran (`native/tokens_client.c`):
-the analysis of its captured output, here in Python, when the warm worker did not answer
-(it fell back, was stale or of another protocol, the connection failed, or the output was
-over `client.LARGE_INPUT`). The command must not run twice, so the client hands on what it
+"""A front door of its own: the end of a `tokens run` whose command the native client
+(`native/tokens_client.c`) ran, when the warm worker did not analyse its output (it fell
+back, was stale or of another protocol, the connection failed, or the output was over
+`client.LARGE_INPUT`). The command must not run twice, so the client hands on what it
 captured rather than the command line alone.
 
-Run as `<python> -P -c '…main(sys.argv[2:])' PACKAGE STATUS DURATION SPOOL SPOOL -- ARGS…`:
+Run as `<python> -P -c '…main(sys.argv[2:])' ROOT STATUS DURATION SPOOL SPOOL -- ARGS…`:
 the command's exit status and run time, the descriptors of its spooled output (`-` for a
 second stream it did not split off), and the `tokens` arguments as the client got them,
 read again here by `entry.plain_run`. What it prints is what the Python client prints for
-the same run answered in-process (`entry._run_command`).
+the same run analysed in-process (`entry._run_command`).
 """
 
 from __future__ import annotations
