@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench-perf bench-peer bench-pack clean
+.PHONY: run test native bench-perf bench-peer bench-pack clean
 
 $(BIN)/tokens: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,10 +13,18 @@ $(BIN)/tokens: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
 	touch $@
 
-run: $(BIN)/tokens
+# The native client hooks and rewrites name when it is built (tokenlab/agent/native.py): it
+# stands for this venv's Python and this tokenlab. Without a C compiler nothing is built, and
+# they name the Python launcher form instead.
+$(BIN)/tokens-native: native/tokens_client.c tokenlab/__init__.py $(BIN)/tokens
+	$(BIN)/python -m tokenlab.agent.native $@
+
+native: $(BIN)/tokens-native
+
+run: $(BIN)/tokens $(BIN)/tokens-native
 	$(BIN)/tokens benchmark --fixtures fixtures
 
-test: $(BIN)/tokens
+test: $(BIN)/tokens $(BIN)/tokens-native
 	$(BIN)/python -m pytest -q
 
 bench-perf: $(BIN)/tokens

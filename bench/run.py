@@ -51,6 +51,8 @@ PYTHON = REPO / ".venv" / "bin" / "python"
 TOKENS = REPO / ".venv" / "bin" / "tokens"
 # How hooks and their rewrites run tokenlab (`agent/launcher.tokens_argv`): no `site`.
 LAUNCHER = [str(PYTHON), "-S", str(REPO / "tokenlab" / "__main__.py")]
+# What hooks and rewrites run instead where the native client is built (`make native`).
+NATIVE = REPO / ".venv" / "bin" / "tokens-native"
 WORK = Path(os.environ.get("TOKENLAB_BENCH_DIR", "/tmp/tokenlab-bench"))
 MB = 1_000_000
 # Bump a type's version when its generator changes, so cached inputs are regenerated.
@@ -603,10 +605,11 @@ def per_call(repeat: int) -> list[PerCall]:
         argv = [*tokens, command, "--store", str(fresh_store()), *rest]
         return run_child(argv, stdout_to_null=True, env=IN_PROCESS_ENV).seconds
 
+    native_hook = [str(NATIVE), "hook", "claude-code"]
     with warm_worker() as (store, env):
         # The hook served by the worker of the store it finds (its rewrite's `tokens run` uses it too).
         warm_hook_env = {**hook_env, "TOKENLAB_WORKER": "1", "TOKENLAB_STORE": str(store)}
-        for argv in (hook, installed_hook):
+        for argv in (hook, installed_hook, *([native_hook] if NATIVE.exists() else [])):
             served = run_child(argv, stdin=call, env=warm_hook_env, cwd=call.parent).stdout
             if served != run_child(argv, stdin=call, env=hook_env, cwd=call.parent).stdout:
                 raise SystemExit(f"{argv} answered otherwise through the worker: {served!r}")
@@ -656,12 +659,32 @@ def per_call(repeat: int) -> list[PerCall]:
             ),
             f"tokens analyze ({size}), cold": (f"cat ({size})", lambda: cold([str(TOKENS)], "analyze", str(log))),
         }
+        if NATIVE.exists():
+            commands.update(_native_commands(store, env, call, warm_hook_env))
         samples: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(repeat):
             for name, (_, measure) in commands.items():
                 samples[name].append(measure())
     shutil.rmtree(fresh_store(), ignore_errors=True)
     return [PerCall(name, bare, statistics.median(samples[name])) for name, (bare, _) in commands.items()]
+
+
+def _native_commands(
+    store: Path, env: dict[str, str], call: Path, warm_hook_env: dict[str, str]
+) -> dict[str, tuple[str, Callable[[], float]]]:
+    """The warm run and hook as hooks and rewrites name them where the native client is built."""
+    run = [str(NATIVE), "run", "--store", str(store), "--", "true"]
+    hook = [str(NATIVE), "hook", "claude-code"]
+    return {
+        "tokens-native run -- true, warm (as rewritten, native client)": (
+            "true",
+            lambda: run_child(run, stdout_to_null=True, env=env).seconds,
+        ),
+        "tokens-native hook claude-code (PreToolUse, as installed, native client), warm": (
+            "true",
+            lambda: run_child(hook, stdin=call, env=warm_hook_env, cwd=call.parent, stdout_to_null=True).seconds,
+        ),
+    }
 
 
 def per_call_rows(calls: list[PerCall]) -> list[tuple[str, ...]]:
@@ -691,6 +714,8 @@ def per_call_verdicts(calls: list[PerCall]) -> list[str]:
         ("python -S entry hook claude-code (PreToolUse, as installed)", 1.0),
         ("tokens hook claude-code (PreToolUse), warm", 1.0),
         ("python -S entry hook claude-code (PreToolUse, as installed), warm", 1.0),
+        ("tokens-native run -- true, warm (as rewritten, native client)", 1.0),
+        ("tokens-native hook claude-code (PreToolUse, as installed, native client), warm", 1.0),
         ("tokens run -- true, cold", 5.0),
         ("python -S entry run -- true, cold (as rewritten)", 5.0),
     )
@@ -698,6 +723,7 @@ def per_call_verdicts(calls: list[PerCall]) -> list[str]:
         f"- `{name}` at most {bound:.1f}x `python -c pass`: "
         f"{'met' if seconds[name] / bare <= bound else 'NOT met'} ({seconds[name] / bare:.2f}x)."
         for name, bound in goals
+        if name in seconds  # the native client's rows only where it is built
     ]
 
 
@@ -1006,6 +1032,7 @@ def main() -> None:
     if args.per_call:
         calls = per_call(max(args.repeat, 20))
         print_table(PER_CALL_HEADER, per_call_rows(calls))
+        print("\n".join(per_call_verdicts(calls)))
         giga_runs = gigabyte_runs(list(STREAMING_TYPES), 1000 * MB) if args.gigabyte else []
         if args.write_results:
             write_issue25_section(about, calls, giga_runs)

@@ -267,7 +267,8 @@ def serve_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
 def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """16 concurrent `tokens analyze` requests to a fresh warm worker, over its socket."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tokenlab.agent.client import code_stamp, receive_frame, send_frame, socket_path
+    from tokenlab.agent.client import receive_frame, send_frame, socket_path
+    from tokenlab import code_stamp
 
     store = folder / "store"
     address = socket_path(str(store))

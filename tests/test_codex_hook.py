@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-import tokenlab
 from tokenlab import ledger
 from tokenlab.agent import codex_hook, codex_rules
 from tokenlab.agent.codex_rewrite import wrapper
+from tokenlab.agent.launcher import tokens_argv
 from tokenlab.counting.tokens import count
 
 SERVICE_LOG = "".join(
@@ -67,8 +67,7 @@ def test_pre_tool_use_names_tokenlab_and_the_store_by_absolute_path(
     found = answer(pre("cat app.log", tmp_path))
     assert found is not None
     command = found["hookSpecificOutput"]["updatedInput"]["command"]
-    entry_file = str(Path(tokenlab.__file__).with_name("__main__.py"))
-    assert command == wrapper([sys.executable, "-S", entry_file], str(isolated_store))("cat app.log")
+    assert command == wrapper(tokens_argv(), str(isolated_store))("cat app.log")
     assert isolated_store.is_dir()  # made by the hook, outside Codex's sandbox
 
 

@@ -692,7 +692,8 @@ def test_install_replaces_an_entry_that_runs_tokens_by_name(tmp_path: Path) -> N
     assert install(path, hook_command(), tools=()) is Change.UPDATED
     (group,) = json.loads(path.read_text())["hooks"]["PreToolUse"]
     assert group["hooks"] == [{**by_name, "command": HOOK}]
-    assert shlex.split(HOOK)[0] == sys.executable  # found whatever PATH Claude Code has
+    named = shlex.split(HOOK)[0]  # this Python, or the native client built for it
+    assert named == tokens_argv()[0] and os.path.isabs(named)  # found whatever PATH Claude Code has
 
 
 def test_uninstall_removes_only_our_entry_from_a_shared_group(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import tokenlab
 from tokenlab.agent.launcher import (
     module_command,
     opener,
+    python_argv,
     runs_tokenlab,
     shell_quote,
     tokenlab_args,
@@ -84,7 +85,7 @@ def test_the_hint_names_tokens_only_where_the_path_finds_it(tmp_path: Path) -> N
 
 def launched(*args: str, stdin: bytes = b"", cwd: Path) -> subprocess.CompletedProcess[bytes]:
     """`<python> -S <entry file> ARGS…` as a host runs it, with the imports it made listed on stderr."""
-    argv = [*tokens_argv()[:2], "-X", "importtime", *tokens_argv()[2:], *args]
+    argv = [*python_argv()[:2], "-X", "importtime", *python_argv()[2:], *args]
     return subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, check=False)
 
 

@@ -29,7 +29,7 @@ ROOT = Path(os.environ.get("TOKENLAB_LAYERS_ROOT") or Path(__file__).resolve().p
 
 # Top to bottom. A module belongs to the layer of the longest prefix that names it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("front door", ("tokenlab.entry", "tokenlab.__main__")),
+    ("front door", ("tokenlab.entry", "tokenlab.__main__", "tokenlab.native_finish")),
     ("cli", ("tokenlab.cli",)),
     ("serve", ("tokenlab.serve",)),
     ("agent", ("tokenlab.agent",)),

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokenlab import code_stamp
 from tokenlab.agent import client, wire
 from tokenlab.agent.worker import Worker
 
@@ -115,7 +116,7 @@ def test_a_client_of_another_protocol_sees_a_stale_worker_which_leaves(
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.connect(address)
         if opening == "protocol-1 client":
-            _old_send(sock, {"op": "analyze", "store": serving.root, "stamp": client.code_stamp()}, b"data")
+            _old_send(sock, {"op": "analyze", "store": serving.root, "stamp": code_stamp()}, b"data")
         else:
             sock.sendall(wire.PREAMBLE.replace(b'"protocol": 2', b'"protocol": 3') + bytes(16))
         assert _old_receive(sock) == ({"stale": True}, b"")

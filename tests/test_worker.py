@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import tokenlab
 from tokenlab import ledger
 from tokenlab.agent import client, wire, worker
-from tokenlab.agent.launcher import tokens_argv
+from tokenlab.agent.launcher import python_argv
 from tokenlab.agent.package_files import PackageFiles
 from tokenlab.cli import app
 from tokenlab.commands import analysis_output
@@ -123,7 +123,7 @@ def test_a_worker_of_another_version_leaves_and_the_command_runs_in_process(
 
 
 def test_the_code_stamp_names_the_version_and_the_package_folder() -> None:
-    assert client.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
+    assert tokenlab.code_stamp() == f"{tokenlab.__version__}:{Path(tokenlab.__file__).parent}"
 
 
 def test_a_worker_whose_package_files_changed_leaves(
@@ -197,7 +197,7 @@ def test_a_run_is_analysed_by_the_worker_exactly_as_in_process(serving: worker.W
 def test_a_run_the_worker_answers_imports_only_what_it_needs(serving: worker.Worker) -> None:
     """As rewritten for an agent (`<python> -S …/__main__.py run`): the command runs, the
     worker analyses its output, and the process loads none of the modules above."""
-    argv = [*tokens_argv()[:2], "-X", "importtime", *tokens_argv()[2:], "run", "--store", serving.root]
+    argv = [*python_argv()[:2], "-X", "importtime", *python_argv()[2:], "run", "--store", serving.root]
     done = subprocess.run(
         [*argv, "--", "sh", "-c", "echo out; echo err >&2; exit 3"],
         capture_output=True, env={**os.environ, "TOKENLAB_WORKER": "1"}, check=False,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokenlab.agent import client, wire, worker
-from tokenlab.agent.launcher import tokens_argv
+from tokenlab.agent.launcher import python_argv
 from tests.warm_worker import NOT_FOR_A_WARM_RUN
 
 
@@ -119,7 +119,7 @@ def test_a_hook_without_a_worker_answers_in_process_and_starts_none(
 def test_a_hook_the_worker_answers_imports_neither_json_nor_re(serving: worker.Worker, hook_project: Path) -> None:
     """As installed (`<python> -S …/__main__.py hook claude-code`): the same answer as in-process,
     and none of the modules a warm run does without, nor `json` and `re`."""
-    argv = [*tokens_argv()[:2], "-X", "importtime", *tokens_argv()[2:], "hook", "claude-code"]
+    argv = [*python_argv()[:2], "-X", "importtime", *python_argv()[2:], "hook", "claude-code"]
     data = _hook_call("git status", hook_project)
     env = {**os.environ, "TOKENLAB_STORE": serving.root}
     served = subprocess.run(argv, input=data, capture_output=True, env={**env, "TOKENLAB_WORKER": "1"}, check=True)
@@ -132,7 +132,7 @@ def test_a_hook_the_worker_answers_imports_neither_json_nor_re(serving: worker.W
 
 
 def test_a_hook_that_finds_no_worker_loads_no_socket(short_store: str, hook_project: Path) -> None:
-    argv = [*tokens_argv()[:2], "-X", "importtime", *tokens_argv()[2:], "hook", "claude-code"]
+    argv = [*python_argv()[:2], "-X", "importtime", *python_argv()[2:], "hook", "claude-code"]
     env = {**os.environ, "TOKENLAB_STORE": short_store, "TOKENLAB_WORKER": "1"}
     done = subprocess.run(argv, input=_hook_call("git status", hook_project), capture_output=True, env=env, check=True)
     assert b"updatedInput" in done.stdout

@@ -9,7 +9,7 @@ answers with exactly what an in-process run prints. If no worker answers, the co
 runs in-process and starts one, detached, for the next call. Anything unexpected (no
 worker yet, a socket path too long, an input too large to be worth sending, a worker
 that fails) falls back to running in-process, which also reports every input error.
-Each request carries `code_stamp()`, which tokenlab this process runs: a worker started
+Each request carries `tokenlab.code_stamp()`, which tokenlab this process runs: a worker started
 by another version or install, or one whose files were edited since it started (an
 editable install), answers `stale` and exits, and the command runs in-process and starts
 a fresh worker, as with none; so does a worker that speaks another version of the
@@ -63,19 +63,6 @@ def database_store(explicit: str | None) -> str | None:
 def socket_path(root: str) -> str | None:
     path = os.path.join(root, SOCKET_NAME)
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
-
-
-# The package's folder: with its version, which tokenlab this process runs.
-PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def code_stamp() -> str:
-    """Which tokenlab this process runs: the package's version and folder. A worker answers
-    only its own, and only while its files are unchanged, which it checks itself
-    (`package_files.py`): a client never reads the package's files."""
-    from tokenlab import __version__
-
-    return f"{__version__}:{PACKAGE_FOLDER}"
 
 
 def analyze(arguments: dict[str, Any]) -> tuple[int, bytes, bytes] | None:
@@ -179,6 +166,16 @@ def run(arguments: dict[str, Any], *, worker: bool = True) -> tuple[int, bytes |
             connection.close()
 
 
+def finish_here(
+    arguments: dict[str, Any], capture: Capture, store: str
+) -> tuple[int, bytes | SpooledText, bytes]:
+    """The analysis of a captured `tokens run` of a folder store in this process, as `run`
+    does it when no worker answers (the native client's hand-over, `tokenlab/native_finish.py`)."""
+    from tokenlab.agent.run_here import finish_here as analysed_here
+
+    return analysed_here(_run_header(arguments, capture, store), capture, folder_store=True)
+
+
 def _run_header(arguments: dict[str, Any], capture: Capture, store: str) -> dict[str, Any]:
     """What the analysis of a finished `tokens run` needs to know (`run.finish_request`)."""
     from tokenlab.agent.host_env import host_of
@@ -223,6 +220,7 @@ def _ask(
     another version of tokenlab)."""
     import _socket
 
+    from tokenlab import code_stamp
     from tokenlab.agent import wire
 
     address = socket_path(root)

@@ -7,7 +7,10 @@ every rewritten command fail, silently for the user. So installs and rewrites na
 Python by its absolute path, which needs no PATH and always runs the tokenlab that wrote
 the command, and run tokenlab's `__main__.py` by its absolute path with `-S`: these run
 before and for every shell command, and skipping `site` (set up later only if the command
-needs it, see `tokenlab/__main__.py`) halves Python's start-up. A hint the agent reads
+needs it, see `tokenlab/__main__.py`) halves Python's start-up. Where the native client
+was built for this Python and this tokenlab (`native.py`), they name it instead: it
+answers the warm path with no Python process and hands the rest to that launcher form.
+A hint the agent reads
 names it as `tokens`, or `<python> -m tokenlab` (`opener`): shorter to read and to type,
 and a drill-down is not paid on every command. `runs_tokenlab` recognises every form, for
 settings written by earlier versions and for commands the agent types itself.
@@ -28,11 +31,22 @@ if TYPE_CHECKING:
 # The package's entry file, run by path: `<folder>/tokenlab/__main__.py`.
 _ENTRY_FILE = posixpath.join(posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__))), "__main__.py")
 _ENTRY_SUFFIX = "/tokenlab/__main__.py"
+# Executables that are tokenlab by name: the console script, and the native client.
+_NAMES = ("tokens", "tokens-native")
 
 
 def tokens_argv() -> list[str]:
-    """tokenlab's command line for hooks and rewrites, by absolute paths: this Python, `-S`,
-    the package's `__main__.py`."""
+    """tokenlab's command line for hooks and rewrites, by absolute path: the native client
+    built for this Python and this tokenlab (`native.py`) when there is one, else this
+    Python, `-S`, the package's `__main__.py`."""
+    from tokenlab.agent import native
+
+    path = native.installed_path()
+    return [path] if native.current(path) else python_argv()
+
+
+def python_argv() -> list[str]:
+    """The launcher form: this Python, `-S`, the package's `__main__.py`."""
     return [sys.executable, "-S", _ENTRY_FILE]
 
 
@@ -80,15 +94,15 @@ def _on_path(name: str, path: str | None) -> bool:
 
 
 def runs_tokenlab(argv: Sequence[str]) -> bool:
-    """Whether `argv` runs tokenlab: `…/tokens …`, `<python> -m tokenlab …` or
+    """Whether `argv` runs tokenlab: `…/tokens …`, `…/tokens-native …`, `<python> -m tokenlab …` or
     `<python> -S …/tokenlab/__main__.py …`."""
     if not argv:
         return False
-    if posixpath.basename(argv[0]) == "tokens" or list(argv[1:3]) == ["-m", "tokenlab"]:
+    if posixpath.basename(argv[0]) in _NAMES or list(argv[1:3]) == ["-m", "tokenlab"]:
         return True
     return len(argv) > 2 and argv[1] == "-S" and argv[2].endswith(_ENTRY_SUFFIX)
 
 
 def tokenlab_args(argv: Sequence[str]) -> list[str]:
     """The arguments after tokenlab's own name in `argv` (which `runs_tokenlab`)."""
-    return list(argv[1:]) if posixpath.basename(argv[0]) == "tokens" else list(argv[3:])
+    return list(argv[1:]) if posixpath.basename(argv[0]) in _NAMES else list(argv[3:])

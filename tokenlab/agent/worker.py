@@ -39,9 +39,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tokenlab import ledger
+import tokenlab
+from tokenlab import code_stamp, ledger
 from tokenlab.agent import wire
-from tokenlab.agent.client import LOCK_NAME, PACKAGE_FOLDER, code_stamp, socket_path
+from tokenlab.agent.client import LOCK_NAME, socket_path
 from tokenlab.agent.package_files import PackageFiles
 from tokenlab.errors import TokenlabError, error_line
 from tokenlab.heap import own_the_heap
@@ -286,7 +287,7 @@ def serve(
 
 def package_files() -> PackageFiles:
     """The package's files as they are now, to tell later whether they changed."""
-    return PackageFiles(PACKAGE_FOLDER)
+    return PackageFiles(os.path.dirname(os.path.abspath(tokenlab.__file__)))
 
 
 def _warm_up(worker: Worker) -> None:
