@@ -152,7 +152,7 @@ def test_ranges_of_whole_lines_count_as_their_joined_bytes(
         assert counter.count_texts([slices]) == [exact(bytes(slices))]
 
 
-def test_spans_looked_up_a_slice_at_a_time_count_as_their_joined_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_spans_looked_up_a_slice_at_a_time_add_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """Spans go to the index a slice at a time (a diff's folds are millions); the slices'
     counts and edges (ranges that start with a blank line) add up."""
     monkeypatch.setattr(token_index, "_SPANS_LOOKED_UP", 2)
