@@ -6,6 +6,7 @@ import dataclasses
 import gc
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
@@ -151,6 +152,19 @@ def test_ranges_of_whole_lines_count_as_their_joined_bytes(
         assert counter.count_texts([slices]) == [exact(bytes(slices))]
 
 
+def test_spans_looked_up_a_slice_at_a_time_add_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans go to the index a slice at a time (a diff's folds are millions); the slices'
+    counts and edges (ranges that start with a blank line) add up."""
+    monkeypatch.setattr(token_index, "_SPANS_LOOKED_UP", 2)
+    raw_lines = [f"    step_{n}(record)\n".encode() if n % 3 else b" \n" for n in range(60)]
+    at = list(accumulate(map(len, raw_lines), initial=0))
+    raw = b"".join(raw_lines)
+    slices = InputSlices(raw, [(at[n], at[n + 2]) for n in range(0, 56, 4)])
+    with TokenCounter(TINY) as counter:
+        counter.start_raw(raw, [sorted({offset for span in slices.spans for offset in span})])
+        assert counter.count_texts([slices]) == [exact(bytes(slices))]
+
+
 def test_ranges_joined_at_safe_cuts_are_counted_whole_from_the_index() -> None:
     """Only at a join that is not a safe cut of the joined text (the next range starts
     with a blank line) are the ranges on both sides counted from their inner safe cuts,
@@ -161,6 +175,20 @@ def test_ranges_joined_at_safe_cuts_are_counted_whole_from_the_index() -> None:
     starts, ends, between = runs._slice_interiors(InputSlices(raw, [(at[1], at[3]), (at[4], at[6])]))
     assert list(zip(starts, ends)) == [(at[1], at[2]), (at[5], at[6])]
     assert between == [b" folded two\n \n"]
+
+
+def test_ranges_that_are_their_own_interiors_share_the_slices_columns() -> None:
+    """A diff's context folds are millions of ranges, nearly all their own interiors: those
+    are not copied, and a range that is not its own interior still is."""
+    raw = b" kept\n folded one\n kept\n folded two\n kept\n \n folded three\n"
+    whole = InputSlices(raw, [(6, 18), (24, 36)])
+    starts, ends, between = runs._slice_interiors(whole)
+    assert starts is whole.starts and ends is whole.ends and between == []
+    # " \n" after the join: the first range has no interior, the second starts after it.
+    blank_first = InputSlices(raw, [(6, 18), (42, 58)])
+    starts, ends, between = runs._slice_interiors(blank_first)
+    assert starts is not blank_first.starts
+    assert list(zip(starts, ends)) == [(44, 58)] and between == [b" folded one\n \n"]
 
 
 def test_slices_of_another_input_are_tokenized_whole() -> None:
@@ -480,6 +508,21 @@ def test_crew_close_cancels_queued_jobs_and_errors_reach_the_caller() -> None:
     closing.join(5)
     assert running.result() is True
     assert queued.cancelled()
+
+
+def test_a_crew_keeps_no_done_job_or_its_result() -> None:
+    """A raw count's block results are taken into the index: the crew must not keep them too."""
+
+    class Result:
+        pass
+
+    crew = token_index._Crew()
+    first = crew.submit(Result)
+    result = weakref.ref(first.result(5))
+    del first
+    crew.submit(int).result(5)  # thread 0 runs jobs in turn: the first one is settled
+    assert result() is None
+    crew.close()
 
 
 def test_sentinel_text_in_the_input_is_counted_as_ordinary_text() -> None:

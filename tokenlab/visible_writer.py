@@ -138,6 +138,7 @@ def _write_visible(
         if pending_bytes >= _PENDING_BYTES:
             _write_pending(packet, pending, unchanged)
             pending, pending_bytes, unchanged = [], 0, {}
+            run.counter.take_counted()  # the raw count runs beside: its blocks join the index
     _write_pending(packet, pending, unchanged)
     packet.refs += [ref if isinstance(ref, StoredRef) else _settled(packet, ref) for ref in refs]
 

@@ -77,6 +77,7 @@ class _Pending:
     starts: Sequence[int]  # [starts[i], ends[i]) of the raw input, counted from the index
     ends: Sequence[int]
     jobs: list[Future[list[int]]]
+    counted: int = 0  # tokens of spans already looked up in the index (`_counted_now`)
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ class TokenCounter:
                     break
                 self._submit_block(data, *unsubmitted.popleft(), inside)
                 inside = []
+                self.take_counted()
         while unsubmitted:
             self._submit_block(data, *unsubmitted.popleft(), inside)
             inside = []
@@ -171,6 +173,18 @@ class TokenCounter:
         let_go(data, start, end)  # every block's cuts are found first: its count reads it again
         job = self._crew.submit(_index_and_let_go, data, cuts)
         self._raw_blocks.append((job, end - start))
+
+    def take_counted(self) -> None:
+        """Add the blocks counted so far to the index, without waiting for any.
+
+        A block's chunk ends and counts wait in its job until then, in the tokenizer
+        thread's heap: left there while a large diff was planned and rendered (70 MB at
+        1 GB), they were freed only as the count was read, leaving that heap resident
+        beside the index they had moved into. Taken in as they come, each block's space
+        serves the next.
+        """
+        while self._raw_blocks and self._raw_blocks[0][0].done():
+            self._next_block()
 
     def _backlog_is_large(self) -> bool:
         """Whether `limits.late_helper_bytes` of the raw input wait in blocks that no
@@ -240,9 +254,30 @@ class TokenCounter:
 
     def start_pieces(self, pieces: Iterable[bytes | MappedText]) -> Started:
         """Start counting a text given as pieces cut at its safe cuts (`runs.pieces_at_safe_cuts`),
-        holding none of them: what each leaves to count is submitted as it comes. `count_texts`
+        holding none of them: what each leaves to count is submitted as it comes, and its spans
+        of the input are looked up as soon as the raw count has passed them. `count_texts`
         adds up their counts."""
-        return Started([self._start(piece) for piece in pieces])
+        return Started([self._counted_now(self._start(piece)) for piece in pieces])
+
+    def _counted_now(self, found: _Pending) -> _Pending:
+        """`found` with its spans looked up in the index, waiting for the raw count to pass
+        them: a long text read a piece at a time (a large diff's visible text, a span every
+        few lines) then holds a total per piece, not each piece's spans until the last is read."""
+        if not found.starts:
+            return found
+        if all(map(le, found.ends, islice(found.ends, 1, None))):
+            index = self._index_through(found.ends[-1])
+        else:
+            index = self.raw_index()
+        indexed, edges = self._looked_up(index, found.starts, found.ends)
+        return _Pending((), (), found.jobs + self._tokenize(edges), found.counted + indexed)
+
+    def _index_through(self, offset: int) -> RawIndex:
+        """The index once it reaches `offset` of the input (or the whole of it)."""
+        index = self._next_block() if self._index is None else self._index
+        while self._raw_blocks and index.offsets[-1] < offset:
+            index = self._next_block()
+        return index
 
     def prefetch(self, texts: Sequence[bytes | InputSlices]) -> None:
         """Start counting texts now (they must stay unchanged); `count_texts` collects them."""
@@ -336,8 +371,8 @@ class TokenCounter:
         finishes them, so this overlaps the count's last blocks, and their edges are
         queued in batches meanwhile, for helpers to share.
         """
-        totals = [0] * len(pending)
-        edges = [list[memoryview]() for _ in pending]
+        totals = [found.counted for found in pending]
+        edges = [list[bytes]() for _ in pending]
         edge_bytes = [0] * len(pending)
         jobs = [list(found.jobs) for found in pending]
         done = [0] * len(pending)  # spans looked up so far
@@ -364,23 +399,17 @@ class TokenCounter:
         return [total + sum(sum(job.result()) for job in text_jobs) for total, text_jobs in zip(totals, jobs)]
 
     @staticmethod
-    def _looked_up(
-        index: RawIndex, starts: Sequence[int], ends: Sequence[int]
-    ) -> tuple[int, list[memoryview]]:
-        """Spans [starts[i], ends[i]) counted from the index, and their edges left to tokenize."""
-        # Spans that start and end at cuts of the index: two lookups each, in C.
-        firsts = index.before_cuts(starts)
-        lasts = index.before_cuts(ends)
-        total, edges = sum(lasts) - sum(firsts), list[memoryview]()
+    def _looked_up(index: RawIndex, starts: Sequence[int], ends: Sequence[int]) -> tuple[int, list[bytes]]:
+        """Spans [starts[i], ends[i]) counted from the index, and their edges left to tokenize.
+
+        A slice of spans at a time: a large diff's context folds are two million spans,
+        whose counts as lists of ints took 80 bytes a span when looked up all at once.
+        """
+        total, edges = 0, list[bytes]()
         read = LetGoInWindows(index.data)
-        for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
-            indexed, partial = index.span(starts[at], ends[at])
-            total += indexed - (lasts[at] - firsts[at])
-            # Copied, so that the pages read at the span's two ends are given back now: a
-            # large log's omission has a span between every two lines shown.
-            edges += [memoryview(bytes(piece)) for piece in partial if len(piece)]
-            read.add(starts[at], starts[at] + len(partial[0]))
-            read.add(ends[at] - len(partial[-1]), ends[at])
+        for low in range(0, len(starts), _SPANS_LOOKED_UP):
+            high = low + _SPANS_LOOKED_UP
+            total += _looked_up_slice(index, starts[low:high], ends[low:high], edges, read)
         read.close()
         return total, edges
 
@@ -394,7 +423,7 @@ class TokenCounter:
             for batch in _batched(list(map(len, pieces)), self.limits.block_bytes)
         ]
 
-    def _tokenize(self, pieces: list[memoryview]) -> list[Future[list[int]]]:
+    def _tokenize(self, pieces: Sequence[bytes | memoryview]) -> list[Future[list[int]]]:
         """Submit pieces in batches of about one block, big pieces cut at safe cuts."""
         cut = [
             piece[a:b]
@@ -405,6 +434,30 @@ class TokenCounter:
             self._crew.submit(count_each, [cut[at] for at in batch])
             for batch in _batched(list(map(len, cut)), self.limits.block_bytes)
         ]
+
+
+# Spans looked up in the index at once (`TokenCounter._looked_up`).
+_SPANS_LOOKED_UP = 1 << 15
+
+
+def _looked_up_slice(
+    index: RawIndex, starts: Sequence[int], ends: Sequence[int], edges: list[bytes], read: LetGoInWindows
+) -> int:
+    """`TokenCounter._looked_up` for a slice of spans: their count, their edges added to `edges`."""
+    # Spans that start and end at cuts of the index: two lookups each, in C.
+    firsts = index.before_cuts(starts)
+    lasts = index.before_cuts(ends)
+    total = sum(lasts) - sum(firsts)
+    for at in [at for at, pair in enumerate(zip(firsts, lasts)) if -1 in pair]:
+        indexed, partial = index.span(starts[at], ends[at])
+        total += indexed - (lasts[at] - firsts[at])
+        # Copied, so that the pages read at the span's two ends are given back now: a
+        # large log's omission has a span between every two lines shown. As bytes, not a
+        # view of them: a diff's edges wait for a tokenizer by the hundred thousand.
+        edges += [bytes(piece) for piece in partial if len(piece)]
+        read.add(starts[at], starts[at] + len(partial[0]))
+        read.add(ends[at] - len(partial[-1]), ends[at])
+    return total
 
 
 def _nonempty(runs: Runs) -> tuple[array[int], array[int], array[int]]:

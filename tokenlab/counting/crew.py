@@ -64,14 +64,17 @@ class _Crew:
         self._lock = threading.Lock()
         self._jobs: deque[tuple[Future[Any], Callable[[], Any]]] = deque()
         self._queued = False  # a turn on thread 0 is queued or running
-        self._futures: list[Future[Any]] = []
+        # Jobs not yet done, for `close` to wait for: a done job's result (a raw count
+        # block's chunk ends and counts, until the index takes them in) is not kept here.
+        self._futures: set[Future[Any]] = set()
 
     def submit(self, function: Callable[..., T], *args: Any) -> Future[T]:
         """Queue a job."""
         from concurrent.futures import Future
 
         future: Future[T] = Future()
-        self._futures.append(future)
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
         with self._lock:
             self._jobs.append((future, partial(function, *args)))
             wake, self._queued = not self._queued, True
@@ -121,7 +124,7 @@ class _Crew:
         if self._futures:  # else `concurrent.futures` may not even be loaded
             from concurrent.futures import wait
 
-            wait(self._futures)
+            wait(list(self._futures))
 
 
 def _run(future: Future[T], job: Callable[[], T]) -> None:

@@ -329,10 +329,12 @@ def _slice_interiors(slices: InputSlices) -> tuple[array[int], array[int], list[
     ends are safe cuts of the joined text: its count is the interiors' counts plus the
     counts of the joined bytes between them. A range that begins and ends at such joins
     is counted whole from the index (a diff's folded lines, whose ends are cuts of the raw
-    count), with nothing of it tokenized again.
+    count), with nothing of it tokenized again. Where every range is its own interior (a
+    diff's context folds, two million ranges at 1 GB), the interiors are the slices' own
+    columns, not a copy of them.
     """
     raw, spans = slices.raw, slices.spans
-    starts, ends = array("q"), array("q")  # 8 bytes a range, not a list's 40
+    interiors = _Interiors(slices)
     between: list[bytes] = []
     pending: list[bytes] = []
     cut_at_end = True
@@ -350,13 +352,14 @@ def _slice_interiors(slices: InputSlices) -> tuple[array[int], array[int], list[
         if first is not None and not cut_at_end:
             last = _last_safe_cut_within(raw, first, end)
         if first is None or last is None or last <= first:
+            interiors.skip(at)
             pending.append(raw[start:end])
             read.add(start, end)
             continue
         pending.append(raw[start:first])
-        between.append(b"".join(pending))
-        starts.append(first)
-        ends.append(last)
+        if joined := b"".join(pending):
+            between.append(joined)
+        interiors.add(at, first, last)
         pending = [raw[last:end]]
         # Only each range's edges were read (the joins' bytes included): a large log's
         # coarse omission has a range between every two lines shown, and their pages
@@ -365,8 +368,34 @@ def _slice_interiors(slices: InputSlices) -> tuple[array[int], array[int], list[
         read.add(start, max(first, min(end, start + _JOIN_LOOKAHEAD_BYTES)))
         read.add(max(start, min(last, end - 2)), end)
     read.close()
-    between.append(b"".join(pending))
-    return starts, ends, [piece for piece in between if piece]
+    if joined := b"".join(pending):
+        between.append(joined)
+    return interiors.starts, interiors.ends, between
+
+
+class _Interiors:
+    """The interiors `_slice_interiors` finds: the slices' own columns while each range so
+    far is its own interior, copied from the first range that is not."""
+
+    __slots__ = ("ends", "shared", "starts")
+
+    def __init__(self, slices: InputSlices) -> None:
+        self.shared = True
+        self.starts, self.ends = slices.starts, slices.ends
+
+    def add(self, at: int, first: int, last: int) -> None:
+        """Range `at`'s interior is [first, last)."""
+        if self.shared and first == self.starts[at] and last == self.ends[at]:
+            return
+        self.skip(at)
+        self.starts.append(first)
+        self.ends.append(last)
+
+    def skip(self, at: int) -> None:
+        """Range `at` has no interior (or one that is not the range): stop sharing the columns."""
+        if self.shared:
+            self.shared = False
+            self.starts, self.ends = self.starts[:at], self.ends[:at]
 
 
 # Bytes of the next range a join's look-ahead may read (SAFE_CUT_RE reads a few; a longer
