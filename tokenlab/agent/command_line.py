@@ -31,11 +31,13 @@ def of_shell(line: str) -> tuple[tuple[str, ...], str]:
 
 
 def display_line(command: str) -> str:
-    """A command line as one line of visible text: newlines shown as `\\n`, credentials
-    masked, marker look-alikes escaped, at most 200 characters."""
+    """A command line as one line of visible text: newlines shown as `\\n`, bytes that are
+    not UTF-8 (an argument the system gave as bytes) as `\\xff`, credentials masked, marker
+    look-alikes escaped, at most 200 characters."""
     from tokenlab.ledger import masked
 
-    line = masked(command.replace("\r", "\\r").replace("\n", "\\n"))
+    readable = command.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    line = masked(readable.replace("\r", "\\r").replace("\n", "\\n"))
     if len(line) > _DISPLAY_LIMIT:
         line = line[: _DISPLAY_LIMIT - 1] + "…"
     return markers.escape_literal_markers(line)
