@@ -267,8 +267,9 @@ def serve_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
 def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """16 concurrent `tokens analyze` requests to a fresh warm worker, over its socket."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tokenlab.agent.client import receive_frame, send_frame, socket_path
     from tokenlab import code_stamp
+    from tokenlab.agent import wire
+    from tokenlab.agent.client import socket_path
 
     store = folder / "store"
     address = socket_path(str(store))
@@ -291,10 +292,11 @@ def worker_mode(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
                   "stamp": code_stamp()}  # fmt: skip
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(address)
-            send_frame(sock, header, payload)
-            answer, _output = receive_frame(sock)
-        # Exit 1 is an answer too (a signal check that failed); a fallback is not.
-        return 200 if answer.get("exit") in (0, 1) and not answer.get("fallback") else 500
+            wire.send_request(sock, header, payload)
+            answer = wire.receive_answer(sock)
+        # Exit 1 is an answer too (a signal check that failed); a fallback or none is not.
+        answered = answer is not None and answer[0] == wire.ANSWERED
+        return 200 if answered and answer[1] in (0, 1) else 500
 
     sampler = Sampler(worker.pid)
     sampler.start()
