@@ -319,11 +319,12 @@ def test_a_line_of_many_settings_shows_its_first_two_and_keeps_the_whole_behind_
     "line",
     [
         "level=error msg=timeout host=db1 port=5432 user=app db=orders pool=16 wait=30s retry=3",
+        "2024-05-01T10:00:00Z level=info method=GET path=/api/orders status=500 duration=1.2s bytes=512 user=app ip=10.0.0.7",
         "build: target=x86_64 opt=2 debug=off",
         "LOG:  checkpoint complete: wrote=1138 buffers; added=0 removed=0 recycled=0; write=0.007 s, sync=0.001 s,"
         " total=0.012 s; files=7 longest=0.001 s, average=0.001 s; distance=1 kB, estimate=2 kB",
     ],
-    ids=["logfmt-error", "few-settings", "measurements"],
+    ids=["logfmt-error", "logfmt-info", "few-settings", "measurements"],
 )
 def test_a_failure_or_a_few_settings_stay_whole(line: str) -> None:
     data = f"session starts\n{line}\nERROR: build failed\ndone\n".encode()

@@ -159,6 +159,9 @@ def fold_stray_blanks(items: list[Item], lines: Lines, plan: Plan) -> list[Item]
 _SETTING_RE = compile_on_use(rb"(?<![^\s(,])[A-Za-z_][\w.-]*=[^\s=,()]+(?=[\s,)]|$)")
 # A setting that gives an event's severity (`level=error`): the line is an event, not a configuration.
 _SEVERITY_SET_RE = compile_on_use(rb"=(?i:err|error|warn|warning|fatal|crit|critical|panic|fail|failed)(?![\w.-])")
+# A structured log record (logfmt) names its level or message as a key: its fields are the
+# event, not a tool's settings, whatever its level (`level=info … status=500`).
+_RECORD_KEY_RE = compile_on_use(rb"(?<![^\s(,])(?i:level|lvl|severity|msg|message)=")
 
 
 def _settings_cut(text: bytes, limits: LogLimits) -> str:
@@ -166,7 +169,8 @@ def _settings_cut(text: bytes, limits: LogLimits) -> str:
     (defaults: timer=time.perf_counter disable_gc=False…`): each value is one of a tool's
     defaults, read as a whole only when asked. "" when it lists fewer in one run (only
     spaces or commas between them: measurements with units, `write=0.007 s, sync=…`, are
-    no configuration), or tells a failure or a severity (`level=error`)."""
+    no configuration), tells a failure or a severity (`level=error`), or is a structured log
+    record (`level=info msg=…`)."""
     run: list[re.Match[bytes]] = []
     for setting in _SETTING_RE.finditer(text):
         if run and text[run[-1].end() : setting.start()].strip(b" \t,"):
@@ -174,7 +178,7 @@ def _settings_cut(text: bytes, limits: LogLimits) -> str:
         run.append(setting)
         if len(run) >= limits.settings_listed:
             break
-    if len(run) < limits.settings_listed or _SEVERITY_SET_RE.search(text):
+    if len(run) < limits.settings_listed or _SEVERITY_SET_RE.search(text) or _RECORD_KEY_RE.search(text):
         return ""
     if line_shapes.is_failure(text.decode(errors="replace")):
         return ""
